@@ -1,0 +1,49 @@
+//! The bandwidth ceiling of a run: a vectorised device-to-device copy kernel (CubeCL, four
+//! f32 per load), timed like every other row. Bytes moved: read n + write n.
+
+use cubecl::prelude::*;
+
+use crate::case::Case;
+use crate::report::{Row, backend_name};
+use crate::timing;
+
+#[cube(launch_unchecked)]
+fn copy_kernel(input: &[Vector<f32, Const<4>>], output: &mut [Vector<f32, Const<4>>], vectors: usize) {
+    let index = (CUBE_POS_Y as usize * CUBE_COUNT_X as usize + CUBE_POS_X as usize) * CUBE_DIM as usize
+        + UNIT_POS as usize;
+    if index < vectors {
+        output[index] = input[index];
+    }
+}
+
+pub fn time_copy(client: &Client, len: usize, runs: usize) -> Row {
+    let len = len.div_ceil(4) * 4;
+    let vectors = len / 4;
+    let data: Vec<f32> = (0..len).map(|i| (i % 1021) as f32 + 1.0).collect();
+    let input = client.create_from_slice(bytemuck::cast_slice::<f32, u8>(&data));
+    let output = client.empty(len * 4);
+    let units = 256u32;
+    let cubes = vectors.div_ceil(units as usize);
+    let launch = || unsafe {
+        copy_kernel::launch_unchecked(
+            client,
+            sieve::common::grid::cube_count_1d(client, cubes),
+            CubeDim::new_1d(units),
+            BufferArg::from_raw_parts(input.clone(), len),
+            BufferArg::from_raw_parts(output.clone(), len),
+            vectors,
+        )
+    };
+    let case = Case::new("copy", &[len], "f32", &[]);
+    let row = Row::new(&case, "copy", &backend_name(&sieve::DeviceCaps::of(client)), 8 * len as u64, &[]);
+    launch();
+    let bytes = client.read_one(output.clone()).expect("read back the copy");
+    if bytes[..len * 4] != *bytemuck::cast_slice::<f32, u8>(&data) {
+        return row.untimed("wrong", "copy kernel output differs from its input".into());
+    }
+    let stats = timing::time(runs, || {
+        launch();
+        cubecl::future::block_on(client.sync()).expect("device sync");
+    });
+    row.timed(stats)
+}

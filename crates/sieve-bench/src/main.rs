@@ -1,0 +1,86 @@
+//! `sieve-bench`: times sieve's ops against stock Burn on one device, in one process.
+//!
+//! Every output (stock Burn's too) is checked against a CPU reference before it is timed; a
+//! wrong output is reported as wrong and never timed. Each timed row is the median, min and
+//! max of `--runs` device-synchronised runs after a warm-up. A device-to-device copy row is
+//! the bandwidth ceiling of the run.
+//!
+//! ```text
+//! sieve-bench                         # the standard rows
+//! sieve-bench --quick                 # small sizes (CI runs this)
+//! sieve-bench --json out.json         # also write the rows as JSON
+//! sieve-bench --case cumsum:4096x32768:f32:dim=0   # one case of your own
+//! ```
+
+mod case;
+mod copy;
+mod cumsum;
+mod report;
+mod timing;
+
+use clap::Parser;
+
+use case::Case;
+use report::{Report, Row};
+
+#[derive(Parser, Debug)]
+#[command(version, about = "Benchmark sieve against stock Burn on one device")]
+struct Cli {
+    /// Small sizes, for a smoke run (CI).
+    #[arg(long)]
+    quick: bool,
+    /// Write the rows as JSON to this path.
+    #[arg(long)]
+    json: Option<std::path::PathBuf>,
+    /// Timed runs per row (at least 10).
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(10..))]
+    runs: u32,
+    /// Run only these cases: `op:shape:dtype[:key=value,...]`, e.g.
+    /// `cumsum:1048576:f32` or `cumsum:4096x32768:f32:dim=0`. Repeatable.
+    #[arg(long = "case")]
+    cases: Vec<String>,
+    /// Skip stock Burn rows (they can take minutes where Burn is quadratic).
+    #[arg(long)]
+    no_burn: bool,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let device = burn::tensor::Device::default();
+    let client = sieve_burn::cube_client(&device).expect("sieve-bench needs a CubeCL device");
+    let caps = sieve::DeviceCaps::of(&client);
+    let cases: Vec<Case> = if cli.cases.is_empty() {
+        case::standard(cli.quick)
+    } else {
+        cli.cases
+            .iter()
+            .map(|s| Case::parse(s).unwrap_or_else(|e| {
+                eprintln!("--case {s}: {e}");
+                std::process::exit(2)
+            }))
+            .collect()
+    };
+
+    let mut report = Report::new(&caps, std::env::args().collect::<Vec<_>>().join(" "));
+    let runs = cli.runs as usize;
+    let copy_len = cases.iter().map(Case::numel).max().unwrap_or(1 << 20);
+    report.push(copy::time_copy(&client, copy_len, runs));
+    for case in &cases {
+        eprintln!("running {case}");
+        let rows: Vec<Row> = match case.op.as_str() {
+            "cumsum" => cumsum::run(case, &device, &client, runs, !cli.no_burn),
+            other => {
+                eprintln!("unknown op {other}");
+                std::process::exit(2)
+            }
+        };
+        for row in rows {
+            report.push(row);
+        }
+    }
+    report.print();
+    if let Some(path) = cli.json {
+        report.write_json(&path).expect("writing the JSON report");
+        eprintln!("wrote {}", path.display());
+    }
+}

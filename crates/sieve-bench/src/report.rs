@@ -1,0 +1,141 @@
+//! Rows, the printed table and the JSON file.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::case::Case;
+use crate::timing::Stats;
+
+/// One line of the report. `median_ms` and friends are `None` when the row was not timed
+/// (`status` says why: `wrong`, `skipped`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub op: String,
+    pub shape: Vec<usize>,
+    pub dtype: String,
+    pub params: Map<String, Value>,
+    #[serde(rename = "impl")]
+    pub implementation: String,
+    pub backend: String,
+    pub median_ms: Option<f64>,
+    pub min_ms: Option<f64>,
+    pub max_ms: Option<f64>,
+    pub floor_bytes: u64,
+    pub gbps: Option<f64>,
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl Row {
+    /// A row for `case` run by `implementation`, with extra params (e.g. the strategy).
+    pub fn new(case: &Case, implementation: &str, backend: &str, floor_bytes: u64, extra: &[(&str, &str)]) -> Self {
+        let mut params = Map::new();
+        for (k, v) in case.params.iter().map(|(k, v)| (k.as_str(), v.as_str())).chain(extra.iter().copied()) {
+            let value = v.parse::<i64>().map(Value::from).unwrap_or_else(|_| Value::from(v));
+            params.insert(k.to_string(), value);
+        }
+        Row {
+            op: case.op.clone(),
+            shape: case.shape.clone(),
+            dtype: case.dtype.clone(),
+            params,
+            implementation: implementation.into(),
+            backend: backend.into(),
+            median_ms: None,
+            min_ms: None,
+            max_ms: None,
+            floor_bytes,
+            gbps: None,
+            status: "ok".into(),
+            note: None,
+        }
+    }
+
+    pub fn timed(mut self, stats: Stats) -> Self {
+        self.median_ms = Some(stats.median_ms);
+        self.min_ms = Some(stats.min_ms);
+        self.max_ms = Some(stats.max_ms);
+        self.gbps = Some(self.floor_bytes as f64 / (stats.median_ms * 1e-3) / 1e9);
+        self
+    }
+
+    pub fn untimed(mut self, status: &str, note: String) -> Self {
+        self.status = status.into();
+        self.note = Some(note);
+        self
+    }
+}
+
+#[derive(Serialize)]
+pub struct Report {
+    device: String,
+    backend: String,
+    command: String,
+    rows: Vec<Row>,
+}
+
+impl Report {
+    pub fn new(caps: &sieve::DeviceCaps, command: String) -> Self {
+        Report {
+            device: caps.device_name.clone(),
+            backend: backend_name(caps),
+            command,
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, row: Row) {
+        self.rows.push(row);
+    }
+
+    pub fn print(&self) {
+        let copy_gbps = self
+            .rows
+            .iter()
+            .find(|r| r.implementation == "copy")
+            .and_then(|r| r.gbps);
+        println!("device: {} ({})", self.device, self.backend);
+        println!(
+            "{:<10} {:<14} {:<5} {:<36} {:<6} {:>10} {:>10} {:>10} {:>8} {:>7}  {}",
+            "op", "shape", "dtype", "params", "impl", "median ms", "min ms", "max ms", "GB/s", "% copy", "status"
+        );
+        for r in &self.rows {
+            let shape: Vec<String> = r.shape.iter().map(|d| d.to_string()).collect();
+            let params = Value::Object(r.params.clone()).to_string();
+            let f = |v: Option<f64>| v.map(|x| format!("{x:.4}")).unwrap_or_else(|| "-".into());
+            let pct = match (r.gbps, copy_gbps) {
+                (Some(g), Some(c)) => format!("{:.0}%", 100.0 * g / c),
+                _ => "-".into(),
+            };
+            println!(
+                "{:<10} {:<14} {:<5} {:<36} {:<6} {:>10} {:>10} {:>10} {:>8} {:>7}  {}{}",
+                r.op,
+                shape.join("x"),
+                r.dtype,
+                params,
+                r.implementation,
+                f(r.median_ms),
+                f(r.min_ms),
+                f(r.max_ms),
+                r.gbps.map(|g| format!("{g:.0}")).unwrap_or_else(|| "-".into()),
+                pct,
+                r.status,
+                r.note.as_ref().map(|n| format!(": {n}")).unwrap_or_default(),
+            );
+        }
+    }
+
+    pub fn write_json(&self, path: &std::path::Path) -> std::io::Result<()> {
+        std::fs::write(path, serde_json::to_string_pretty(self)?)
+    }
+}
+
+/// `cuda`, `hip`, `vulkan`, `wgpu` ...: the runtime the rows ran on.
+pub fn backend_name(caps: &sieve::DeviceCaps) -> String {
+    match caps.runtime {
+        r if r.starts_with("wgpu") && cfg!(feature = "vulkan") => "vulkan".into(),
+        r if r.starts_with("wgpu") => "wgpu".into(),
+        r => r.into(),
+    }
+}

@@ -1,0 +1,38 @@
+//! # sieve-burn: Burn 0.22 tensor ops on sieve's kernels
+//!
+//! Tensor-level functions with Burn's names, backed by `sieve`'s CubeCL kernels on every
+//! CubeCL runtime (wgpu, Vulkan, Metal, WebGPU, CUDA, ROCm), through Burn's
+//! `#[backend_extension]` machinery (`Dispatch` -> `Fusion` -> `CubeBackend`, and `Autodiff`).
+//! On a backend without a sieve kernel (Flex) each op falls back to stock Burn ops.
+//!
+//! ```no_run
+//! use burn::tensor::{Device, Tensor};
+//! let device = Device::default();
+//! let x = Tensor::<2>::from_floats([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], &device);
+//! let running = sieve_burn::cumsum(x, 1); // [[1, 3, 6], [4, 9, 15]]
+//! ```
+
+// The `backend_extension` macro generates code that names `burn::...`.
+extern crate burn;
+
+mod autodiff;
+#[cfg(feature = "cube")]
+mod cube;
+#[cfg(feature = "flex")]
+mod flex;
+mod ops;
+mod tensor;
+
+pub use ops::SieveOps;
+pub use tensor::{SieveKind, cumsum};
+
+/// The CubeCL client behind a Burn device, for calling `sieve`'s raw-buffer API on the same
+/// device (benchmarks, tests). `None` for a device of a backend without CubeCL (Flex).
+#[cfg(feature = "cube")]
+pub fn cube_client(device: &burn::tensor::Device) -> Option<cubecl::prelude::Client> {
+    match device.clone().inner().as_dispatch() {
+        burn::backend::DispatchDevice::Cube(cube) => Some(cube.client()),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}

@@ -1,0 +1,35 @@
+//! Zero-filling workspaces on the device (status words, counters), so no host upload is
+//! needed between launches.
+
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+
+use super::grid::{cube_count_1d, linear_cube_index};
+
+#[cube(launch_unchecked)]
+fn fill_zero_kernel<T: Numeric>(buffer: &mut [T], len: usize, #[define(T)] _dtype: ElemType) {
+    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    if index < len {
+        buffer[index] = T::from_int(0);
+    }
+}
+
+/// Writes zero to the first `len` elements of `buffer`, whose elements are `elem`.
+pub fn fill_zero(client: &Client, buffer: &Handle, len: usize, elem: ElemType) {
+    if len == 0 {
+        return;
+    }
+    let units = 256u32;
+    let cubes = len.div_ceil(units as usize);
+    // SAFETY: every write is bounds-checked against `len`, which the caller sized the buffer for.
+    unsafe {
+        fill_zero_kernel::launch_unchecked(
+            client,
+            cube_count_1d(client, cubes),
+            CubeDim::new_1d(units),
+            BufferArg::from_raw_parts(buffer.clone(), len),
+            len,
+            elem,
+        );
+    }
+}

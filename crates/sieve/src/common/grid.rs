@@ -1,0 +1,32 @@
+//! Cube counts for grids of many cubes.
+//!
+//! Some runtimes cap each grid dimension at 65,535 cubes (software Vulkan does), so a
+//! one-dimensional grid of `n` cubes is laid out as `x * y` with `x <= 65,535`; kernels
+//! recover the linear cube index with [`linear_cube_index`] and skip the surplus cubes of
+//! the last row of the grid.
+
+use cubecl::prelude::*;
+
+/// The largest cube count any runtime accepts per dimension.
+pub const MAX_CUBES_PER_DIM: u32 = 65_535;
+
+/// A grid of at least `cubes` cubes, none of its dimensions over the device's limit.
+pub fn cube_count_1d(client: &Client, cubes: usize) -> CubeCount {
+    let (max_x, max_y, _) = client.properties().hardware.max_cube_count;
+    let max_x = max_x.min(MAX_CUBES_PER_DIM).max(1) as usize;
+    let max_y = max_y.min(MAX_CUBES_PER_DIM).max(1) as usize;
+    let cubes = cubes.max(1);
+    let x = cubes.min(max_x);
+    let y = cubes.div_ceil(x);
+    assert!(
+        y <= max_y,
+        "grid of {cubes} cubes exceeds the device limit of {max_x} x {max_y}"
+    );
+    CubeCount::Static(x as u32, y as u32, 1)
+}
+
+/// The linear index of this cube in a grid made by [`cube_count_1d`].
+#[cube]
+pub fn linear_cube_index() -> usize {
+    CUBE_POS_Y as usize * CUBE_COUNT_X as usize + CUBE_POS_X as usize
+}

@@ -1,0 +1,81 @@
+//! What a device can do, read once from its client: plane operations and widths, element
+//! types, 64-bit atomics, and whether cubes of one launch are guaranteed forward progress.
+
+use cubecl::features::{AtomicUsage, Plane};
+use cubecl::ir::{ElemType, Type, UIntKind};
+use cubecl::prelude::*;
+
+use crate::{Dtype, SieveError};
+
+/// Capabilities of one device, as sieve's launch code needs them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceCaps {
+    /// The CubeCL runtime (`cuda`, `hip`, `wgpu<...>`, ...).
+    pub runtime: &'static str,
+    /// The device as it names itself.
+    pub device_name: String,
+    /// Plane (subgroup / warp) reductions, scans, shuffles and broadcasts.
+    pub plane_ops: bool,
+    pub plane_size_min: u32,
+    pub plane_size_max: u32,
+    /// Widest vector (in elements) the device loads in one instruction.
+    pub max_vector_size: usize,
+    /// Cubes that have started keep running while others spin on them. CUDA and HIP promise
+    /// it for resident blocks; WebGPU, Metal and Vulkan promise nothing.
+    pub forward_progress: bool,
+    /// Atomic load/store of 64-bit words (the look-back's status words).
+    pub atomic_u64: bool,
+    pub f16: bool,
+    pub i64: bool,
+}
+
+impl DeviceCaps {
+    pub fn of(client: &Client) -> Self {
+        let properties = client.properties();
+        let hardware = &properties.hardware;
+        let runtime = client.name();
+        let atomic_u64 = properties
+            .atomic_type_usage(Type::atomic(ElemType::UInt(UIntKind::U64)))
+            .contains(AtomicUsage::LoadStore);
+        DeviceCaps {
+            runtime,
+            device_name: properties.identity.name.clone(),
+            plane_ops: properties.features.plane.contains(Plane::Ops),
+            plane_size_min: hardware.plane_size_min,
+            plane_size_max: hardware.plane_size_max,
+            max_vector_size: hardware.max_vector_size,
+            forward_progress: matches!(runtime, "cuda" | "hip"),
+            atomic_u64,
+            f16: supports(client, Dtype::F16),
+            i64: supports(client, Dtype::I64),
+        }
+    }
+
+    /// A clear error if `dtype` cannot be scanned on this device.
+    pub fn check_dtype(&self, dtype: Dtype) -> Result<(), SieveError> {
+        let missing = match dtype {
+            Dtype::F16 if !self.f16 => Some("the device has no f16 arithmetic and storage"),
+            Dtype::I64 if !self.i64 => Some("the device has no 64-bit integers"),
+            _ => None,
+        };
+        match missing {
+            Some(reason) => Err(SieveError::UnsupportedDtype {
+                dtype,
+                device: self.describe(),
+                reason,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// `runtime: name`, for messages.
+    pub fn describe(&self) -> String {
+        format!("{}: {}", self.runtime, self.device_name)
+    }
+}
+
+fn supports(client: &Client, dtype: Dtype) -> bool {
+    client
+        .properties()
+        .supports_type(dtype.elem_type())
+}

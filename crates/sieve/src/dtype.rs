@@ -1,0 +1,67 @@
+//! Element types sieve kernels accept, and how each maps onto CubeCL's types.
+
+use cubecl::ir::{ElemType, FloatKind, IntKind, UIntKind};
+
+/// An element type of a sieve buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dtype {
+    U32,
+    I32,
+    F32,
+    /// Needs 64-bit integer support on the device.
+    I64,
+    /// Needs f16 support on the device; sums accumulate in f32 and round once at the store.
+    F16,
+}
+
+impl Dtype {
+    pub const ALL: [Dtype; 5] = [Dtype::U32, Dtype::I32, Dtype::F32, Dtype::I64, Dtype::F16];
+
+    /// The CubeCL element type a buffer of this dtype holds.
+    pub fn elem_type(self) -> ElemType {
+        match self {
+            Dtype::U32 => ElemType::UInt(UIntKind::U32),
+            Dtype::I32 => ElemType::Int(IntKind::I32),
+            Dtype::F32 => ElemType::Float(FloatKind::F32),
+            Dtype::I64 => ElemType::Int(IntKind::I64),
+            Dtype::F16 => ElemType::Float(FloatKind::F16),
+        }
+    }
+
+    /// The type sums are carried in: the element type itself, except f16, which accumulates
+    /// in f32 (as PyTorch does) so long rows do not lose every low bit.
+    pub fn accumulator(self) -> Dtype {
+        match self {
+            Dtype::F16 => Dtype::F32,
+            other => other,
+        }
+    }
+
+    pub fn size_bytes(self) -> usize {
+        match self {
+            Dtype::U32 | Dtype::I32 | Dtype::F32 => 4,
+            Dtype::I64 => 8,
+            Dtype::F16 => 2,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Dtype::F32 | Dtype::F16)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Dtype::U32 => "u32",
+            Dtype::I32 => "i32",
+            Dtype::F32 => "f32",
+            Dtype::I64 => "i64",
+            Dtype::F16 => "f16",
+        }
+    }
+}
+
+impl std::fmt::Display for Dtype {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,281 @@
+//! Host side of the scan: validation, strategy choice, workspaces and the pass sequence.
+
+use cubecl::ir::{ElemType, UIntKind};
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+
+use super::kernels::{reduce_tiles_kernel, scan_lookback_kernel, scan_tiles_kernel};
+use super::{ScanKind, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
+use crate::common::fill::fill_zero;
+use crate::common::grid::cube_count_1d;
+use crate::{DeviceCaps, Dtype, SieveError};
+
+/// Scans `input` (`problem.rows * problem.len` elements of `dtype`, row-major) into `output`
+/// (same size, a different buffer). Returns the strategy that ran.
+///
+/// Errors before anything launches: unsupported dtype, a forced strategy the device cannot
+/// run, or a tuning that does not fit the device.
+pub fn scan(
+    client: &Client,
+    input: &Handle,
+    output: &Handle,
+    problem: ScanProblem,
+    dtype: Dtype,
+    kind: ScanKind,
+    options: ScanOptions,
+) -> Result<ScanStrategy, SieveError> {
+    let caps = DeviceCaps::of(client);
+    caps.check_dtype(dtype)?;
+    let strategy = resolve_strategy(&caps, dtype, options.strategy)?;
+    let lookback = strategy == ScanStrategy::DecoupledLookback;
+    let tuning = options
+        .tuning
+        .unwrap_or_else(|| ScanTuning::for_device(&caps, lookback));
+    check_tuning(&caps, &tuning)?;
+    if problem.rows == 0 || problem.len == 0 {
+        return Ok(strategy);
+    }
+    let pass = Pass {
+        client,
+        tuning,
+        dtype,
+    };
+    let exclusive = kind == ScanKind::Exclusive;
+    if lookback {
+        pass.lookback(input, output, problem, exclusive);
+    } else {
+        pass.reduce_then_scan(input, output, problem, exclusive);
+    }
+    Ok(strategy)
+}
+
+fn resolve_strategy(
+    caps: &DeviceCaps,
+    dtype: Dtype,
+    asked: ScanStrategy,
+) -> Result<ScanStrategy, SieveError> {
+    let lookback_blocker = if !caps.atomic_u64 {
+        Some("it needs atomic load/store of 64-bit words")
+    } else if dtype.accumulator().size_bytes() != 4 {
+        Some("its status words hold 32-bit sums only (use ReduceThenScan for i64)")
+    } else {
+        None
+    };
+    match asked {
+        ScanStrategy::ReduceThenScan => Ok(asked),
+        ScanStrategy::DecoupledLookback => match lookback_blocker {
+            None => Ok(asked),
+            Some(reason) => Err(SieveError::UnsupportedStrategy {
+                strategy: asked.name(),
+                device: caps.describe(),
+                reason,
+            }),
+        },
+        ScanStrategy::Auto if caps.forward_progress && lookback_blocker.is_none() => {
+            Ok(ScanStrategy::DecoupledLookback)
+        }
+        ScanStrategy::Auto => Ok(ScanStrategy::ReduceThenScan),
+    }
+}
+
+fn check_tuning(caps: &DeviceCaps, tuning: &ScanTuning) -> Result<(), SieveError> {
+    let units = tuning.units_per_cube;
+    if !units.is_power_of_two() || units < caps.plane_size_max.max(1) || units > 1024 {
+        return Err(SieveError::invalid(
+            "tuning.units_per_cube",
+            units,
+            format!(
+                "a power of two in {}..=1024 (at least the plane width)",
+                caps.plane_size_max.max(1)
+            ),
+        ));
+    }
+    if tuning.elements_per_unit == 0 || tuning.elements_per_unit > 64 {
+        return Err(SieveError::invalid(
+            "tuning.elements_per_unit",
+            tuning.elements_per_unit,
+            "1..=64",
+        ));
+    }
+    if !matches!(tuning.max_vector_size, 1 | 2 | 4) {
+        return Err(SieveError::invalid(
+            "tuning.max_vector_size",
+            tuning.max_vector_size,
+            "1, 2 or 4",
+        ));
+    }
+    if tuning.use_planes && !caps.plane_ops {
+        return Err(SieveError::UnsupportedStrategy {
+            strategy: "use_planes",
+            device: caps.describe(),
+            reason: "the device has no plane operations",
+        });
+    }
+    Ok(())
+}
+
+/// One scan call's fixed context.
+struct Pass<'a> {
+    client: &'a Client,
+    tuning: ScanTuning,
+    dtype: Dtype,
+}
+
+/// How one scan's rows are cut into vectors and tiles.
+struct Layout {
+    vector_size: usize,
+    row_vectors: usize,
+    tiles_per_row: usize,
+    total_tiles: usize,
+    blueprint: super::TileBlueprint,
+}
+
+impl Pass<'_> {
+    fn layout(&self, problem: ScanProblem, input: &Handle, output: &Handle) -> Layout {
+        let vector_size = vector_size_for(
+            problem.len,
+            self.tuning.max_vector_size,
+            self.dtype.size_bytes(),
+            &[input, output],
+        );
+        let row_vectors = problem.len / vector_size;
+        let blueprint = self.tuning.blueprint(vector_size);
+        let tiles_per_row = row_vectors.div_ceil(blueprint.tile_vectors());
+        Layout {
+            vector_size,
+            row_vectors,
+            tiles_per_row,
+            total_tiles: problem.rows * tiles_per_row,
+            blueprint,
+        }
+    }
+
+    fn dtypes(&self) -> [ElemType; 2] {
+        [self.dtype.elem_type(), self.dtype.accumulator().elem_type()]
+    }
+
+    fn buffer(&self, handle: &Handle, problem: ScanProblem) -> BufferArg {
+        // SAFETY: the caller's buffers hold `rows * len` elements (the kernels bound every
+        // access by `row_vectors` per row).
+        unsafe { BufferArg::from_raw_parts(handle.clone(), problem.rows * problem.len) }
+    }
+
+    fn reduce_then_scan(
+        &self,
+        input: &Handle,
+        output: &Handle,
+        problem: ScanProblem,
+        exclusive: bool,
+    ) {
+        let layout = self.layout(problem, input, output);
+        let accumulator = self.dtype.accumulator();
+        let with_offsets = layout.tiles_per_row > 1;
+        let offsets = if with_offsets {
+            let sums = self
+                .client
+                .empty(layout.total_tiles * accumulator.size_bytes());
+            // SAFETY: one sum per tile; the grid has at least `total_tiles` cubes and the
+            // surplus ones return before touching memory.
+            unsafe {
+                reduce_tiles_kernel::launch_unchecked(
+                    self.client,
+                    cube_count_1d(self.client, layout.total_tiles),
+                    CubeDim::new_1d(layout.blueprint.units),
+                    layout.vector_size,
+                    self.buffer(input, problem),
+                    BufferArg::from_raw_parts(sums.clone(), layout.total_tiles),
+                    layout.row_vectors,
+                    layout.tiles_per_row,
+                    layout.total_tiles,
+                    layout.blueprint,
+                    self.dtypes(),
+                );
+            }
+            let offsets = self
+                .client
+                .empty(layout.total_tiles * accumulator.size_bytes());
+            let spine = Pass {
+                client: self.client,
+                tuning: self.tuning,
+                dtype: accumulator,
+            };
+            spine.reduce_then_scan(
+                &sums,
+                &offsets,
+                ScanProblem {
+                    rows: problem.rows,
+                    len: layout.tiles_per_row,
+                },
+                true,
+            );
+            offsets
+        } else {
+            // Not read (`with_offsets` is false); a binding is still needed.
+            self.client.empty(accumulator.size_bytes())
+        };
+        // SAFETY: as above; tile offsets hold one value per tile when read.
+        unsafe {
+            scan_tiles_kernel::launch_unchecked(
+                self.client,
+                cube_count_1d(self.client, layout.total_tiles),
+                CubeDim::new_1d(layout.blueprint.units),
+                layout.vector_size,
+                self.buffer(input, problem),
+                self.buffer(output, problem),
+                BufferArg::from_raw_parts(offsets, layout.total_tiles.max(1)),
+                layout.row_vectors,
+                layout.tiles_per_row,
+                layout.total_tiles,
+                exclusive,
+                with_offsets,
+                layout.blueprint,
+                self.dtypes(),
+            );
+        }
+    }
+
+    fn lookback(&self, input: &Handle, output: &Handle, problem: ScanProblem, exclusive: bool) {
+        let layout = self.layout(problem, input, output);
+        let u64_type = ElemType::UInt(UIntKind::U64);
+        let u32_type = ElemType::UInt(UIntKind::U32);
+        let status = self.client.empty(layout.total_tiles * 8);
+        let counter = self.client.empty(4);
+        fill_zero(self.client, &status, layout.total_tiles, u64_type);
+        fill_zero(self.client, &counter, 1, u32_type);
+        // SAFETY: one status word per tile; tiles are numbered by the counter, so every cube
+        // past `total_tiles` returns before touching memory.
+        unsafe {
+            scan_lookback_kernel::launch_unchecked(
+                self.client,
+                cube_count_1d(self.client, layout.total_tiles),
+                CubeDim::new_1d(layout.blueprint.units),
+                layout.vector_size,
+                self.buffer(input, problem),
+                self.buffer(output, problem),
+                BufferArg::from_raw_parts(status, layout.total_tiles),
+                BufferArg::from_raw_parts(counter, 1),
+                layout.row_vectors,
+                layout.tiles_per_row,
+                layout.total_tiles,
+                exclusive,
+                layout.blueprint,
+                self.dtypes(),
+            );
+        }
+    }
+}
+
+/// The widest vector (elements) that divides the row length, does not exceed `max`, and
+/// keeps every buffer's start aligned to it.
+pub(crate) fn vector_size_for(len: usize, max: usize, elem_bytes: usize, handles: &[&Handle]) -> usize {
+    [4usize, 2, 1]
+        .into_iter()
+        .find(|&size| {
+            size <= max
+                && len % size == 0
+                && handles.iter().all(|h| {
+                    h.offset_start.unwrap_or(0) % (size * elem_bytes) as u64 == 0
+                })
+        })
+        .unwrap_or(1)
+}

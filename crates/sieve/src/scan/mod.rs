@@ -1,0 +1,73 @@
+//! Row-wise prefix sums: `output[r, i] = sum(input[r, 0..=i])` (inclusive) or
+//! `sum(input[r, 0..i])` (exclusive), over a contiguous `[rows, len]` buffer.
+//!
+//! # Semantics
+//! - Integers wrap on overflow (two's complement), as PyTorch's cumsum does.
+//! - Floats: f32 sums in f32; f16 sums in f32 and rounds once per output element.
+//!   The association order is fixed by the strategy and the device's plane width, not by
+//!   timing, so **the same input gives the same bits on every run** (both strategies,
+//!   including the look-back: it folds predecessors' sums in a fixed order). The two
+//!   strategies may differ from each other in the last bits of float results.
+//! - Exclusive output `i + 1` equals inclusive output `i` bit for bit.
+//! - `rows == 0` or `len == 0` launches nothing.
+//!
+//! # Strategies
+//! - [`ScanStrategy::ReduceThenScan`]: portable. Pass 1 sums each tile, the tile sums are
+//!   scanned (the same routine, recursively), pass 3 scans each tile plus its offset. Reads
+//!   the input twice (12 bytes moved per 4-byte element). No cube waits on another.
+//! - [`ScanStrategy::DecoupledLookback`]: one pass (8 bytes per element), but a cube spins on
+//!   its predecessors, so it needs forward progress between cubes: CUDA and HIP only, unless
+//!   forced. Needs 64-bit atomic loads and stores; 32-bit accumulators (not i64).
+//! - [`ScanStrategy::Auto`]: the look-back where it is safe and possible, else
+//!   reduce-then-scan.
+
+mod kernels;
+mod launch;
+pub mod reference;
+mod tile;
+mod tuning;
+
+pub use launch::scan;
+pub use tile::TileBlueprint;
+pub use tuning::ScanTuning;
+
+/// Inclusive or exclusive prefix sum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScanKind {
+    Inclusive,
+    Exclusive,
+}
+
+/// Which algorithm runs the scan (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ScanStrategy {
+    #[default]
+    Auto,
+    ReduceThenScan,
+    DecoupledLookback,
+}
+
+impl ScanStrategy {
+    pub fn name(self) -> &'static str {
+        match self {
+            ScanStrategy::Auto => "auto",
+            ScanStrategy::ReduceThenScan => "reduce_then_scan",
+            ScanStrategy::DecoupledLookback => "decoupled_lookback",
+        }
+    }
+}
+
+/// Options of one scan call.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ScanOptions {
+    pub strategy: ScanStrategy,
+    /// `None`: [`ScanTuning::for_device`].
+    pub tuning: Option<ScanTuning>,
+}
+
+/// The shape of a scan problem: `rows` independent rows of `len` contiguous elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanProblem {
+    pub rows: usize,
+    pub len: usize,
+}

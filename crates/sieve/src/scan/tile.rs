@@ -1,0 +1,251 @@
+//! What one cube does with one tile of a row: load it, scan it in registers, and store it
+//! with an offset. Shared by the reduce-then-scan passes and the look-back kernel.
+//!
+//! Layout of a tile (`units * vectors_per_unit` vectors of `N` elements):
+//! - with plane operations, each plane owns a contiguous segment of
+//!   `PLANE_DIM * vectors_per_unit` vectors and reads it in `vectors_per_unit` coalesced
+//!   steps (vector `segment + k * PLANE_DIM + lane`); a *group* is a plane;
+//! - without them, each unit owns `vectors_per_unit` consecutive vectors; a group is a unit.
+//!
+//! Groups' totals are then scanned across the cube through a shared-memory spine.
+
+use cubecl::prelude::*;
+
+use crate::common::cube::spine_exclusive_scan;
+
+/// Compile-time shape of a tile: only what changes control flow or register arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TileBlueprint {
+    /// Units per cube.
+    pub units: u32,
+    /// Vectors each unit loads.
+    pub vectors_per_unit: u32,
+    /// Plane operations (striped layout) or the unit-serial fallback.
+    pub use_planes: bool,
+}
+
+impl TileBlueprint {
+    /// Vectors in one tile.
+    pub fn tile_vectors(&self) -> usize {
+        self.units as usize * self.vectors_per_unit as usize
+    }
+}
+
+/// Index (in vectors, from the start of the tile) of this unit's `k`-th vector.
+#[cube]
+fn unit_vector_index(k: u32, #[comptime] blueprint: TileBlueprint) -> usize {
+    if blueprint.use_planes {
+        let plane = UNIT_POS / PLANE_DIM;
+        let segment = plane * PLANE_DIM * blueprint.vectors_per_unit;
+        (segment + k * PLANE_DIM + UNIT_POS_PLANE) as usize
+    } else {
+        (UNIT_POS * blueprint.vectors_per_unit + k) as usize
+    }
+}
+
+#[cube]
+fn group_count(#[comptime] blueprint: TileBlueprint) -> u32 {
+    if blueprint.use_planes {
+        CUBE_DIM / PLANE_DIM
+    } else {
+        CUBE_DIM
+    }
+}
+
+#[cube]
+fn group_index(#[comptime] blueprint: TileBlueprint) -> u32 {
+    if blueprint.use_planes {
+        UNIT_POS / PLANE_DIM
+    } else {
+        UNIT_POS
+    }
+}
+
+/// Reads vector `index` of a row (zero past its end), converted to the accumulator type.
+#[cube]
+pub fn load_vector<E: Numeric, A: Numeric, N: Size>(
+    input: &[Vector<E, N>],
+    row_base: usize,
+    index: usize,
+    row_vectors: usize,
+) -> Vector<A, N> {
+    if index < row_vectors {
+        Vector::cast_from(input[row_base + index])
+    } else {
+        Vector::new(A::from_int(0))
+    }
+}
+
+/// Sum of one tile (every unit gets it). Elements past the row's end count as zero.
+#[cube]
+pub fn reduce_tile<E: Numeric, A: Numeric, N: Size>(
+    input: &[Vector<E, N>],
+    row_base: usize,
+    tile_start: usize,
+    row_vectors: usize,
+    #[comptime] blueprint: TileBlueprint,
+) -> A {
+    let mut sum = A::from_int(0);
+    #[unroll]
+    for k in 0..blueprint.vectors_per_unit {
+        let index = tile_start + unit_vector_index(k, blueprint);
+        let v = load_vector::<E, A, N>(input, row_base, index, row_vectors);
+        #[unroll]
+        for j in 0..v.vector_size() {
+            sum += v.extract(j);
+        }
+    }
+    let mut spine = Shared::<[A]>::new_slice(blueprint.units as usize);
+    if blueprint.use_planes {
+        let plane_total = plane_sum(sum);
+        if UNIT_POS_PLANE == 0 {
+            spine[(UNIT_POS / PLANE_DIM) as usize] = plane_total;
+        }
+    } else {
+        spine[UNIT_POS as usize] = sum;
+    }
+    spine_exclusive_scan::<A>(&mut spine, group_count(blueprint), blueprint.use_planes)
+}
+
+/// Scans one tile into `values` (each unit's `vectors_per_unit` vectors, in registers, plus
+/// one slot): on return `values[k]` holds the inclusive scan of the tile up to each element,
+/// *without* the tile's own offset, `values[vectors_per_unit]` the group's offset (for the
+/// exclusive store), and the function returns the tile's total.
+#[cube]
+pub fn scan_tile<E: Numeric, A: Numeric, N: Size>(
+    input: &[Vector<E, N>],
+    values: &mut Array<Vector<A, N>>,
+    row_base: usize,
+    tile_start: usize,
+    row_vectors: usize,
+    #[comptime] blueprint: TileBlueprint,
+) -> A {
+    // 1. Each group scans its own vectors, carrying its running total.
+    let mut carry = A::from_int(0);
+    #[unroll]
+    for k in 0..blueprint.vectors_per_unit {
+        let index = tile_start + unit_vector_index(k, blueprint);
+        let mut v = load_vector::<E, A, N>(input, row_base, index, row_vectors);
+        let width = v.vector_size().comptime();
+        #[unroll]
+        for j in 1..width {
+            let previous = v.extract(j - 1);
+            v.insert(j, v.extract(j) + previous);
+        }
+        let vector_total = v.extract(width - 1);
+        if blueprint.use_planes {
+            let inclusive = plane_inclusive_sum(vector_total);
+            let before = plane_shuffle_up(inclusive, 1);
+            let offset = if UNIT_POS_PLANE == 0 {
+                carry
+            } else {
+                carry + before
+            };
+            values[k as usize] = v + Vector::new(offset);
+            carry += plane_shuffle(inclusive, PLANE_DIM - 1);
+        } else {
+            values[k as usize] = v + Vector::new(carry);
+            carry += vector_total;
+        }
+    }
+    // 2. Groups' totals are scanned across the cube.
+    let mut spine = Shared::<[A]>::new_slice(blueprint.units as usize);
+    if blueprint.use_planes {
+        if UNIT_POS_PLANE == 0 {
+            spine[(UNIT_POS / PLANE_DIM) as usize] = carry;
+        }
+    } else {
+        spine[UNIT_POS as usize] = carry;
+    }
+    let total = spine_exclusive_scan::<A>(&mut spine, group_count(blueprint), blueprint.use_planes);
+    let group_offset = spine[group_index(blueprint) as usize];
+    #[unroll]
+    for k in 0..blueprint.vectors_per_unit {
+        values[k as usize] = values[k as usize] + Vector::new(group_offset);
+    }
+    values[blueprint.vectors_per_unit as usize] = Vector::new(group_offset);
+    total
+}
+
+/// Stores a scanned tile with `offset` added: inclusive, or exclusive (each element gets the
+/// inclusive value of the element before it, the first one `offset` itself).
+#[cube]
+pub fn store_tile<E: Numeric, A: Numeric, N: Size>(
+    output: &mut [Vector<E, N>],
+    values: &Array<Vector<A, N>>,
+    offset: A,
+    row_base: usize,
+    tile_start: usize,
+    row_vectors: usize,
+    #[comptime] exclusive: bool,
+    #[comptime] blueprint: TileBlueprint,
+) {
+    #[unroll]
+    for k in 0..blueprint.vectors_per_unit {
+        let index = tile_start + unit_vector_index(k, blueprint);
+        let inclusive = values[k as usize];
+        let width = inclusive.vector_size().comptime();
+        if exclusive {
+            // The element before this vector's first one is the last element of the previous
+            // vector in tile order. Taking that register value (rather than computing
+            // `inclusive[0] - x[0]`, which rounds for floats) makes exclusive[i + 1] equal
+            // inclusive[i] bit for bit.
+            let before = exclusive_start::<A, N>(values, k, inclusive, blueprint);
+            let mut shifted = Vector::<A, N>::new(before);
+            #[unroll]
+            for j in 1..width {
+                shifted.insert(j, inclusive.extract(j - 1));
+            }
+            if index < row_vectors {
+                output[row_base + index] = Vector::cast_from(shifted + Vector::new(offset));
+            }
+        } else if index < row_vectors {
+            output[row_base + index] = Vector::cast_from(inclusive + Vector::new(offset));
+        }
+    }
+}
+
+/// The tile-local inclusive value just before vector `k` of this unit (zero at the tile's
+/// start). With planes, the previous vector in tile order belongs to the previous lane or,
+/// for lane 0, to the last lane of step `k - 1`, or (at step 0) to the previous plane.
+#[cube]
+fn exclusive_start<A: Numeric, N: Size>(
+    values: &Array<Vector<A, N>>,
+    k: u32,
+    inclusive: Vector<A, N>,
+    #[comptime] blueprint: TileBlueprint,
+) -> A {
+    let width = inclusive.vector_size().comptime();
+    let last = inclusive.extract(width - 1);
+    if blueprint.use_planes {
+        // Every lane takes part in the shuffles (k is uniform across the plane).
+        let from_previous_lane = plane_shuffle_up(last, 1);
+        let previous_step = if k > 0 {
+            values[(k - 1) as usize].extract(width - 1)
+        } else {
+            A::from_int(0)
+        };
+        let last_lane_previous_step = plane_shuffle(previous_step, PLANE_DIM - 1);
+        if UNIT_POS_PLANE > 0 {
+            from_previous_lane
+        } else if k > 0 {
+            last_lane_previous_step
+        } else {
+            segment_start::<A, N>(values, blueprint)
+        }
+    } else if k > 0 {
+        values[(k - 1) as usize].extract(width - 1)
+    } else {
+        segment_start::<A, N>(values, blueprint)
+    }
+}
+
+/// Tile-local inclusive value at the end of the previous group's segment: the group offset,
+/// which [`scan_tile`] keeps in the extra slot `values[vectors_per_unit]`.
+#[cube]
+fn segment_start<A: Numeric, N: Size>(
+    values: &Array<Vector<A, N>>,
+    #[comptime] blueprint: TileBlueprint,
+) -> A {
+    values[blueprint.vectors_per_unit as usize].extract(0usize)
+}

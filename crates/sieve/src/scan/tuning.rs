@@ -1,0 +1,39 @@
+//! Tuning of the scan: plain data, chosen from device properties, overridable by callers
+//! (tests force small tiles to cross many tile boundaries cheaply; the bench sweeps them).
+
+use super::tile::TileBlueprint;
+use crate::DeviceCaps;
+
+/// How the scan cuts a row into tiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ScanTuning {
+    /// Units per cube: a power of two, a multiple of the largest plane width.
+    pub units_per_cube: u32,
+    /// Elements each unit handles per tile (rounded to whole vectors).
+    pub elements_per_unit: u32,
+    /// Widest vector to load (1, 2 or 4); narrowed to what the row length and buffer allow.
+    pub max_vector_size: usize,
+    /// Use plane operations (the device must have them).
+    pub use_planes: bool,
+}
+
+impl ScanTuning {
+    /// Defaults for this device: 256 units, 16 elements per unit (4096-element tiles) for
+    /// reduce-then-scan, 32 (8192) for the look-back, whose tiles each pay a serial walk.
+    pub fn for_device(caps: &DeviceCaps, lookback: bool) -> Self {
+        ScanTuning {
+            units_per_cube: 256.max(caps.plane_size_max),
+            elements_per_unit: if lookback { 32 } else { 16 },
+            max_vector_size: caps.max_vector_size.clamp(1, 4),
+            use_planes: caps.plane_ops,
+        }
+    }
+
+    pub(crate) fn blueprint(&self, vector_size: usize) -> TileBlueprint {
+        TileBlueprint {
+            units: self.units_per_cube,
+            vectors_per_unit: (self.elements_per_unit / vector_size as u32).max(1),
+            use_planes: self.use_planes,
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! Shared helpers of the integration tests: the device under test, seeded random data that
+//! prints its seed, and comparisons that name the first bad element.
+#![allow(dead_code)]
+
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// The client of the device the tests run on: Burn's default device (CUDA when built with
+/// `cuda`, else wgpu - software Vulkan in CI).
+pub fn client() -> Client {
+    sieve_burn::cube_client(&burn::tensor::Device::default()).expect("a CubeCL device")
+}
+
+/// A random generator with a fresh seed (or `SIEVE_SEED`), announced so a failure can be
+/// replayed.
+pub fn rng(test: &str) -> (StdRng, u64) {
+    let seed = std::env::var("SIEVE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| rand::rng().random());
+    eprintln!("{test}: seed {seed} (replay with SIEVE_SEED={seed})");
+    (StdRng::seed_from_u64(seed), seed)
+}
+
+pub fn upload<T: bytemuck::Pod>(client: &Client, data: &[T]) -> Handle {
+    if data.is_empty() {
+        return client.empty(4);
+    }
+    client.create_from_slice(bytemuck::cast_slice(data))
+}
+
+/// A buffer of `len` elements filled with a poison pattern, so unwritten outputs show.
+pub fn poisoned<T: bytemuck::Pod>(client: &Client, len: usize, poison: T) -> Handle {
+    upload(client, &vec![poison; len.max(1)])
+}
+
+pub fn download<T: bytemuck::Pod>(client: &Client, handle: Handle, len: usize) -> Vec<T> {
+    if len == 0 {
+        return Vec::new();
+    }
+    let bytes = client.read_one(handle).expect("device read failed");
+    bytemuck::cast_slice::<u8, T>(&bytes[..len * std::mem::size_of::<T>()]).to_vec()
+}
+
+/// Exact comparison; panics naming the case, the seed and the first differing index.
+pub fn assert_same<T: PartialEq + std::fmt::Debug>(actual: &[T], expected: &[T], case: &str) {
+    assert_eq!(actual.len(), expected.len(), "{case}: length");
+    let bad: Vec<usize> = (0..actual.len()).filter(|&i| actual[i] != expected[i]).collect();
+    if let Some(&first) = bad.first() {
+        panic!(
+            "{case}: {}/{} elements differ; first at {first}: got {:?}, expected {:?}",
+            bad.len(),
+            actual.len(),
+            actual[first],
+            expected[first]
+        );
+    }
+}
+
+/// Float comparison against a reference computed in f64: NaN must meet NaN, infinities must
+/// match, finite values must be within `rel * scale[i] + abs` where `scale` is the running
+/// sum of magnitudes (the error bound of a sum grows with it).
+pub fn assert_close(actual: &[f64], expected: &[f64], scale: &[f64], rel: f64, abs: f64, case: &str) {
+    assert_eq!(actual.len(), expected.len(), "{case}: length");
+    for i in 0..actual.len() {
+        let (a, e) = (actual[i], expected[i]);
+        let ok = if e.is_nan() {
+            a.is_nan()
+        } else if e.is_infinite() {
+            a == e
+        } else {
+            (a - e).abs() <= rel * scale[i] + abs
+        };
+        assert!(
+            ok,
+            "{case}: first bad element at {i}: got {a}, expected {e} (scale {})",
+            scale[i]
+        );
+    }
+}
+
+pub fn random_u32(rng: &mut StdRng, n: usize, max: u32) -> Vec<u32> {
+    (0..n).map(|_| rng.random_range(0..=max)).collect()
+}
