@@ -18,6 +18,7 @@ const KINDS: [ScanKind; 2] = [ScanKind::Inclusive, ScanKind::Exclusive];
 /// atomics (forced here even without a forward-progress promise: tiles are handed out in
 /// order, so a cube only waits on cubes that already started).
 fn strategies(caps: &DeviceCaps) -> Vec<ScanStrategy> {
+    eprintln!("device: {caps:?}");
     let mut s = vec![ScanStrategy::ReduceThenScan];
     if caps.atomic_u64 {
         s.push(ScanStrategy::DecoupledLookback);

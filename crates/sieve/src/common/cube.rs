@@ -17,8 +17,7 @@ pub fn spine_exclusive_scan<A: Numeric>(
     group_count: u32,
     #[comptime] use_planes: bool,
 ) -> A {
-    let total_slot = Shared::<A>::new();
-    let mut total = total_slot;
+    let mut total = Shared::<A>::new();
     sync_cube();
     if use_planes {
         if UNIT_POS < PLANE_DIM {

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# One call on the GPU machine (see ../shared/gpu.md): unpack the Vulkan loader, run the test
+# binaries through CUDA and Vulkan, the CUDA scan tests under compute-sanitizer (memcheck and
+# racecheck), then the benchmarks (CUDA, Vulkan) and the torch reference, all on one card.
+# Binaries come prebuilt in .gpu/ (xz-compressed); logs and JSON go to $OUT.
+#
+# usage: bash bench/gpu_run.sh [tests] [sanitize] [bench]     (default: all three)
+set -uo pipefail
+steps="${*:-tests sanitize bench}"
+for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+for f in .gpu/*.xz; do xz -d -f "$f"; done; chmod +x .gpu/*
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
+
+run() { # name, command...: log to $OUT/name.log, say how it ended
+  local name=$1; shift
+  local start=$SECONDS
+  "$@" > "$OUT/$name.log" 2>&1
+  local rc=$?
+  echo "== $name: rc=$rc ($((SECONDS - start)) s): $(grep -E 'test result|ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$name.log" | tr '\n' ' ')"
+}
+
+if [[ $steps == *tests* ]]; then
+  for b in cuda vulkan; do
+    for t in scan burn_ops; do
+      [ -x ".gpu/$t-$b" ] && run "test-$t-$b" ".gpu/$t-$b" --test-threads 1
+    done
+  done
+fi
+if [[ $steps == *sanitize* ]] && [ -x .gpu/scan-cuda ]; then
+  # The sanitizers slow kernels ~100x: the tests that cross tile boundaries, odd sizes and
+  # the split grid, not the 2^24-element ones.
+  filter="odd_and_tiny every_length many_rows same_bits planes_off"
+  for tool in memcheck racecheck; do
+    run "sanitize-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      .gpu/scan-cuda --test-threads 1 $filter
+  done
+fi
+if [[ $steps == *bench* ]]; then
+  [ -x .gpu/sieve-bench-cuda ] && run bench-cuda .gpu/sieve-bench-cuda --json "$OUT/cuda.json"
+  [ -x .gpu/sieve-bench-vulkan ] && run bench-vulkan .gpu/sieve-bench-vulkan --json "$OUT/vulkan.json"
+  run bench-torch python3 bench/torch_reference.py "$OUT/torch.json"
+  for f in cuda vulkan torch; do tail -n 12 "$OUT/bench-$f.log"; done
+fi

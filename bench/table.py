@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Markdown table of one measurement: bench/results/<card>/{cuda,vulkan,torch}.json.
+
+usage: python3 bench/table.py bench/results/h200
+
+Per case (op, shape, dtype, params without `strategy`): each implementation's median time,
+GB/s over the case's floor bytes, that as % of the same run's copy row, and the ratio to
+torch and to stock Burn on the same backend.
+"""
+import json
+import os
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def key(row):
+    params = {k: v for k, v in row["params"].items() if k != "strategy"}
+    return (row["op"], tuple(row["shape"]), row["dtype"], json.dumps(params, sort_keys=True))
+
+
+def main():
+    folder = sys.argv[1]
+    runs = {name: load(os.path.join(folder, f"{name}.json"))
+            for name in ("cuda", "vulkan", "torch") if os.path.exists(os.path.join(folder, f"{name}.json"))}
+    copy = {name: next((r for r in run["rows"] if r["impl"] == "copy"), None) for name, run in runs.items()}
+    print("| run | copy row | GB/s |")
+    print("|---|---|---|")
+    for name, row in copy.items():
+        if row:
+            print(f"| {name} ({runs[name]['device']}) | {row['median_ms']:.3f} ms for {row['shape'][0]} f32 | {row['gbps']:.0f} |")
+    print()
+    torch_rows = {key(r): r for r in runs.get("torch", {"rows": []})["rows"] if r["impl"] == "torch"}
+    print("| op | shape | params | backend | impl | strategy | median ms | GB/s | % of copy | vs torch | vs stock Burn |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for name in ("cuda", "vulkan"):
+        if name not in runs:
+            continue
+        rows = [r for r in runs[name]["rows"] if r["impl"] != "copy"]
+        burn = {key(r): r for r in rows if r["impl"] == "burn"}
+        for r in rows:
+            k = key(r)
+            shape = "x".join(str(d) for d in r["shape"])
+            params = ", ".join(f"{a}={b}" for a, b in json.loads(k[3]).items())
+            strategy = r["params"].get("strategy", "")
+            if r["median_ms"] is None:
+                print(f"| {r['op']} | {shape} | {params} | {name} | {r['impl']} | {strategy} | {r['status']}: {r.get('note', '')} | | | | |")
+                continue
+            pct = 100 * r["gbps"] / copy[name]["gbps"] if copy.get(name) else float("nan")
+            t = torch_rows.get(k)
+            vs_torch = f"{t['median_ms'] / r['median_ms']:.2f}x" if t and t["median_ms"] and r["impl"] == "sieve" else ""
+            b = burn.get(k)
+            vs_burn = f"{b['median_ms'] / r['median_ms']:.0f}x" if b and b["median_ms"] and r["impl"] == "sieve" else ""
+            print(f"| {r['op']} | {shape} | {params} | {name} | {r['impl']} | {strategy} | {r['median_ms']:.4f} | {r['gbps']:.0f} | {pct:.0f}% | {vs_torch} | {vs_burn} |")
+    for k, t in torch_rows.items():
+        shape = "x".join(str(d) for d in k[1])
+        params = ", ".join(f"{a}={b}" for a, b in json.loads(k[3]).items())
+        pct = 100 * t["gbps"] / copy["torch"]["gbps"] if copy.get("torch") and t["gbps"] else float("nan")
+        ms = f"{t['median_ms']:.4f}" if t["median_ms"] else t["status"]
+        gbps = f"{t['gbps']:.0f}" if t["gbps"] else ""
+        print(f"| {k[0]} | {shape} | {params} | cuda | torch | | {ms} | {gbps} | {pct:.0f}% | | |")
+    print("\n'vs torch' and 'vs stock Burn': how many times faster sieve is (their median / sieve's).")
+
+
+if __name__ == "__main__":
+    main()
