@@ -4,7 +4,7 @@
 # racecheck), then the benchmarks (CUDA, Vulkan) and the torch reference, all on one card.
 # Binaries come prebuilt in .gpu/ (xz-compressed); logs and JSON go to $OUT.
 #
-# usage: bash bench/gpu_run.sh [tests] [sanitize] [bench]     (default: all three)
+# usage: bash bench/gpu_run.sh [tests] [sanitize] [bench] [sweep]   (default: the first three)
 set -uo pipefail
 steps="${*:-tests sanitize bench}"
 for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
@@ -13,12 +13,16 @@ export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
 
-run() { # name, command...: log to $OUT/name.log, say how it ended
+log="$OUT/log.txt"   # one log: the device tool brings back at most 8 files
+run() { # name, command...: append to the log under a header, say how it ended
   local name=$1; shift
   local start=$SECONDS
-  "$@" > "$OUT/$name.log" 2>&1
+  echo "===== $name: $*" >> "$log"
+  timeout 150 "$@" > "$OUT/current.log" 2>&1
   local rc=$?
-  echo "== $name: rc=$rc ($((SECONDS - start)) s): $(grep -E 'test result|ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$name.log" | tr '\n' ' ')"
+  cat "$OUT/current.log" >> "$log"
+  echo "== $name: rc=$rc ($((SECONDS - start)) s): $(grep -E 'test result|ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/current.log" | tr '\n' ' ')"
+  rm -f "$OUT/current.log"
 }
 
 if [[ $steps == *tests* ]]; then
@@ -41,5 +45,14 @@ if [[ $steps == *bench* ]]; then
   [ -x .gpu/sieve-bench-cuda ] && run bench-cuda .gpu/sieve-bench-cuda --json "$OUT/cuda.json"
   [ -x .gpu/sieve-bench-vulkan ] && run bench-vulkan .gpu/sieve-bench-vulkan --json "$OUT/vulkan.json"
   run bench-torch python3 bench/torch_reference.py "$OUT/torch.json"
-  for f in cuda vulkan torch; do tail -n 12 "$OUT/bench-$f.log"; done
+  grep -E "^(cumsum|copy) " "$log"
+fi
+if [[ $steps == *sweep* ]] && [ -x .gpu/sieve-bench-cuda ]; then
+  cases=()
+  for e in 16 32 64; do for u in 256 512; do
+    cases+=(--case "cumsum:268435456:f32:strategy=decoupled_lookback,epu=$e,units=$u")
+    cases+=(--case "cumsum:268435456:f32:strategy=reduce_then_scan,epu=$e,units=$u")
+  done; done
+  run sweep-cuda .gpu/sieve-bench-cuda --no-burn --json "$OUT/sweep-cuda.json" "${cases[@]}"
+  grep -E "^cumsum .*sieve" "$log" | grep -v auto
 fi

@@ -46,7 +46,14 @@ fn float_cumsum_every_dim_matches_the_cpu() {
         for dim in 0..3 {
             let got = float_data(sieve_burn::cumsum(x.clone(), dim));
             let (want, scale) = reference(&wide, &shape, dim);
-            common::assert_close(&got, &want, &scale, 1e-5, 1e-6, &format!("shape {shape:?} dim {dim}"));
+            common::assert_close(
+                &got,
+                &want,
+                &scale,
+                1e-5,
+                1e-6,
+                &format!("shape {shape:?} dim {dim}"),
+            );
         }
     }
 }
@@ -60,8 +67,15 @@ fn int_cumsum_every_dim_is_exact() {
     let data: Vec<i32> = (0..n).map(|_| rng.random_range(-50..50)).collect();
     let x = Tensor::<3, Int>::from_data(TensorData::new(data.clone(), shape), &device);
     for dim in 0..3 {
-        let got: Vec<i64> = sieve_burn::cumsum(x.clone(), dim).into_data().iter::<i64>().collect();
-        let (want, _) = reference(&data.iter().map(|&v| v as f64).collect::<Vec<_>>(), &shape, dim);
+        let got: Vec<i64> = sieve_burn::cumsum(x.clone(), dim)
+            .into_data()
+            .iter::<i64>()
+            .collect();
+        let (want, _) = reference(
+            &data.iter().map(|&v| v as f64).collect::<Vec<_>>(),
+            &shape,
+            dim,
+        );
         let want: Vec<i64> = want.into_iter().map(|v| v as i64).collect();
         common::assert_same(&got, &want, &format!("int dim {dim}"));
     }
@@ -71,13 +85,18 @@ fn int_cumsum_every_dim_is_exact() {
 fn views_are_read_in_logical_order() {
     let device = Device::default();
     let (mut rng, _) = rng("views_are_read_in_logical_order");
-    let data: Vec<f32> = (0..6 * 40 * 9).map(|_| rng.random_range(-4..4) as f32).collect();
+    let data: Vec<f32> = (0..6 * 40 * 9)
+        .map(|_| rng.random_range(-4..4) as f32)
+        .collect();
     let base = Tensor::<3>::from_data(TensorData::new(data, [6, 40, 9]), &device);
     // A permuted view, a narrowed view (offset into the buffer) and a transposed narrow.
     let views = [
         ("permuted", base.clone().permute([2, 0, 1])),
         ("narrowed", base.clone().narrow(1, 3, 31)),
-        ("swapped+narrowed", base.clone().swap_dims(0, 2).narrow(0, 1, 7)),
+        (
+            "swapped+narrowed",
+            base.clone().swap_dims(0, 2).narrow(0, 1, 7),
+        ),
     ];
     for (name, view) in views {
         let shape: Vec<usize> = view.dims().to_vec();
@@ -135,7 +154,13 @@ fn gradient_is_the_reversed_cumsum() {
         let w = Tensor::<3>::from_data(TensorData::new(ws.clone(), shape), &device);
         let loss = (sieve_burn::cumsum(x.clone(), dim) * w).sum();
         let grads = loss.backward();
-        let got: Vec<f64> = x.grad(&grads).unwrap().into_data().iter::<f32>().map(|v| v as f64).collect();
+        let got: Vec<f64> = x
+            .grad(&grads)
+            .unwrap()
+            .into_data()
+            .iter::<f32>()
+            .map(|v| v as f64)
+            .collect();
         // d loss / d x[j] = sum of w[i] over i >= j along dim: a reversed cumsum of w.
         let len = shape[dim];
         let inner: usize = shape[dim + 1..].iter().product();

@@ -46,7 +46,9 @@ pub fn download<T: bytemuck::Pod>(client: &Client, handle: Handle, len: usize) -
 /// Exact comparison; panics naming the case, the seed and the first differing index.
 pub fn assert_same<T: PartialEq + std::fmt::Debug>(actual: &[T], expected: &[T], case: &str) {
     assert_eq!(actual.len(), expected.len(), "{case}: length");
-    let bad: Vec<usize> = (0..actual.len()).filter(|&i| actual[i] != expected[i]).collect();
+    let bad: Vec<usize> = (0..actual.len())
+        .filter(|&i| actual[i] != expected[i])
+        .collect();
     if let Some(&first) = bad.first() {
         panic!(
             "{case}: {}/{} elements differ; first at {first}: got {:?}, expected {:?}",
@@ -61,7 +63,14 @@ pub fn assert_same<T: PartialEq + std::fmt::Debug>(actual: &[T], expected: &[T],
 /// Float comparison against a reference computed in f64: NaN must meet NaN, infinities must
 /// match, finite values must be within `rel * scale[i] + abs` where `scale` is the running
 /// sum of magnitudes (the error bound of a sum grows with it).
-pub fn assert_close(actual: &[f64], expected: &[f64], scale: &[f64], rel: f64, abs: f64, case: &str) {
+pub fn assert_close(
+    actual: &[f64],
+    expected: &[f64],
+    scale: &[f64],
+    rel: f64,
+    abs: f64,
+    case: &str,
+) {
     assert_eq!(actual.len(), expected.len(), "{case}: length");
     for i in 0..actual.len() {
         let (a, e) = (actual[i], expected[i]);

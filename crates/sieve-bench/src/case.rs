@@ -18,7 +18,10 @@ impl Case {
             op: op.into(),
             shape: shape.to_vec(),
             dtype: dtype.into(),
-            params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            params: params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
         }
     }
 
@@ -29,16 +32,26 @@ impl Case {
         }
         let shape = parts[1]
             .split('x')
-            .map(|d| d.parse::<usize>().map_err(|e| format!("shape `{}`: {e}", parts[1])))
+            .map(|d| {
+                d.parse::<usize>()
+                    .map_err(|e| format!("shape `{}`: {e}", parts[1]))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let mut params = BTreeMap::new();
         if let Some(list) = parts.get(3) {
             for kv in list.split(',').filter(|kv| !kv.is_empty()) {
-                let (k, v) = kv.split_once('=').ok_or(format!("param `{kv}` is not key=value"))?;
+                let (k, v) = kv
+                    .split_once('=')
+                    .ok_or(format!("param `{kv}` is not key=value"))?;
                 params.insert(k.to_string(), v.to_string());
             }
         }
-        Ok(Case { op: parts[0].into(), shape, dtype: parts[2].into(), params })
+        Ok(Case {
+            op: parts[0].into(),
+            shape,
+            dtype: parts[2].into(),
+            params,
+        })
     }
 
     pub fn numel(&self) -> usize {
@@ -58,7 +71,11 @@ impl fmt::Display for Case {
         let shape: Vec<String> = self.shape.iter().map(|d| d.to_string()).collect();
         write!(f, "{}:{}:{}", self.op, shape.join("x"), self.dtype)?;
         if !self.params.is_empty() {
-            let kv: Vec<String> = self.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let kv: Vec<String> = self
+                .params
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
             write!(f, ":{}", kv.join(","))?;
         }
         Ok(())

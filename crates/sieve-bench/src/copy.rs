@@ -8,8 +8,13 @@ use crate::report::{Row, backend_name};
 use crate::timing;
 
 #[cube(launch_unchecked)]
-fn copy_kernel(input: &[Vector<f32, Const<4>>], output: &mut [Vector<f32, Const<4>>], vectors: usize) {
-    let index = (CUBE_POS_Y as usize * CUBE_COUNT_X as usize + CUBE_POS_X as usize) * CUBE_DIM as usize
+fn copy_kernel(
+    input: &[Vector<f32, Const<4>>],
+    output: &mut [Vector<f32, Const<4>>],
+    vectors: usize,
+) {
+    let index = (CUBE_POS_Y as usize * CUBE_COUNT_X as usize + CUBE_POS_X as usize)
+        * CUBE_DIM as usize
         + UNIT_POS as usize;
     if index < vectors {
         output[index] = input[index];
@@ -35,7 +40,13 @@ pub fn time_copy(client: &Client, len: usize, runs: usize) -> Row {
         )
     };
     let case = Case::new("copy", &[len], "f32", &[]);
-    let row = Row::new(&case, "copy", &backend_name(&sieve::DeviceCaps::of(client)), 8 * len as u64, &[]);
+    let row = Row::new(
+        &case,
+        "copy",
+        &backend_name(&sieve::DeviceCaps::of(client)),
+        8 * len as u64,
+        &[],
+    );
     launch();
     let bytes = client.read_one(output.clone()).expect("read back the copy");
     if bytes[..len * 4] != *bytemuck::cast_slice::<f32, u8>(&data) {

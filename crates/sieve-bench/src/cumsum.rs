@@ -8,7 +8,7 @@
 use burn::tensor::{Device, Tensor, TensorData};
 use cubecl::prelude::*;
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use sieve::scan::{self, ScanKind, ScanOptions, ScanProblem, ScanStrategy};
+use sieve::scan::{self, ScanKind, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
 
 use crate::case::Case;
 use crate::report::{Row, backend_name};
@@ -18,8 +18,17 @@ use crate::timing;
 /// above this row length one call takes tens of seconds, so the row is reported as skipped.
 const BURN_MAX_ROW: usize = 1 << 20;
 
-pub fn run(case: &Case, device: &Device, client: &Client, runs: usize, with_burn: bool) -> Vec<Row> {
-    assert_eq!(case.dtype, "f32", "cumsum bench: only f32 cases are defined");
+pub fn run(
+    case: &Case,
+    device: &Device,
+    client: &Client,
+    runs: usize,
+    with_burn: bool,
+) -> Vec<Row> {
+    assert_eq!(
+        case.dtype, "f32",
+        "cumsum bench: only f32 cases are defined"
+    );
     match case.shape.len() {
         1 => run_rank::<1>(case, device, client, runs, with_burn),
         2 => run_rank::<2>(case, device, client, runs, with_burn),
@@ -28,14 +37,22 @@ pub fn run(case: &Case, device: &Device, client: &Client, runs: usize, with_burn
     }
 }
 
-fn run_rank<const D: usize>(case: &Case, device: &Device, client: &Client, runs: usize, with_burn: bool) -> Vec<Row> {
+fn run_rank<const D: usize>(
+    case: &Case,
+    device: &Device,
+    client: &Client,
+    runs: usize,
+    with_burn: bool,
+) -> Vec<Row> {
     let dim = case.dim();
     assert!(dim < D, "cumsum bench: dim {dim} out of range for rank {D}");
     let n = case.numel();
     let backend = backend_name(&sieve::DeviceCaps::of(client));
     let floor = 8 * n as u64;
     let mut rng = StdRng::seed_from_u64(0x51e7e);
-    let data: Vec<f32> = (0..n).map(|_| [-2.0, -1.0, 1.0, 2.0][rng.random_range(0..4)]).collect();
+    let data: Vec<f32> = (0..n)
+        .map(|_| [-2.0, -1.0, 1.0, 2.0][rng.random_range(0..4)])
+        .collect();
     let expected = reference(&data, &case.shape, dim);
     let input = Tensor::<D>::from_data(TensorData::new(data.clone(), case.shape.clone()), device);
     let mut rows = Vec::new();
@@ -43,24 +60,48 @@ fn run_rank<const D: usize>(case: &Case, device: &Device, client: &Client, runs:
     // sieve through Burn (what a model calls).
     let row = Row::new(case, "sieve", &backend, floor, &[("strategy", "auto")]);
     let out = sieve_burn::cumsum(input.clone(), dim);
-    rows.push(match mismatch(&out.into_data().try_to_vec::<f32>().unwrap(), &expected) {
-        Some(why) => row.untimed("wrong", why),
-        None => row.timed(timing::time(runs, || {
-            let _out = sieve_burn::cumsum(input.clone(), dim);
-            device.sync().expect("device sync");
-        })),
-    });
+    rows.push(
+        match mismatch(&out.into_data().try_to_vec::<f32>().unwrap(), &expected) {
+            Some(why) => row.untimed("wrong", why),
+            None => row.timed(timing::time(runs, || {
+                let _out = sieve_burn::cumsum(input.clone(), dim);
+                device.sync().expect("device sync");
+            })),
+        },
+    );
 
     // sieve's raw kernels with each strategy forced (contiguous rows: dim is the last axis).
     if dim + 1 == D {
         let len = case.shape[dim];
-        let problem = ScanProblem { rows: n / len.max(1), len };
+        let problem = ScanProblem {
+            rows: n / len.max(1),
+            len,
+        };
         let in_handle = client.create_from_slice(bytemuck::cast_slice(&data));
         let out_handle = client.empty(4 * n.max(1));
-        for strategy in [ScanStrategy::ReduceThenScan, ScanStrategy::DecoupledLookback] {
-            let row = Row::new(case, "sieve", &backend, floor, &[("strategy", strategy.name())]);
-            let options = ScanOptions { strategy, tuning: None };
-            let launch = || scan::scan(client, &in_handle, &out_handle, problem, sieve::Dtype::F32, ScanKind::Inclusive, options);
+        for strategy in raw_strategies(case) {
+            let row = Row::new(
+                case,
+                "sieve",
+                &backend,
+                floor,
+                &[("strategy", strategy.name())],
+            );
+            let options = ScanOptions {
+                strategy,
+                tuning: tuning_override(case, client, strategy),
+            };
+            let launch = || {
+                scan::scan(
+                    client,
+                    &in_handle,
+                    &out_handle,
+                    problem,
+                    sieve::Dtype::F32,
+                    ScanKind::Inclusive,
+                    options,
+                )
+            };
             if let Err(e) = launch() {
                 rows.push(row.untimed("skipped", e.to_string()));
                 continue;
@@ -84,19 +125,56 @@ fn run_rank<const D: usize>(case: &Case, device: &Device, client: &Client, runs:
     } else if case.shape[dim] > BURN_MAX_ROW {
         rows.push(row.untimed(
             "skipped",
-            format!("stock cumsum is O(len^2) per row; not run for rows longer than {BURN_MAX_ROW}"),
+            format!(
+                "stock cumsum is O(len^2) per row; not run for rows longer than {BURN_MAX_ROW}"
+            ),
         ));
     } else {
         let out = input.clone().cumsum(dim);
-        rows.push(match mismatch(&out.into_data().try_to_vec::<f32>().unwrap(), &expected) {
-            Some(why) => row.untimed("wrong", why),
-            None => row.timed(timing::time(runs, || {
-                let _out = input.clone().cumsum(dim);
-                device.sync().expect("device sync");
-            })),
-        });
+        rows.push(
+            match mismatch(&out.into_data().try_to_vec::<f32>().unwrap(), &expected) {
+                Some(why) => row.untimed("wrong", why),
+                None => row.timed(timing::time(runs, || {
+                    let _out = input.clone().cumsum(dim);
+                    device.sync().expect("device sync");
+                })),
+            },
+        );
     }
     rows
+}
+
+/// The forced strategies to time: the one named by `strategy=` (other than `auto`), else both.
+fn raw_strategies(case: &Case) -> Vec<ScanStrategy> {
+    match case.params.get("strategy").map(String::as_str) {
+        Some("reduce_then_scan") => vec![ScanStrategy::ReduceThenScan],
+        Some("decoupled_lookback") => vec![ScanStrategy::DecoupledLookback],
+        _ => vec![
+            ScanStrategy::ReduceThenScan,
+            ScanStrategy::DecoupledLookback,
+        ],
+    }
+}
+
+/// A tuning from the case's `units=` / `epu=` (elements per unit) params, over the device's
+/// defaults for `strategy`; `None` when the case names neither.
+fn tuning_override(case: &Case, client: &Client, strategy: ScanStrategy) -> Option<ScanTuning> {
+    let get = |k: &str| {
+        case.params
+            .get(k)
+            .map(|v| v.parse::<u32>().expect("an integer"))
+    };
+    let (units, epu) = (get("units"), get("epu"));
+    if units.is_none() && epu.is_none() {
+        return None;
+    }
+    let caps = sieve::DeviceCaps::of(client);
+    let base = ScanTuning::for_device(&caps, strategy == ScanStrategy::DecoupledLookback);
+    Some(ScanTuning {
+        units_per_cube: units.unwrap_or(base.units_per_cube),
+        elements_per_unit: epu.unwrap_or(base.elements_per_unit),
+        ..base
+    })
 }
 
 /// CPU cumsum of a row-major tensor along `dim`.
@@ -121,7 +199,11 @@ fn reference(data: &[f32], shape: &[usize], dim: usize) -> Vec<f32> {
 /// `None` when equal; otherwise how many elements differ and the first one.
 fn mismatch(got: &[f32], expected: &[f32]) -> Option<String> {
     if got.len() != expected.len() {
-        return Some(format!("{} elements, expected {}", got.len(), expected.len()));
+        return Some(format!(
+            "{} elements, expected {}",
+            got.len(),
+            expected.len()
+        ));
     }
     let bad = got.iter().zip(expected).filter(|(g, e)| g != e).count();
     let first = got.iter().zip(expected).position(|(g, e)| g != e)?;

@@ -54,10 +54,12 @@ fn main() {
     } else {
         cli.cases
             .iter()
-            .map(|s| Case::parse(s).unwrap_or_else(|e| {
-                eprintln!("--case {s}: {e}");
-                std::process::exit(2)
-            }))
+            .map(|s| {
+                Case::parse(s).unwrap_or_else(|e| {
+                    eprintln!("--case {s}: {e}");
+                    std::process::exit(2)
+                })
+            })
             .collect()
     };
 

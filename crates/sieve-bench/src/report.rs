@@ -29,10 +29,24 @@ pub struct Row {
 
 impl Row {
     /// A row for `case` run by `implementation`, with extra params (e.g. the strategy).
-    pub fn new(case: &Case, implementation: &str, backend: &str, floor_bytes: u64, extra: &[(&str, &str)]) -> Self {
+    pub fn new(
+        case: &Case,
+        implementation: &str,
+        backend: &str,
+        floor_bytes: u64,
+        extra: &[(&str, &str)],
+    ) -> Self {
         let mut params = Map::new();
-        for (k, v) in case.params.iter().map(|(k, v)| (k.as_str(), v.as_str())).chain(extra.iter().copied()) {
-            let value = v.parse::<i64>().map(Value::from).unwrap_or_else(|_| Value::from(v));
+        for (k, v) in case
+            .params
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .chain(extra.iter().copied())
+        {
+            let value = v
+                .parse::<i64>()
+                .map(Value::from)
+                .unwrap_or_else(|_| Value::from(v));
             params.insert(k.to_string(), value);
         }
         Row {
@@ -98,7 +112,17 @@ impl Report {
         println!("device: {} ({})", self.device, self.backend);
         println!(
             "{:<10} {:<14} {:<5} {:<36} {:<6} {:>10} {:>10} {:>10} {:>8} {:>7}  {}",
-            "op", "shape", "dtype", "params", "impl", "median ms", "min ms", "max ms", "GB/s", "% copy", "status"
+            "op",
+            "shape",
+            "dtype",
+            "params",
+            "impl",
+            "median ms",
+            "min ms",
+            "max ms",
+            "GB/s",
+            "% copy",
+            "status"
         );
         for r in &self.rows {
             let shape: Vec<String> = r.shape.iter().map(|d| d.to_string()).collect();
@@ -118,10 +142,15 @@ impl Report {
                 f(r.median_ms),
                 f(r.min_ms),
                 f(r.max_ms),
-                r.gbps.map(|g| format!("{g:.0}")).unwrap_or_else(|| "-".into()),
+                r.gbps
+                    .map(|g| format!("{g:.0}"))
+                    .unwrap_or_else(|| "-".into()),
                 pct,
                 r.status,
-                r.note.as_ref().map(|n| format!(": {n}")).unwrap_or_default(),
+                r.note
+                    .as_ref()
+                    .map(|n| format!(": {n}"))
+                    .unwrap_or_default(),
             );
         }
     }

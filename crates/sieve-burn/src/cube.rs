@@ -32,7 +32,9 @@ pub(crate) fn sieve_dtype(op: &str, dtype: DType) -> Dtype {
         DType::I32 => Dtype::I32,
         DType::U32 => Dtype::U32,
         DType::I64 => Dtype::I64,
-        other => panic!("{op}: dtype {other:?} is not supported by sieve (supported: f32, f16, i32, u32, i64)"),
+        other => panic!(
+            "{op}: dtype {other:?} is not supported by sieve (supported: f32, f16, i32, u32, i64)"
+        ),
     }
 }
 
@@ -50,7 +52,11 @@ pub(crate) fn rows_along(x: CubeTensor, dim: usize) -> Rows {
     let rank = x.meta.num_dims();
     let shape = x.meta.shape().clone();
     let len = shape[dim];
-    let rows = if len == 0 { 0 } else { shape.num_elements() / len };
+    let rows = if len == 0 {
+        0
+    } else {
+        shape.num_elements() / len
+    };
     let swap = (dim + 1 != rank).then(|| {
         let mut axes: Vec<usize> = (0..rank).collect();
         axes.swap(dim, rank - 1);
@@ -60,7 +66,12 @@ pub(crate) fn rows_along(x: CubeTensor, dim: usize) -> Rows {
         Some(axes) => into_contiguous(permute(x, axes)),
         None => into_contiguous(x),
     };
-    Rows { tensor, rows, len, swap }
+    Rows {
+        tensor,
+        rows,
+        len,
+        swap,
+    }
 }
 
 /// An uninitialised contiguous tensor shaped like `like`.
@@ -70,7 +81,12 @@ pub(crate) fn empty_like(like: &CubeTensor, shape: Shape) -> CubeTensor {
 
 fn cumsum(x: CubeTensor, dim: usize, kind: ScanKind) -> CubeTensor {
     let dtype = sieve_dtype("cumsum", x.dtype);
-    let Rows { tensor, rows, len, swap } = rows_along(x, dim);
+    let Rows {
+        tensor,
+        rows,
+        len,
+        swap,
+    } = rows_along(x, dim);
     let output = empty_like(&tensor, tensor.meta.shape().clone());
     scan::scan(
         &tensor.client,

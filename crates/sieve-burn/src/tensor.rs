@@ -34,6 +34,9 @@ impl SieveKind for Int {
 /// # Panics
 /// If `dim >= D`.
 pub fn cumsum<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: usize) -> Tensor<D, K> {
-    assert!(dim < D, "cumsum: dim = {dim} is out of range for a tensor of rank {D} (expected 0..{D})");
+    assert!(
+        dim < D,
+        "cumsum: dim = {dim} is out of range for a tensor of rank {D} (expected 0..{D})"
+    );
     Tensor::from_dispatch(K::cumsum(x.into_dispatch(), dim))
 }

@@ -18,6 +18,8 @@ pub struct DeviceCaps {
     pub plane_ops: bool,
     pub plane_size_min: u32,
     pub plane_size_max: u32,
+    /// Most units one cube may have.
+    pub max_units_per_cube: u32,
     /// Widest vector (in elements) the device loads in one instruction.
     pub max_vector_size: usize,
     /// Cubes that have started keep running while others spin on them. CUDA and HIP promise
@@ -43,6 +45,7 @@ impl DeviceCaps {
             plane_ops: properties.features.plane.contains(Plane::Ops),
             plane_size_min: hardware.plane_size_min,
             plane_size_max: hardware.plane_size_max,
+            max_units_per_cube: hardware.max_units_per_cube,
             max_vector_size: hardware.max_vector_size,
             forward_progress: matches!(runtime, "cuda" | "hip"),
             atomic_u64,
@@ -75,7 +78,5 @@ impl DeviceCaps {
 }
 
 fn supports(client: &Client, dtype: Dtype) -> bool {
-    client
-        .properties()
-        .supports_type(dtype.elem_type())
+    client.properties().supports_type(dtype.elem_type())
 }

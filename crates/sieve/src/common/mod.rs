@@ -2,5 +2,5 @@
 //! plane-level `#[cube]` functions that kernels call. Nothing here launches a kernel.
 
 pub mod cube;
-pub mod grid;
 pub mod fill;
+pub mod grid;

@@ -27,7 +27,8 @@ pub(crate) fn reduce_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
     }
     let row = tile / tiles_per_row;
     let tile_start = (tile % tiles_per_row) * comptime!(blueprint.tile_vectors());
-    let total = reduce_tile::<E, A, N>(input, row * row_vectors, tile_start, row_vectors, blueprint);
+    let total =
+        reduce_tile::<E, A, N>(input, row * row_vectors, tile_start, row_vectors, blueprint);
     if UNIT_POS == 0 {
         tile_sums[tile] = total;
     }
@@ -54,16 +55,29 @@ pub(crate) fn scan_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
     }
     let row_base = (tile / tiles_per_row) * row_vectors;
     let tile_start = (tile % tiles_per_row) * comptime!(blueprint.tile_vectors());
-    let mut values =
-        Array::<Vector<A, N>>::new(comptime!(blueprint.vectors_per_unit as usize + 1));
-    scan_tile::<E, A, N>(input, &mut values, row_base, tile_start, row_vectors, blueprint);
+    let mut values = Array::<Vector<A, N>>::new(comptime!(blueprint.vectors_per_unit as usize + 1));
+    scan_tile::<E, A, N>(
+        input,
+        &mut values,
+        row_base,
+        tile_start,
+        row_vectors,
+        blueprint,
+    );
     let offset = if with_offsets {
         tile_offsets[tile]
     } else {
         A::from_int(0)
     };
     store_tile::<E, A, N>(
-        output, &values, offset, row_base, tile_start, row_vectors, exclusive, blueprint,
+        output,
+        &values,
+        offset,
+        row_base,
+        tile_start,
+        row_vectors,
+        exclusive,
+        blueprint,
     );
 }
 
@@ -117,9 +131,15 @@ pub(crate) fn scan_lookback_kernel<E: Numeric, A: Numeric, N: Size>(
     let part = tile % tiles_per_row;
     let row_base = (tile / tiles_per_row) * row_vectors;
     let tile_start = part * comptime!(blueprint.tile_vectors());
-    let mut values =
-        Array::<Vector<A, N>>::new(comptime!(blueprint.vectors_per_unit as usize + 1));
-    let total = scan_tile::<E, A, N>(input, &mut values, row_base, tile_start, row_vectors, blueprint);
+    let mut values = Array::<Vector<A, N>>::new(comptime!(blueprint.vectors_per_unit as usize + 1));
+    let total = scan_tile::<E, A, N>(
+        input,
+        &mut values,
+        row_base,
+        tile_start,
+        row_vectors,
+        blueprint,
+    );
 
     let mut offset_slot = Shared::<A>::new();
     if UNIT_POS == 0 {
@@ -127,7 +147,14 @@ pub(crate) fn scan_lookback_kernel<E: Numeric, A: Numeric, N: Size>(
     }
     sync_cube();
     store_tile::<E, A, N>(
-        output, &values, *offset_slot, row_base, tile_start, row_vectors, exclusive, blueprint,
+        output,
+        &values,
+        *offset_slot,
+        row_base,
+        tile_start,
+        row_vectors,
+        exclusive,
+        blueprint,
     );
 }
 

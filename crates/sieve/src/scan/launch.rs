@@ -80,12 +80,13 @@ fn resolve_strategy(
 
 fn check_tuning(caps: &DeviceCaps, tuning: &ScanTuning) -> Result<(), SieveError> {
     let units = tuning.units_per_cube;
-    if !units.is_power_of_two() || units < caps.plane_size_max.max(1) || units > 1024 {
+    let max_units = caps.max_units_per_cube.min(1024);
+    if !units.is_power_of_two() || units < caps.plane_size_max.max(1) || units > max_units {
         return Err(SieveError::invalid(
             "tuning.units_per_cube",
             units,
             format!(
-                "a power of two in {}..=1024 (at least the plane width)",
+                "a power of two in {}..={max_units} (at least the plane width, at most a cube)",
                 caps.plane_size_max.max(1)
             ),
         ));
@@ -267,15 +268,20 @@ impl Pass<'_> {
 
 /// The widest vector (elements) that divides the row length, does not exceed `max`, and
 /// keeps every buffer's start aligned to it.
-pub(crate) fn vector_size_for(len: usize, max: usize, elem_bytes: usize, handles: &[&Handle]) -> usize {
+pub(crate) fn vector_size_for(
+    len: usize,
+    max: usize,
+    elem_bytes: usize,
+    handles: &[&Handle],
+) -> usize {
     [4usize, 2, 1]
         .into_iter()
         .find(|&size| {
             size <= max
                 && len % size == 0
-                && handles.iter().all(|h| {
-                    h.offset_start.unwrap_or(0) % (size * elem_bytes) as u64 == 0
-                })
+                && handles
+                    .iter()
+                    .all(|h| h.offset_start.unwrap_or(0) % (size * elem_bytes) as u64 == 0)
         })
         .unwrap_or(1)
 }
