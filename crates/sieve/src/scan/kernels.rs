@@ -142,7 +142,15 @@ pub(crate) fn scan_lookback_kernel<E: Numeric, A: Numeric, N: Size>(
     );
 
     let mut offset_slot = Shared::<A>::new();
-    if UNIT_POS == 0 {
+    if blueprint.use_planes {
+        // The first plane walks back PLANE_DIM predecessors per read.
+        if UNIT_POS < PLANE_DIM {
+            let prefix = look_back_plane::<A>(status, tile, part, total);
+            if UNIT_POS == 0 {
+                *offset_slot = prefix;
+            }
+        }
+    } else if UNIT_POS == 0 {
         *offset_slot = look_back::<A>(status, tile, part, total);
     }
     sync_cube();
@@ -189,6 +197,64 @@ fn look_back<A: Numeric>(status: &[Atomic<u64>], tile: usize, part: usize, total
             prefix += stash[stashed - 1 - i];
         }
         status[tile].store(pack_status::<A>(FLAG_INCLUSIVE, prefix + total));
+    }
+    prefix
+}
+
+/// [`look_back`] by a whole plane: each lane reads one predecessor's status word (lane `l`
+/// reads tile `tile - 1 - l`), so one round of reads covers `PLANE_DIM` predecessors. The
+/// nearest inclusive prefix (lowest lane) is the base; once every lane before it holds an
+/// aggregate, the plane folds them *forward* (base, then lane `j - 1` down to lane 0), the
+/// same order as the serial walk, so results are bit-identical to it. Until a window holds an
+/// inclusive prefix with ready aggregates before it, the plane reads the window again.
+/// Called by every unit of one plane; returns the exclusive prefix to all of them.
+#[cube]
+fn look_back_plane<A: Numeric>(status: &[Atomic<u64>], tile: usize, part: usize, total: A) -> A {
+    let mut prefix = A::from_int(0);
+    if part == 0 {
+        if UNIT_POS_PLANE == 0 {
+            status[tile].store(pack_status::<A>(FLAG_INCLUSIVE, total));
+        }
+    } else {
+        if UNIT_POS_PLANE == 0 {
+            status[tile].store(pack_status::<A>(FLAG_AGGREGATE, total));
+        }
+        let lane = UNIT_POS_PLANE as usize;
+        let mut searching = true;
+        while searching {
+            // Lanes past the row's first tile read nothing: they act as an inclusive zero,
+            // never chosen since the row's first tile (a nearer lane) is always inclusive.
+            let word = if lane < part {
+                status[tile - 1 - lane].load()
+            } else {
+                pack_status::<A>(FLAG_INCLUSIVE, A::from_int(0))
+            };
+            let flag = word >> 32u64;
+            let value = unpack_status::<A>(word);
+            let base = plane_min(if flag == FLAG_INCLUSIVE {
+                UNIT_POS_PLANE
+            } else {
+                PLANE_DIM
+            });
+            let ready = plane_all(UNIT_POS_PLANE >= base || flag == FLAG_AGGREGATE);
+            if base < PLANE_DIM && ready {
+                let mut acc = A::from_int(0);
+                for step in 0..PLANE_DIM {
+                    let from = PLANE_DIM - 1 - step;
+                    let v = plane_shuffle(value, from);
+                    if from == base {
+                        acc = v;
+                    } else if from < base {
+                        acc += v;
+                    }
+                }
+                prefix = acc;
+                searching = false;
+            }
+        }
+        if UNIT_POS_PLANE == 0 {
+            status[tile].store(pack_status::<A>(FLAG_INCLUSIVE, prefix + total));
+        }
     }
     prefix
 }
