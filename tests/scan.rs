@@ -60,6 +60,31 @@ fn run(
     output
 }
 
+/// Integer scans are exact: compare every element with the CPU twin, both kinds.
+fn check_exact<T>(
+    client: &Client,
+    data: &[T],
+    rows: usize,
+    len: usize,
+    dtype: Dtype,
+    options: ScanOptions,
+    case: &str,
+) where
+    T: reference::ScanElement + bytemuck::Pod + PartialEq + std::fmt::Debug,
+{
+    let input = upload(client, data);
+    for kind in KINDS {
+        let out = run(client, &input, rows, len, dtype, kind, options);
+        let got: Vec<T> = download(client, out, rows * len);
+        let want = reference::scan_rows(data, rows, len, kind == ScanKind::Exclusive);
+        assert_same(
+            &got,
+            &want,
+            &format!("{case} {dtype} {kind:?} {options:?} rows={rows} len={len}"),
+        );
+    }
+}
+
 fn check_u32(
     client: &Client,
     data: &[u32],
@@ -68,59 +93,7 @@ fn check_u32(
     options: ScanOptions,
     case: &str,
 ) {
-    let input = upload(client, data);
-    for kind in KINDS {
-        let out = run(client, &input, rows, len, Dtype::U32, kind, options);
-        let got: Vec<u32> = download(client, out, rows * len);
-        let want = reference::scan_rows(data, rows, len, kind == ScanKind::Exclusive);
-        assert_same(
-            &got,
-            &want,
-            &format!("{case} u32 {kind:?} {options:?} rows={rows} len={len}"),
-        );
-    }
-}
-
-fn check_i32(
-    client: &Client,
-    data: &[i32],
-    rows: usize,
-    len: usize,
-    options: ScanOptions,
-    case: &str,
-) {
-    let input = upload(client, data);
-    for kind in KINDS {
-        let out = run(client, &input, rows, len, Dtype::I32, kind, options);
-        let got: Vec<i32> = download(client, out, rows * len);
-        let want = reference::scan_rows(data, rows, len, kind == ScanKind::Exclusive);
-        assert_same(
-            &got,
-            &want,
-            &format!("{case} i32 {kind:?} {options:?} rows={rows} len={len}"),
-        );
-    }
-}
-
-fn check_i64(
-    client: &Client,
-    data: &[i64],
-    rows: usize,
-    len: usize,
-    options: ScanOptions,
-    case: &str,
-) {
-    let input = upload(client, data);
-    for kind in KINDS {
-        let out = run(client, &input, rows, len, Dtype::I64, kind, options);
-        let got: Vec<i64> = download(client, out, rows * len);
-        let want = reference::scan_rows(data, rows, len, kind == ScanKind::Exclusive);
-        assert_same(
-            &got,
-            &want,
-            &format!("{case} i64 {kind:?} {options:?} rows={rows} len={len}"),
-        );
-    }
+    check_exact(client, data, rows, len, Dtype::U32, options, case);
 }
 
 /// Reference and error scale of a float scan, in f64.
@@ -237,13 +210,14 @@ fn check_all_dtypes(
         options,
         case,
     );
-    check_i32(
+    check_exact(
         client,
         &(0..n)
             .map(|_| rng.random_range(-1000..=1000))
             .collect::<Vec<i32>>(),
         rows,
         len,
+        Dtype::I32,
         options,
         case,
     );
@@ -258,13 +232,14 @@ fn check_all_dtypes(
         case,
     );
     if caps.i64 && options.strategy != ScanStrategy::DecoupledLookback {
-        check_i64(
+        check_exact(
             client,
             &(0..n)
                 .map(|_| rng.random_range(-(1i64 << 40)..(1i64 << 40)))
-                .collect::<Vec<_>>(),
+                .collect::<Vec<i64>>(),
             rows,
             len,
+            Dtype::I64,
             options,
             case,
         );
