@@ -29,6 +29,8 @@ pub struct DeviceCaps {
     pub atomic_u64: bool,
     pub f16: bool,
     pub i64: bool,
+    /// Buffers of 8-bit elements (byte masks).
+    pub u8: bool,
 }
 
 impl DeviceCaps {
@@ -51,6 +53,9 @@ impl DeviceCaps {
             atomic_u64,
             f16: supports(client, Dtype::F16),
             i64: supports(client, Dtype::I64),
+            u8: client
+                .properties()
+                .supports_type(ElemType::UInt(UIntKind::U8)),
         }
     }
 

@@ -9,6 +9,9 @@
 //! - [`scan`]: exclusive and inclusive row-wise sums (`[rows, len]`), deterministic, with a
 //!   portable reduce-then-scan and a single-pass decoupled look-back where the runtime
 //!   guarantees forward progress between cubes.
+//! - [`compact`]: stream compaction and the stable split on one engine (flags from a mask or
+//!   a comparison, ranked by the scan's register scan, placed by scatter or by binary-search
+//!   gather).
 //!
 //! Layers follow CUB's device -> pass -> cube -> plane split, in CubeCL's words:
 //! `scan::scan` (device op, validation) -> `scan::launch` (pass sequence, workspaces) ->
@@ -16,6 +19,7 @@
 //! `common::tile` (cube- and plane-level building blocks).
 
 pub mod common;
+pub mod compact;
 pub mod device;
 pub mod dtype;
 pub mod error;

@@ -4,3 +4,4 @@
 pub mod cube;
 pub mod fill;
 pub mod grid;
+pub mod lookback;

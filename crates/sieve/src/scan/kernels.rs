@@ -9,6 +9,7 @@ use cubecl::prelude::*;
 
 use super::tile::{TileBlueprint, reduce_tile, scan_tile, store_tile};
 use crate::common::grid::linear_cube_index;
+use crate::common::lookback::{take_tile_number, tile_prefix};
 
 /// Reduce-then-scan, pass 1: the sum of every tile.
 #[cube(launch_unchecked)]
@@ -81,24 +82,6 @@ pub(crate) fn scan_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
     );
 }
 
-/// Status word flags of the look-back: the high 32 bits of a status word; the low 32 bits
-/// hold the value's bits.
-const FLAG_AGGREGATE: u64 = 1;
-const FLAG_INCLUSIVE: u64 = 2;
-/// How many predecessors' aggregates one look-back may collect before it waits for an
-/// inclusive prefix instead.
-const LOOKBACK_WINDOW: usize = 32;
-
-#[cube]
-fn pack_status<A: Numeric>(flag: u64, value: A) -> u64 {
-    (flag << 32u64) | u64::cast_from(u32::reinterpret(value))
-}
-
-#[cube]
-fn unpack_status<A: Numeric>(word: u64) -> A {
-    A::reinterpret(u32::cast_from(word & 0xFFFF_FFFFu64))
-}
-
 /// Single pass with decoupled look-back (Merrill & Garland): tiles are taken in order from a
 /// counter, each publishes its total, then walks back over its predecessors' status words
 /// until it meets an inclusive prefix. **Needs forward progress between cubes**: a cube
@@ -119,12 +102,7 @@ pub(crate) fn scan_lookback_kernel<E: Numeric, A: Numeric, N: Size>(
     #[comptime] blueprint: TileBlueprint,
     #[define(E, A)] _dtypes: [ElemType; 2],
 ) {
-    let mut tile_slot = Shared::<u32>::new();
-    if UNIT_POS == 0 {
-        *tile_slot = tile_counter[0].fetch_add(1u32);
-    }
-    sync_cube();
-    let tile = *tile_slot as usize;
+    let tile = take_tile_number(tile_counter);
     if tile >= total_tiles {
         terminate!();
     }
@@ -141,120 +119,15 @@ pub(crate) fn scan_lookback_kernel<E: Numeric, A: Numeric, N: Size>(
         blueprint,
     );
 
-    let mut offset_slot = Shared::<A>::new();
-    if blueprint.use_planes {
-        // The first plane walks back PLANE_DIM predecessors per read.
-        if UNIT_POS < PLANE_DIM {
-            let prefix = look_back_plane::<A>(status, tile, part, total);
-            if UNIT_POS == 0 {
-                *offset_slot = prefix;
-            }
-        }
-    } else if UNIT_POS == 0 {
-        *offset_slot = look_back::<A>(status, tile, part, total);
-    }
-    sync_cube();
+    let offset = tile_prefix::<A>(status, tile, part, total, blueprint.use_planes);
     store_tile::<E, A, N>(
         output,
         &values,
-        *offset_slot,
+        offset,
         row_base,
         tile_start,
         row_vectors,
         exclusive,
         blueprint,
     );
-}
-
-/// Publishes this tile's total, finds the sum of every earlier tile of its row, publishes
-/// the inclusive prefix and returns the exclusive one. Run by one unit.
-#[cube]
-fn look_back<A: Numeric>(status: &[Atomic<u64>], tile: usize, part: usize, total: A) -> A {
-    let mut prefix = A::from_int(0);
-    if part == 0 {
-        status[tile].store(pack_status::<A>(FLAG_INCLUSIVE, total));
-    } else {
-        status[tile].store(pack_status::<A>(FLAG_AGGREGATE, total));
-        let mut stash = Array::<A>::new(LOOKBACK_WINDOW);
-        let mut stashed = 0usize;
-        let mut predecessor = tile - 1;
-        let mut searching = true;
-        while searching {
-            let word = status[predecessor].load();
-            let flag = word >> 32u64;
-            if flag == FLAG_INCLUSIVE {
-                prefix = unpack_status::<A>(word);
-                searching = false;
-            } else if flag == FLAG_AGGREGATE && stashed < LOOKBACK_WINDOW {
-                stash[stashed] = unpack_status::<A>(word);
-                stashed += 1;
-                predecessor -= 1;
-            }
-            // Otherwise the predecessor has not published yet, or the window is full and we
-            // wait for an inclusive prefix: read the same word again.
-        }
-        for i in 0..stashed {
-            prefix += stash[stashed - 1 - i];
-        }
-        status[tile].store(pack_status::<A>(FLAG_INCLUSIVE, prefix + total));
-    }
-    prefix
-}
-
-/// [`look_back`] by a whole plane: each lane reads one predecessor's status word (lane `l`
-/// reads tile `tile - 1 - l`), so one round of reads covers `PLANE_DIM` predecessors. The
-/// nearest inclusive prefix (lowest lane) is the base; once every lane before it holds an
-/// aggregate, the plane folds them *forward* (base, then lane `j - 1` down to lane 0), the
-/// same order as the serial walk, so results are bit-identical to it. Until a window holds an
-/// inclusive prefix with ready aggregates before it, the plane reads the window again.
-/// Called by every unit of one plane; returns the exclusive prefix to all of them.
-#[cube]
-fn look_back_plane<A: Numeric>(status: &[Atomic<u64>], tile: usize, part: usize, total: A) -> A {
-    let mut prefix = A::from_int(0);
-    if part == 0 {
-        if UNIT_POS_PLANE == 0 {
-            status[tile].store(pack_status::<A>(FLAG_INCLUSIVE, total));
-        }
-    } else {
-        if UNIT_POS_PLANE == 0 {
-            status[tile].store(pack_status::<A>(FLAG_AGGREGATE, total));
-        }
-        let lane = UNIT_POS_PLANE as usize;
-        let mut searching = true;
-        while searching {
-            // Lanes past the row's first tile read nothing: they act as an inclusive zero,
-            // never chosen since the row's first tile (a nearer lane) is always inclusive.
-            let word = if lane < part {
-                status[tile - 1 - lane].load()
-            } else {
-                pack_status::<A>(FLAG_INCLUSIVE, A::from_int(0))
-            };
-            let flag = word >> 32u64;
-            let value = unpack_status::<A>(word);
-            let base = plane_min(if flag == FLAG_INCLUSIVE {
-                UNIT_POS_PLANE
-            } else {
-                PLANE_DIM
-            });
-            let ready = plane_all(UNIT_POS_PLANE >= base || flag == FLAG_AGGREGATE);
-            if base < PLANE_DIM && ready {
-                let mut acc = A::from_int(0);
-                for step in 0..PLANE_DIM {
-                    let from = PLANE_DIM - 1 - step;
-                    let v = plane_shuffle(value, from);
-                    if from == base {
-                        acc = v;
-                    } else if from < base {
-                        acc += v;
-                    }
-                }
-                prefix = acc;
-                searching = false;
-            }
-        }
-        if UNIT_POS_PLANE == 0 {
-            status[tile].store(pack_status::<A>(FLAG_INCLUSIVE, prefix + total));
-        }
-    }
-    prefix
 }

@@ -78,7 +78,7 @@ fn resolve_strategy(
     }
 }
 
-fn check_tuning(caps: &DeviceCaps, tuning: &ScanTuning) -> Result<(), SieveError> {
+pub(crate) fn check_tuning(caps: &DeviceCaps, tuning: &ScanTuning) -> Result<(), SieveError> {
     let units = tuning.units_per_cube;
     let max_units = caps.max_units_per_cube.min(1024);
     if !units.is_power_of_two() || units < caps.plane_size_max.max(1) || units > max_units {
@@ -133,11 +133,11 @@ struct Layout {
 
 impl Pass<'_> {
     fn layout(&self, problem: ScanProblem, input: &Handle, output: &Handle) -> Layout {
+        let elem_bytes = self.dtype.size_bytes();
         let vector_size = vector_size_for(
             problem.len,
             self.tuning.max_vector_size,
-            self.dtype.size_bytes(),
-            &[input, output],
+            &[(input, elem_bytes), (output, elem_bytes)],
         );
         let row_vectors = problem.len / vector_size;
         let blueprint = self.tuning.blueprint(vector_size);
@@ -267,21 +267,17 @@ impl Pass<'_> {
 }
 
 /// The widest vector (elements) that divides the row length, does not exceed `max`, and
-/// keeps every buffer's start aligned to it.
-pub(crate) fn vector_size_for(
-    len: usize,
-    max: usize,
-    elem_bytes: usize,
-    handles: &[&Handle],
-) -> usize {
+/// keeps every buffer's start aligned to it. `buffers` pairs each handle with its element
+/// size in bytes.
+pub(crate) fn vector_size_for(len: usize, max: usize, buffers: &[(&Handle, usize)]) -> usize {
     [4usize, 2, 1]
         .into_iter()
         .find(|&size| {
             size <= max
                 && len % size == 0
-                && handles
-                    .iter()
-                    .all(|h| h.offset_start.unwrap_or(0) % (size * elem_bytes) as u64 == 0)
+                && buffers.iter().all(|(h, elem_bytes)| {
+                    h.offset_start.unwrap_or(0) % (size * elem_bytes) as u64 == 0
+                })
         })
         .unwrap_or(1)
 }

@@ -22,9 +22,9 @@
 //!   reduce-then-scan.
 
 mod kernels;
-mod launch;
+pub(crate) mod launch;
 pub mod reference;
-mod tile;
+pub(crate) mod tile;
 mod tuning;
 
 pub use launch::scan;

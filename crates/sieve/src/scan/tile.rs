@@ -33,7 +33,7 @@ impl TileBlueprint {
 
 /// Index (in vectors, from the start of the tile) of this unit's `k`-th vector.
 #[cube]
-fn unit_vector_index(k: u32, #[comptime] blueprint: TileBlueprint) -> usize {
+pub fn unit_vector_index(k: u32, #[comptime] blueprint: TileBlueprint) -> usize {
     if blueprint.use_planes {
         let plane = UNIT_POS / PLANE_DIM;
         let segment = plane * PLANE_DIM * blueprint.vectors_per_unit;
@@ -95,14 +95,20 @@ pub fn reduce_tile<E: Numeric, A: Numeric, N: Size>(
             sum += v.extract(j);
         }
     }
+    cube_sum::<A>(sum, blueprint)
+}
+
+/// The sum over the cube of one value per unit (every unit gets it). Every unit must call it.
+#[cube]
+pub fn cube_sum<A: Numeric>(value: A, #[comptime] blueprint: TileBlueprint) -> A {
     let mut spine = Shared::<[A]>::new_slice(blueprint.units as usize);
     if blueprint.use_planes {
-        let plane_total = plane_sum(sum);
+        let plane_total = plane_sum(value);
         if UNIT_POS_PLANE == 0 {
             spine[(UNIT_POS / PLANE_DIM) as usize] = plane_total;
         }
     } else {
-        spine[UNIT_POS as usize] = sum;
+        spine[UNIT_POS as usize] = value;
     }
     spine_exclusive_scan::<A>(&mut spine, group_count(blueprint), blueprint.use_planes)
 }
@@ -120,12 +126,27 @@ pub fn scan_tile<E: Numeric, A: Numeric, N: Size>(
     row_vectors: usize,
     #[comptime] blueprint: TileBlueprint,
 ) -> A {
+    #[unroll]
+    for k in 0..blueprint.vectors_per_unit {
+        let index = tile_start + unit_vector_index(k, blueprint);
+        values[k as usize] = load_vector::<E, A, N>(input, row_base, index, row_vectors);
+    }
+    scan_registers::<A, N>(values, blueprint)
+}
+
+/// Scans a tile that is already in registers: on entry `values[k]` holds this unit's `k`-th
+/// vector of the tile (layout as [`unit_vector_index`]); on return, as [`scan_tile`]
+/// describes. The building block every tile-wide scan (sums, survivor ranks) goes through.
+#[cube]
+pub fn scan_registers<A: Numeric, N: Size>(
+    values: &mut Array<Vector<A, N>>,
+    #[comptime] blueprint: TileBlueprint,
+) -> A {
     // 1. Each group scans its own vectors, carrying its running total.
     let mut carry = A::from_int(0);
     #[unroll]
     for k in 0..blueprint.vectors_per_unit {
-        let index = tile_start + unit_vector_index(k, blueprint);
-        let mut v = load_vector::<E, A, N>(input, row_base, index, row_vectors);
+        let mut v = values[k as usize];
         let width = v.vector_size().comptime();
         #[unroll]
         for j in 1..width {

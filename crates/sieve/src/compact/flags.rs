@@ -1,0 +1,53 @@
+//! Unit-level flag computation: one 0/1 flag per element, from a mask or a comparison.
+
+use cubecl::prelude::*;
+
+use super::FlagRule;
+
+/// The flag of one element: the mask element is not zero, or `value` compares true with
+/// `threshold` (IEEE: NaN compares false except for `NotEqual`).
+#[cube]
+pub fn element_flag<E: Numeric, M: Numeric>(
+    value: E,
+    mask: M,
+    threshold: E,
+    #[comptime] rule: FlagRule,
+) -> u32 {
+    let keep = if comptime!(rule == FlagRule::Mask) {
+        mask != M::from_int(0)
+    } else if comptime!(rule == FlagRule::Greater) {
+        value > threshold
+    } else if comptime!(rule == FlagRule::GreaterEqual) {
+        value >= threshold
+    } else if comptime!(rule == FlagRule::Less) {
+        value < threshold
+    } else if comptime!(rule == FlagRule::LessEqual) {
+        value <= threshold
+    } else if comptime!(rule == FlagRule::Equal) {
+        value == threshold
+    } else {
+        // Not `!=`: WGSL compilers may assume NaN never occurs and emit an ordered
+        // not-equal (false for NaN); the negated equality is true for NaN everywhere.
+        !(value == threshold)
+    };
+    u32::cast_from(keep)
+}
+
+/// Flags of one vector of `N` elements.
+#[cube]
+pub fn vector_flags<E: Numeric, M: Numeric, N: Size>(
+    values: Vector<E, N>,
+    mask: Vector<M, N>,
+    threshold: E,
+    #[comptime] rule: FlagRule,
+) -> Vector<u32, N> {
+    let mut flags = Vector::<u32, N>::new(0u32);
+    #[unroll]
+    for j in 0..flags.vector_size() {
+        flags.insert(
+            j,
+            element_flag::<E, M>(values.extract(j), mask.extract(j), threshold, rule),
+        );
+    }
+    flags
+}

@@ -1,0 +1,331 @@
+//! Kernel entry points of the compaction family: thin `#[cube]` functions over
+//! [`super::tile`]. Each works on `[rows, row_vectors]` vectors cut into `tiles_per_row`
+//! tiles per row (tile `t` is tile `t % tiles_per_row` of row `t / tiles_per_row`), except
+//! the gather kernels, which run one unit per element or output slot.
+
+use cubecl::prelude::*;
+
+use super::Rejected;
+use super::flags::vector_flags;
+use super::tile::{CompactConfig, TilePlacement, count_tile, load_tile, scatter_tile, write_slot};
+use crate::common::grid::linear_cube_index;
+use crate::common::lookback::{take_tile_number, tile_prefix};
+use crate::scan::tile::scan_registers;
+
+/// Scatter, pass 1: the number of flagged elements of every tile.
+#[cube(launch_unchecked)]
+pub(crate) fn count_tiles_kernel<E: Numeric, M: Numeric, N: Size>(
+    values: &[Vector<E, N>],
+    mask: &[Vector<M, N>],
+    threshold: InputScalar,
+    tile_counts: &mut [u32],
+    row_vectors: usize,
+    tiles_per_row: usize,
+    total_tiles: usize,
+    #[comptime] config: CompactConfig,
+    #[define(E, M)] _dtypes: [ElemType; 2],
+) {
+    let tile = linear_cube_index();
+    if tile >= total_tiles {
+        terminate!();
+    }
+    let row_base = (tile / tiles_per_row) * row_vectors;
+    let tile_start = (tile % tiles_per_row) * comptime!(config.blueprint.tile_vectors());
+    let count = count_tile::<E, M, N>(
+        values,
+        mask,
+        threshold.get::<E>(),
+        row_base,
+        tile_start,
+        row_vectors,
+        config,
+    );
+    if UNIT_POS == 0 {
+        tile_counts[tile] = count;
+    }
+}
+
+/// Scatter, last pass: rank every tile's flags, add the tile's offset (the exclusive scan of
+/// the tile counts, when a row has more than one tile) and write each element to its slot.
+/// The row's last tile writes the row's count.
+#[cube(launch_unchecked)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, N: Size>(
+    values: &[Vector<E, N>],
+    mask: &[Vector<M, N>],
+    threshold: InputScalar,
+    values_out: &mut [E],
+    indices_out: &mut [I],
+    counts: &mut [I],
+    tile_counts: &[u32],
+    tile_offsets: &[u32],
+    row_vectors: usize,
+    tiles_per_row: usize,
+    total_tiles: usize,
+    #[comptime] with_offsets: bool,
+    #[comptime] config: CompactConfig,
+    #[define(E, M, I)] _dtypes: [ElemType; 3],
+) {
+    let tile = linear_cube_index();
+    if tile >= total_tiles {
+        terminate!();
+    }
+    let blueprint = config.blueprint;
+    let row = tile / tiles_per_row;
+    let part = tile % tiles_per_row;
+    let row_base = row * row_vectors;
+    let tile_start = part * comptime!(blueprint.tile_vectors());
+    let vpu = comptime!(blueprint.vectors_per_unit as usize);
+    let mut held = Array::<Vector<E, N>>::new(vpu);
+    let mut flags = Array::<Vector<u32, N>>::new(vpu);
+    let mut ranks = Array::<Vector<u32, N>>::new(vpu + 1);
+    load_tile::<E, M, N>(
+        values,
+        mask,
+        threshold.get::<E>(),
+        &mut held,
+        &mut flags,
+        &mut ranks,
+        row_base,
+        tile_start,
+        row_vectors,
+        config,
+    );
+    let total = scan_registers::<u32, N>(&mut ranks, blueprint);
+    let last = row * tiles_per_row + tiles_per_row - 1;
+    let mut offset = 0u32;
+    let mut row_total = total;
+    if with_offsets {
+        offset = tile_offsets[tile];
+        row_total = tile_offsets[last] + tile_counts[last];
+    }
+    let placement = TilePlacement {
+        out_row_base: row_base * ranks[0].vector_size().comptime(),
+        offset,
+        row_total,
+    };
+    scatter_tile::<E, I, N>(
+        &held,
+        &flags,
+        &ranks,
+        values_out,
+        indices_out,
+        placement,
+        tile_start,
+        row_vectors,
+        config,
+    );
+    if tile == last && UNIT_POS == 0 {
+        counts[row] = I::cast_from(offset + total);
+    }
+}
+
+/// Single pass: rank every tile, find its offset by decoupled look-back, write its
+/// survivors. **Needs forward progress between cubes** (see `common::lookback`). The row's
+/// last tile writes the row's count. `Drop` only: the row total is not known while writing.
+#[cube(launch_unchecked)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scatter_lookback_kernel<E: Numeric, M: Numeric, I: Numeric, N: Size>(
+    values: &[Vector<E, N>],
+    mask: &[Vector<M, N>],
+    threshold: InputScalar,
+    values_out: &mut [E],
+    indices_out: &mut [I],
+    counts: &mut [I],
+    status: &[Atomic<u64>],
+    tile_counter: &[Atomic<u32>],
+    row_vectors: usize,
+    tiles_per_row: usize,
+    total_tiles: usize,
+    #[comptime] config: CompactConfig,
+    #[define(E, M, I)] _dtypes: [ElemType; 3],
+) {
+    let tile = take_tile_number(tile_counter);
+    if tile >= total_tiles {
+        terminate!();
+    }
+    let blueprint = config.blueprint;
+    let row = tile / tiles_per_row;
+    let part = tile % tiles_per_row;
+    let row_base = row * row_vectors;
+    let tile_start = part * comptime!(blueprint.tile_vectors());
+    let vpu = comptime!(blueprint.vectors_per_unit as usize);
+    let mut held = Array::<Vector<E, N>>::new(vpu);
+    let mut flags = Array::<Vector<u32, N>>::new(vpu);
+    let mut ranks = Array::<Vector<u32, N>>::new(vpu + 1);
+    load_tile::<E, M, N>(
+        values,
+        mask,
+        threshold.get::<E>(),
+        &mut held,
+        &mut flags,
+        &mut ranks,
+        row_base,
+        tile_start,
+        row_vectors,
+        config,
+    );
+    let total = scan_registers::<u32, N>(&mut ranks, blueprint);
+    let offset = tile_prefix::<u32>(status, tile, part, total, blueprint.use_planes);
+    let placement = TilePlacement {
+        out_row_base: row_base * ranks[0].vector_size().comptime(),
+        offset,
+        row_total: 0u32,
+    };
+    scatter_tile::<E, I, N>(
+        &held,
+        &flags,
+        &ranks,
+        values_out,
+        indices_out,
+        placement,
+        tile_start,
+        row_vectors,
+        config,
+    );
+    if part == tiles_per_row - 1 && UNIT_POS == 0 {
+        counts[row] = I::cast_from(offset + total);
+    }
+}
+
+/// After a `Drop` compaction, makes it `Zero`: every slot of row `r` from `counts[r]` on gets
+/// value and index 0. One unit per slot.
+#[cube(launch_unchecked)]
+pub(crate) fn zero_tail_kernel<E: Numeric, I: Numeric>(
+    values_out: &mut [E],
+    indices_out: &mut [I],
+    counts: &[I],
+    len: usize,
+    slots: usize,
+    #[comptime] config: CompactConfig,
+    #[define(E, I)] _dtypes: [ElemType; 2],
+) {
+    let slot = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    if slot >= slots {
+        terminate!();
+    }
+    let count = usize::cast_from(counts[slot / len]);
+    if slot % len >= count {
+        write_slot::<E, I>(
+            values_out,
+            indices_out,
+            slot,
+            E::from_int(0),
+            0usize,
+            config,
+        );
+    }
+}
+
+/// Gather, pass 1: every element's flag as a u32, for the running count.
+#[cube(launch_unchecked)]
+pub(crate) fn write_flags_kernel<E: Numeric, M: Numeric, N: Size>(
+    values: &[Vector<E, N>],
+    mask: &[Vector<M, N>],
+    threshold: InputScalar,
+    flags: &mut [Vector<u32, N>],
+    vectors: usize,
+    #[comptime] config: CompactConfig,
+    #[define(E, M)] _dtypes: [ElemType; 2],
+) {
+    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    if index >= vectors {
+        terminate!();
+    }
+    let v = if comptime!(config.load_values()) {
+        values[index]
+    } else {
+        Vector::new(E::from_int(0))
+    };
+    let m = if comptime!(config.load_mask()) {
+        mask[index]
+    } else {
+        Vector::new(M::from_int(0))
+    };
+    flags[index] = vector_flags::<E, M, N>(v, m, threshold.get::<E>(), config.rule);
+}
+
+/// The first position `p` of a row (within `0..len`) whose `key(p)` exceeds `target`, where
+/// `key` is non-decreasing: the running count of survivors (`survivors == true`), or of
+/// rejected elements, `p + 1 - running[p]`. The caller guarantees one exists.
+#[cube]
+fn first_exceeding(
+    running: &[u32],
+    row_base: usize,
+    len: usize,
+    target: usize,
+    #[comptime] survivors: bool,
+) -> usize {
+    let mut low = 0usize;
+    let mut high = len - 1;
+    while low < high {
+        let middle = (low + high) / 2;
+        let survived = running[row_base + middle] as usize;
+        let key = if survivors {
+            survived
+        } else {
+            middle + 1 - survived
+        };
+        if key > target {
+            high = middle;
+        } else {
+            low = middle + 1;
+        }
+    }
+    low
+}
+
+/// Gather, last pass: "turn the scatter around". One unit per output slot; slot `s` of a row
+/// takes the element whose inclusive running count first exceeds `s`; with `Keep`, slots
+/// past the count take the rejected elements the same way. Slot 0 writes the row's count.
+#[cube(launch_unchecked)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gather_kernel<E: Numeric, I: Numeric>(
+    values: &[E],
+    running: &[u32],
+    values_out: &mut [E],
+    indices_out: &mut [I],
+    counts: &mut [I],
+    len: usize,
+    slots: usize,
+    #[comptime] config: CompactConfig,
+    #[define(E, I)] _dtypes: [ElemType; 2],
+) {
+    let linear = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    if linear >= slots {
+        terminate!();
+    }
+    let row = linear / len;
+    let slot = linear % len;
+    let row_base = row * len;
+    let total = running[row_base + len - 1] as usize;
+    if slot < total {
+        let source = first_exceeding(running, row_base, len, slot, true);
+        let value = if comptime!(config.write_values) {
+            values[row_base + source]
+        } else {
+            E::from_int(0)
+        };
+        write_slot::<E, I>(values_out, indices_out, linear, value, source, config);
+    } else if comptime!(config.rejected == Rejected::Keep) {
+        let source = first_exceeding(running, row_base, len, slot - total, false);
+        let value = if comptime!(config.write_values) {
+            values[row_base + source]
+        } else {
+            E::from_int(0)
+        };
+        write_slot::<E, I>(values_out, indices_out, linear, value, source, config);
+    } else if comptime!(config.rejected == Rejected::Zero) {
+        write_slot::<E, I>(
+            values_out,
+            indices_out,
+            linear,
+            E::from_int(0),
+            0usize,
+            config,
+        );
+    }
+    if slot == 0 {
+        counts[row] = I::cast_from(total);
+    }
+}

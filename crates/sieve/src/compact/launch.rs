@@ -1,0 +1,494 @@
+//! Host side of the compaction: validation, strategy choice, workspaces and the passes.
+
+use cubecl::ir::{ElemType, UIntKind};
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+
+use super::kernels::{
+    count_tiles_kernel, gather_kernel, scatter_lookback_kernel, scatter_tiles_kernel,
+    write_flags_kernel, zero_tail_kernel,
+};
+use super::tile::CompactConfig;
+use super::{
+    CompactIo, CompactOptions, CompactProblem, CompactStrategy, FlagRule, Flags, MaskStorage,
+    Rejected,
+};
+use crate::common::fill::fill_zero;
+use crate::common::grid::cube_count_1d;
+use crate::scan::launch::{check_tuning, vector_size_for};
+use crate::scan::{self, ScanKind, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
+use crate::{DeviceCaps, Dtype, SieveError};
+
+/// Compacts (or splits) every row of a `[rows, len]` problem; see the module docs for the
+/// exact semantics. Returns the strategy that ran.
+///
+/// Errors before anything launches: a missing or contradictory buffer, an index dtype that
+/// cannot hold a row position, a dtype the device lacks, a forced strategy the device (or
+/// the `rejected` mode) cannot run, or a tuning that does not fit the device.
+pub fn compact(
+    client: &Client,
+    flags: Flags<'_>,
+    io: CompactIo<'_>,
+    problem: CompactProblem,
+    rejected: Rejected,
+    options: CompactOptions,
+) -> Result<CompactStrategy, SieveError> {
+    let caps = DeviceCaps::of(client);
+    validate(&caps, &flags, &io, problem)?;
+    let strategy = resolve_strategy(&caps, rejected, options.strategy)?;
+    let lookback = strategy == CompactStrategy::ScatterLookback;
+    let tuning = options
+        .tuning
+        .unwrap_or_else(|| ScanTuning::for_device(&caps, lookback));
+    check_tuning(&caps, &tuning)?;
+    if problem.rows == 0 {
+        return Ok(strategy);
+    }
+    if problem.len == 0 {
+        // Nothing survives an empty row; its count is still written.
+        fill_zero(client, io.counts, problem.rows, io.index_dtype.elem_type());
+        return Ok(strategy);
+    }
+    let (rule, threshold, mask, mask_storage) = match flags {
+        Flags::Mask { mask, storage } => (FlagRule::Mask, 0.0, Some(mask), storage),
+        Flags::Compare { rule, threshold } => (rule, threshold, None, MaskStorage::U32),
+    };
+    let run = Run {
+        client,
+        io,
+        problem,
+        mask,
+        mask_elem: match mask_storage {
+            MaskStorage::U8 => ElemType::UInt(UIntKind::U8),
+            MaskStorage::U32 => ElemType::UInt(UIntKind::U32),
+        },
+        mask_bytes: match mask_storage {
+            MaskStorage::U8 => 1,
+            MaskStorage::U32 => 4,
+        },
+        threshold: InputScalar::new(threshold, io.value_dtype.elem_type()),
+        rule,
+        tuning,
+    };
+    match strategy {
+        CompactStrategy::Scatter => run.scatter(rejected),
+        CompactStrategy::ScatterLookback => {
+            run.scatter_lookback();
+            if rejected == Rejected::Zero {
+                run.zero_tail();
+            }
+        }
+        CompactStrategy::Gather => run.gather(rejected),
+        CompactStrategy::Auto => unreachable!("resolve_strategy never returns Auto"),
+    }
+    Ok(strategy)
+}
+
+fn validate(
+    caps: &DeviceCaps,
+    flags: &Flags<'_>,
+    io: &CompactIo<'_>,
+    problem: CompactProblem,
+) -> Result<(), SieveError> {
+    if problem.len > u32::MAX as usize {
+        return Err(SieveError::invalid(
+            "problem.len",
+            problem.len,
+            format!("at most {} (ranks within a row are 32-bit)", u32::MAX),
+        ));
+    }
+    if problem.rows.checked_mul(problem.len).is_none() {
+        return Err(SieveError::invalid(
+            "problem.rows * problem.len",
+            format!("{} * {}", problem.rows, problem.len),
+            "a product that fits in usize",
+        ));
+    }
+    let index_max = match io.index_dtype {
+        Dtype::I32 => i32::MAX as usize,
+        Dtype::U32 => u32::MAX as usize,
+        Dtype::I64 => usize::MAX,
+        other => {
+            return Err(SieveError::invalid(
+                "io.index_dtype",
+                other,
+                "i32, u32 or i64",
+            ));
+        }
+    };
+    if problem.len > index_max {
+        return Err(SieveError::invalid(
+            "problem.len",
+            problem.len,
+            format!("at most {index_max} for {} indices", io.index_dtype),
+        ));
+    }
+    if let Flags::Compare { rule, .. } = flags {
+        if *rule == FlagRule::Mask {
+            return Err(SieveError::invalid(
+                "flags.rule",
+                "Mask",
+                "a comparison (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual); pass \
+                 Flags::Mask for a mask",
+            ));
+        }
+        if io.values.is_none() {
+            return Err(SieveError::invalid(
+                "io.values",
+                "None",
+                "the input values (the flags compare them)",
+            ));
+        }
+    }
+    if io.values_out.is_some() && io.values.is_none() {
+        return Err(SieveError::invalid(
+            "io.values",
+            "None",
+            "the input values (io.values_out asks for them)",
+        ));
+    }
+    if let Flags::Mask {
+        storage: MaskStorage::U8,
+        ..
+    } = flags
+    {
+        if !caps.u8 {
+            return Err(SieveError::invalid(
+                "flags.storage",
+                "U8",
+                format!(
+                    "U32 on this device ({}), which has no 8-bit buffers",
+                    caps.describe()
+                ),
+            ));
+        }
+    }
+    caps.check_dtype(io.value_dtype)?;
+    caps.check_dtype(io.index_dtype)?;
+    Ok(())
+}
+
+fn resolve_strategy(
+    caps: &DeviceCaps,
+    rejected: Rejected,
+    asked: CompactStrategy,
+) -> Result<CompactStrategy, SieveError> {
+    let lookback_blocker = if !caps.atomic_u64 {
+        Some("it needs atomic load/store of 64-bit words")
+    } else if rejected == Rejected::Keep {
+        Some("a split places rejected elements after the row total, unknown in one pass")
+    } else {
+        None
+    };
+    match asked {
+        CompactStrategy::Scatter | CompactStrategy::Gather => Ok(asked),
+        CompactStrategy::ScatterLookback => match lookback_blocker {
+            None => Ok(asked),
+            Some(reason) => Err(SieveError::UnsupportedStrategy {
+                strategy: asked.name(),
+                device: caps.describe(),
+                reason,
+            }),
+        },
+        CompactStrategy::Auto if caps.forward_progress && lookback_blocker.is_none() => {
+            Ok(CompactStrategy::ScatterLookback)
+        }
+        CompactStrategy::Auto => Ok(CompactStrategy::Scatter),
+    }
+}
+
+/// One compaction call's fixed context.
+struct Run<'a> {
+    client: &'a Client,
+    io: CompactIo<'a>,
+    problem: CompactProblem,
+    mask: Option<&'a Handle>,
+    mask_elem: ElemType,
+    mask_bytes: usize,
+    threshold: InputScalar,
+    rule: FlagRule,
+    tuning: ScanTuning,
+}
+
+/// How the rows are cut into vectors and tiles.
+struct Layout {
+    vector_size: usize,
+    row_vectors: usize,
+    tiles_per_row: usize,
+    total_tiles: usize,
+}
+
+impl<'a> Run<'a> {
+    fn elements(&self) -> usize {
+        self.problem.rows * self.problem.len
+    }
+
+    fn config(&self, rejected: Rejected, vector_size: usize) -> CompactConfig {
+        CompactConfig {
+            rule: self.rule,
+            write_values: self.io.values_out.is_some(),
+            write_indices: self.io.indices_out.is_some(),
+            rejected,
+            blueprint: self.tuning.blueprint(vector_size),
+        }
+    }
+
+    /// The widest vector every vectorised input allows.
+    fn layout(&self, max_vector_size: usize) -> Layout {
+        let mut inputs = Vec::new();
+        if let Some(values) = self.io.values {
+            inputs.push((values, self.io.value_dtype.size_bytes()));
+        }
+        if let Some(mask) = self.mask {
+            inputs.push((mask, self.mask_bytes));
+        }
+        let vector_size = vector_size_for(self.problem.len, max_vector_size, &inputs);
+        let row_vectors = self.problem.len / vector_size;
+        let tile_vectors = self.tuning.blueprint(vector_size).tile_vectors();
+        let tiles_per_row = row_vectors.div_ceil(tile_vectors);
+        Layout {
+            vector_size,
+            row_vectors,
+            tiles_per_row,
+            total_tiles: self.problem.rows * tiles_per_row,
+        }
+    }
+
+    /// A binding for a buffer the kernel does not touch (its config says so).
+    fn placeholder(&self) -> Handle {
+        self.client.empty(64)
+    }
+
+    /// Input values, or a placeholder, as a binding of `elem_bytes`-sized elements.
+    fn input_arg(&self, handle: Option<&Handle>, elem_bytes: usize) -> BufferArg {
+        match handle {
+            // SAFETY: the caller's inputs hold `rows * len` elements; kernels bound every
+            // read by the row length.
+            Some(h) => unsafe { BufferArg::from_raw_parts(h.clone(), self.elements()) },
+            // SAFETY: never read (the config turns the loads off).
+            None => unsafe { BufferArg::from_raw_parts(self.placeholder(), 64 / elem_bytes) },
+        }
+    }
+
+    fn values_arg(&self) -> BufferArg {
+        self.input_arg(self.io.values, self.io.value_dtype.size_bytes())
+    }
+
+    fn mask_arg(&self) -> BufferArg {
+        self.input_arg(self.mask, self.mask_bytes)
+    }
+
+    fn values_out_arg(&self) -> BufferArg {
+        self.input_arg(self.io.values_out, self.io.value_dtype.size_bytes())
+    }
+
+    fn indices_out_arg(&self) -> BufferArg {
+        self.input_arg(self.io.indices_out, self.io.index_dtype.size_bytes())
+    }
+
+    fn counts_arg(&self) -> BufferArg {
+        // SAFETY: the caller's counts hold `rows` elements; one write per row.
+        unsafe { BufferArg::from_raw_parts(self.io.counts.clone(), self.problem.rows) }
+    }
+
+    fn value_elem(&self) -> ElemType {
+        self.io.value_dtype.elem_type()
+    }
+
+    fn index_elem(&self) -> ElemType {
+        self.io.index_dtype.elem_type()
+    }
+
+    /// Portable: count tiles, scan the counts, rank and scatter.
+    fn scatter(&self, rejected: Rejected) {
+        let layout = self.layout(self.tuning.max_vector_size);
+        let config = self.config(rejected, layout.vector_size);
+        let cube_dim = CubeDim::new_1d(config.blueprint.units);
+        let grid = cube_count_1d(self.client, layout.total_tiles);
+        let with_offsets = layout.tiles_per_row > 1;
+        let (tile_counts, tile_offsets) = if with_offsets {
+            let counts = self.client.empty(layout.total_tiles * 4);
+            let offsets = self.client.empty(layout.total_tiles * 4);
+            // SAFETY: one count per tile; surplus cubes return before touching memory.
+            unsafe {
+                count_tiles_kernel::launch_unchecked(
+                    self.client,
+                    grid.clone(),
+                    cube_dim,
+                    layout.vector_size,
+                    self.values_arg(),
+                    self.mask_arg(),
+                    self.threshold,
+                    BufferArg::from_raw_parts(counts.clone(), layout.total_tiles),
+                    layout.row_vectors,
+                    layout.tiles_per_row,
+                    layout.total_tiles,
+                    config,
+                    [self.value_elem(), self.mask_elem],
+                );
+            }
+            scan::scan(
+                self.client,
+                &counts,
+                &offsets,
+                ScanProblem {
+                    rows: self.problem.rows,
+                    len: layout.tiles_per_row,
+                },
+                Dtype::U32,
+                ScanKind::Exclusive,
+                ScanOptions {
+                    strategy: ScanStrategy::ReduceThenScan,
+                    tuning: None,
+                },
+            )
+            .expect("scan of tile counts: u32 rows are always supported");
+            (counts, offsets)
+        } else {
+            (self.placeholder(), self.placeholder())
+        };
+        let workspace_len = if with_offsets { layout.total_tiles } else { 16 };
+        // SAFETY: as above; outputs are written at slots below `len` of each row (ranks are
+        // bounded by the row's element count), counts once per row.
+        unsafe {
+            scatter_tiles_kernel::launch_unchecked(
+                self.client,
+                grid,
+                cube_dim,
+                layout.vector_size,
+                self.values_arg(),
+                self.mask_arg(),
+                self.threshold,
+                self.values_out_arg(),
+                self.indices_out_arg(),
+                self.counts_arg(),
+                BufferArg::from_raw_parts(tile_counts, workspace_len),
+                BufferArg::from_raw_parts(tile_offsets, workspace_len),
+                layout.row_vectors,
+                layout.tiles_per_row,
+                layout.total_tiles,
+                with_offsets,
+                config,
+                [self.value_elem(), self.mask_elem, self.index_elem()],
+            );
+        }
+    }
+
+    /// One pass with decoupled look-back (`Drop` placement).
+    fn scatter_lookback(&self) {
+        let layout = self.layout(self.tuning.max_vector_size);
+        let config = self.config(Rejected::Drop, layout.vector_size);
+        let status = self.client.empty(layout.total_tiles * 8);
+        let counter = self.client.empty(4);
+        fill_zero(
+            self.client,
+            &status,
+            layout.total_tiles,
+            ElemType::UInt(UIntKind::U64),
+        );
+        fill_zero(self.client, &counter, 1, ElemType::UInt(UIntKind::U32));
+        // SAFETY: one status word per tile; tiles are numbered by the counter, so cubes past
+        // `total_tiles` return before touching memory; writes as in `scatter`.
+        unsafe {
+            scatter_lookback_kernel::launch_unchecked(
+                self.client,
+                cube_count_1d(self.client, layout.total_tiles),
+                CubeDim::new_1d(config.blueprint.units),
+                layout.vector_size,
+                self.values_arg(),
+                self.mask_arg(),
+                self.threshold,
+                self.values_out_arg(),
+                self.indices_out_arg(),
+                self.counts_arg(),
+                BufferArg::from_raw_parts(status, layout.total_tiles),
+                BufferArg::from_raw_parts(counter, 1),
+                layout.row_vectors,
+                layout.tiles_per_row,
+                layout.total_tiles,
+                config,
+                [self.value_elem(), self.mask_elem, self.index_elem()],
+            );
+        }
+    }
+
+    /// Writes zeros after each row's survivors (after a `Drop` pass wrote the counts).
+    fn zero_tail(&self) {
+        let config = self.config(Rejected::Zero, 1);
+        let units = 256u32;
+        // SAFETY: one unit per slot, bounds-checked against `rows * len`.
+        unsafe {
+            zero_tail_kernel::launch_unchecked(
+                self.client,
+                cube_count_1d(self.client, self.elements().div_ceil(units as usize)),
+                CubeDim::new_1d(units),
+                self.values_out_arg(),
+                self.indices_out_arg(),
+                self.counts_arg(),
+                self.problem.len,
+                self.elements(),
+                config,
+                [self.value_elem(), self.index_elem()],
+            );
+        }
+    }
+
+    /// "Turn the scatter around": flags, their inclusive running count, then one unit per
+    /// output slot binary-searches for its source.
+    fn gather(&self, rejected: Rejected) {
+        let layout = self.layout(self.tuning.max_vector_size);
+        let config = self.config(rejected, 1);
+        let elements = self.elements();
+        let flags = self.client.empty(elements * 4);
+        let running = self.client.empty(elements * 4);
+        let units = 256u32;
+        let vectors = elements / layout.vector_size;
+        // SAFETY: one unit per vector of flags, bounds-checked against `vectors`.
+        unsafe {
+            write_flags_kernel::launch_unchecked(
+                self.client,
+                cube_count_1d(self.client, vectors.div_ceil(units as usize)),
+                CubeDim::new_1d(units),
+                layout.vector_size,
+                self.values_arg(),
+                self.mask_arg(),
+                self.threshold,
+                BufferArg::from_raw_parts(flags.clone(), elements),
+                vectors,
+                self.config(rejected, layout.vector_size),
+                [self.value_elem(), self.mask_elem],
+            );
+        }
+        scan::scan(
+            self.client,
+            &flags,
+            &running,
+            ScanProblem {
+                rows: self.problem.rows,
+                len: self.problem.len,
+            },
+            Dtype::U32,
+            ScanKind::Inclusive,
+            ScanOptions::default(),
+        )
+        .expect("scan of flags: u32 rows are always supported");
+        // SAFETY: one unit per output slot, bounds-checked against `rows * len`; sources are
+        // positions within the slot's row.
+        unsafe {
+            gather_kernel::launch_unchecked(
+                self.client,
+                cube_count_1d(self.client, elements.div_ceil(units as usize)),
+                CubeDim::new_1d(units),
+                self.values_arg(),
+                BufferArg::from_raw_parts(running, elements),
+                self.values_out_arg(),
+                self.indices_out_arg(),
+                self.counts_arg(),
+                self.problem.len,
+                elements,
+                config,
+                [self.value_elem(), self.index_elem()],
+            );
+        }
+    }
+}

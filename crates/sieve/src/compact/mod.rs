@@ -1,0 +1,158 @@
+//! Stream compaction and its twin, the stable split, over contiguous `[rows, len]` rows:
+//! every element gets a 0/1 *flag* (from a bool mask, or a comparison of its value with a
+//! threshold); the running count of flags is each survivor's slot in its row's output; the
+//! row's total is its count.
+//!
+//! # Semantics
+//! - Output row `r` holds the survivors of input row `r` in input order (stable), starting
+//!   at `r * len`; `counts[r]` is how many there are. Indices are positions within the row.
+//! - What follows the survivors is [`Rejected`]: nothing (`Drop`: those slots are left as
+//!   they were), zeros (`Zero`: values and indices 0, so padded outputs are fully defined),
+//!   or the rejected elements themselves in input order (`Keep`: the stable split, whose
+//!   indices form a permutation of the row).
+//! - Comparisons follow IEEE: a NaN value or threshold satisfies only `NotEqual`.
+//!   A mask element is true when it is not zero.
+//! - Deterministic: every strategy writes the same bits on every run.
+//! - Rows longer than `u32::MAX` elements are refused (ranks are 32-bit); `rows == 0` or
+//!   `len == 0` launches nothing (counts of an empty row are written as 0 when `len == 0`).
+//!
+//! # Strategies (one engine)
+//! Every strategy ranks a tile's flags with the same register scan as [`crate::scan`]
+//! (`scan_registers`); they differ in how a tile learns its row offset and how survivors
+//! reach their slots.
+//! - [`CompactStrategy::Scatter`]: portable. Pass 1 counts each tile's survivors, the counts
+//!   are scanned, pass 3 ranks each tile again and each survivor writes itself to its slot.
+//!   Serves every [`Rejected`] mode (the split needs the row total before it writes).
+//! - [`CompactStrategy::ScatterLookback`]: one pass over the input: tiles find their offset
+//!   by decoupled look-back ([`crate::common::lookback`]). Needs forward progress between
+//!   cubes (CUDA, HIP) and 64-bit atomics; `Drop` and `Zero` only (`Zero` adds a pass that
+//!   writes the padding and reads nothing else).
+//! - [`CompactStrategy::Gather`]: "turn the scatter around": the running count of flags is
+//!   materialised (a device-wide scan), then each output slot finds its source by binary
+//!   search for the first element whose running count exceeds the slot. Every output slot is
+//!   written by exactly one unit, in slot order. Serves every [`Rejected`] mode.
+//! - [`CompactStrategy::Auto`]: `ScatterLookback` where it can run (forward progress, 64-bit
+//!   atomics, not `Keep`), else `Scatter`; both measured faster than `Gather` on the H200
+//!   through CUDA and Vulkan (`docs/PERFORMANCE.md`).
+
+mod flags;
+mod kernels;
+mod launch;
+pub mod reference;
+mod tile;
+
+pub use launch::compact;
+
+use cubecl::server::Handle;
+
+use crate::Dtype;
+use crate::scan::ScanTuning;
+
+/// How an element's flag is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FlagRule {
+    /// The mask element is not zero.
+    Mask,
+    /// `value > threshold`.
+    Greater,
+    /// `value >= threshold`.
+    GreaterEqual,
+    /// `value < threshold`.
+    Less,
+    /// `value <= threshold`.
+    LessEqual,
+    /// `value == threshold`.
+    Equal,
+    /// `value != threshold` (true for NaN).
+    NotEqual,
+}
+
+/// Storage of a bool mask: one byte per element (Burn's `Bool(U8)` and native bools), or one
+/// 32-bit word (Burn's `Bool(U32)`, used on wgpu devices without 8-bit buffers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MaskStorage {
+    U8,
+    U32,
+}
+
+/// Where the flags come from.
+#[derive(Debug, Clone, Copy)]
+pub enum Flags<'a> {
+    /// A `[rows, len]` mask buffer.
+    Mask {
+        mask: &'a Handle,
+        storage: MaskStorage,
+    },
+    /// A comparison of each input value with `threshold` (converted to the value dtype).
+    /// `rule` must not be [`FlagRule::Mask`].
+    Compare { rule: FlagRule, threshold: f64 },
+}
+
+/// What is written after a row's survivors (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rejected {
+    Drop,
+    Zero,
+    Keep,
+}
+
+/// Which algorithm runs the compaction (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CompactStrategy {
+    #[default]
+    Auto,
+    Scatter,
+    ScatterLookback,
+    Gather,
+}
+
+impl CompactStrategy {
+    pub const ALL: [CompactStrategy; 4] = [
+        CompactStrategy::Auto,
+        CompactStrategy::Scatter,
+        CompactStrategy::ScatterLookback,
+        CompactStrategy::Gather,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CompactStrategy::Auto => "auto",
+            CompactStrategy::Scatter => "scatter",
+            CompactStrategy::ScatterLookback => "scatter_lookback",
+            CompactStrategy::Gather => "gather",
+        }
+    }
+}
+
+/// The shape of a compaction: `rows` independent rows of `len` contiguous elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompactProblem {
+    pub rows: usize,
+    pub len: usize,
+}
+
+/// The buffers of one compaction. Every buffer is `[rows, len]` elements, except `counts`
+/// (`rows` elements).
+#[derive(Debug, Clone, Copy)]
+pub struct CompactIo<'a> {
+    /// Input values: needed when `values_out` is given or the flags compare values.
+    pub values: Option<&'a Handle>,
+    /// The dtype of `values` and `values_out`.
+    pub value_dtype: Dtype,
+    /// Survivors' values.
+    pub values_out: Option<&'a Handle>,
+    /// Survivors' positions within their row.
+    pub indices_out: Option<&'a Handle>,
+    /// Each row's survivor count.
+    pub counts: &'a Handle,
+    /// The dtype of `indices_out` and `counts`: `I32`, `U32` or `I64`.
+    pub index_dtype: Dtype,
+}
+
+/// Options of one compaction call.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CompactOptions {
+    pub strategy: CompactStrategy,
+    /// Tile shape of the scatter strategies; `None`: [`ScanTuning::for_device`].
+    pub tuning: Option<ScanTuning>,
+}

@@ -1,0 +1,208 @@
+//! What one cube does with one tile of a compaction: compute the tile's flags in registers,
+//! rank them with the scan's register scan, and write each element to its slot.
+
+use cubecl::prelude::*;
+
+use super::flags::vector_flags;
+use super::{FlagRule, Rejected};
+use crate::scan::TileBlueprint;
+use crate::scan::tile::{cube_sum, unit_vector_index};
+
+/// Compile-time shape of a compaction kernel: only what changes control flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CompactConfig {
+    pub rule: FlagRule,
+    /// Survivors' values are written.
+    pub write_values: bool,
+    /// Survivors' positions are written.
+    pub write_indices: bool,
+    pub rejected: Rejected,
+    pub blueprint: TileBlueprint,
+}
+
+impl CompactConfig {
+    /// Input values are read: to write them, or to compare them.
+    pub fn load_values(&self) -> bool {
+        self.write_values || self.rule != FlagRule::Mask
+    }
+
+    pub fn load_mask(&self) -> bool {
+        self.rule == FlagRule::Mask
+    }
+}
+
+/// Loads this unit's vectors of a tile: values into `held` (when the config reads them) and
+/// flags into `flags` and `ranks` (which [`crate::scan::tile::scan_registers`] then ranks).
+/// Elements past the row's end get flag 0.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+pub fn load_tile<E: Numeric, M: Numeric, N: Size>(
+    values: &[Vector<E, N>],
+    mask: &[Vector<M, N>],
+    threshold: E,
+    held: &mut Array<Vector<E, N>>,
+    flags: &mut Array<Vector<u32, N>>,
+    ranks: &mut Array<Vector<u32, N>>,
+    row_base: usize,
+    tile_start: usize,
+    row_vectors: usize,
+    #[comptime] config: CompactConfig,
+) {
+    let blueprint = config.blueprint;
+    #[unroll]
+    for k in 0..blueprint.vectors_per_unit {
+        let index = tile_start + unit_vector_index(k, blueprint);
+        let mut f = Vector::<u32, N>::new(0u32);
+        if index < row_vectors {
+            let v = if comptime!(config.load_values()) {
+                values[row_base + index]
+            } else {
+                Vector::new(E::from_int(0))
+            };
+            let m = if comptime!(config.load_mask()) {
+                mask[row_base + index]
+            } else {
+                Vector::new(M::from_int(0))
+            };
+            held[k as usize] = v;
+            f = vector_flags::<E, M, N>(v, m, threshold, config.rule);
+        }
+        flags[k as usize] = f;
+        ranks[k as usize] = f;
+    }
+}
+
+/// The number of flagged elements of a tile (every unit gets it).
+#[cube]
+pub fn count_tile<E: Numeric, M: Numeric, N: Size>(
+    values: &[Vector<E, N>],
+    mask: &[Vector<M, N>],
+    threshold: E,
+    row_base: usize,
+    tile_start: usize,
+    row_vectors: usize,
+    #[comptime] config: CompactConfig,
+) -> u32 {
+    let blueprint = config.blueprint;
+    let mut count = 0u32;
+    #[unroll]
+    for k in 0..blueprint.vectors_per_unit {
+        let index = tile_start + unit_vector_index(k, blueprint);
+        if index < row_vectors {
+            let v = if comptime!(config.load_values()) {
+                values[row_base + index]
+            } else {
+                Vector::new(E::from_int(0))
+            };
+            let m = if comptime!(config.load_mask()) {
+                mask[row_base + index]
+            } else {
+                Vector::new(M::from_int(0))
+            };
+            let f = vector_flags::<E, M, N>(v, m, threshold, config.rule);
+            #[unroll]
+            for j in 0..f.vector_size() {
+                count += f.extract(j);
+            }
+        }
+    }
+    cube_sum::<u32>(count, blueprint)
+}
+
+/// Where the tile's elements go in their row's output.
+#[derive(CubeType, Clone, Copy)]
+pub struct TilePlacement {
+    /// First element of the row in the outputs.
+    pub out_row_base: usize,
+    /// Survivors of the row before this tile.
+    pub offset: u32,
+    /// Survivors of the whole row (read only when rejected elements are placed).
+    pub row_total: u32,
+}
+
+/// Writes each element of a ranked tile to its slot: a survivor to `offset` + its rank among
+/// the row's survivors; a rejected element (unless `Drop`) to `row_total` + its rank among
+/// the row's rejected elements, as itself (`Keep`) or as zero (`Zero`).
+#[cube]
+#[allow(clippy::too_many_arguments)]
+pub fn scatter_tile<E: Numeric, I: Numeric, N: Size>(
+    held: &Array<Vector<E, N>>,
+    flags: &Array<Vector<u32, N>>,
+    ranks: &Array<Vector<u32, N>>,
+    values_out: &mut [E],
+    indices_out: &mut [I],
+    placement: TilePlacement,
+    tile_start: usize,
+    row_vectors: usize,
+    #[comptime] config: CompactConfig,
+) {
+    let blueprint = config.blueprint;
+    #[unroll]
+    for k in 0..blueprint.vectors_per_unit {
+        let index = tile_start + unit_vector_index(k, blueprint);
+        if index < row_vectors {
+            let f = flags[k as usize];
+            let r = ranks[k as usize];
+            let v = held[k as usize];
+            let width = f.vector_size().comptime();
+            #[unroll]
+            for j in 0..width {
+                let position = index * width + j;
+                // Survivors of the row before this element (ranks are inclusive).
+                let before = placement.offset + r.extract(j) - f.extract(j);
+                if f.extract(j) == 1u32 {
+                    let slot = placement.out_row_base + before as usize;
+                    write_slot::<E, I>(
+                        values_out,
+                        indices_out,
+                        slot,
+                        v.extract(j),
+                        position,
+                        config,
+                    );
+                } else if comptime!(config.rejected != Rejected::Drop) {
+                    let rejected_before = position - before as usize;
+                    let slot =
+                        placement.out_row_base + placement.row_total as usize + rejected_before;
+                    if comptime!(config.rejected == Rejected::Keep) {
+                        write_slot::<E, I>(
+                            values_out,
+                            indices_out,
+                            slot,
+                            v.extract(j),
+                            position,
+                            config,
+                        );
+                    } else {
+                        write_slot::<E, I>(
+                            values_out,
+                            indices_out,
+                            slot,
+                            E::from_int(0),
+                            0usize,
+                            config,
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Writes one output slot: the value and/or the position, as the config asks.
+#[cube]
+pub fn write_slot<E: Numeric, I: Numeric>(
+    values_out: &mut [E],
+    indices_out: &mut [I],
+    slot: usize,
+    value: E,
+    position: usize,
+    #[comptime] config: CompactConfig,
+) {
+    if comptime!(config.write_values) {
+        values_out[slot] = value;
+    }
+    if comptime!(config.write_indices) {
+        indices_out[slot] = I::cast_from(position);
+    }
+}

@@ -1,0 +1,604 @@
+//! The device compaction engine against its CPU twin: every strategy the device can run,
+//! every placement of rejected elements (drop, zero, keep = the stable split), masks of both
+//! storages and value comparisons; densities 0, 0.001, 0.5 and 1; tiny, odd and prime
+//! lengths, every length across one tile boundary, many rows (a grid past 65,535 cubes);
+//! NaN and +-0.0 thresholds; determinism; and the errors bad calls get.
+
+mod common;
+
+use common::*;
+use cubecl::prelude::Client;
+use cubecl::server::Handle;
+use rand::{Rng, rngs::StdRng};
+use sieve::compact::{
+    self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, FlagRule, Flags, MaskStorage,
+    Rejected, reference,
+};
+use sieve::scan::ScanTuning;
+use sieve::{DeviceCaps, Dtype, SieveError};
+
+const PLACEMENTS: [Rejected; 3] = [Rejected::Drop, Rejected::Zero, Rejected::Keep];
+const POISON_F32: f32 = -12345.5;
+const POISON_INDEX: i32 = -7;
+
+/// Strategies to test on this device: the portable ones always; the look-back where the
+/// runtime promises forward progress and has 64-bit atomics (CUDA, HIP).
+fn strategies(caps: &DeviceCaps, rejected: Rejected) -> Vec<CompactStrategy> {
+    let mut s = vec![
+        CompactStrategy::Auto,
+        CompactStrategy::Scatter,
+        CompactStrategy::Gather,
+    ];
+    if caps.forward_progress && caps.atomic_u64 && rejected != Rejected::Keep {
+        s.push(CompactStrategy::ScatterLookback);
+    }
+    s
+}
+
+/// Tiny tiles (one plane-multiple of units, one element each) so short rows cross many tile
+/// boundaries.
+fn tiny_tuning(caps: &DeviceCaps) -> ScanTuning {
+    ScanTuning {
+        units_per_cube: caps.plane_size_max.max(4).next_power_of_two(),
+        elements_per_unit: 1,
+        max_vector_size: 4,
+        use_planes: caps.plane_ops,
+    }
+}
+
+/// The mask storage Burn would use on this device.
+fn mask_storage(caps: &DeviceCaps) -> MaskStorage {
+    if caps.u8 {
+        MaskStorage::U8
+    } else {
+        MaskStorage::U32
+    }
+}
+
+fn upload_mask(client: &Client, flags: &[bool], storage: MaskStorage) -> Handle {
+    match storage {
+        MaskStorage::U8 => {
+            // Pad to a whole word: some runtimes bind buffers in 4-byte units.
+            let mut bytes: Vec<u8> = flags.iter().map(|&f| f as u8).collect();
+            bytes.resize(flags.len().next_multiple_of(4).max(4), 0);
+            upload(client, &bytes)
+        }
+        MaskStorage::U32 => {
+            let words: Vec<u32> = flags.iter().map(|&f| f as u32).collect();
+            upload(client, &words)
+        }
+    }
+}
+
+fn random_flags(rng: &mut StdRng, n: usize, density: f64) -> Vec<bool> {
+    (0..n).map(|_| rng.random_bool(density)).collect()
+}
+
+/// What one device compaction wrote: values (f32), indices (i32) and counts (i32).
+struct Written {
+    values: Vec<f32>,
+    indices: Vec<i32>,
+    counts: Vec<i32>,
+}
+
+/// Runs one f32 compaction with i32 indices into poisoned outputs and reads them back.
+fn run_f32(
+    client: &Client,
+    values: &[f32],
+    flags: Flags<'_>,
+    problem: CompactProblem,
+    rejected: Rejected,
+    options: CompactOptions,
+) -> Result<Written, SieveError> {
+    let n = problem.rows * problem.len;
+    let input = upload(client, values);
+    let values_out = poisoned(client, n, POISON_F32);
+    let indices_out = poisoned(client, n, POISON_INDEX);
+    let counts = poisoned(client, problem.rows, POISON_INDEX);
+    compact::compact(
+        client,
+        flags,
+        CompactIo {
+            values: Some(&input),
+            value_dtype: Dtype::F32,
+            values_out: Some(&values_out),
+            indices_out: Some(&indices_out),
+            counts: &counts,
+            index_dtype: Dtype::I32,
+        },
+        problem,
+        rejected,
+        options,
+    )?;
+    Ok(Written {
+        values: download(client, values_out, n),
+        indices: download(client, indices_out, n),
+        counts: download(client, counts, problem.rows),
+    })
+}
+
+/// Compares device output with the CPU twin; slots the twin leaves unwritten must still hold
+/// the poison. Floats compare by bits (NaN and -0.0 included).
+fn check(got: &Written, want: &reference::Compacted<f32>, case: &str) {
+    let counts: Vec<i32> = want.counts.iter().map(|&c| c as i32).collect();
+    assert_same(&got.counts, &counts, &format!("{case}: counts"));
+    let values: Vec<u32> = want
+        .values
+        .iter()
+        .map(|v| v.unwrap_or(POISON_F32).to_bits())
+        .collect();
+    let got_values: Vec<u32> = got.values.iter().map(|v| v.to_bits()).collect();
+    assert_same(&got_values, &values, &format!("{case}: values (bits)"));
+    let indices: Vec<i32> = want
+        .indices
+        .iter()
+        .map(|i| i.map_or(POISON_INDEX, |i| i as i32))
+        .collect();
+    assert_same(&got.indices, &indices, &format!("{case}: indices"));
+}
+
+/// Masks of both storages (where the device has byte buffers), every strategy and
+/// placement, several densities, on lengths around tile boundaries.
+#[test]
+fn mask_compaction_matches_reference() {
+    let client = client();
+    let caps = DeviceCaps::of(&client);
+    let (mut rng, seed) = rng("mask_compaction_matches_reference");
+    let mut storages = vec![MaskStorage::U32];
+    if caps.u8 {
+        storages.push(MaskStorage::U8);
+    }
+    let shapes = [
+        (1, 0),
+        (1, 1),
+        (3, 31),
+        (2, 33),
+        (1, 4097),
+        (5, 997),
+        (1, 65_537),
+    ];
+    for &(rows, len) in &shapes {
+        for density in [0.0, 0.001, 0.5, 1.0] {
+            let n = rows * len;
+            let values: Vec<f32> = (0..n).map(|_| rng.random_range(-100.0..100.0)).collect();
+            let flags = random_flags(&mut rng, n, density);
+            for &storage in &storages {
+                let mask = upload_mask(&client, &flags, storage);
+                for rejected in PLACEMENTS {
+                    let want = reference::compact_rows(&values, &flags, rows, len, rejected);
+                    for strategy in strategies(&caps, rejected) {
+                        let case = format!(
+                            "seed {seed}: [{rows}, {len}] density {density} {storage:?} \
+                             {rejected:?} {strategy:?}"
+                        );
+                        let got = run_f32(
+                            &client,
+                            &values,
+                            Flags::Mask {
+                                mask: &mask,
+                                storage,
+                            },
+                            CompactProblem { rows, len },
+                            rejected,
+                            CompactOptions {
+                                strategy,
+                                tuning: None,
+                            },
+                        )
+                        .unwrap_or_else(|e| panic!("{case}: {e}"));
+                        check(&got, &want, &case);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every length from just under one tile to just over two, with tiny tiles, so every tile
+/// boundary position and the tile-count scan are exercised.
+#[test]
+fn every_length_across_tile_boundaries() {
+    let client = client();
+    let caps = DeviceCaps::of(&client);
+    let (mut rng, seed) = rng("every_length_across_tile_boundaries");
+    let tuning = tiny_tuning(&caps);
+    let tile = tuning.units_per_cube as usize;
+    let storage = mask_storage(&caps);
+    for len in (tile - 2)..=(2 * tile + 2) {
+        let rows = 3;
+        let n = rows * len;
+        let values: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let flags = random_flags(&mut rng, n, 0.5);
+        let mask = upload_mask(&client, &flags, storage);
+        for rejected in PLACEMENTS {
+            let want = reference::compact_rows(&values, &flags, rows, len, rejected);
+            for strategy in strategies(&caps, rejected) {
+                let case = format!("seed {seed}: len {len} {rejected:?} {strategy:?} tiny tiles");
+                let got = run_f32(
+                    &client,
+                    &values,
+                    Flags::Mask {
+                        mask: &mask,
+                        storage,
+                    },
+                    CompactProblem { rows, len },
+                    rejected,
+                    CompactOptions {
+                        strategy,
+                        tuning: Some(tuning),
+                    },
+                )
+                .unwrap_or_else(|e| panic!("{case}: {e}"));
+                check(&got, &want, &case);
+            }
+        }
+    }
+}
+
+/// Flags from comparing values with a threshold: every rule, thresholds 0.0, -0.0, NaN and
+/// +inf, on values holding NaN, +-0.0 and +-inf.
+#[test]
+fn comparison_flags_follow_ieee() {
+    let client = client();
+    let caps = DeviceCaps::of(&client);
+    let (mut rng, seed) = rng("comparison_flags_follow_ieee");
+    let specials = [
+        f32::NAN,
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1.5,
+        -1.5,
+    ];
+    let len = 1031;
+    let values: Vec<f32> = (0..len)
+        .map(|_| specials[rng.random_range(0..specials.len())])
+        .collect();
+    let rules = [
+        FlagRule::Greater,
+        FlagRule::GreaterEqual,
+        FlagRule::Less,
+        FlagRule::LessEqual,
+        FlagRule::Equal,
+        FlagRule::NotEqual,
+    ];
+    for rule in rules {
+        for threshold in [0.0f32, -0.0, f32::NAN, f32::INFINITY] {
+            let flags: Vec<bool> = values
+                .iter()
+                .map(|&v| match rule {
+                    FlagRule::Greater => v > threshold,
+                    FlagRule::GreaterEqual => v >= threshold,
+                    FlagRule::Less => v < threshold,
+                    FlagRule::LessEqual => v <= threshold,
+                    FlagRule::Equal => v == threshold,
+                    FlagRule::NotEqual => v != threshold,
+                    FlagRule::Mask => unreachable!(),
+                })
+                .collect();
+            for rejected in [Rejected::Drop, Rejected::Keep] {
+                let want = reference::compact_rows(&values, &flags, 1, len, rejected);
+                for strategy in strategies(&caps, rejected) {
+                    let case =
+                        format!("seed {seed}: {rule:?} {threshold} {rejected:?} {strategy:?}");
+                    let got = run_f32(
+                        &client,
+                        &values,
+                        Flags::Compare {
+                            rule,
+                            threshold: threshold as f64,
+                        },
+                        CompactProblem { rows: 1, len },
+                        rejected,
+                        CompactOptions {
+                            strategy,
+                            tuning: None,
+                        },
+                    )
+                    .unwrap_or_else(|e| panic!("{case}: {e}"));
+                    check(&got, &want, &case);
+                }
+            }
+        }
+    }
+}
+
+/// Many short rows: a grid past 65,535 cubes (tiny tiles), each row compacted on its own.
+#[test]
+fn many_rows_past_the_grid_limit() {
+    let client = client();
+    let caps = DeviceCaps::of(&client);
+    let (mut rng, seed) = rng("many_rows_past_the_grid_limit");
+    let tuning = tiny_tuning(&caps);
+    let rows = 70_000;
+    let len = tuning.units_per_cube as usize + 3;
+    let n = rows * len;
+    let values: Vec<f32> = (0..n).map(|i| (i % 1000) as f32).collect();
+    let flags = random_flags(&mut rng, n, 0.3);
+    let storage = mask_storage(&caps);
+    let mask = upload_mask(&client, &flags, storage);
+    let want = reference::compact_rows(&values, &flags, rows, len, Rejected::Zero);
+    for strategy in strategies(&caps, Rejected::Zero) {
+        let case = format!("seed {seed}: [{rows}, {len}] {strategy:?}");
+        let got = run_f32(
+            &client,
+            &values,
+            Flags::Mask {
+                mask: &mask,
+                storage,
+            },
+            CompactProblem { rows, len },
+            Rejected::Zero,
+            CompactOptions {
+                strategy,
+                tuning: Some(tuning),
+            },
+        )
+        .unwrap_or_else(|e| panic!("{case}: {e}"));
+        check(&got, &want, &case);
+    }
+}
+
+/// Other value and index dtypes: i32 and u32 values, u32 indices, and i64 values and indices
+/// where the device has 64-bit integers. Exact comparison.
+#[test]
+fn other_dtypes() {
+    let client = client();
+    let caps = DeviceCaps::of(&client);
+    let (mut rng, seed) = rng("other_dtypes");
+    let storage = mask_storage(&caps);
+    let (rows, len) = (3, 2053);
+    let n = rows * len;
+    let flags = random_flags(&mut rng, n, 0.5);
+    let mask = upload_mask(&client, &flags, storage);
+    let raw: Vec<i64> = (0..n)
+        .map(|_| rng.random_range(-(1i64 << 40)..(1i64 << 40)))
+        .collect();
+    let mut cases = vec![(Dtype::I32, Dtype::U32), (Dtype::U32, Dtype::I32)];
+    if caps.i64 {
+        cases.push((Dtype::I64, Dtype::I64));
+    }
+    for (value_dtype, index_dtype) in cases {
+        let want = reference::compact_rows(&raw, &flags, rows, len, Rejected::Keep);
+        let input = match value_dtype {
+            Dtype::I64 => upload(&client, &raw),
+            Dtype::I32 => upload(&client, &raw.iter().map(|&v| v as i32).collect::<Vec<_>>()),
+            _ => upload(&client, &raw.iter().map(|&v| v as u32).collect::<Vec<_>>()),
+        };
+        for strategy in strategies(&caps, Rejected::Keep) {
+            let case =
+                format!("seed {seed}: {value_dtype} values, {index_dtype} indices, {strategy:?}");
+            let values_out = poisoned(&client, n * value_dtype.size_bytes(), 0xEEu8);
+            let indices_out = poisoned(&client, n * index_dtype.size_bytes(), 0xEEu8);
+            let counts = poisoned(&client, rows * index_dtype.size_bytes(), 0xEEu8);
+            compact::compact(
+                &client,
+                Flags::Mask {
+                    mask: &mask,
+                    storage,
+                },
+                CompactIo {
+                    values: Some(&input),
+                    value_dtype,
+                    values_out: Some(&values_out),
+                    indices_out: Some(&indices_out),
+                    counts: &counts,
+                    index_dtype,
+                },
+                CompactProblem { rows, len },
+                Rejected::Keep,
+                CompactOptions {
+                    strategy,
+                    tuning: None,
+                },
+            )
+            .unwrap_or_else(|e| panic!("{case}: {e}"));
+            let got_values: Vec<i64> = match value_dtype {
+                Dtype::I64 => download(&client, values_out, n),
+                Dtype::I32 => download::<i32>(&client, values_out, n)
+                    .into_iter()
+                    .map(i64::from)
+                    .collect(),
+                _ => download::<u32>(&client, values_out, n)
+                    .into_iter()
+                    .map(|v| v as i32 as i64)
+                    .collect(),
+            };
+            let narrow = |v: i64| match value_dtype {
+                Dtype::I64 => v,
+                _ => v as i32 as i64,
+            };
+            let want_values: Vec<i64> = want.values.iter().map(|v| narrow(v.unwrap())).collect();
+            assert_same(&got_values, &want_values, &format!("{case}: values"));
+            let widen = |h: Handle, len: usize| -> Vec<i64> {
+                match index_dtype {
+                    Dtype::I64 => download(&client, h, len),
+                    Dtype::I32 => download::<i32>(&client, h, len)
+                        .into_iter()
+                        .map(i64::from)
+                        .collect(),
+                    _ => download::<u32>(&client, h, len)
+                        .into_iter()
+                        .map(i64::from)
+                        .collect(),
+                }
+            };
+            let want_indices: Vec<i64> = want.indices.iter().map(|i| i.unwrap() as i64).collect();
+            assert_same(
+                &widen(indices_out, n),
+                &want_indices,
+                &format!("{case}: indices"),
+            );
+            let want_counts: Vec<i64> = want.counts.iter().map(|&c| c as i64).collect();
+            assert_same(
+                &widen(counts, rows),
+                &want_counts,
+                &format!("{case}: counts"),
+            );
+        }
+    }
+}
+
+/// Indices only (argwhere's shape): no values read or written.
+#[test]
+fn indices_only() {
+    let client = client();
+    let caps = DeviceCaps::of(&client);
+    let (mut rng, seed) = rng("indices_only");
+    let storage = mask_storage(&caps);
+    let len = 100_003;
+    let flags = random_flags(&mut rng, len, 0.5);
+    let mask = upload_mask(&client, &flags, storage);
+    let want: Vec<i32> = (0..len).filter(|&i| flags[i]).map(|i| i as i32).collect();
+    for strategy in strategies(&caps, Rejected::Drop) {
+        let case = format!("seed {seed}: {strategy:?}");
+        let indices_out = poisoned(&client, len, POISON_INDEX);
+        let counts = poisoned(&client, 1, POISON_INDEX);
+        compact::compact(
+            &client,
+            Flags::Mask {
+                mask: &mask,
+                storage,
+            },
+            CompactIo {
+                values: None,
+                value_dtype: Dtype::F32,
+                values_out: None,
+                indices_out: Some(&indices_out),
+                counts: &counts,
+                index_dtype: Dtype::I32,
+            },
+            CompactProblem { rows: 1, len },
+            Rejected::Drop,
+            CompactOptions {
+                strategy,
+                tuning: None,
+            },
+        )
+        .unwrap_or_else(|e| panic!("{case}: {e}"));
+        let count: Vec<i32> = download(&client, counts, 1);
+        assert_eq!(count[0] as usize, want.len(), "{case}: count");
+        let got: Vec<i32> = download(&client, indices_out, len);
+        assert_same(&got[..want.len()], &want, &case);
+        assert!(
+            got[want.len()..].iter().all(|&i| i == POISON_INDEX),
+            "{case}: Drop wrote past the survivors"
+        );
+    }
+}
+
+/// The same input twice gives the same bits.
+#[test]
+fn deterministic() {
+    let client = client();
+    let caps = DeviceCaps::of(&client);
+    let (mut rng, _) = rng("deterministic");
+    let storage = mask_storage(&caps);
+    let (rows, len) = (4, 50_000);
+    let n = rows * len;
+    let values: Vec<f32> = (0..n).map(|_| rng.random()).collect();
+    let flags = random_flags(&mut rng, n, 0.5);
+    let mask = upload_mask(&client, &flags, storage);
+    for strategy in strategies(&caps, Rejected::Zero) {
+        let once = || {
+            run_f32(
+                &client,
+                &values,
+                Flags::Mask {
+                    mask: &mask,
+                    storage,
+                },
+                CompactProblem { rows, len },
+                Rejected::Zero,
+                CompactOptions {
+                    strategy,
+                    tuning: None,
+                },
+            )
+            .expect("compaction failed")
+        };
+        let (a, b) = (once(), once());
+        assert!(
+            a.values
+                .iter()
+                .map(|v| v.to_bits())
+                .eq(b.values.iter().map(|v| v.to_bits()))
+                && a.indices == b.indices
+                && a.counts == b.counts,
+            "{strategy:?}: two runs differ"
+        );
+    }
+}
+
+/// Bad calls are refused before anything launches, naming the argument.
+#[test]
+fn bad_calls_get_clear_errors() {
+    let client = client();
+    let counts = client.empty(64);
+    let values = client.empty(64);
+    let io = CompactIo {
+        values: None,
+        value_dtype: Dtype::F32,
+        values_out: None,
+        indices_out: None,
+        counts: &counts,
+        index_dtype: Dtype::I32,
+    };
+    let problem = CompactProblem { rows: 1, len: 4 };
+    let compare = Flags::Compare {
+        rule: FlagRule::Greater,
+        threshold: 0.0,
+    };
+    let err = |flags, io, rejected, strategy| {
+        compact::compact(
+            &client,
+            flags,
+            io,
+            problem,
+            rejected,
+            CompactOptions {
+                strategy,
+                tuning: None,
+            },
+        )
+        .expect_err("the call should be refused")
+        .to_string()
+    };
+    let e = err(compare, io, Rejected::Drop, CompactStrategy::Auto);
+    assert!(e.contains("io.values"), "{e}");
+    let e = err(
+        Flags::Compare {
+            rule: FlagRule::Mask,
+            threshold: 0.0,
+        },
+        CompactIo {
+            values: Some(&values),
+            ..io
+        },
+        Rejected::Drop,
+        CompactStrategy::Auto,
+    );
+    assert!(e.contains("flags.rule"), "{e}");
+    let e = err(
+        compare,
+        CompactIo {
+            values: Some(&values),
+            index_dtype: Dtype::F32,
+            ..io
+        },
+        Rejected::Drop,
+        CompactStrategy::Auto,
+    );
+    assert!(e.contains("io.index_dtype"), "{e}");
+    let e = err(
+        compare,
+        CompactIo {
+            values: Some(&values),
+            ..io
+        },
+        Rejected::Keep,
+        CompactStrategy::ScatterLookback,
+    );
+    assert!(e.contains("scatter_lookback"), "{e}");
+}
