@@ -1,13 +1,15 @@
 //! Gradients of sieve's ops. The forward pass runs the inner backend's sieve kernel.
 
 use burn::backend::Backend;
+use burn::backend::TensorMetadata;
 use burn::backend::autodiff::{
     Autodiff,
     checkpoint::{base::Checkpointer, strategy::CheckpointStrategy},
     grads::Gradients,
     ops::{Backward, Ops, OpsKind},
 };
-use burn::backend::tensor::{FloatTensor, IntTensor};
+use burn::backend::tensor::{BoolTensor, FloatTensor, IntTensor};
+use burn::tensor::{IntDType, Shape};
 
 use crate::SieveOps;
 
@@ -48,5 +50,105 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
 
     fn sieve_int_cumsum(x: IntTensor<Self>, dim: usize) -> IntTensor<Self> {
         B::sieve_int_cumsum(x, dim)
+    }
+
+    fn sieve_float_compact(
+        x: FloatTensor<Self>,
+        mask: BoolTensor<Self>,
+        per_row: bool,
+        pad: bool,
+        index_dtype: IntDType,
+    ) -> (FloatTensor<Self>, IntTensor<Self>) {
+        /// Output slot `s` of a row holds the row's `s`-th survivor, so input element `i`'s
+        /// gradient is the output gradient at its slot (the running count of the mask up to
+        /// it, minus one) when it survived, and zero otherwise. Padding slots feed nothing.
+        #[derive(Debug)]
+        struct CompactBackward;
+
+        #[derive(Debug, Clone)]
+        struct State<B: Backend> {
+            mask: BoolTensor<B>,
+            shape: Shape,
+            per_row: bool,
+            index_dtype: IntDType,
+        }
+
+        impl<B: Backend + SieveOps> Backward<B, 1> for CompactBackward {
+            type State = State<B>;
+
+            fn backward(self, ops: Ops<State<B>, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
+                let [parent] = ops.parents;
+                let grad = grads.consume::<B>(&ops.node);
+                let State {
+                    mask,
+                    shape,
+                    per_row,
+                    index_dtype,
+                } = ops.state;
+                if let Some(node) = parent {
+                    let (rows, len) = if per_row {
+                        (shape[0], shape[1])
+                    } else {
+                        (1, shape.num_elements())
+                    };
+                    let rows_shape = Shape::new([rows, len]);
+                    let grad = if rows * len == 0 {
+                        B::float_reshape(grad, shape)
+                    } else {
+                        let mask = B::bool_reshape(mask, rows_shape.clone());
+                        let flags = B::bool_into_int(mask.clone(), index_dtype);
+                        let slots = B::int_clamp_min(
+                            B::int_sub_scalar(B::sieve_int_cumsum(flags, 1), 1i64.into()),
+                            0i64.into(),
+                        );
+                        let grad = B::float_reshape(grad, rows_shape);
+                        let gathered = B::float_gather(1, grad, slots);
+                        let kept = B::float_mask_fill(gathered, B::bool_not(mask), 0.0f64.into());
+                        B::float_reshape(kept, shape)
+                    };
+                    grads.register::<B>(node.id, grad);
+                }
+            }
+        }
+
+        match CompactBackward
+            .prepare::<C>([x.node()])
+            .compute_bound()
+            .stateful()
+        {
+            OpsKind::Tracked(prep) => {
+                let state = State {
+                    mask: mask.clone(),
+                    shape: x.primitive().shape(),
+                    per_row,
+                    index_dtype,
+                };
+                let (values, counts) =
+                    B::sieve_float_compact(x.primitive().clone(), mask, per_row, pad, index_dtype);
+                (prep.finish(state, values), counts)
+            }
+            OpsKind::UnTracked(prep) => {
+                let (values, counts) =
+                    B::sieve_float_compact(x.into_primitive(), mask, per_row, pad, index_dtype);
+                (prep.finish(values), counts)
+            }
+        }
+    }
+
+    fn sieve_int_compact(
+        x: IntTensor<Self>,
+        mask: BoolTensor<Self>,
+        per_row: bool,
+        pad: bool,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>) {
+        B::sieve_int_compact(x, mask, per_row, pad, index_dtype)
+    }
+
+    fn sieve_bool_argwhere(
+        mask: BoolTensor<Self>,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>) {
+        B::sieve_bool_argwhere(mask, index_dtype)
     }
 }

@@ -2,7 +2,7 @@
 //! `[rows, len]` rows along `dim`, run the sieve kernel, and restore the caller's axis order.
 
 use burn::backend::DType;
-use burn::tensor::Shape;
+use burn::tensor::{BoolStore, IntDType, Shape};
 use burn_cubecl::{
     CubeBackend,
     kernel::into_contiguous,
@@ -10,6 +10,9 @@ use burn_cubecl::{
     tensor::CubeTensor,
 };
 use sieve::Dtype;
+use sieve::compact::{
+    self, CompactIo, CompactOptions, CompactProblem, Flags, MaskStorage, Rejected,
+};
 use sieve::scan::{self, ScanKind, ScanOptions, ScanProblem};
 
 use crate::SieveOps;
@@ -21,6 +24,51 @@ impl SieveOps for CubeBackend {
 
     fn sieve_int_cumsum(x: CubeTensor, dim: usize) -> CubeTensor {
         cumsum(x, dim, ScanKind::Inclusive)
+    }
+
+    fn sieve_float_compact(
+        x: CubeTensor,
+        mask: CubeTensor,
+        per_row: bool,
+        pad: bool,
+        index_dtype: IntDType,
+    ) -> (CubeTensor, CubeTensor) {
+        compact_values("mask_select", x, mask, per_row, pad, index_dtype)
+    }
+
+    fn sieve_int_compact(
+        x: CubeTensor,
+        mask: CubeTensor,
+        per_row: bool,
+        pad: bool,
+        index_dtype: IntDType,
+    ) -> (CubeTensor, CubeTensor) {
+        compact_values("mask_select", x, mask, per_row, pad, index_dtype)
+    }
+
+    fn sieve_bool_argwhere(mask: CubeTensor, index_dtype: IntDType) -> (CubeTensor, CubeTensor) {
+        let mask = into_contiguous(mask);
+        let len = mask.meta.num_elements();
+        let dtype: DType = index_dtype.into();
+        let positions = empty_of(&mask, Shape::new([len]), dtype);
+        let count = empty_of(&mask, Shape::new([1]), dtype);
+        compact::compact(
+            &mask.client,
+            mask_flags(&mask),
+            CompactIo {
+                values: None,
+                value_dtype: Dtype::U32,
+                values_out: None,
+                indices_out: Some(&positions.handle),
+                counts: &count.handle,
+                index_dtype: sieve_index_dtype("argwhere", index_dtype),
+            },
+            CompactProblem { rows: 1, len },
+            Rejected::Drop,
+            CompactOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("argwhere: {e}"));
+        (positions, count)
     }
 }
 
@@ -72,6 +120,81 @@ pub(crate) fn rows_along(x: CubeTensor, dim: usize) -> Rows {
         len,
         swap,
     }
+}
+
+/// The sieve dtype of Burn's index dtype, or a panic naming the ones sieve writes.
+pub(crate) fn sieve_index_dtype(op: &str, dtype: IntDType) -> Dtype {
+    match dtype {
+        IntDType::I32 => Dtype::I32,
+        IntDType::I64 => Dtype::I64,
+        IntDType::U32 => Dtype::U32,
+        other => panic!("{op}: index dtype {other:?} is not supported (supported: i32, i64, u32)"),
+    }
+}
+
+/// A contiguous bool tensor as sieve's mask flags.
+fn mask_flags(mask: &CubeTensor) -> Flags<'_> {
+    let storage = match mask.dtype {
+        DType::Bool(BoolStore::U8 | BoolStore::Native) | DType::U8 => MaskStorage::U8,
+        DType::Bool(BoolStore::U32) | DType::U32 => MaskStorage::U32,
+        other => panic!("mask: dtype {other:?} is not a bool storage sieve reads (u8, u32)"),
+    };
+    Flags::Mask {
+        mask: &mask.handle,
+        storage,
+    }
+}
+
+/// An uninitialised contiguous tensor on `like`'s device.
+pub(crate) fn empty_of(like: &CubeTensor, shape: Shape, dtype: DType) -> CubeTensor {
+    empty_device_contiguous_dtype(like.client.clone(), like.device.clone(), shape, dtype)
+}
+
+/// Compacts `x` by `mask` (same shape): the whole tensor in row-major order, or each row of
+/// a 2-D `x`. See `SieveOps::sieve_float_compact`.
+fn compact_values(
+    op: &str,
+    x: CubeTensor,
+    mask: CubeTensor,
+    per_row: bool,
+    pad: bool,
+    index_dtype: IntDType,
+) -> (CubeTensor, CubeTensor) {
+    let shape = x.meta.shape().clone();
+    assert_eq!(
+        &shape,
+        mask.meta.shape(),
+        "{op}: mask shape {:?} must equal the input shape {shape:?}",
+        mask.meta.shape()
+    );
+    let value_dtype = sieve_dtype(op, x.dtype);
+    let x = into_contiguous(x);
+    let mask = into_contiguous(mask);
+    let (rows, len) = if per_row {
+        (shape[0], shape[1])
+    } else {
+        (1, shape.num_elements())
+    };
+    let (values_shape, counts_shape) = crate::meta::compact_shapes(&shape, per_row);
+    let values = empty_of(&x, values_shape, x.dtype);
+    let counts = empty_of(&x, counts_shape, index_dtype.into());
+    compact::compact(
+        &x.client,
+        mask_flags(&mask),
+        CompactIo {
+            values: Some(&x.handle),
+            value_dtype,
+            values_out: Some(&values.handle),
+            indices_out: None,
+            counts: &counts.handle,
+            index_dtype: sieve_index_dtype(op, index_dtype),
+        },
+        CompactProblem { rows, len },
+        if pad { Rejected::Zero } else { Rejected::Drop },
+        CompactOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{op}: {e}"));
+    (values, counts)
 }
 
 /// An uninitialised contiguous tensor shaped like `like`.

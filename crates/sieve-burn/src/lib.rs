@@ -18,13 +18,18 @@ extern crate burn;
 mod autodiff;
 #[cfg(feature = "cube")]
 mod cube;
+mod fallback;
 #[cfg(feature = "flex")]
 mod flex;
+mod meta;
 mod ops;
 mod tensor;
 
 pub use ops::SieveOps;
-pub use tensor::{SieveKind, cumsum};
+pub use tensor::{
+    SieveKind, argwhere, argwhere_async, compact_rows, cumsum, mask_select, mask_select_async,
+    mask_select_padded, nonzero, nonzero_async,
+};
 
 /// The CubeCL client behind a Burn device, for calling `sieve`'s raw-buffer API on the same
 /// device (benchmarks, tests). `None` for a device of a backend without CubeCL (Flex).

@@ -1,10 +1,14 @@
 //! The backend extension trait: one method per primitive and tensor kind. Default bodies
-//! are the stock-Burn fallbacks that backends without a sieve kernel use.
+//! are the stock-Burn fallbacks that backends without a sieve kernel use ([`crate::fallback`]).
 
 use burn::backend::{
     Backend, backend_extension,
-    tensor::{FloatTensor, IntTensor},
+    tensor::{BoolTensor, FloatTensor, IntTensor},
 };
+use burn::tensor::IntDType;
+
+use crate::fallback;
+use crate::meta;
 
 /// Sieve's ops on a Burn backend.
 #[backend_extension(
@@ -25,5 +29,46 @@ pub trait SieveOps: Backend {
     #[fusion(dtype = x, shape = x)]
     fn sieve_int_cumsum(x: IntTensor<Self>, dim: usize) -> IntTensor<Self> {
         Self::int_cumsum(x, dim)
+    }
+
+    /// Compaction with a static output shape. `per_row == false`: the whole tensor in
+    /// row-major order, values `[numel]`, count `[1]`. `per_row == true`: `x` is `[rows, n]`,
+    /// each row compacted on its own, values `[rows, n]`, counts `[rows]`. Survivors come
+    /// first, in input order; after them zeros when `pad`, else unspecified values. Counts
+    /// have dtype `index_dtype`. `mask` has `x`'s shape.
+    #[fusion(meta = meta::compact)]
+    fn sieve_float_compact(
+        x: FloatTensor<Self>,
+        mask: BoolTensor<Self>,
+        per_row: bool,
+        pad: bool,
+        index_dtype: IntDType,
+    ) -> (FloatTensor<Self>, IntTensor<Self>) {
+        // The fallback always pads (`pad == false` leaves the tail unspecified).
+        let _ = pad;
+        fallback::float_compact::<Self>(x, mask, per_row, index_dtype)
+    }
+
+    /// [`SieveOps::sieve_float_compact`] for Int tensors.
+    #[fusion(meta = meta::compact)]
+    fn sieve_int_compact(
+        x: IntTensor<Self>,
+        mask: BoolTensor<Self>,
+        per_row: bool,
+        pad: bool,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>) {
+        let _ = pad;
+        fallback::int_compact::<Self>(x, mask, per_row, index_dtype)
+    }
+
+    /// Row-major positions of the true elements of `mask`, `[numel]` (the first `count` are
+    /// defined), and their count `[1]`, both of dtype `index_dtype`.
+    #[fusion(meta = meta::argwhere)]
+    fn sieve_bool_argwhere(
+        mask: BoolTensor<Self>,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>) {
+        fallback::argwhere::<Self>(mask, index_dtype)
     }
 }
