@@ -52,6 +52,67 @@ def cumsum_cases(quick):
     return [((1 << 20,), 0), ((1 << 24,), 0), ((1 << 28,), 0), ((4096, 32768), 0), ((4096, 32768), 1)]
 
 
+def filter_cases(quick):
+    """(op, shape, density) as sieve-bench's standard filter rows."""
+    if quick:
+        return [("mask_select", (1 << 16,), 0.5), ("argwhere", (1 << 16,), 0.5),
+                ("compact_rows", (8, 4096), 0.1)]
+    return [("mask_select", (1 << 24,), 0.5), ("mask_select", (1 << 24,), 0.01),
+            ("mask_select", (1 << 28,), 0.5), ("mask_select", (1 << 28,), 0.01),
+            ("argwhere", (1 << 24,), 0.5), ("argwhere", (1 << 28,), 0.5),
+            ("compact_rows", (64, 1 << 20), 0.1)]
+
+
+def filter_rows(quick, dev, gen):
+    """torch.masked_select, torch.argwhere, and for compact_rows (torch has no per-row
+    compaction) the usual no-sync stand-in: a stable argsort of ~mask along the row, a gather,
+    zeros after each row's count. Floor bytes as sieve-bench counts them (1-byte bool mask,
+    i64 indices)."""
+    rows = []
+    for op, shape, density in filter_cases(quick):
+        n = torch.Size(shape).numel()
+        params = {"density": density}
+        m = torch.rand(shape, device=dev, generator=gen) < density
+        kept = int(m.sum())
+        if op == "argwhere":
+            floor = n + 8 * kept
+            got = torch.argwhere(m)
+            ok = got.shape == (kept, len(shape)) and bool(m[tuple(got.t())].all())
+            rows.append(row(op, shape, "bool", params, "torch", floor,
+                            timed(lambda: torch.argwhere(m)) if ok else None,
+                            "ok" if ok else "wrong", None if ok else "torch.argwhere disagrees"))
+            del got
+        else:
+            x = torch.rand(shape, device=dev, generator=gen) + 1.0
+            if op == "mask_select":
+                floor = 5 * n + 4 * kept
+                got = torch.masked_select(x, m)
+                ok = got.numel() == kept and torch.equal(got, x[m])
+                fn = lambda: torch.masked_select(x, m)
+                note = None
+            else:
+                floor = 5 * n + 4 * n + 4 * shape[0]
+
+                def fn():
+                    order = torch.argsort((~m).to(torch.uint8), dim=1, stable=True)
+                    out = torch.gather(x, 1, order)
+                    counts = m.sum(dim=1)
+                    slots = torch.arange(shape[1], device=dev).unsqueeze(0)
+                    return out.masked_fill(slots >= counts.unsqueeze(1), 0.0), counts
+
+                out, counts = fn()
+                ok = int(counts.sum()) == kept and torch.equal(out[out != 0], x[m])
+                note = "torch has no per-row compaction: stable argsort of ~mask + gather"
+                del out, counts
+            rows.append(row(op, shape, "f32", params, "torch", floor,
+                            timed(fn) if ok else None, "ok" if ok else "wrong",
+                            note if ok else "result disagrees with x[m]"))
+            del x
+        del m
+        torch.cuda.empty_cache()
+    return rows
+
+
 def main():
     out = sys.argv[1]
     quick = "--quick" in sys.argv
@@ -81,6 +142,8 @@ def main():
                             timed(lambda: torch.cumsum(x, dim))))
         del x, got, want
 
+    rows.extend(filter_rows(quick, dev, gen))
+
     report = {
         "device": torch.cuda.get_device_name(),
         "backend": "cuda",
@@ -91,7 +154,7 @@ def main():
     with open(out, "w") as f:
         json.dump(report, f, indent=2)
     for r in rows:
-        print(f"{r['op']:<8} {str(r['shape']):<16} {json.dumps(r['params']):<12} {r['impl']:<6} "
+        print(f"{r['op']:<12} {str(r['shape']):<16} {json.dumps(r['params']):<16} {r['impl']:<6} "
               f"{r['median_ms'] if r['median_ms'] is None else round(r['median_ms'], 4)} ms "
               f"{'' if r['gbps'] is None else round(r['gbps'])} GB/s {r['status']}")
 

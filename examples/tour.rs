@@ -2,8 +2,10 @@
 //! the device through the library, checked against a CPU reference, and printed.
 //!
 //! 1. Scan: the running count of a 0/1 flag array, and its total.
+//! 2. Compaction: the survivors of a predicate, each output slot finding its source by
+//!    binary search over the running count, and how many survived.
 //!
-//! (The filter, split and top-k exercises join as those primitives land.)
+//! (The split and top-k exercises join as those primitives land.)
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -17,6 +19,7 @@ fn main() {
     println!("sieve tour on {} ({})\n", caps.device_name, caps.runtime);
 
     let ok = running_count(&device);
+    let ok = compaction(&client) && ok;
     if ok {
         println!("\nall exercises match their CPU references");
     } else {
@@ -52,6 +55,78 @@ fn running_count(device: &Device) -> bool {
     println!(
         "    total          {total} (CPU: {}) {}",
         expected.last().unwrap(),
+        verdict(ok)
+    );
+    ok
+}
+
+/// Exercise 2: compaction by "turning the scatter around": flag each value that clears the
+/// predicate, scan the flags into a running count, then let every output slot `s` find its
+/// source - the first element whose running count exceeds `s` - by binary search. Runs the
+/// engine's `Gather` strategy on raw device buffers (the library layer below Burn).
+fn compaction(client: &cubecl::prelude::Client) -> bool {
+    use sieve::compact::{
+        self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, FlagRule, Flags, Rejected,
+    };
+    let n = 1_000_003;
+    let threshold = 0.9f32;
+    let mut rng = StdRng::seed_from_u64(2027);
+    let values: Vec<f32> = (0..n).map(|_| rng.random::<f32>()).collect();
+
+    let input = client.create_from_slice(bytemuck::cast_slice(&values));
+    let survivors = client.empty(4 * n);
+    let positions = client.empty(4 * n);
+    let count = client.empty(4);
+    compact::compact(
+        client,
+        Flags::Compare {
+            rule: FlagRule::Greater,
+            threshold: threshold as f64,
+        },
+        CompactIo {
+            values: Some(&input),
+            value_dtype: sieve::Dtype::F32,
+            values_out: Some(&survivors),
+            indices_out: Some(&positions),
+            counts: &count,
+            index_dtype: sieve::Dtype::U32,
+        },
+        CompactProblem { rows: 1, len: n },
+        Rejected::Drop,
+        CompactOptions {
+            strategy: CompactStrategy::Gather,
+            tuning: None,
+        },
+    )
+    .expect("compaction");
+    let read = |h: cubecl::server::Handle| client.read_one(h).expect("device read");
+    let count = bytemuck::cast_slice::<u8, u32>(&read(count))[0] as usize;
+    let bytes = read(survivors);
+    let got: &[f32] = &bytemuck::cast_slice::<u8, f32>(&bytes)[..count];
+    let bytes = read(positions);
+    let got_positions: &[u32] = &bytemuck::cast_slice::<u8, u32>(&bytes)[..count];
+
+    let expected: Vec<(u32, f32)> = (0..n)
+        .filter(|&i| values[i] > threshold)
+        .map(|i| (i as u32, values[i]))
+        .collect();
+    let ok = count == expected.len()
+        && got_positions
+            .iter()
+            .zip(got)
+            .map(|(&p, &v)| (p, v))
+            .eq(expected.iter().copied());
+
+    println!("\n[2] compaction: the {n} random values in [0, 1) above {threshold}, gathered by");
+    println!("    binary search over their running count");
+    println!("    survivors      {:?} ...", &got[..4.min(count)]);
+    println!(
+        "    at positions   {:?} ...",
+        &got_positions[..4.min(count)]
+    );
+    println!(
+        "    survived       {count} of {n} (CPU: {}) {}",
+        expected.len(),
         verdict(ok)
     );
     ok

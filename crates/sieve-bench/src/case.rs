@@ -89,6 +89,9 @@ pub fn standard(quick: bool) -> Vec<Case> {
             Case::new("cumsum", &[1 << 16], "f32", &[("dim", "0")]),
             Case::new("cumsum", &[64, 1024], "f32", &[("dim", "0")]),
             Case::new("cumsum", &[64, 1024], "f32", &[("dim", "1")]),
+            Case::new("mask_select", &[1 << 16], "f32", &[("density", "0.5")]),
+            Case::new("argwhere", &[1 << 16], "bool", &[("density", "0.5")]),
+            Case::new("compact_rows", &[8, 4096], "f32", &[("density", "0.1")]),
         ];
     }
     vec![
@@ -97,5 +100,12 @@ pub fn standard(quick: bool) -> Vec<Case> {
         Case::new("cumsum", &[1 << 28], "f32", &[("dim", "0")]),
         Case::new("cumsum", &[4096, 32768], "f32", &[("dim", "0")]),
         Case::new("cumsum", &[4096, 32768], "f32", &[("dim", "1")]),
+        Case::new("mask_select", &[1 << 24], "f32", &[("density", "0.5")]),
+        Case::new("mask_select", &[1 << 24], "f32", &[("density", "0.01")]),
+        Case::new("mask_select", &[1 << 28], "f32", &[("density", "0.5")]),
+        Case::new("mask_select", &[1 << 28], "f32", &[("density", "0.01")]),
+        Case::new("argwhere", &[1 << 24], "bool", &[("density", "0.5")]),
+        Case::new("argwhere", &[1 << 28], "bool", &[("density", "0.5")]),
+        Case::new("compact_rows", &[64, 1 << 20], "f32", &[("density", "0.1")]),
     ]
 }

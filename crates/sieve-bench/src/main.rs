@@ -15,6 +15,7 @@
 mod case;
 mod copy;
 mod cumsum;
+mod filter;
 mod report;
 mod timing;
 
@@ -36,7 +37,9 @@ struct Cli {
     #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(10..))]
     runs: u32,
     /// Run only these cases: `op:shape:dtype[:key=value,...]`, e.g.
-    /// `cumsum:1048576:f32` or `cumsum:4096x32768:f32:dim=0`. Repeatable.
+    /// `cumsum:1048576:f32`, `cumsum:4096x32768:f32:dim=0`,
+    /// `mask_select:16777216:f32:density=0.01`, `argwhere:268435456:bool`,
+    /// `compact_rows:64x1048576:f32:density=0.1,strategy=gather`. Repeatable.
     #[arg(long = "case")]
     cases: Vec<String>,
     /// Skip stock Burn rows (they can take minutes where Burn is quadratic).
@@ -71,6 +74,9 @@ fn main() {
         eprintln!("running {case}");
         let rows: Vec<Row> = match case.op.as_str() {
             "cumsum" => cumsum::run(case, &device, &client, runs, !cli.no_burn),
+            "mask_select" | "argwhere" | "compact_rows" => {
+                filter::run(case, &device, &client, runs, !cli.no_burn)
+            }
             other => {
                 eprintln!("unknown op {other}");
                 std::process::exit(2)

@@ -46,6 +46,7 @@ impl Row {
             let value = v
                 .parse::<i64>()
                 .map(Value::from)
+                .or_else(|_| v.parse::<f64>().map(Value::from))
                 .unwrap_or_else(|_| Value::from(v));
             params.insert(k.to_string(), value);
         }
@@ -111,7 +112,7 @@ impl Report {
             .and_then(|r| r.gbps);
         println!("device: {} ({})", self.device, self.backend);
         println!(
-            "{:<10} {:<14} {:<5} {:<36} {:<6} {:>10} {:>10} {:>10} {:>8} {:>7}  {}",
+            "{:<12} {:<14} {:<5} {:<44} {:<6} {:>10} {:>10} {:>10} {:>8} {:>7}  {}",
             "op",
             "shape",
             "dtype",
@@ -133,7 +134,7 @@ impl Report {
                 _ => "-".into(),
             };
             println!(
-                "{:<10} {:<14} {:<5} {:<36} {:<6} {:>10} {:>10} {:>10} {:>8} {:>7}  {}{}",
+                "{:<12} {:<14} {:<5} {:<44} {:<6} {:>10} {:>10} {:>10} {:>8} {:>7}  {}{}",
                 r.op,
                 shape.join("x"),
                 r.dtype,

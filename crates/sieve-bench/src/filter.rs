@@ -1,0 +1,446 @@
+//! Filter rows: `mask_select`, `argwhere` and `compact_rows` through sieve's Burn ops (Auto
+//! strategy), sieve's raw compaction with each strategy forced, and stock Burn where it has
+//! the op (`Tensor::mask_select`, `Tensor::argwhere`: a host round trip in Burn 0.22).
+//!
+//! Data: values uniform in [1, 2) (never zero), a random mask of the case's `density`
+//! (default 0.5). Every output is checked exactly against the CPU before it is timed.
+//! Floor bytes: the mask and values read once, the outputs written once (the mask counted at
+//! the storage Burn uses on the device: 1 byte, or 4 on wgpu devices without byte buffers).
+
+use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use sieve::compact::{
+    self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, Flags, MaskStorage, Rejected,
+};
+use sieve::{DeviceCaps, Dtype};
+
+use crate::case::Case;
+use crate::report::{Row, backend_name};
+use crate::timing;
+
+/// Stock Burn reads the tensor back to the host; one call at 2^24 takes over a second, so
+/// larger rows are reported as skipped.
+const BURN_MAX: usize = 1 << 24;
+
+/// The inputs of one case, on the host and on the device.
+struct Inputs {
+    values: Vec<f32>,
+    mask: Vec<bool>,
+    storage: MaskStorage,
+    mask_bytes: u64,
+    backend: String,
+}
+
+impl Inputs {
+    fn new(case: &Case, client: &Client) -> Self {
+        let n = case.numel();
+        let density: f64 = case
+            .params
+            .get("density")
+            .map(|d| d.parse().expect("density must be a number"))
+            .unwrap_or(0.5);
+        let mut rng = StdRng::seed_from_u64(0xf11e7);
+        let values = if case.op == "argwhere" {
+            Vec::new()
+        } else {
+            (0..n).map(|_| rng.random_range(1.0f32..2.0)).collect()
+        };
+        let mask: Vec<bool> = (0..n).map(|_| rng.random_bool(density)).collect();
+        let caps = DeviceCaps::of(client);
+        let (storage, mask_bytes) = if caps.u8 {
+            (MaskStorage::U8, 1)
+        } else {
+            (MaskStorage::U32, 4)
+        };
+        Inputs {
+            values,
+            mask,
+            storage,
+            mask_bytes,
+            backend: backend_name(&caps),
+        }
+    }
+
+    fn survivors(&self) -> u64 {
+        self.mask.iter().filter(|&&m| m).count() as u64
+    }
+
+    fn upload_mask(&self, client: &Client) -> Handle {
+        match self.storage {
+            MaskStorage::U8 => {
+                let mut bytes: Vec<u8> = self.mask.iter().map(|&m| m as u8).collect();
+                bytes.resize(bytes.len().next_multiple_of(4).max(4), 0);
+                client.create_from_slice(&bytes)
+            }
+            MaskStorage::U32 => {
+                let words: Vec<u32> = self.mask.iter().map(|&m| m as u32).collect();
+                client.create_from_slice(bytemuck::cast_slice(&words))
+            }
+        }
+    }
+}
+
+pub fn run(
+    case: &Case,
+    device: &Device,
+    client: &Client,
+    runs: usize,
+    with_burn: bool,
+) -> Vec<Row> {
+    assert_eq!(
+        case.dtype,
+        if case.op == "argwhere" { "bool" } else { "f32" },
+        "{}: dtype must be {}",
+        case.op,
+        if case.op == "argwhere" { "bool" } else { "f32" }
+    );
+    let inputs = Inputs::new(case, client);
+    match case.op.as_str() {
+        "mask_select" => mask_select(case, &inputs, device, client, runs, with_burn),
+        "argwhere" => argwhere(case, &inputs, device, client, runs, with_burn),
+        "compact_rows" => compact_rows(case, &inputs, device, client, runs),
+        other => panic!("filter bench: unknown op {other}"),
+    }
+}
+
+fn mask_select(
+    case: &Case,
+    inputs: &Inputs,
+    device: &Device,
+    client: &Client,
+    runs: usize,
+    with_burn: bool,
+) -> Vec<Row> {
+    let n = case.numel();
+    let floor = n as u64 * (4 + inputs.mask_bytes) + 4 * inputs.survivors();
+    let expected: Vec<f32> = (0..n)
+        .filter(|&i| inputs.mask[i])
+        .map(|i| inputs.values[i])
+        .collect();
+    let x = Tensor::<1>::from_data(TensorData::new(inputs.values.clone(), [n]), device);
+    let m = Tensor::<1, Bool>::from_data(TensorData::new(inputs.mask.clone(), [n]), device);
+    let mut rows = Vec::new();
+
+    let row = Row::new(
+        case,
+        "sieve",
+        &inputs.backend,
+        floor,
+        &[("strategy", "auto")],
+    );
+    let got = sieve_burn::mask_select(x.clone(), m.clone());
+    rows.push(match mismatch(&to_vec(got), &expected) {
+        Some(why) => row.untimed("wrong", why),
+        None => row.timed(timing::time(runs, || {
+            let _out = sieve_burn::mask_select(x.clone(), m.clone());
+            device.sync().expect("device sync");
+        })),
+    });
+
+    rows.extend(raw_rows(
+        case,
+        inputs,
+        client,
+        runs,
+        floor,
+        Rejected::Drop,
+        true,
+    ));
+
+    let row = Row::new(case, "burn", &inputs.backend, floor, &[]);
+    rows.push(if !with_burn {
+        row.untimed("skipped", "--no-burn".into())
+    } else if n > BURN_MAX {
+        row.untimed(
+            "skipped",
+            format!("stock mask_select copies to the host; not run above {BURN_MAX} elements"),
+        )
+    } else {
+        let got = x.clone().mask_select(m.clone());
+        match mismatch(&to_vec(got), &expected) {
+            Some(why) => row.untimed("wrong", why),
+            None => row.timed(timing::time(runs, || {
+                let _out = x.clone().mask_select(m.clone());
+                device.sync().expect("device sync");
+            })),
+        }
+    });
+    rows
+}
+
+fn argwhere(
+    case: &Case,
+    inputs: &Inputs,
+    device: &Device,
+    client: &Client,
+    runs: usize,
+    with_burn: bool,
+) -> Vec<Row> {
+    let n = case.numel();
+    assert_eq!(case.shape.len(), 1, "argwhere bench: 1-D masks only");
+    let m = Tensor::<1, Bool>::from_data(TensorData::new(inputs.mask.clone(), [n]), device);
+    let index_bytes = Tensor::<1, Int>::empty([1], device).dtype().size() as u64;
+    let floor = n as u64 * inputs.mask_bytes + index_bytes * inputs.survivors();
+    let expected: Vec<i64> = (0..n as i64).filter(|&i| inputs.mask[i as usize]).collect();
+    let mut rows = Vec::new();
+
+    let row = Row::new(
+        case,
+        "sieve",
+        &inputs.backend,
+        floor,
+        &[("strategy", "auto")],
+    );
+    let got: Vec<i64> = sieve_burn::argwhere(m.clone())
+        .into_data()
+        .iter::<i64>()
+        .collect();
+    rows.push(match mismatch(&got, &expected) {
+        Some(why) => row.untimed("wrong", why),
+        None => row.timed(timing::time(runs, || {
+            let _out = sieve_burn::argwhere(m.clone());
+            device.sync().expect("device sync");
+        })),
+    });
+
+    rows.extend(raw_rows(
+        case,
+        inputs,
+        client,
+        runs,
+        floor,
+        Rejected::Drop,
+        false,
+    ));
+
+    let row = Row::new(case, "burn", &inputs.backend, floor, &[]);
+    rows.push(if !with_burn {
+        row.untimed("skipped", "--no-burn".into())
+    } else if n > BURN_MAX {
+        row.untimed(
+            "skipped",
+            format!("stock argwhere copies to the host; not run above {BURN_MAX} elements"),
+        )
+    } else {
+        let got: Vec<i64> = m.clone().argwhere().into_data().iter::<i64>().collect();
+        match mismatch(&got, &expected) {
+            Some(why) => row.untimed("wrong", why),
+            None => row.timed(timing::time(runs, || {
+                let _out = m.clone().argwhere();
+                device.sync().expect("device sync");
+            })),
+        }
+    });
+    rows
+}
+
+fn compact_rows(
+    case: &Case,
+    inputs: &Inputs,
+    device: &Device,
+    client: &Client,
+    runs: usize,
+) -> Vec<Row> {
+    assert_eq!(case.shape.len(), 2, "compact_rows bench: [rows, len] only");
+    let (r, len) = (case.shape[0], case.shape[1]);
+    let n = r * len;
+    // Every slot is written (survivors, then zeros), plus one count per row.
+    let floor = n as u64 * (4 + inputs.mask_bytes) + 4 * n as u64 + 4 * r as u64;
+    let mut expected = vec![0.0f32; n];
+    for row in 0..r {
+        let mut slot = row * len;
+        for i in row * len..(row + 1) * len {
+            if inputs.mask[i] {
+                expected[slot] = inputs.values[i];
+                slot += 1;
+            }
+        }
+    }
+    let x = Tensor::<2>::from_data(TensorData::new(inputs.values.clone(), [r, len]), device);
+    let m = Tensor::<2, Bool>::from_data(TensorData::new(inputs.mask.clone(), [r, len]), device);
+    let mut rows = Vec::new();
+
+    let row = Row::new(
+        case,
+        "sieve",
+        &inputs.backend,
+        floor,
+        &[("strategy", "auto")],
+    );
+    let (got, _) = sieve_burn::compact_rows(x.clone(), m.clone());
+    rows.push(match mismatch(&to_vec(got), &expected) {
+        Some(why) => row.untimed("wrong", why),
+        None => row.timed(timing::time(runs, || {
+            let _out = sieve_burn::compact_rows(x.clone(), m.clone());
+            device.sync().expect("device sync");
+        })),
+    });
+
+    rows.extend(raw_rows(
+        case,
+        inputs,
+        client,
+        runs,
+        floor,
+        Rejected::Zero,
+        true,
+    ));
+    rows.push(
+        Row::new(case, "burn", &inputs.backend, floor, &[])
+            .untimed("skipped", "stock Burn has no per-row compaction".into()),
+    );
+    rows
+}
+
+/// sieve's raw compaction with each strategy forced (or the one named by `strategy=`):
+/// values (`with_values`) or positions, i32 indices.
+fn raw_rows(
+    case: &Case,
+    inputs: &Inputs,
+    client: &Client,
+    runs: usize,
+    floor: u64,
+    rejected: Rejected,
+    with_values: bool,
+) -> Vec<Row> {
+    let (rows, len) = match case.shape.as_slice() {
+        [r, l] if case.op == "compact_rows" => (*r, *l),
+        _ => (1, case.numel()),
+    };
+    let n = rows * len;
+    let mask = inputs.upload_mask(client);
+    let values =
+        with_values.then(|| client.create_from_slice(bytemuck::cast_slice(&inputs.values)));
+    let out = client.empty(4 * n.max(1));
+    let counts = client.empty(4 * rows.max(1));
+    let asked = case.params.get("strategy").map(String::as_str);
+    let mut out_rows = Vec::new();
+    for strategy in CompactStrategy::ALL.into_iter().skip(1) {
+        if asked.is_some_and(|a| a != "auto" && a != strategy.name()) {
+            continue;
+        }
+        let row = Row::new(
+            case,
+            "sieve",
+            &inputs.backend,
+            floor,
+            &[("strategy", strategy.name())],
+        );
+        let launch = || {
+            compact::compact(
+                client,
+                Flags::Mask {
+                    mask: &mask,
+                    storage: inputs.storage,
+                },
+                CompactIo {
+                    values: values.as_ref(),
+                    value_dtype: Dtype::F32,
+                    values_out: with_values.then_some(&out),
+                    indices_out: (!with_values).then_some(&out),
+                    counts: &counts,
+                    index_dtype: Dtype::I32,
+                },
+                CompactProblem { rows, len },
+                rejected,
+                CompactOptions {
+                    strategy,
+                    tuning: None,
+                },
+            )
+        };
+        if let Err(e) = launch() {
+            out_rows.push(row.untimed("skipped", e.to_string()));
+            continue;
+        }
+        let wrong = check_raw(
+            client,
+            inputs,
+            &out,
+            &counts,
+            rows,
+            len,
+            rejected,
+            with_values,
+        );
+        out_rows.push(match wrong {
+            Some(why) => row.untimed("wrong", why),
+            None => row.timed(timing::time(runs, || {
+                launch().expect("compaction");
+                cubecl::future::block_on(client.sync()).expect("device sync");
+            })),
+        });
+    }
+    out_rows
+}
+
+/// Checks a raw compaction's counts and survivors (and zero padding) against the CPU.
+#[allow(clippy::too_many_arguments)]
+fn check_raw(
+    client: &Client,
+    inputs: &Inputs,
+    out: &Handle,
+    counts: &Handle,
+    rows: usize,
+    len: usize,
+    rejected: Rejected,
+    with_values: bool,
+) -> Option<String> {
+    let got_counts = client.read_one(counts.clone()).expect("read back");
+    let got_counts: &[i32] = bytemuck::cast_slice(&got_counts[..4 * rows]);
+    let got = client.read_one(out.clone()).expect("read back");
+    let got: &[u32] = bytemuck::cast_slice(&got[..4 * rows * len]);
+    for r in 0..rows {
+        let base = r * len;
+        let want: Vec<u32> = (0..len)
+            .filter(|&i| inputs.mask[base + i])
+            .map(|i| {
+                if with_values {
+                    inputs.values[base + i].to_bits()
+                } else {
+                    i as u32
+                }
+            })
+            .collect();
+        if got_counts[r] as usize != want.len() {
+            return Some(format!(
+                "row {r}: count {} instead of {}",
+                got_counts[r],
+                want.len()
+            ));
+        }
+        let mut slots = want;
+        if rejected == Rejected::Zero {
+            slots.resize(len, 0);
+        }
+        if let Some(why) = mismatch(&got[base..base + slots.len()], &slots) {
+            return Some(format!("row {r}: {why}"));
+        }
+    }
+    None
+}
+
+fn to_vec<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+    t.into_data().iter::<f32>().collect()
+}
+
+/// `None` when equal; otherwise how many elements differ and the first one.
+fn mismatch<T: PartialEq + std::fmt::Debug>(got: &[T], expected: &[T]) -> Option<String> {
+    if got.len() != expected.len() {
+        return Some(format!(
+            "{} elements, expected {}",
+            got.len(),
+            expected.len()
+        ));
+    }
+    let bad = got.iter().zip(expected).filter(|(g, e)| g != e).count();
+    let first = got.iter().zip(expected).position(|(g, e)| g != e)?;
+    Some(format!(
+        "{bad}/{} elements wrong, first at {first}: {:?} instead of {:?}",
+        got.len(),
+        got[first],
+        expected[first]
+    ))
+}
