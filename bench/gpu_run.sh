@@ -4,8 +4,10 @@
 # racecheck), then the benchmarks (CUDA, Vulkan) and the torch reference, all on one card.
 # Binaries come prebuilt in .gpu/ (xz-compressed); logs and JSON go to $OUT.
 #
-# usage: bash bench/gpu_run.sh [tests] [sanitize] [bench] [sweep]   (default: the first three)
+# usage: bash bench/gpu_run.sh [tests] [sanitize] [bench] [novulkan] [sweep]
+#        (default: the first three; BENCH_ARGS passes extra arguments to sieve-bench)
 set -uo pipefail
+BENCH_ARGS="${BENCH_ARGS:-}"
 steps="${*:-tests sanitize bench}"
 for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 for f in .gpu/*.xz; do xz -d -f "$f"; done; chmod +x .gpu/*
@@ -18,7 +20,7 @@ run() { # name, command...: append to the log under a header, say how it ended
   local name=$1; shift
   local start=$SECONDS
   echo "===== $name: $*" >> "$log"
-  timeout 150 "$@" > "$OUT/current.log" 2>&1
+  timeout "${LIMIT:-150}" "$@" > "$OUT/current.log" 2>&1
   local rc=$?
   cat "$OUT/current.log" >> "$log"
   echo "== $name: rc=$rc ($((SECONDS - start)) s): $(grep -E 'test result|ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/current.log" | tr '\n' ' ')"
@@ -27,7 +29,7 @@ run() { # name, command...: append to the log under a header, say how it ended
 
 if [[ $steps == *tests* ]]; then
   for b in cuda vulkan; do
-    for t in scan burn_ops; do
+    for t in scan compact burn_ops filter_ops; do
       [ -x ".gpu/$t-$b" ] && run "test-$t-$b" ".gpu/$t-$b" --test-threads 1
     done
   done
@@ -39,13 +41,18 @@ if [[ $steps == *sanitize* ]] && [ -x .gpu/scan-cuda ]; then
   for tool in memcheck racecheck; do
     run "sanitize-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 \
       .gpu/scan-cuda --test-threads 1 $filter
+    [ -x .gpu/compact-cuda ] && run "sanitize-compact-$tool" compute-sanitizer --tool "$tool" \
+      --error-exitcode 9 .gpu/compact-cuda --test-threads 1 \
+      every_length comparison indices_only other_dtypes bad_calls
   done
 fi
 if [[ $steps == *bench* ]]; then
-  [ -x .gpu/sieve-bench-cuda ] && run bench-cuda .gpu/sieve-bench-cuda --json "$OUT/cuda.json"
-  [ -x .gpu/sieve-bench-vulkan ] && run bench-vulkan .gpu/sieve-bench-vulkan --json "$OUT/vulkan.json"
+  export LIMIT=400
+  [ -x .gpu/sieve-bench-cuda ] && run bench-cuda .gpu/sieve-bench-cuda --json "$OUT/cuda.json" $BENCH_ARGS
   run bench-torch python3 bench/torch_reference.py "$OUT/torch.json"
-  grep -E "^(cumsum|copy) " "$log"
+  [ -x .gpu/sieve-bench-vulkan ] && [[ $steps != *novulkan* ]] && \
+    run bench-vulkan .gpu/sieve-bench-vulkan --json "$OUT/vulkan.json" $BENCH_ARGS
+  grep -E "^(cumsum|copy|mask_select|argwhere|compact_rows) " "$log"
 fi
 if [[ $steps == *sweep* ]] && [ -x .gpu/sieve-bench-cuda ]; then
   cases=()

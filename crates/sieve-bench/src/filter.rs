@@ -14,6 +14,7 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 use sieve::compact::{
     self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, Flags, MaskStorage, Rejected,
 };
+use sieve::scan::ScanTuning;
 use sieve::{DeviceCaps, Dtype};
 
 use crate::case::Case;
@@ -347,7 +348,7 @@ fn raw_rows(
                 rejected,
                 CompactOptions {
                     strategy,
-                    tuning: None,
+                    tuning: tuning_override(case, client, strategy),
                 },
             )
         };
@@ -374,6 +375,23 @@ fn raw_rows(
         });
     }
     out_rows
+}
+
+/// A tuning from the case's `units=` / `epu=` (elements per unit) params over the device's
+/// defaults; `None` when the case names neither.
+fn tuning_override(case: &Case, client: &Client, strategy: CompactStrategy) -> Option<ScanTuning> {
+    let get = |k: &str| case.params.get(k).map(|v| v.parse::<u32>().expect("an integer"));
+    let (units, epu) = (get("units"), get("epu"));
+    if units.is_none() && epu.is_none() {
+        return None;
+    }
+    let caps = DeviceCaps::of(client);
+    let base = ScanTuning::for_device(&caps, strategy == CompactStrategy::ScatterLookback);
+    Some(ScanTuning {
+        units_per_cube: units.unwrap_or(base.units_per_cube),
+        elements_per_unit: epu.unwrap_or(base.elements_per_unit),
+        ..base
+    })
 }
 
 /// Checks a raw compaction's counts and survivors (and zero padding) against the CPU.
