@@ -6,6 +6,7 @@
 //! (default 0.5). Every output is checked exactly against the CPU before it is timed.
 //! Floor bytes: the mask and values read once, the outputs written once (the mask counted at
 //! the storage Burn uses on the device: 1 byte, or 4 on wgpu devices without byte buffers).
+//! The raw rows use byte masks where the device has byte buffers, else 32-bit words.
 
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 use cubecl::prelude::*;
@@ -30,7 +31,6 @@ struct Inputs {
     values: Vec<f32>,
     mask: Vec<bool>,
     storage: MaskStorage,
-    mask_bytes: u64,
     backend: String,
 }
 
@@ -50,16 +50,15 @@ impl Inputs {
         };
         let mask: Vec<bool> = (0..n).map(|_| rng.random_bool(density)).collect();
         let caps = DeviceCaps::of(client);
-        let (storage, mask_bytes) = if caps.u8 {
-            (MaskStorage::U8, 1)
+        let storage = if caps.u8 {
+            MaskStorage::U8
         } else {
-            (MaskStorage::U32, 4)
+            MaskStorage::U32
         };
         Inputs {
             values,
             mask,
             storage,
-            mask_bytes,
             backend: backend_name(&caps),
         }
     }
@@ -115,13 +114,13 @@ fn mask_select(
     with_burn: bool,
 ) -> Vec<Row> {
     let n = case.numel();
-    let floor = n as u64 * (4 + inputs.mask_bytes) + 4 * inputs.survivors();
     let expected: Vec<f32> = (0..n)
         .filter(|&i| inputs.mask[i])
         .map(|i| inputs.values[i])
         .collect();
     let x = Tensor::<1>::from_data(TensorData::new(inputs.values.clone(), [n]), device);
     let m = Tensor::<1, Bool>::from_data(TensorData::new(inputs.mask.clone(), [n]), device);
+    let floor = n as u64 * (4 + mask_bytes(&m)) + 4 * inputs.survivors();
     let mut rows = Vec::new();
 
     let row = Row::new(
@@ -183,7 +182,7 @@ fn argwhere(
     assert_eq!(case.shape.len(), 1, "argwhere bench: 1-D masks only");
     let m = Tensor::<1, Bool>::from_data(TensorData::new(inputs.mask.clone(), [n]), device);
     let index_bytes = Tensor::<1, Int>::empty([1], device).dtype().size() as u64;
-    let floor = n as u64 * inputs.mask_bytes + index_bytes * inputs.survivors();
+    let floor = n as u64 * mask_bytes(&m) + index_bytes * inputs.survivors();
     let expected: Vec<i64> = (0..n as i64).filter(|&i| inputs.mask[i as usize]).collect();
     let mut rows = Vec::new();
 
@@ -247,8 +246,6 @@ fn compact_rows(
     assert_eq!(case.shape.len(), 2, "compact_rows bench: [rows, len] only");
     let (r, len) = (case.shape[0], case.shape[1]);
     let n = r * len;
-    // Every slot is written (survivors, then zeros), plus one count per row.
-    let floor = n as u64 * (4 + inputs.mask_bytes) + 4 * n as u64 + 4 * r as u64;
     let mut expected = vec![0.0f32; n];
     for row in 0..r {
         let mut slot = row * len;
@@ -261,6 +258,8 @@ fn compact_rows(
     }
     let x = Tensor::<2>::from_data(TensorData::new(inputs.values.clone(), [r, len]), device);
     let m = Tensor::<2, Bool>::from_data(TensorData::new(inputs.mask.clone(), [r, len]), device);
+    // Every slot is written (survivors, then zeros), plus one count per row.
+    let floor = n as u64 * (4 + mask_bytes(&m)) + 4 * n as u64 + 4 * r as u64;
     let mut rows = Vec::new();
 
     let row = Row::new(
@@ -438,6 +437,11 @@ fn check_raw(
         }
     }
     None
+}
+
+/// Bytes per element of the mask as Burn stores it on this device.
+fn mask_bytes<const D: usize>(mask: &Tensor<D, Bool>) -> u64 {
+    mask.dtype().size() as u64
 }
 
 fn to_vec<const D: usize>(t: Tensor<D>) -> Vec<f32> {
