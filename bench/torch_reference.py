@@ -3,7 +3,8 @@
 
 Usage: python3 bench/torch_reference.py OUT.json [--quick]
 
-Times each op with CUDA events: two warm-up calls, then the median/min/max of RUNS calls.
+Times each op with CUDA events: warm-up calls, then the median/min/max of RUNS samples, each a
+batch of back-to-back calls divided by its size (see `timed`).
 Inputs follow sieve-bench's rules: random, never zeros; cumsum data is random in
 {-2, -1, 1, 2} so its result is exact and checked against a float64 reference first.
 """
@@ -15,30 +16,41 @@ import torch
 RUNS = 15
 
 
+SAMPLE_MS = 3.0
+MAX_BATCH = 64
+
+
 def timed(fn):
-    fn()
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(RUNS):
+    """Two warm-up calls; then each of RUNS samples is `batch` back-to-back calls between two
+    CUDA events, divided by `batch` (about 3 ms per sample, at most 64 calls), as sieve-bench
+    times its rows (crates/sieve-bench/src/timing.rs)."""
+
+    def sample(batch):
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         start.record()
-        fn()
+        for _ in range(batch):
+            fn()
         end.record()
         end.synchronize()
-        times.append(start.elapsed_time(end))
-    times.sort()
-    return times[len(times) // 2], times[0], times[-1]
+        return start.elapsed_time(end) / batch
+
+    fn()
+    torch.cuda.synchronize()
+    single = sample(1)
+    batch = max(1, min(MAX_BATCH, int(-(-SAMPLE_MS // max(single, 1e-6)))))
+    times = sorted(sample(batch) for _ in range(RUNS))
+    return times[len(times) // 2], times[0], times[-1], batch
 
 
 def row(op, shape, dtype, params, impl, floor_bytes, stats, status="ok", note=None):
-    median, lo, hi = stats if stats else (None, None, None)
+    median, lo, hi, batch = stats if stats else (None, None, None, None)
     r = {
         "op": op, "shape": list(shape), "dtype": dtype, "params": params, "impl": impl,
         "backend": "cuda", "median_ms": median, "min_ms": lo, "max_ms": hi,
         "floor_bytes": floor_bytes,
         "gbps": floor_bytes / (median * 1e-3) / 1e9 if median else None,
+        "batch": batch,
         "status": status,
     }
     if note:

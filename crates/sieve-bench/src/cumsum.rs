@@ -63,10 +63,15 @@ fn run_rank<const D: usize>(
     rows.push(
         match mismatch(&out.into_data().try_to_vec::<f32>().unwrap(), &expected) {
             Some(why) => row.untimed("wrong", why),
-            None => row.timed(timing::time(runs, || {
-                let _out = sieve_burn::cumsum(input.clone(), dim);
-                device.sync().expect("device sync");
-            })),
+            None => row.timed(timing::time(
+                runs,
+                || {
+                    let _out = sieve_burn::cumsum(input.clone(), dim);
+                },
+                || {
+                    device.sync().expect("device sync");
+                },
+            )),
         },
     );
 
@@ -110,10 +115,15 @@ fn run_rank<const D: usize>(
             let got: &[f32] = bytemuck::cast_slice(&got[..4 * n]);
             rows.push(match mismatch(got, &expected) {
                 Some(why) => row.untimed("wrong", why),
-                None => row.timed(timing::time(runs, || {
-                    launch().expect("scan");
-                    cubecl::future::block_on(client.sync()).expect("device sync");
-                })),
+                None => row.timed(timing::time(
+                    runs,
+                    || {
+                        launch().expect("scan");
+                    },
+                    || {
+                        cubecl::future::block_on(client.sync()).expect("device sync");
+                    },
+                )),
             });
         }
     }
@@ -134,10 +144,15 @@ fn run_rank<const D: usize>(
         rows.push(
             match mismatch(&out.into_data().try_to_vec::<f32>().unwrap(), &expected) {
                 Some(why) => row.untimed("wrong", why),
-                None => row.timed(timing::time(runs, || {
-                    let _out = input.clone().cumsum(dim);
-                    device.sync().expect("device sync");
-                })),
+                None => row.timed(timing::time(
+                    runs,
+                    || {
+                        let _out = input.clone().cumsum(dim);
+                    },
+                    || {
+                        device.sync().expect("device sync");
+                    },
+                )),
             },
         );
     }

@@ -133,10 +133,15 @@ fn mask_select(
     let got = sieve_burn::mask_select(x.clone(), m.clone());
     rows.push(match mismatch(&to_vec(got), &expected) {
         Some(why) => row.untimed("wrong", why),
-        None => row.timed(timing::time(runs, || {
-            let _out = sieve_burn::mask_select(x.clone(), m.clone());
-            device.sync().expect("device sync");
-        })),
+        None => row.timed(timing::time(
+            runs,
+            || {
+                let _out = sieve_burn::mask_select(x.clone(), m.clone());
+            },
+            || {
+                device.sync().expect("device sync");
+            },
+        )),
     });
 
     rows.extend(raw_rows(
@@ -161,10 +166,15 @@ fn mask_select(
         let got = x.clone().mask_select(m.clone());
         match mismatch(&to_vec(got), &expected) {
             Some(why) => row.untimed("wrong", why),
-            None => row.timed(timing::time(runs, || {
-                let _out = x.clone().mask_select(m.clone());
-                device.sync().expect("device sync");
-            })),
+            None => row.timed(timing::time(
+                runs,
+                || {
+                    let _out = x.clone().mask_select(m.clone());
+                },
+                || {
+                    device.sync().expect("device sync");
+                },
+            )),
         }
     });
     rows
@@ -199,10 +209,15 @@ fn argwhere(
         .collect();
     rows.push(match mismatch(&got, &expected) {
         Some(why) => row.untimed("wrong", why),
-        None => row.timed(timing::time(runs, || {
-            let _out = sieve_burn::argwhere(m.clone());
-            device.sync().expect("device sync");
-        })),
+        None => row.timed(timing::time(
+            runs,
+            || {
+                let _out = sieve_burn::argwhere(m.clone());
+            },
+            || {
+                device.sync().expect("device sync");
+            },
+        )),
     });
 
     rows.extend(raw_rows(
@@ -227,10 +242,15 @@ fn argwhere(
         let got: Vec<i64> = m.clone().argwhere().into_data().iter::<i64>().collect();
         match mismatch(&got, &expected) {
             Some(why) => row.untimed("wrong", why),
-            None => row.timed(timing::time(runs, || {
-                let _out = m.clone().argwhere();
-                device.sync().expect("device sync");
-            })),
+            None => row.timed(timing::time(
+                runs,
+                || {
+                    let _out = m.clone().argwhere();
+                },
+                || {
+                    device.sync().expect("device sync");
+                },
+            )),
         }
     });
     rows
@@ -272,10 +292,15 @@ fn compact_rows(
     let (got, _) = sieve_burn::compact_rows(x.clone(), m.clone());
     rows.push(match mismatch(&to_vec(got), &expected) {
         Some(why) => row.untimed("wrong", why),
-        None => row.timed(timing::time(runs, || {
-            let _out = sieve_burn::compact_rows(x.clone(), m.clone());
-            device.sync().expect("device sync");
-        })),
+        None => row.timed(timing::time(
+            runs,
+            || {
+                let _out = sieve_burn::compact_rows(x.clone(), m.clone());
+            },
+            || {
+                device.sync().expect("device sync");
+            },
+        )),
     });
 
     rows.extend(raw_rows(
@@ -367,10 +392,15 @@ fn raw_rows(
         );
         out_rows.push(match wrong {
             Some(why) => row.untimed("wrong", why),
-            None => row.timed(timing::time(runs, || {
-                launch().expect("compaction");
-                cubecl::future::block_on(client.sync()).expect("device sync");
-            })),
+            None => row.timed(timing::time(
+                runs,
+                || {
+                    launch().expect("compaction");
+                },
+                || {
+                    cubecl::future::block_on(client.sync()).expect("device sync");
+                },
+            )),
         });
     }
     out_rows
@@ -379,7 +409,11 @@ fn raw_rows(
 /// A tuning from the case's `units=` / `epu=` (elements per unit) params over the device's
 /// defaults; `None` when the case names neither.
 fn tuning_override(case: &Case, client: &Client, strategy: CompactStrategy) -> Option<ScanTuning> {
-    let get = |k: &str| case.params.get(k).map(|v| v.parse::<u32>().expect("an integer"));
+    let get = |k: &str| {
+        case.params
+            .get(k)
+            .map(|v| v.parse::<u32>().expect("an integer"))
+    };
     let (units, epu) = (get("units"), get("epu"));
     if units.is_none() && epu.is_none() {
         return None;

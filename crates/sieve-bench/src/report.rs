@@ -22,6 +22,9 @@ pub struct Row {
     pub max_ms: Option<f64>,
     pub floor_bytes: u64,
     pub gbps: Option<f64>,
+    /// Calls per timed sample (see `timing`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch: Option<usize>,
     pub status: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -62,6 +65,7 @@ impl Row {
             max_ms: None,
             floor_bytes,
             gbps: None,
+            batch: None,
             status: "ok".into(),
             note: None,
         }
@@ -72,6 +76,7 @@ impl Row {
         self.min_ms = Some(stats.min_ms);
         self.max_ms = Some(stats.max_ms);
         self.gbps = Some(self.floor_bytes as f64 / (stats.median_ms * 1e-3) / 1e9);
+        self.batch = Some(stats.batch);
         self
     }
 

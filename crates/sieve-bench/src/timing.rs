@@ -1,30 +1,45 @@
-//! Device-synchronised timing: warm-up, then `runs` timed calls, each ended by a device sync.
+//! Device-synchronised timing. After two warm-up calls, each of `runs` samples times `batch`
+//! back-to-back calls followed by one device sync, divided by `batch`: the device throughput
+//! of the op as a model sees it when ops are queued back to back, with the host's launch and
+//! sync latency overlapped instead of counted once per call. `batch` is chosen so a sample
+//! lasts about 3 ms (1 for calls slower than that, at most 64). Ops that read data back (a
+//! count, a host round trip) wait inside every call anyway. `bench/torch_reference.py`
+//! times torch the same way, with CUDA events around the batch.
 
 use std::time::Instant;
+
+/// Target length of one timed sample.
+const SAMPLE_MS: f64 = 3.0;
+const MAX_BATCH: usize = 64;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Stats {
     pub median_ms: f64,
     pub min_ms: f64,
     pub max_ms: f64,
+    /// Calls per timed sample.
+    pub batch: usize,
 }
 
-/// Times `run` (which must finish with a device sync). Two warm-up calls keep compilation
-/// and first allocations out of the numbers.
-pub fn time(runs: usize, mut run: impl FnMut()) -> Stats {
-    run();
-    run();
-    let mut ms: Vec<f64> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            run();
-            start.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
+/// Times `call` (which only queues work); `sync` waits for the device.
+pub fn time(runs: usize, mut call: impl FnMut(), mut sync: impl FnMut()) -> Stats {
+    let mut timed_batch = |batch: usize| {
+        let start = Instant::now();
+        for _ in 0..batch {
+            call();
+        }
+        sync();
+        start.elapsed().as_secs_f64() * 1e3 / batch as f64
+    };
+    timed_batch(1);
+    let single = timed_batch(1);
+    let batch = ((SAMPLE_MS / single.max(1e-6)).ceil() as usize).clamp(1, MAX_BATCH);
+    let mut ms: Vec<f64> = (0..runs).map(|_| timed_batch(batch)).collect();
     ms.sort_by(f64::total_cmp);
     Stats {
         median_ms: ms[ms.len() / 2],
         min_ms: ms[0],
         max_ms: ms[ms.len() - 1],
+        batch,
     }
 }
