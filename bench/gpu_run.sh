@@ -4,8 +4,10 @@
 # racecheck), then the benchmarks (CUDA, Vulkan) and the torch reference, all on one card.
 # Binaries come prebuilt in .gpu/ (xz-compressed); logs and JSON go to $OUT.
 #
-# usage: bash bench/gpu_run.sh [tests] [sanitize] [bench] [novulkan] [sweep]
-#        (default: the first three; BENCH_ARGS passes extra arguments to sieve-bench)
+# usage: bash bench/gpu_run.sh [tests] [sanitize] [bench] [cases] [sweep]
+#        (default: the first three). BENCH_BACKENDS picks the bench runs (default
+#        "cuda torch vulkan"), BENCH_ARGS passes extra arguments to sieve-bench, CASES the
+#        --case list of the `cases` step (run on CASE_BACKENDS, default cuda).
 set -uo pipefail
 BENCH_ARGS="${BENCH_ARGS:-}"
 steps="${*:-tests sanitize bench}"
@@ -48,10 +50,22 @@ if [[ $steps == *sanitize* ]] && [ -x .gpu/scan-cuda ]; then
 fi
 if [[ $steps == *bench* ]]; then
   export LIMIT=400
-  [ -x .gpu/sieve-bench-cuda ] && run bench-cuda .gpu/sieve-bench-cuda --json "$OUT/cuda.json" $BENCH_ARGS
-  run bench-torch python3 bench/torch_reference.py "$OUT/torch.json"
-  [ -x .gpu/sieve-bench-vulkan ] && [[ $steps != *novulkan* ]] && \
-    run bench-vulkan .gpu/sieve-bench-vulkan --json "$OUT/vulkan.json" $BENCH_ARGS
+  for b in ${BENCH_BACKENDS:-cuda torch vulkan}; do
+    if [ "$b" = torch ]; then
+      run bench-torch python3 bench/torch_reference.py "$OUT/torch.json"
+    elif [ -x ".gpu/sieve-bench-$b" ]; then
+      run "bench-$b" ".gpu/sieve-bench-$b" --json "$OUT/$b.json" $BENCH_ARGS
+    fi
+  done
+  grep -E "^(cumsum|copy|mask_select|argwhere|compact_rows) " "$log"
+fi
+if [[ $steps == *cases* ]]; then
+  # Extra cases of one's own (tuning sweeps, diagnostics): CASES="--case ... --case ..."
+  export LIMIT=400
+  for b in ${CASE_BACKENDS:-cuda}; do
+    [ -x ".gpu/sieve-bench-$b" ] && run "cases-$b" ".gpu/sieve-bench-$b" --no-burn \
+      --json "$OUT/cases-$b.json" $CASES
+  done
   grep -E "^(cumsum|copy|mask_select|argwhere|compact_rows) " "$log"
 fi
 if [[ $steps == *sweep* ]] && [ -x .gpu/sieve-bench-cuda ]; then

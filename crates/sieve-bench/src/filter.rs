@@ -144,6 +144,30 @@ fn mask_select(
         )),
     });
 
+    // The sync-free form: the same kernels without the count read (and its wait).
+    let row = Row::new(
+        case,
+        "sieve",
+        &inputs.backend,
+        floor,
+        &[("strategy", "auto"), ("form", "padded")],
+    );
+    let (got, count) = sieve_burn::mask_select_padded(x.clone(), m.clone());
+    let got = to_vec(got);
+    let count: i64 = count.into_scalar();
+    rows.push(match mismatch(&got[..count as usize], &expected) {
+        Some(why) => row.untimed("wrong", why),
+        None => row.timed(timing::time(
+            runs,
+            || {
+                let _out = sieve_burn::mask_select_padded(x.clone(), m.clone());
+            },
+            || {
+                device.sync().expect("device sync");
+            },
+        )),
+    });
+
     rows.extend(raw_rows(
         case,
         inputs,
@@ -341,18 +365,18 @@ fn raw_rows(
     let out = client.empty(4 * n.max(1));
     let counts = client.empty(4 * rows.max(1));
     let asked = case.params.get("strategy").map(String::as_str);
+    // `alloc=per_call`: also time each strategy with outputs allocated on every call.
+    let per_call = case.params.get("alloc").is_some_and(|a| a == "per_call");
     let mut out_rows = Vec::new();
     for strategy in CompactStrategy::ALL.into_iter().skip(1) {
         if asked.is_some_and(|a| a != "auto" && a != strategy.name()) {
             continue;
         }
-        let row = Row::new(
-            case,
-            "sieve",
-            &inputs.backend,
-            floor,
-            &[("strategy", strategy.name())],
-        );
+        let mut extra = vec![("strategy", strategy.name())];
+        if per_call {
+            extra.push(("alloc", "once"));
+        }
+        let row = Row::new(case, "sieve", &inputs.backend, floor, &extra);
         let launch = || {
             compact::compact(
                 client,
@@ -402,6 +426,48 @@ fn raw_rows(
                 },
             )),
         });
+        if per_call {
+            // The same launch with outputs allocated per call, as a Burn op must.
+            let row = Row::new(
+                case,
+                "sieve",
+                &inputs.backend,
+                floor,
+                &[("strategy", strategy.name()), ("alloc", "per_call")],
+            );
+            out_rows.push(row.timed(timing::time(
+                runs,
+                || {
+                    let fresh_out = client.empty(4 * n.max(1));
+                    let fresh_counts = client.empty(4 * rows.max(1));
+                    compact::compact(
+                        client,
+                        Flags::Mask {
+                            mask: &mask,
+                            storage: inputs.storage,
+                        },
+                        CompactIo {
+                            values: values.as_ref(),
+                            value_dtype: Dtype::F32,
+                            values_out: with_values.then_some(&fresh_out),
+                            indices_out: (!with_values).then_some(&fresh_out),
+                            counts: &fresh_counts,
+                            index_dtype: Dtype::I32,
+                        },
+                        CompactProblem { rows, len },
+                        rejected,
+                        CompactOptions {
+                            strategy,
+                            tuning: tuning_override(case, client, strategy),
+                        },
+                    )
+                    .expect("compaction");
+                },
+                || {
+                    cubecl::future::block_on(client.sync()).expect("device sync");
+                },
+            )));
+        }
     }
     out_rows
 }

@@ -151,4 +151,45 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
     ) -> (IntTensor<Self>, IntTensor<Self>) {
         B::sieve_bool_argwhere(mask, index_dtype)
     }
+
+    fn sieve_float_prefix(x: FloatTensor<Self>, len: usize) -> FloatTensor<Self> {
+        /// The prefix's gradient lands on the first `len` elements; the rest get zero.
+        #[derive(Debug)]
+        struct PrefixBackward;
+
+        impl<B: Backend + SieveOps> Backward<B, 1> for PrefixBackward {
+            type State = usize;
+
+            fn backward(self, ops: Ops<usize, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
+                let [parent] = ops.parents;
+                let grad = grads.consume::<B>(&ops.node);
+                let total = ops.state;
+                if let Some(node) = parent {
+                    let len = grad.shape().num_elements();
+                    let padding = B::float_zeros(
+                        Shape::new([total - len]),
+                        &grad.device(),
+                        grad.dtype().into(),
+                    );
+                    grads.register::<B>(node.id, B::float_cat(vec![grad, padding], 0));
+                }
+            }
+        }
+
+        let total = x.primitive().shape().num_elements();
+        match PrefixBackward
+            .prepare::<C>([x.node()])
+            .compute_bound()
+            .stateful()
+        {
+            OpsKind::Tracked(prep) => {
+                prep.finish(total, B::sieve_float_prefix(x.primitive().clone(), len))
+            }
+            OpsKind::UnTracked(prep) => prep.finish(B::sieve_float_prefix(x.into_primitive(), len)),
+        }
+    }
+
+    fn sieve_int_prefix(x: IntTensor<Self>, len: usize) -> IntTensor<Self> {
+        B::sieve_int_prefix(x, len)
+    }
 }

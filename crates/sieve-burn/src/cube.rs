@@ -9,6 +9,7 @@ use burn_cubecl::{
     ops::{numeric::empty_device_contiguous_dtype, permute},
     tensor::CubeTensor,
 };
+use cubecl::zspace::{Strides, metadata::Metadata};
 use sieve::Dtype;
 use sieve::compact::{
     self, CompactIo, CompactOptions, CompactProblem, Flags, MaskStorage, Rejected,
@@ -44,6 +45,14 @@ impl SieveOps for CubeBackend {
         index_dtype: IntDType,
     ) -> (CubeTensor, CubeTensor) {
         compact_values("mask_select", x, mask, per_row, pad, index_dtype)
+    }
+
+    fn sieve_float_prefix(x: CubeTensor, len: usize) -> CubeTensor {
+        prefix_view(x, len)
+    }
+
+    fn sieve_int_prefix(x: CubeTensor, len: usize) -> CubeTensor {
+        prefix_view(x, len)
     }
 
     fn sieve_bool_argwhere(mask: CubeTensor, index_dtype: IntDType) -> (CubeTensor, CubeTensor) {
@@ -143,6 +152,18 @@ fn mask_flags(mask: &CubeTensor) -> Flags<'_> {
         mask: &mask.handle,
         storage,
     }
+}
+
+/// The first `len` elements of a 1-D tensor as a view of its buffer: no kernel, no copy.
+fn prefix_view(x: CubeTensor, len: usize) -> CubeTensor {
+    let mut x = into_contiguous(x);
+    assert!(
+        x.meta.num_dims() == 1 && len <= x.meta.num_elements(),
+        "prefix: {len} elements of a tensor of shape {:?}",
+        x.meta.shape()
+    );
+    x.meta = Box::new(Metadata::new(Shape::new([len]), Strides::new(&[1])));
+    x
 }
 
 /// An uninitialised contiguous tensor on `like`'s device.

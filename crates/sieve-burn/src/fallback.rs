@@ -94,3 +94,12 @@ pub fn argwhere<B: Backend>(
     let mask = B::bool_reshape(mask, Shape::new([len]));
     int_compact::<B>(positions, mask, false, index_dtype)
 }
+
+/// Elements `0..len` along one axis.
+pub fn prefix_slice(len: usize) -> Slice {
+    Slice {
+        start: 0,
+        end: Some(len as isize),
+        step: 1,
+    }
+}

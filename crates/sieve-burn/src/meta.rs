@@ -38,3 +38,8 @@ pub fn compact_shapes(shape: &Shape, per_row: bool) -> (Shape, Shape) {
         (Shape::new([shape.num_elements()]), Shape::new([1]))
     }
 }
+
+/// `[len]`: the prefix of a compaction's output.
+pub fn prefix_shape(len: &usize) -> Shape {
+    Shape::new([*len])
+}

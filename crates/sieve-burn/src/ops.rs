@@ -71,4 +71,18 @@ pub trait SieveOps: Backend {
     ) -> (IntTensor<Self>, IntTensor<Self>) {
         fallback::argwhere::<Self>(mask, index_dtype)
     }
+
+    /// The first `len` elements of a 1-D tensor: the exact-size result of a compaction once
+    /// its count is read. A view of the same buffer on the cube backends (Burn's `narrow`
+    /// copies there); a slice elsewhere.
+    #[fusion(dtype = x, shape = meta::prefix_shape(len))]
+    fn sieve_float_prefix(x: FloatTensor<Self>, len: usize) -> FloatTensor<Self> {
+        Self::float_slice(x, &[fallback::prefix_slice(len)])
+    }
+
+    /// [`SieveOps::sieve_float_prefix`] for Int tensors.
+    #[fusion(dtype = x, shape = meta::prefix_shape(len))]
+    fn sieve_int_prefix(x: IntTensor<Self>, len: usize) -> IntTensor<Self> {
+        Self::int_slice(x, &[fallback::prefix_slice(len)])
+    }
 }

@@ -17,6 +17,8 @@ pub trait SieveKind: Basic {
         pad: bool,
         index_dtype: IntDType,
     ) -> (DispatchTensor, DispatchTensor);
+    #[doc(hidden)]
+    fn prefix(x: DispatchTensor, len: usize) -> DispatchTensor;
 }
 
 impl SieveKind for Float {
@@ -32,6 +34,9 @@ impl SieveKind for Float {
     ) -> (DispatchTensor, DispatchTensor) {
         <Dispatch as SieveOps>::sieve_float_compact(x, mask, per_row, pad, index_dtype)
     }
+    fn prefix(x: DispatchTensor, len: usize) -> DispatchTensor {
+        <Dispatch as SieveOps>::sieve_float_prefix(x, len)
+    }
 }
 
 impl SieveKind for Int {
@@ -46,6 +51,9 @@ impl SieveKind for Int {
         index_dtype: IntDType,
     ) -> (DispatchTensor, DispatchTensor) {
         <Dispatch as SieveOps>::sieve_int_compact(x, mask, per_row, pad, index_dtype)
+    }
+    fn prefix(x: DispatchTensor, len: usize) -> DispatchTensor {
+        <Dispatch as SieveOps>::sieve_int_prefix(x, len)
     }
 }
 
@@ -118,13 +126,10 @@ pub async fn mask_select_async<const D: usize, K: SieveKind>(
     first(values, n)
 }
 
-/// The first `n` elements (Burn's `narrow` refuses length 0).
-fn first<K: Basic>(t: Tensor<1, K>, n: usize) -> Tensor<1, K> {
-    if n == 0 {
-        Tensor::empty([0], &t.device())
-    } else {
-        t.narrow(0, 0, n)
-    }
+/// The first `n` elements of a compaction's output, without copying them where the backend
+/// can (Burn's `narrow` copies on the cube backends, and refuses length 0).
+fn first<K: SieveKind>(t: Tensor<1, K>, n: usize) -> Tensor<1, K> {
+    Tensor::from_dispatch(K::prefix(t.into_dispatch(), n))
 }
 
 /// [`mask_select`] without waiting for the device: the selected values first, in row-major

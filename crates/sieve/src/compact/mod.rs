@@ -31,9 +31,9 @@
 //!   materialised (a device-wide scan), then each output slot finds its source by binary
 //!   search for the first element whose running count exceeds the slot. Every output slot is
 //!   written by exactly one unit, in slot order. Serves every [`Rejected`] mode.
-//! - [`CompactStrategy::Auto`]: `ScatterLookback` where it can run (forward progress, 64-bit
-//!   atomics, not `Keep`), else `Scatter`; both measured faster than `Gather` on the H200
-//!   through CUDA and Vulkan (`docs/PERFORMANCE.md`).
+//! - [`CompactStrategy::Auto`]: `Scatter` on every runtime: on an H200 it beat the look-back
+//!   (whose tiles wait on each other while holding values, flags and ranks in registers) and
+//!   the gather through both CUDA and Vulkan (`docs/PERFORMANCE.md`).
 
 mod flags;
 mod kernels;
