@@ -39,7 +39,7 @@ pub fn compact(
     let lookback = strategy == CompactStrategy::ScatterLookback;
     let tuning = options
         .tuning
-        .unwrap_or_else(|| ScanTuning::for_device(&caps, lookback));
+        .unwrap_or_else(|| compact_tuning(&caps, lookback, &flags, &io));
     check_tuning(&caps, &tuning)?;
     if problem.rows == 0 {
         return Ok(strategy);
@@ -82,6 +82,30 @@ pub fn compact(
         CompactStrategy::Auto => unreachable!("resolve_strategy never returns Auto"),
     }
     Ok(strategy)
+}
+
+/// Default tiles: the scan's, except for compactions that read only a mask and write only
+/// positions, whose tiles carry few bytes per element: those take 256 units x 32 elements.
+/// Measured on an H200 through CUDA (argwhere of 2^28 bytes at density 0.5, scatter):
+/// 256 x 32: 0.545 ms, 512 x 32: 0.595, 512 x 16: 0.652, 256 x 64: 0.777, 512 x 64: 0.868;
+/// with values (mask_select f32), 512 x 16 stays best (0.714 against 0.877 for 256 x 32).
+fn compact_tuning(
+    caps: &DeviceCaps,
+    lookback: bool,
+    flags: &Flags<'_>,
+    io: &CompactIo<'_>,
+) -> ScanTuning {
+    let base = ScanTuning::for_device(caps, lookback);
+    let mask_only = matches!(flags, Flags::Mask { .. }) && io.values_out.is_none();
+    if mask_only && !lookback {
+        ScanTuning {
+            units_per_cube: 256u32.max(caps.plane_size_max),
+            elements_per_unit: 32,
+            ..base
+        }
+    } else {
+        base
+    }
 }
 
 fn validate(
