@@ -4,8 +4,9 @@
 //! 1. Scan: the running count of a 0/1 flag array, and its total.
 //! 2. Compaction: the survivors of a predicate, each output slot finding its source by
 //!    binary search over the running count, and how many survived.
+//! 3. Split: keys split by their low bit, evens first, both halves in input order.
 //!
-//! (The split and top-k exercises join as those primitives land.)
+//! (The top-k exercises join when that primitive lands.)
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -20,6 +21,7 @@ fn main() {
 
     let ok = running_count(&device);
     let ok = compaction(&client) && ok;
+    let ok = one_bit_split(&device) && ok;
     if ok {
         println!("\nall exercises match their CPU references");
     } else {
@@ -127,6 +129,40 @@ fn compaction(client: &cubecl::prelude::Client) -> bool {
     println!(
         "    survived       {count} of {n} (CPU: {}) {}",
         expected.len(),
+        verdict(ok)
+    );
+    ok
+}
+
+/// Exercise 3: the one-bit split, the step of a radix sort: every key's destination is the
+/// running count of its own kind (evens before it, or all evens plus odds before it).
+fn one_bit_split(device: &Device) -> bool {
+    let n = 100_003;
+    let mut rng = StdRng::seed_from_u64(2028);
+    let keys: Vec<i32> = (0..n).map(|_| rng.random_range(0..1000)).collect();
+
+    let tensor = Tensor::<1, Int>::from_data(TensorData::new(keys.clone(), [n]), device);
+    let (split, sources, evens) = sieve_burn::split_by_bit(tensor, 0, 0);
+    let got: Vec<i64> = split.into_data().iter::<i64>().collect();
+    let got_sources: Vec<i64> = sources.into_data().iter::<i64>().collect();
+    let evens = evens.into_data().iter::<i64>().next().unwrap() as usize;
+
+    let order: Vec<usize> = (0..n)
+        .filter(|&i| keys[i] % 2 == 0)
+        .chain((0..n).filter(|&i| keys[i] % 2 != 0))
+        .collect();
+    let expected: Vec<i64> = order.iter().map(|&i| keys[i] as i64).collect();
+    let expected_sources: Vec<i64> = order.iter().map(|&i| i as i64).collect();
+    let expected_evens = keys.iter().filter(|&&k| k % 2 == 0).count();
+    let ok = got == expected && got_sources == expected_sources && evens == expected_evens;
+
+    println!("\n[3] split: {n} random keys by their low bit, evens first, both halves in order");
+    println!("    keys           {:?} ...", &keys[..10]);
+    println!("    split          {:?} ...", &got[..10]);
+    println!("    from positions {:?} ...", &got_sources[..10]);
+    println!(
+        "    evens          {evens} (CPU: {expected_evens}); first odd at {evens}: {} {}",
+        got.get(evens).copied().unwrap_or_default(),
         verdict(ok)
     );
     ok

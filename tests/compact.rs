@@ -274,7 +274,7 @@ fn comparison_flags_follow_ieee() {
                     FlagRule::LessEqual => v <= threshold,
                     FlagRule::Equal => v == threshold,
                     FlagRule::NotEqual => v != threshold,
-                    FlagRule::Mask => unreachable!(),
+                    FlagRule::Mask | FlagRule::BitClear => unreachable!(),
                 })
                 .collect();
             for rejected in [Rejected::Drop, Rejected::Keep] {
@@ -531,6 +531,80 @@ fn deterministic() {
     }
 }
 
+/// The one-bit split: integers whose bit is 0 first, both halves in input order, for every
+/// bit of i32 (negative keys included) and, where the device has them, of i64.
+#[test]
+fn bit_split_matches_reference() {
+    let client = client();
+    let caps = DeviceCaps::of(&client);
+    let (mut rng, seed) = rng("bit_split_matches_reference");
+    let (rows, len) = (3, 1029);
+    let n = rows * len;
+    let keys: Vec<i64> = (0..n)
+        .map(|_| rng.random_range(-(1i64 << 40)..(1i64 << 40)))
+        .collect();
+    let mut dtypes = vec![(Dtype::I32, 32u32)];
+    if caps.i64 {
+        dtypes.push((Dtype::I64, 64));
+    }
+    for (dtype, width) in dtypes {
+        let narrow: Vec<i64> = match dtype {
+            Dtype::I64 => keys.clone(),
+            _ => keys.iter().map(|&k| k as i32 as i64).collect(),
+        };
+        let input = match dtype {
+            Dtype::I64 => upload(&client, &narrow),
+            _ => upload(&client, &narrow.iter().map(|&k| k as i32).collect::<Vec<_>>()),
+        };
+        for bit in [0, 1, 7, width / 2, width - 2, width - 1] {
+            let flags: Vec<bool> = narrow.iter().map(|&k| (k >> bit) & 1 == 0).collect();
+            let want = reference::compact_rows(&narrow, &flags, rows, len, Rejected::Keep);
+            for strategy in strategies(&caps, Rejected::Keep) {
+                let case = format!("seed {seed}: {dtype} bit {bit} {strategy:?}");
+                let bytes = dtype.size_bytes();
+                let values_out = poisoned(&client, n * bytes, 0xEEu8);
+                let indices_out = poisoned(&client, n, POISON_INDEX);
+                let counts = poisoned(&client, rows, POISON_INDEX);
+                compact::compact(
+                    &client,
+                    Flags::BitClear { bit },
+                    CompactIo {
+                        values: Some(&input),
+                        value_dtype: dtype,
+                        values_out: Some(&values_out),
+                        indices_out: Some(&indices_out),
+                        counts: &counts,
+                        index_dtype: Dtype::I32,
+                    },
+                    CompactProblem { rows, len },
+                    Rejected::Keep,
+                    CompactOptions {
+                        strategy,
+                        tuning: None,
+                    },
+                )
+                .unwrap_or_else(|e| panic!("{case}: {e}"));
+                let got: Vec<i64> = match dtype {
+                    Dtype::I64 => download(&client, values_out, n),
+                    _ => download::<i32>(&client, values_out, n)
+                        .into_iter()
+                        .map(i64::from)
+                        .collect(),
+                };
+                let want_values: Vec<i64> = want.values.iter().map(|v| v.unwrap()).collect();
+                assert_same(&got, &want_values, &format!("{case}: values"));
+                let want_indices: Vec<i32> =
+                    want.indices.iter().map(|i| i.unwrap() as i32).collect();
+                let got_indices: Vec<i32> = download(&client, indices_out, n);
+                assert_same(&got_indices, &want_indices, &format!("{case}: indices"));
+                let want_counts: Vec<i32> = want.counts.iter().map(|&c| c as i32).collect();
+                let got_counts: Vec<i32> = download(&client, counts, rows);
+                assert_same(&got_counts, &want_counts, &format!("{case}: counts"));
+            }
+        }
+    }
+}
+
 /// Bad calls are refused before anything launches, naming the argument.
 #[test]
 fn bad_calls_get_clear_errors() {
@@ -601,4 +675,24 @@ fn bad_calls_get_clear_errors() {
         CompactStrategy::ScatterLookback,
     );
     assert!(e.contains("scatter_lookback"), "{e}");
+    let bits = |bit, value_dtype| {
+        compact::compact(
+            &client,
+            Flags::BitClear { bit },
+            CompactIo {
+                values: Some(&values),
+                value_dtype,
+                ..io
+            },
+            problem,
+            Rejected::Keep,
+            CompactOptions::default(),
+        )
+        .expect_err("the call should be refused")
+        .to_string()
+    };
+    let e = bits(32, Dtype::I32);
+    assert!(e.contains("flags.bit") && e.contains("0..32"), "{e}");
+    let e = bits(3, Dtype::F32);
+    assert!(e.contains("io.value_dtype"), "{e}");
 }

@@ -1,7 +1,7 @@
 //! Gradients of sieve's ops. The forward pass runs the inner backend's sieve kernel.
 
 use burn::backend::Backend;
-use burn::backend::TensorMetadata;
+use burn::backend::{TensorMetadata, get_device_settings};
 use burn::backend::autodiff::{
     Autodiff,
     checkpoint::{base::Checkpointer, strategy::CheckpointStrategy},
@@ -152,6 +152,118 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
         B::sieve_bool_argwhere(mask, index_dtype)
     }
 
+    fn sieve_float_partition(
+        x: FloatTensor<Self>,
+        mask: BoolTensor<Self>,
+        dim: usize,
+        index_dtype: IntDType,
+    ) -> (FloatTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
+        match PermutationBackward
+            .prepare::<C>([x.node()])
+            .compute_bound()
+            .stateful()
+        {
+            OpsKind::Tracked(prep) => {
+                let shape = x.primitive().shape();
+                let (values, indices, counts) =
+                    B::sieve_float_partition(x.primitive().clone(), mask, dim, index_dtype);
+                (
+                    prep.finish((indices.clone(), shape, dim), values),
+                    indices,
+                    counts,
+                )
+            }
+            OpsKind::UnTracked(prep) => {
+                let (values, indices, counts) =
+                    B::sieve_float_partition(x.into_primitive(), mask, dim, index_dtype);
+                (prep.finish(values), indices, counts)
+            }
+        }
+    }
+
+    fn sieve_int_partition(
+        x: IntTensor<Self>,
+        mask: BoolTensor<Self>,
+        dim: usize,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
+        B::sieve_int_partition(x, mask, dim, index_dtype)
+    }
+
+    fn sieve_int_split_by_bit(
+        keys: IntTensor<Self>,
+        bit: u32,
+        dim: usize,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
+        B::sieve_int_split_by_bit(keys, bit, dim, index_dtype)
+    }
+
+    fn sieve_float_sort_with_indices(
+        x: FloatTensor<Self>,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> (FloatTensor<Self>, IntTensor<Self>) {
+        match PermutationBackward
+            .prepare::<C>([x.node()])
+            .compute_bound()
+            .stateful()
+        {
+            OpsKind::Tracked(prep) => {
+                let shape = x.primitive().shape();
+                let (values, indices) = B::sieve_float_sort_with_indices(
+                    x.primitive().clone(),
+                    dim,
+                    descending,
+                    index_dtype,
+                );
+                (prep.finish((indices.clone(), shape, dim), values), indices)
+            }
+            OpsKind::UnTracked(prep) => {
+                let (values, indices) =
+                    B::sieve_float_sort_with_indices(x.into_primitive(), dim, descending, index_dtype);
+                (prep.finish(values), indices)
+            }
+        }
+    }
+
+    fn sieve_float_sort(x: FloatTensor<Self>, dim: usize, descending: bool) -> FloatTensor<Self> {
+        let index_dtype = get_device_settings::<B>(&x.primitive().device()).int_dtype;
+        Self::sieve_float_sort_with_indices(x, dim, descending, index_dtype).0
+    }
+
+    fn sieve_float_argsort(
+        x: FloatTensor<Self>,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> IntTensor<Self> {
+        B::sieve_float_argsort(x.into_primitive(), dim, descending, index_dtype)
+    }
+
+    fn sieve_int_sort_with_indices(
+        x: IntTensor<Self>,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>) {
+        B::sieve_int_sort_with_indices(x, dim, descending, index_dtype)
+    }
+
+    fn sieve_int_sort(x: IntTensor<Self>, dim: usize, descending: bool) -> IntTensor<Self> {
+        B::sieve_int_sort(x, dim, descending)
+    }
+
+    fn sieve_int_argsort(
+        x: IntTensor<Self>,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> IntTensor<Self> {
+        B::sieve_int_argsort(x, dim, descending, index_dtype)
+    }
+
     fn sieve_float_prefix(x: FloatTensor<Self>, len: usize) -> FloatTensor<Self> {
         /// The prefix's gradient lands on the first `len` elements; the rest get zero.
         #[derive(Debug)]
@@ -177,11 +289,7 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
         }
 
         let total = x.primitive().shape().num_elements();
-        match PrefixBackward
-            .prepare::<C>([x.node()])
-            .compute_bound()
-            .stateful()
-        {
+        match PrefixBackward.prepare::<C>([x.node()]).compute_bound().stateful() {
             OpsKind::Tracked(prep) => {
                 prep.finish(total, B::sieve_float_prefix(x.primitive().clone(), len))
             }
@@ -191,5 +299,32 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
 
     fn sieve_int_prefix(x: IntTensor<Self>, len: usize) -> IntTensor<Self> {
         B::sieve_int_prefix(x, len)
+    }
+}
+
+/// Backward of ops whose output is a permutation of the input along a dim
+/// (`out[j] = x[indices[j]]`): the input's gradient is the output's scattered back through
+/// the indices (distinct along the dim, so the scatter-add is exact and deterministic).
+#[derive(Debug)]
+struct PermutationBackward;
+
+impl<B: Backend + SieveOps> Backward<B, 1> for PermutationBackward {
+    type State = (IntTensor<B>, Shape, usize);
+
+    fn backward(self, ops: Ops<Self::State, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
+        let [parent] = ops.parents;
+        let grad = grads.consume::<B>(&ops.node);
+        let (indices, shape, dim) = ops.state;
+        if let Some(node) = parent {
+            let zeros = B::float_zeros(shape, &grad.device(), grad.dtype().into());
+            let back = B::float_scatter(
+                dim,
+                zeros,
+                indices,
+                grad,
+                burn::tensor::IndexingUpdateOp::Add,
+            );
+            grads.register::<B>(node.id, back);
+        }
     }
 }

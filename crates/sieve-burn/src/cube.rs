@@ -3,18 +3,19 @@
 
 use burn::backend::DType;
 use burn::tensor::{BoolStore, IntDType, Shape};
+use cubecl::zspace::{Strides, metadata::Metadata};
 use burn_cubecl::{
     CubeBackend,
     kernel::into_contiguous,
     ops::{numeric::empty_device_contiguous_dtype, permute},
     tensor::CubeTensor,
 };
-use cubecl::zspace::{Strides, metadata::Metadata};
 use sieve::Dtype;
 use sieve::compact::{
     self, CompactIo, CompactOptions, CompactProblem, Flags, MaskStorage, Rejected,
 };
 use sieve::scan::{self, ScanKind, ScanOptions, ScanProblem};
+use sieve::sort::{self as radix, SortIo, SortOptions, SortOrder, SortProblem};
 
 use crate::SieveOps;
 
@@ -45,6 +46,79 @@ impl SieveOps for CubeBackend {
         index_dtype: IntDType,
     ) -> (CubeTensor, CubeTensor) {
         compact_values("mask_select", x, mask, per_row, pad, index_dtype)
+    }
+
+    fn sieve_float_partition(
+        x: CubeTensor,
+        mask: CubeTensor,
+        dim: usize,
+        index_dtype: IntDType,
+    ) -> (CubeTensor, CubeTensor, CubeTensor) {
+        split("stable_partition", x, SplitBy::Mask(mask), dim, index_dtype)
+    }
+
+    fn sieve_int_partition(
+        x: CubeTensor,
+        mask: CubeTensor,
+        dim: usize,
+        index_dtype: IntDType,
+    ) -> (CubeTensor, CubeTensor, CubeTensor) {
+        split("stable_partition", x, SplitBy::Mask(mask), dim, index_dtype)
+    }
+
+    fn sieve_int_split_by_bit(
+        keys: CubeTensor,
+        bit: u32,
+        dim: usize,
+        index_dtype: IntDType,
+    ) -> (CubeTensor, CubeTensor, CubeTensor) {
+        split("split_by_bit", keys, SplitBy::Bit(bit), dim, index_dtype)
+    }
+
+    fn sieve_float_sort_with_indices(
+        x: CubeTensor,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> (CubeTensor, CubeTensor) {
+        let (values, indices) = sort_along("sort_with_indices", x, dim, descending, Some(index_dtype), true);
+        (values.unwrap(), indices.unwrap())
+    }
+
+    fn sieve_float_sort(x: CubeTensor, dim: usize, descending: bool) -> CubeTensor {
+        sort_along("sort", x, dim, descending, None, true).0.unwrap()
+    }
+
+    fn sieve_float_argsort(
+        x: CubeTensor,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> CubeTensor {
+        sort_along("argsort", x, dim, descending, Some(index_dtype), false).1.unwrap()
+    }
+
+    fn sieve_int_sort_with_indices(
+        x: CubeTensor,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> (CubeTensor, CubeTensor) {
+        let (values, indices) = sort_along("sort_with_indices", x, dim, descending, Some(index_dtype), true);
+        (values.unwrap(), indices.unwrap())
+    }
+
+    fn sieve_int_sort(x: CubeTensor, dim: usize, descending: bool) -> CubeTensor {
+        sort_along("sort", x, dim, descending, None, true).0.unwrap()
+    }
+
+    fn sieve_int_argsort(
+        x: CubeTensor,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> CubeTensor {
+        sort_along("argsort", x, dim, descending, Some(index_dtype), false).1.unwrap()
     }
 
     fn sieve_float_prefix(x: CubeTensor, len: usize) -> CubeTensor {
@@ -216,6 +290,135 @@ fn compact_values(
     )
     .unwrap_or_else(|e| panic!("{op}: {e}"));
     (values, counts)
+}
+
+/// Stable sort of every row along `dim`: the sorted values (when `keys`) and the source
+/// indices (when `index_dtype` is given), in the caller's axis order.
+fn sort_along(
+    op: &str,
+    x: CubeTensor,
+    dim: usize,
+    descending: bool,
+    index_dtype: Option<IntDType>,
+    keys: bool,
+) -> (Option<CubeTensor>, Option<CubeTensor>) {
+    let key_dtype = sieve_dtype(op, x.dtype);
+    let Rows {
+        tensor,
+        rows,
+        len,
+        swap,
+    } = rows_along(x, dim);
+    let shape = tensor.meta.shape().clone();
+    let values = keys.then(|| empty_of(&tensor, shape.clone(), tensor.dtype));
+    let indices = index_dtype.map(|it| empty_of(&tensor, shape.clone(), it.into()));
+    radix::sort(
+        &tensor.client,
+        SortIo {
+            keys: &tensor.handle,
+            key_dtype,
+            keys_out: values.as_ref().map(|t| &t.handle),
+            indices_out: indices.as_ref().map(|t| &t.handle),
+            index_dtype: index_dtype
+                .map(|it| sieve_index_dtype(op, it))
+                .unwrap_or(Dtype::I32),
+        },
+        SortProblem { rows, len },
+        if descending {
+            SortOrder::Descending
+        } else {
+            SortOrder::Ascending
+        },
+        SortOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{op}: {e}"));
+    let restore = |t: CubeTensor| match &swap {
+        Some(axes) => permute(t, axes),
+        None => t,
+    };
+    (values.map(restore), indices.map(restore))
+}
+
+/// What a split sends first.
+enum SplitBy {
+    /// Elements where the mask (same shape) is true.
+    Mask(CubeTensor),
+    /// Integers whose bit is 0.
+    Bit(u32),
+}
+
+/// Stable split of every row along `dim` (see `SieveOps::sieve_float_partition`): the
+/// compaction engine's `Keep` placement on rows laid out along `dim`, then the caller's axis
+/// order restored.
+fn split(
+    op: &str,
+    x: CubeTensor,
+    by: SplitBy,
+    dim: usize,
+    index_dtype: IntDType,
+) -> (CubeTensor, CubeTensor, CubeTensor) {
+    let value_dtype = sieve_dtype(op, x.dtype);
+    if let SplitBy::Mask(mask) = &by {
+        assert_eq!(
+            x.meta.shape(),
+            mask.meta.shape(),
+            "{op}: mask shape {:?} must equal the input shape {:?}",
+            mask.meta.shape(),
+            x.meta.shape()
+        );
+    }
+    let Rows {
+        tensor,
+        rows,
+        len,
+        swap,
+    } = rows_along(x, dim);
+    let mask = match by {
+        SplitBy::Mask(mask) => Some(rows_along(mask, dim).tensor),
+        SplitBy::Bit(_) => None,
+    };
+    let flags = match (&mask, by_bit(&by)) {
+        (Some(mask), _) => mask_flags(mask),
+        (None, Some(bit)) => Flags::BitClear { bit },
+        (None, None) => unreachable!("a split is by mask or by bit"),
+    };
+    let shape = tensor.meta.shape().clone();
+    let last = shape.num_dims() - 1;
+    let values = empty_of(&tensor, shape.clone(), tensor.dtype);
+    let indices = empty_of(&tensor, shape.clone(), index_dtype.into());
+    let counts = empty_of(
+        &tensor,
+        crate::meta::counts_shape(&shape, last),
+        index_dtype.into(),
+    );
+    compact::compact(
+        &tensor.client,
+        flags,
+        CompactIo {
+            values: Some(&tensor.handle),
+            value_dtype,
+            values_out: Some(&values.handle),
+            indices_out: Some(&indices.handle),
+            counts: &counts.handle,
+            index_dtype: sieve_index_dtype(op, index_dtype),
+        },
+        CompactProblem { rows, len },
+        Rejected::Keep,
+        CompactOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{op}: {e}"));
+    let restore = |t: CubeTensor| match &swap {
+        Some(axes) => permute(t, axes),
+        None => t,
+    };
+    (restore(values), restore(indices), restore(counts))
+}
+
+fn by_bit(by: &SplitBy) -> Option<u32> {
+    match by {
+        SplitBy::Bit(bit) => Some(*bit),
+        SplitBy::Mask(_) => None,
+    }
 }
 
 /// An uninitialised contiguous tensor shaped like `like`.

@@ -4,10 +4,10 @@
 //! and rejected elements to one spare column that is then sliced off. Padding is zeros.
 
 use burn::backend::{
-    Backend, TensorMetadata,
+    Backend, TensorMetadata, get_device_settings,
     tensor::{BoolTensor, FloatTensor, IntTensor},
 };
-use burn::tensor::{IndexingUpdateOp, IntDType, Shape, Slice};
+use burn::tensor::{IndexingUpdateOp, IntDType, Shape, Slice, TensorData, try_read_sync};
 
 use crate::meta::compact_shapes;
 
@@ -93,6 +93,169 @@ pub fn argwhere<B: Backend>(
     let positions = B::int_arange(0..len as i64, &mask.device(), index_dtype);
     let mask = B::bool_reshape(mask, Shape::new([len]));
     int_compact::<B>(positions, mask, false, index_dtype)
+}
+
+/// Each element's destination along `dim` in a stable partition: selected elements to their
+/// rank among the selected, the rest to the row's count plus their rank among the rest. Also
+/// the counts (size 1 along `dim`).
+fn partition_destinations<B: Backend>(
+    mask: BoolTensor<B>,
+    dim: usize,
+    index_dtype: IntDType,
+) -> (IntTensor<B>, IntTensor<B>) {
+    let selected = B::bool_into_int(mask.clone(), index_dtype);
+    let rejected = B::bool_into_int(B::bool_not(mask.clone()), index_dtype);
+    let counts = B::int_sum_dim(selected.clone(), dim);
+    let shape = selected.shape();
+    let selected_slot = B::int_sub_scalar(B::int_cumsum(selected, dim), 1i64.into());
+    let rejected_slot = B::int_add(
+        B::int_sub_scalar(B::int_cumsum(rejected, dim), 1i64.into()),
+        B::int_expand(counts.clone(), shape),
+    );
+    let destinations = B::int_mask_where(rejected_slot, mask, selected_slot);
+    (destinations, counts)
+}
+
+/// Positions along `dim`, broadcast to `shape`.
+fn positions<B: Backend>(
+    shape: &Shape,
+    dim: usize,
+    device: &burn::backend::tensor::Device<B>,
+    index_dtype: IntDType,
+) -> IntTensor<B> {
+    let along = B::int_arange(0..shape[dim] as i64, device, index_dtype);
+    let mut view = vec![1; shape.num_dims()];
+    view[dim] = shape[dim];
+    B::int_expand(B::int_reshape(along, Shape::from(view)), shape.clone())
+}
+
+pub fn float_partition<B: Backend>(
+    x: FloatTensor<B>,
+    mask: BoolTensor<B>,
+    dim: usize,
+    index_dtype: IntDType,
+) -> (FloatTensor<B>, IntTensor<B>, IntTensor<B>) {
+    let shape = x.shape();
+    let device = x.device();
+    let (destinations, counts) = partition_destinations::<B>(mask, dim, index_dtype);
+    let zeros = B::float_zeros(shape.clone(), &device, x.dtype().into());
+    let values = B::float_scatter(dim, zeros, destinations.clone(), x, IndexingUpdateOp::Assign);
+    let indices = scatter_positions::<B>(&shape, dim, destinations, &device, index_dtype);
+    (values, indices, counts)
+}
+
+pub fn int_partition<B: Backend>(
+    x: IntTensor<B>,
+    mask: BoolTensor<B>,
+    dim: usize,
+    index_dtype: IntDType,
+) -> (IntTensor<B>, IntTensor<B>, IntTensor<B>) {
+    let shape = x.shape();
+    let device = x.device();
+    let (destinations, counts) = partition_destinations::<B>(mask, dim, index_dtype);
+    let zeros = B::int_zeros(shape.clone(), &device, x.dtype().into());
+    let values = B::int_scatter(dim, zeros, destinations.clone(), x, IndexingUpdateOp::Assign);
+    let indices = scatter_positions::<B>(&shape, dim, destinations, &device, index_dtype);
+    (values, indices, counts)
+}
+
+fn scatter_positions<B: Backend>(
+    shape: &Shape,
+    dim: usize,
+    destinations: IntTensor<B>,
+    device: &burn::backend::tensor::Device<B>,
+    index_dtype: IntDType,
+) -> IntTensor<B> {
+    let zeros = B::int_zeros(shape.clone(), device, index_dtype);
+    let from = positions::<B>(shape, dim, device, index_dtype);
+    B::int_scatter(dim, zeros, destinations, from, IndexingUpdateOp::Assign)
+}
+
+pub fn split_by_bit<B: Backend>(
+    keys: IntTensor<B>,
+    bit: u32,
+    dim: usize,
+    index_dtype: IntDType,
+) -> (IntTensor<B>, IntTensor<B>, IntTensor<B>) {
+    let bool_dtype = get_device_settings::<B>(&keys.device()).bool_dtype;
+    let bits = B::bitwise_and_scalar(
+        B::bitwise_right_shift_scalar(keys.clone(), (bit as i64).into()),
+        1i64.into(),
+    );
+    let zero = B::int_equal_elem(bits, 0i64.into(), bool_dtype);
+    int_partition::<B>(keys, zero, dim, index_dtype)
+}
+
+/// The stable sort permutation along `dim` of row-major `values` of `shape`, in sieve's order
+/// (`sieve::sort::reference`), as indices along `dim` in the same layout.
+fn stable_permutation(values: &[f64], shape: &Shape, dim: usize, descending: bool) -> Vec<i64> {
+    let len = shape[dim];
+    let inner: usize = (dim + 1..shape.num_dims()).map(|d| shape[d]).product();
+    let outer = values.len() / (len * inner).max(1);
+    let mut out = vec![0i64; values.len()];
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |k: usize| (o * len + k) * inner + i;
+            let mut order: Vec<usize> = (0..len).collect();
+            order.sort_by(|&a, &b| {
+                let (x, y) = (values[at(a)], values[at(b)]);
+                let o = match (x.is_nan(), y.is_nan()) {
+                    (true, true) => std::cmp::Ordering::Equal,
+                    (true, false) => std::cmp::Ordering::Greater,
+                    (false, true) => std::cmp::Ordering::Less,
+                    _ => x.partial_cmp(&y).unwrap(),
+                };
+                if descending { o.reverse() } else { o }
+            });
+            for (slot, k) in order.into_iter().enumerate() {
+                out[at(slot)] = k as i64;
+            }
+        }
+    }
+    out
+}
+
+/// Stable sort on the host (the fallback reads the data: it serves CPU backends), then a
+/// gather by the permutation on the backend, so the values keep their bits.
+pub fn float_sort_with_indices<B: Backend>(
+    x: FloatTensor<B>,
+    dim: usize,
+    descending: bool,
+    index_dtype: IntDType,
+) -> (FloatTensor<B>, IntTensor<B>) {
+    let shape = x.shape();
+    let device = x.device();
+    let data = try_read_sync(B::float_into_data(x.clone()))
+        .expect("sort fallback: reading the tensor")
+        .expect("sort fallback: reading the tensor");
+    let values: Vec<f64> = data.iter::<f64>().collect();
+    let order = stable_permutation(&values, &shape, dim, descending);
+    let indices = B::int_from_data(
+        TensorData::new(order, shape.clone()).convert_dtype(index_dtype.into()),
+        &device,
+    );
+    (B::float_gather(dim, x, indices.clone()), indices)
+}
+
+/// [`float_sort_with_indices`] for Int tensors.
+pub fn int_sort_with_indices<B: Backend>(
+    x: IntTensor<B>,
+    dim: usize,
+    descending: bool,
+    index_dtype: IntDType,
+) -> (IntTensor<B>, IntTensor<B>) {
+    let shape = x.shape();
+    let device = x.device();
+    let data = try_read_sync(B::int_into_data(x.clone()))
+        .expect("sort fallback: reading the tensor")
+        .expect("sort fallback: reading the tensor");
+    let values: Vec<f64> = data.iter::<f64>().collect();
+    let order = stable_permutation(&values, &shape, dim, descending);
+    let indices = B::int_from_data(
+        TensorData::new(order, shape.clone()).convert_dtype(index_dtype.into()),
+        &device,
+    );
+    (B::int_gather(dim, x, indices.clone()), indices)
 }
 
 /// Elements `0..len` along one axis.

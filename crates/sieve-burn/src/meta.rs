@@ -39,6 +39,65 @@ pub fn compact_shapes(shape: &Shape, per_row: bool) -> (Shape, Shape) {
     }
 }
 
+/// Partitioned values (`x`'s shape and dtype), indices (`x`'s shape) and counts (size 1 along
+/// `dim`).
+pub fn partition(
+    x: &TensorSpec,
+    _mask: &TensorSpec,
+    dim: &usize,
+    index_dtype: &IntDType,
+) -> (TensorSpec, TensorSpec, TensorSpec) {
+    split_specs(x, *dim, index_dtype)
+}
+
+/// As [`partition`], for the one-bit split.
+pub fn split_by_bit(
+    keys: &TensorSpec,
+    _bit: &u32,
+    dim: &usize,
+    index_dtype: &IntDType,
+) -> (TensorSpec, TensorSpec, TensorSpec) {
+    split_specs(keys, *dim, index_dtype)
+}
+
+fn split_specs(x: &TensorSpec, dim: usize, index_dtype: &IntDType) -> (TensorSpec, TensorSpec, TensorSpec) {
+    (
+        x.clone(),
+        TensorSpec::new(x.shape.clone(), (*index_dtype).into()),
+        TensorSpec::new(counts_shape(&x.shape, dim), (*index_dtype).into()),
+    )
+}
+
+/// `shape` with `dim` reduced to 1: the per-row counts of a split along `dim`.
+pub fn counts_shape(shape: &Shape, dim: usize) -> Shape {
+    let mut counts = shape.clone();
+    counts[dim] = 1;
+    counts
+}
+
+/// Sorted values (`x`'s spec) and indices (`x`'s shape).
+pub fn sort_with_indices(
+    x: &TensorSpec,
+    _dim: &usize,
+    _descending: &bool,
+    index_dtype: &IntDType,
+) -> (TensorSpec, TensorSpec) {
+    (
+        x.clone(),
+        TensorSpec::new(x.shape.clone(), (*index_dtype).into()),
+    )
+}
+
+/// Indices (`x`'s shape).
+pub fn argsort(
+    x: &TensorSpec,
+    _dim: &usize,
+    _descending: &bool,
+    index_dtype: &IntDType,
+) -> TensorSpec {
+    TensorSpec::new(x.shape.clone(), (*index_dtype).into())
+}
+
 /// `[len]`: the prefix of a compaction's output.
 pub fn prefix_shape(len: &usize) -> Shape {
     Shape::new([*len])

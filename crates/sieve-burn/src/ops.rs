@@ -2,7 +2,7 @@
 //! are the stock-Burn fallbacks that backends without a sieve kernel use ([`crate::fallback`]).
 
 use burn::backend::{
-    Backend, backend_extension,
+    Backend, TensorMetadata, backend_extension, get_device_settings,
     tensor::{BoolTensor, FloatTensor, IntTensor},
 };
 use burn::tensor::IntDType;
@@ -70,6 +70,101 @@ pub trait SieveOps: Backend {
         index_dtype: IntDType,
     ) -> (IntTensor<Self>, IntTensor<Self>) {
         fallback::argwhere::<Self>(mask, index_dtype)
+    }
+
+    /// Stable partition of every row along `dim`: the elements where `mask` is true first,
+    /// then the rest, each in input order; their source indices along `dim`; and each row's
+    /// selected count (size 1 along `dim`). Indices and counts have dtype `index_dtype`.
+    #[fusion(meta = meta::partition)]
+    fn sieve_float_partition(
+        x: FloatTensor<Self>,
+        mask: BoolTensor<Self>,
+        dim: usize,
+        index_dtype: IntDType,
+    ) -> (FloatTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
+        fallback::float_partition::<Self>(x, mask, dim, index_dtype)
+    }
+
+    /// [`SieveOps::sieve_float_partition`] for Int tensors.
+    #[fusion(meta = meta::partition)]
+    fn sieve_int_partition(
+        x: IntTensor<Self>,
+        mask: BoolTensor<Self>,
+        dim: usize,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
+        fallback::int_partition::<Self>(x, mask, dim, index_dtype)
+    }
+
+    /// The one-bit split along `dim`: keys whose bit `bit` is 0 first, then those where it is
+    /// 1, each in input order; source indices; the per-row count of zeros (size 1 along `dim`).
+    #[fusion(meta = meta::split_by_bit)]
+    fn sieve_int_split_by_bit(
+        keys: IntTensor<Self>,
+        bit: u32,
+        dim: usize,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
+        fallback::split_by_bit::<Self>(keys, bit, dim, index_dtype)
+    }
+
+    /// Stable sort along `dim` (keys in PyTorch's order, NaN largest; equal keys keep their
+    /// input order in both directions): the sorted values and each one's source index.
+    #[fusion(meta = meta::sort_with_indices)]
+    fn sieve_float_sort_with_indices(
+        x: FloatTensor<Self>,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> (FloatTensor<Self>, IntTensor<Self>) {
+        fallback::float_sort_with_indices::<Self>(x, dim, descending, index_dtype)
+    }
+
+    /// [`SieveOps::sieve_float_sort_with_indices`] without the indices.
+    #[fusion(dtype = x, shape = x)]
+    fn sieve_float_sort(x: FloatTensor<Self>, dim: usize, descending: bool) -> FloatTensor<Self> {
+        let index_dtype = get_device_settings::<Self>(&x.device()).int_dtype;
+        fallback::float_sort_with_indices::<Self>(x, dim, descending, index_dtype).0
+    }
+
+    /// [`SieveOps::sieve_float_sort_with_indices`]'s indices alone.
+    #[fusion(meta = meta::argsort)]
+    fn sieve_float_argsort(
+        x: FloatTensor<Self>,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> IntTensor<Self> {
+        fallback::float_sort_with_indices::<Self>(x, dim, descending, index_dtype).1
+    }
+
+    /// [`SieveOps::sieve_float_sort_with_indices`] for Int tensors.
+    #[fusion(meta = meta::sort_with_indices)]
+    fn sieve_int_sort_with_indices(
+        x: IntTensor<Self>,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>) {
+        fallback::int_sort_with_indices::<Self>(x, dim, descending, index_dtype)
+    }
+
+    /// [`SieveOps::sieve_float_sort`] for Int tensors.
+    #[fusion(dtype = x, shape = x)]
+    fn sieve_int_sort(x: IntTensor<Self>, dim: usize, descending: bool) -> IntTensor<Self> {
+        let index_dtype = get_device_settings::<Self>(&x.device()).int_dtype;
+        fallback::int_sort_with_indices::<Self>(x, dim, descending, index_dtype).0
+    }
+
+    /// [`SieveOps::sieve_float_argsort`] for Int tensors.
+    #[fusion(meta = meta::argsort)]
+    fn sieve_int_argsort(
+        x: IntTensor<Self>,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> IntTensor<Self> {
+        fallback::int_sort_with_indices::<Self>(x, dim, descending, index_dtype).1
     }
 
     /// The first `len` elements of a 1-D tensor: the exact-size result of a compaction once

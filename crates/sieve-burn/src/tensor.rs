@@ -18,7 +18,26 @@ pub trait SieveKind: Basic {
         index_dtype: IntDType,
     ) -> (DispatchTensor, DispatchTensor);
     #[doc(hidden)]
+    fn partition(
+        x: DispatchTensor,
+        mask: DispatchTensor,
+        dim: usize,
+        index_dtype: IntDType,
+    ) -> (DispatchTensor, DispatchTensor, DispatchTensor);
+    #[doc(hidden)]
     fn prefix(x: DispatchTensor, len: usize) -> DispatchTensor;
+    #[doc(hidden)]
+    fn sort(x: DispatchTensor, dim: usize, descending: bool) -> DispatchTensor;
+    #[doc(hidden)]
+    fn sort_with_indices(
+        x: DispatchTensor,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> (DispatchTensor, DispatchTensor);
+    #[doc(hidden)]
+    fn argsort(x: DispatchTensor, dim: usize, descending: bool, index_dtype: IntDType)
+    -> DispatchTensor;
 }
 
 impl SieveKind for Float {
@@ -34,8 +53,35 @@ impl SieveKind for Float {
     ) -> (DispatchTensor, DispatchTensor) {
         <Dispatch as SieveOps>::sieve_float_compact(x, mask, per_row, pad, index_dtype)
     }
+    fn partition(
+        x: DispatchTensor,
+        mask: DispatchTensor,
+        dim: usize,
+        index_dtype: IntDType,
+    ) -> (DispatchTensor, DispatchTensor, DispatchTensor) {
+        <Dispatch as SieveOps>::sieve_float_partition(x, mask, dim, index_dtype)
+    }
     fn prefix(x: DispatchTensor, len: usize) -> DispatchTensor {
         <Dispatch as SieveOps>::sieve_float_prefix(x, len)
+    }
+    fn sort(x: DispatchTensor, dim: usize, descending: bool) -> DispatchTensor {
+        <Dispatch as SieveOps>::sieve_float_sort(x, dim, descending)
+    }
+    fn sort_with_indices(
+        x: DispatchTensor,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> (DispatchTensor, DispatchTensor) {
+        <Dispatch as SieveOps>::sieve_float_sort_with_indices(x, dim, descending, index_dtype)
+    }
+    fn argsort(
+        x: DispatchTensor,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> DispatchTensor {
+        <Dispatch as SieveOps>::sieve_float_argsort(x, dim, descending, index_dtype)
     }
 }
 
@@ -52,8 +98,35 @@ impl SieveKind for Int {
     ) -> (DispatchTensor, DispatchTensor) {
         <Dispatch as SieveOps>::sieve_int_compact(x, mask, per_row, pad, index_dtype)
     }
+    fn partition(
+        x: DispatchTensor,
+        mask: DispatchTensor,
+        dim: usize,
+        index_dtype: IntDType,
+    ) -> (DispatchTensor, DispatchTensor, DispatchTensor) {
+        <Dispatch as SieveOps>::sieve_int_partition(x, mask, dim, index_dtype)
+    }
     fn prefix(x: DispatchTensor, len: usize) -> DispatchTensor {
         <Dispatch as SieveOps>::sieve_int_prefix(x, len)
+    }
+    fn sort(x: DispatchTensor, dim: usize, descending: bool) -> DispatchTensor {
+        <Dispatch as SieveOps>::sieve_int_sort(x, dim, descending)
+    }
+    fn sort_with_indices(
+        x: DispatchTensor,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> (DispatchTensor, DispatchTensor) {
+        <Dispatch as SieveOps>::sieve_int_sort_with_indices(x, dim, descending, index_dtype)
+    }
+    fn argsort(
+        x: DispatchTensor,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> DispatchTensor {
+        <Dispatch as SieveOps>::sieve_int_argsort(x, dim, descending, index_dtype)
     }
 }
 
@@ -211,4 +284,129 @@ pub async fn nonzero_async<const D: usize>(mask: Tensor<D, Bool>) -> Vec<Tensor<
     (0..D)
         .map(|d| coordinates.clone().narrow(1, d, 1).reshape([n]))
         .collect()
+}
+
+fn check_dim(op: &str, dim: usize, rank: usize) {
+    assert!(
+        dim < rank,
+        "{op}: dim = {dim} is out of range for a tensor of rank {rank} (expected 0..{rank})"
+    );
+}
+
+/// Stable partition along `dim`: in every row along `dim`, the elements where `mask` is true
+/// first, then the others, **both in input order** (CUB's `DevicePartition` reverses the
+/// rejected half; this does not). Returns the partitioned values, the source index of each
+/// output element along `dim`, and each row's number of selected elements (size 1 along
+/// `dim`). Float and Int; any dim; views. Differentiable for Float (the gradient is scattered
+/// back through the permutation). No host read.
+///
+/// # Panics
+/// If `mask`'s shape differs from `x`'s, or `dim >= D`.
+pub fn stable_partition<const D: usize, K: SieveKind>(
+    x: Tensor<D, K>,
+    mask: Tensor<D, Bool>,
+    dim: usize,
+) -> (Tensor<D, K>, Tensor<D, Int>, Tensor<D, Int>) {
+    check_dim("stable_partition", dim, D);
+    check_mask_shape("stable_partition", &x.shape(), &mask.shape());
+    let it = index_dtype(&x);
+    let (values, indices, counts) = K::partition(x.into_dispatch(), mask.into_dispatch(), dim, it);
+    (
+        Tensor::from_dispatch(values),
+        Tensor::from_dispatch(indices),
+        Tensor::from_dispatch(counts),
+    )
+}
+
+/// The one-bit split along `dim` (the radix sort's step): keys whose bit `bit` is 0 first,
+/// then those where it is 1, both in input order; source indices along `dim`; and each row's
+/// number of zeros (size 1 along `dim`). Bits are read from the two's-complement pattern.
+///
+/// # Panics
+/// If `dim >= D` or `bit` is not below the key dtype's width.
+pub fn split_by_bit<const D: usize>(
+    keys: Tensor<D, Int>,
+    bit: u32,
+    dim: usize,
+) -> (Tensor<D, Int>, Tensor<D, Int>, Tensor<D, Int>) {
+    check_dim("split_by_bit", dim, D);
+    let width = 8 * keys.dtype().size() as u32;
+    assert!(
+        bit < width,
+        "split_by_bit: bit = {bit} is out of range for {:?} keys (expected 0..{width})",
+        keys.dtype()
+    );
+    let it = index_dtype(&keys);
+    let (values, indices, counts) =
+        <Dispatch as SieveOps>::sieve_int_split_by_bit(keys.into_dispatch(), bit, dim, it);
+    (
+        Tensor::from_dispatch(values),
+        Tensor::from_dispatch(indices),
+        Tensor::from_dispatch(counts),
+    )
+}
+
+/// Sorts along `dim`, ascending, like Burn's `Tensor::sort` and `torch.sort`, on the device
+/// (a radix sort; rows of up to a few thousand keys sort inside one cube). **Stable** (equal
+/// keys keep their input order) and in PyTorch's float order (-0.0 == +0.0, NaN largest);
+/// the values are the input's, moved bit for bit. Float and Int; any dim; views.
+/// Differentiable for Float (the gradient is scattered back through the permutation).
+///
+/// # Panics
+/// If `dim >= D`, or the dtype is not f32, i32 or u32.
+pub fn sort<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: usize) -> Tensor<D, K> {
+    check_dim("sort", dim, D);
+    Tensor::from_dispatch(K::sort(x.into_dispatch(), dim, false))
+}
+
+/// [`sort`], descending (NaN first); equal keys still keep their input order.
+pub fn sort_descending<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: usize) -> Tensor<D, K> {
+    check_dim("sort_descending", dim, D);
+    Tensor::from_dispatch(K::sort(x.into_dispatch(), dim, true))
+}
+
+/// [`sort`] with each value's source index along `dim` (Int, the device's default int
+/// dtype), like Burn's `Tensor::sort_with_indices`.
+pub fn sort_with_indices<const D: usize, K: SieveKind>(
+    x: Tensor<D, K>,
+    dim: usize,
+) -> (Tensor<D, K>, Tensor<D, Int>) {
+    sorted_with_indices("sort_with_indices", x, dim, false)
+}
+
+/// [`sort_with_indices`], descending.
+pub fn sort_descending_with_indices<const D: usize, K: SieveKind>(
+    x: Tensor<D, K>,
+    dim: usize,
+) -> (Tensor<D, K>, Tensor<D, Int>) {
+    sorted_with_indices("sort_descending_with_indices", x, dim, true)
+}
+
+fn sorted_with_indices<const D: usize, K: SieveKind>(
+    op: &str,
+    x: Tensor<D, K>,
+    dim: usize,
+    descending: bool,
+) -> (Tensor<D, K>, Tensor<D, Int>) {
+    check_dim(op, dim, D);
+    let it = index_dtype(&x);
+    let (values, indices) = K::sort_with_indices(x.into_dispatch(), dim, descending, it);
+    (Tensor::from_dispatch(values), Tensor::from_dispatch(indices))
+}
+
+/// The permutation that sorts `x` along `dim` (stable), like Burn's `Tensor::argsort`.
+pub fn argsort<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: usize) -> Tensor<D, Int> {
+    check_dim("argsort", dim, D);
+    let it = index_dtype(&x);
+    Tensor::from_dispatch(K::argsort(x.into_dispatch(), dim, false, it))
+}
+
+/// [`argsort`], descending (stable: ties in input order).
+pub fn argsort_descending<const D: usize, K: SieveKind>(
+    x: Tensor<D, K>,
+    dim: usize,
+) -> Tensor<D, Int> {
+    check_dim("argsort_descending", dim, D);
+    let it = index_dtype(&x);
+    Tensor::from_dispatch(K::argsort(x.into_dispatch(), dim, true, it))
 }

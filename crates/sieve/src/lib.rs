@@ -12,6 +12,8 @@
 //! - [`compact`]: stream compaction and the stable split on one engine (flags from a mask or
 //!   a comparison, ranked by the scan's register scan, placed by scatter or by binary-search
 //!   gather).
+//! - [`sort`]: stable radix sort of rows (keys and/or permutation), in one cube for short
+//!   rows, by LSD counting passes for long ones.
 //!
 //! Layers follow CUB's device -> pass -> cube -> plane split, in CubeCL's words:
 //! `scan::scan` (device op, validation) -> `scan::launch` (pass sequence, workspaces) ->
@@ -24,6 +26,7 @@ pub mod device;
 pub mod dtype;
 pub mod error;
 pub mod scan;
+pub mod sort;
 
 pub use device::DeviceCaps;
 pub use dtype::Dtype;

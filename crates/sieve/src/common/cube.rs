@@ -58,3 +58,43 @@ pub fn spine_exclusive_scan<A: Numeric>(
     sync_cube();
     *total
 }
+
+/// One unit's exclusive prefix over the cube and the cube's total.
+#[derive(CubeType, Clone, Copy)]
+pub struct UnitPrefix {
+    /// Sum of the values of the units before this one (in `UNIT_POS` order).
+    pub before: u32,
+    /// Sum over the whole cube.
+    pub total: u32,
+}
+
+/// Exclusive prefix sum of one `u32` per unit across the cube (`units` = the cube's size):
+/// a plane scan, then the planes' totals through the spine; unit-serial without planes.
+/// Every unit must call it (it synchronises the cube).
+#[cube]
+pub fn cube_exclusive_sum(
+    value: u32,
+    #[comptime] units: u32,
+    #[comptime] use_planes: bool,
+) -> UnitPrefix {
+    let mut spine = Shared::<[u32]>::new_slice(units as usize);
+    let mut in_group = 0u32;
+    let mut group = UNIT_POS;
+    let mut groups = CUBE_DIM;
+    if use_planes {
+        let inclusive = plane_inclusive_sum(value);
+        in_group = inclusive - value;
+        group = UNIT_POS / PLANE_DIM;
+        groups = CUBE_DIM / PLANE_DIM;
+        if UNIT_POS_PLANE == PLANE_DIM - 1 {
+            spine[group as usize] = inclusive;
+        }
+    } else {
+        spine[UNIT_POS as usize] = value;
+    }
+    let total = spine_exclusive_scan::<u32>(&mut spine, groups, use_planes);
+    UnitPrefix {
+        before: spine[group as usize] + in_group,
+        total,
+    }
+}

@@ -4,16 +4,25 @@ use cubecl::prelude::*;
 
 use super::FlagRule;
 
-/// The flag of one element: the mask element is not zero, or `value` compares true with
-/// `threshold` (IEEE: NaN compares false except for `NotEqual`).
+/// The flag of one element: the mask element is not zero, `value` compares true with
+/// `threshold` (IEEE: NaN compares false except for `NotEqual`), or (`BitClear`) bit
+/// `threshold` of the integer `value` is 0, read from its 64-bit pattern when `wide`.
 #[cube]
 pub fn element_flag<E: Numeric, M: Numeric>(
     value: E,
     mask: M,
     threshold: E,
     #[comptime] rule: FlagRule,
+    #[comptime] wide: bool,
 ) -> u32 {
-    let keep = if comptime!(rule == FlagRule::Mask) {
+    let keep = if comptime!(rule == FlagRule::BitClear) {
+        // Integer casts keep the two's-complement bits (sign-extending to 64).
+        if wide {
+            (u64::cast_from(value) >> u64::cast_from(threshold)) & 1u64 == 0u64
+        } else {
+            (u32::cast_from(value) >> u32::cast_from(threshold)) & 1u32 == 0u32
+        }
+    } else if comptime!(rule == FlagRule::Mask) {
         mask != M::from_int(0)
     } else if comptime!(rule == FlagRule::Greater) {
         value > threshold
@@ -40,13 +49,14 @@ pub fn vector_flags<E: Numeric, M: Numeric, N: Size>(
     mask: Vector<M, N>,
     threshold: E,
     #[comptime] rule: FlagRule,
+    #[comptime] wide: bool,
 ) -> Vector<u32, N> {
     let mut flags = Vector::<u32, N>::new(0u32);
     #[unroll]
     for j in 0..flags.vector_size() {
         flags.insert(
             j,
-            element_flag::<E, M>(values.extract(j), mask.extract(j), threshold, rule),
+            element_flag::<E, M>(values.extract(j), mask.extract(j), threshold, rule, wide),
         );
     }
     flags

@@ -242,7 +242,7 @@ pub(crate) fn write_flags_kernel<E: Numeric, M: Numeric, N: Size>(
     } else {
         Vector::new(M::from_int(0))
     };
-    flags[index] = vector_flags::<E, M, N>(v, m, threshold.get::<E>(), config.rule);
+    flags[index] = vector_flags::<E, M, N>(v, m, threshold.get::<E>(), config.rule, config.wide);
 }
 
 /// The first position `p` of a row (within `0..len`) whose `key(p)` exceeds `target`, where

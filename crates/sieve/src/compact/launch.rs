@@ -52,6 +52,7 @@ pub fn compact(
     let (rule, threshold, mask, mask_storage) = match flags {
         Flags::Mask { mask, storage } => (FlagRule::Mask, 0.0, Some(mask), storage),
         Flags::Compare { rule, threshold } => (rule, threshold, None, MaskStorage::U32),
+        Flags::BitClear { bit } => (FlagRule::BitClear, bit as f64, None, MaskStorage::U32),
     };
     let run = Run {
         client,
@@ -147,13 +148,37 @@ fn validate(
             format!("at most {index_max} for {} indices", io.index_dtype),
         ));
     }
+    if let Flags::BitClear { bit } = flags {
+        let width = 8 * io.value_dtype.size_bytes() as u32;
+        if io.value_dtype.is_float() {
+            return Err(SieveError::invalid(
+                "io.value_dtype",
+                io.value_dtype,
+                "an integer dtype (i32, u32, i64): BitClear reads integer bits",
+            ));
+        }
+        if *bit >= width {
+            return Err(SieveError::invalid(
+                "flags.bit",
+                bit,
+                format!("0..{width} for {} values", io.value_dtype),
+            ));
+        }
+        if io.values.is_none() {
+            return Err(SieveError::invalid(
+                "io.values",
+                "None",
+                "the input values (the flags read their bits)",
+            ));
+        }
+    }
     if let Flags::Compare { rule, .. } = flags {
-        if *rule == FlagRule::Mask {
+        if matches!(*rule, FlagRule::Mask | FlagRule::BitClear) {
             return Err(SieveError::invalid(
                 "flags.rule",
-                "Mask",
+                format!("{rule:?}"),
                 "a comparison (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual); pass \
-                 Flags::Mask for a mask",
+                 Flags::Mask for a mask, Flags::BitClear for a bit",
             ));
         }
         if io.values.is_none() {
@@ -250,6 +275,7 @@ impl<'a> Run<'a> {
     fn config(&self, rejected: Rejected, vector_size: usize) -> CompactConfig {
         CompactConfig {
             rule: self.rule,
+            wide: self.io.value_dtype.size_bytes() == 8,
             write_values: self.io.values_out.is_some(),
             write_indices: self.io.indices_out.is_some(),
             rejected,

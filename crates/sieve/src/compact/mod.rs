@@ -11,6 +11,7 @@
 //!   or the rejected elements themselves in input order (`Keep`: the stable split, whose
 //!   indices form a permutation of the row).
 //! - Comparisons follow IEEE: a NaN value or threshold satisfies only `NotEqual`.
+//!   `BitClear` flags integers whose given bit is 0 (the one-bit split keeps them first).
 //!   A mask element is true when it is not zero.
 //! - Deterministic: every strategy writes the same bits on every run.
 //! - Rows longer than `u32::MAX` elements are refused (ranks are 32-bit); `rows == 0` or
@@ -65,6 +66,9 @@ pub enum FlagRule {
     Equal,
     /// `value != threshold` (true for NaN).
     NotEqual,
+    /// Bit `bit` of the (integer) value's two's-complement pattern is 0: the one-bit split's
+    /// flag, zeros first. Set through [`Flags::BitClear`].
+    BitClear,
 }
 
 /// Storage of a bool mask: one byte per element (Burn's `Bool(U8)` and native bools), or one
@@ -86,6 +90,8 @@ pub enum Flags<'a> {
     /// A comparison of each input value with `threshold` (converted to the value dtype).
     /// `rule` must not be [`FlagRule::Mask`].
     Compare { rule: FlagRule, threshold: f64 },
+    /// Bit `bit` of each input value is 0 (integer dtypes only; `bit` below their width).
+    BitClear { bit: u32 },
 }
 
 /// What is written after a row's survivors (see the module docs).

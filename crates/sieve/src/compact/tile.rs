@@ -12,6 +12,8 @@ use crate::scan::tile::{cube_sum, unit_vector_index};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CompactConfig {
     pub rule: FlagRule,
+    /// `BitClear` reads 64-bit patterns (the value dtype is 64 bits wide).
+    pub wide: bool,
     /// Survivors' values are written.
     pub write_values: bool,
     /// Survivors' positions are written.
@@ -65,7 +67,7 @@ pub fn load_tile<E: Numeric, M: Numeric, N: Size>(
                 Vector::new(M::from_int(0))
             };
             held[k as usize] = v;
-            f = vector_flags::<E, M, N>(v, m, threshold, config.rule);
+            f = vector_flags::<E, M, N>(v, m, threshold, config.rule, config.wide);
         }
         flags[k as usize] = f;
         ranks[k as usize] = f;
@@ -99,7 +101,7 @@ pub fn count_tile<E: Numeric, M: Numeric, N: Size>(
             } else {
                 Vector::new(M::from_int(0))
             };
-            let f = vector_flags::<E, M, N>(v, m, threshold, config.rule);
+            let f = vector_flags::<E, M, N>(v, m, threshold, config.rule, config.wide);
             #[unroll]
             for j in 0..f.vector_size() {
                 count += f.extract(j);

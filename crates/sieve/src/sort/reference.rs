@@ -1,0 +1,46 @@
+//! CPU twin of the sort: a stable sort of each row in PyTorch's order.
+
+use std::cmp::Ordering;
+
+/// Keys the reference sorts, with the order the device uses.
+pub trait SortKey: Copy {
+    fn order(a: &Self, b: &Self) -> Ordering;
+}
+
+impl SortKey for f32 {
+    /// -inf < ... < -0.0 == +0.0 < ... < +inf < NaN, all NaNs equal.
+    fn order(a: &f32, b: &f32) -> Ordering {
+        match (a.is_nan(), b.is_nan()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => Ordering::Greater,
+            (false, true) => Ordering::Less,
+            _ => a.partial_cmp(b).unwrap(),
+        }
+    }
+}
+
+macro_rules! int_key {
+    ($($t:ty),*) => {$(
+        impl SortKey for $t {
+            fn order(a: &$t, b: &$t) -> Ordering { a.cmp(b) }
+        }
+    )*};
+}
+int_key!(i32, u32, i64);
+
+/// Each row of `keys` (`[rows, len]`) stably sorted: the permutation (positions within the
+/// row), ascending or descending; equal keys keep their input order either way.
+pub fn sort_rows<T: SortKey>(keys: &[T], rows: usize, len: usize, descending: bool) -> Vec<usize> {
+    assert_eq!(keys.len(), rows * len, "keys are not [rows, len]");
+    let mut out = Vec::with_capacity(keys.len());
+    for r in 0..rows {
+        let row = &keys[r * len..(r + 1) * len];
+        let mut order: Vec<usize> = (0..len).collect();
+        order.sort_by(|&a, &b| {
+            let o = T::order(&row[a], &row[b]);
+            if descending { o.reverse() } else { o }
+        });
+        out.extend(order);
+    }
+    out
+}
