@@ -121,10 +121,16 @@ impl SortTuning {
         self.units_per_cube as usize * self.elements_per_unit as usize
     }
 
-    /// The longest row [`SortStrategy::InCube`] sorts: as many keys (with their positions,
-    /// 8 bytes each) as fit in half the shared memory, at most 16 per unit.
+    /// The longest row [`SortStrategy::InCube`] sorts: the largest power of two of keys
+    /// (8 bytes each with their positions) that fits in shared memory beside 4 KiB for the
+    /// scan spine, at most 16 per unit.
     pub fn in_cube_capacity(&self) -> usize {
-        (self.max_shared_bytes / 2 / 8).min(self.max_units as usize * 16)
+        let fit = self.max_shared_bytes.saturating_sub(4096) / 8;
+        if fit == 0 {
+            return 0;
+        }
+        let power = 1usize << (usize::BITS - 1 - fit.leading_zeros());
+        power.min(self.max_units as usize * 16)
     }
 }
 

@@ -1,0 +1,187 @@
+//! sieve_burn's sort ops (sort, sort_descending, sort_with_indices,
+//! sort_descending_with_indices, argsort, argsort_descending) through Burn's public API against
+//! a stable CPU sort in PyTorch's order: every dim, views, Float (NaN, +-0.0, +-inf, heavy
+//! duplicates) and Int, short rows (one cube) and long ones (LSD passes), empty tensors,
+//! gradients, the Flex fallback.
+
+mod common;
+
+use burn::tensor::{Device, Int, Tensor, TensorData};
+use common::{assert_same, rng};
+use rand::Rng;
+use sieve::sort::reference::{SortKey, sort_rows};
+
+fn bits<const D: usize>(t: Tensor<D>) -> Vec<u32> {
+    t.into_data().iter::<f32>().map(f32::to_bits).collect()
+}
+
+fn i64s<const D: usize>(t: Tensor<D, Int>) -> Vec<i64> {
+    t.into_data().iter::<i64>().collect()
+}
+
+/// Stable permutation of a row-major `shape` along `dim`, as indices along `dim`, and the
+/// flat source of each output element.
+fn reference<T: SortKey>(data: &[T], shape: &[usize], dim: usize, descending: bool) -> (Vec<i64>, Vec<usize>) {
+    let len = shape[dim];
+    let inner: usize = shape[dim + 1..].iter().product();
+    let outer: usize = shape[..dim].iter().product();
+    let mut indices = vec![0i64; data.len()];
+    let mut source = vec![0usize; data.len()];
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |k: usize| (o * len + k) * inner + i;
+            let row: Vec<T> = (0..len).map(|k| data[at(k)]).collect();
+            let order = sort_rows(&row, 1, len, descending);
+            for (slot, k) in order.into_iter().enumerate() {
+                indices[at(slot)] = k as i64;
+                source[at(slot)] = at(k);
+            }
+        }
+    }
+    (indices, source)
+}
+
+fn special(rng: &mut impl Rng) -> f32 {
+    let specials = [f32::NAN, 0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, 1.0, -1.0];
+    if rng.random_bool(0.3) {
+        specials[rng.random_range(0..specials.len())]
+    } else {
+        rng.random_range(-3i32..3) as f32 * 0.25
+    }
+}
+
+#[test]
+fn float_sorts_every_dim_both_directions() {
+    let device = Device::default();
+    let (mut rng, seed) = rng("float_sorts_every_dim_both_directions");
+    for shape in [[3usize, 33, 31], [2, 5000, 1], [1, 1, 1]] {
+        let n: usize = shape.iter().product();
+        let data: Vec<f32> = (0..n).map(|_| special(&mut rng)).collect();
+        let flat: Vec<u32> = data.iter().map(|v| v.to_bits()).collect();
+        let x = Tensor::<3>::from_data(TensorData::new(data.clone(), shape), &device);
+        for dim in 0..3 {
+            for descending in [false, true] {
+                let case = format!("seed {seed}: {shape:?} dim {dim} descending {descending}");
+                let (indices, source) = reference(&data, &shape, dim, descending);
+                let want: Vec<u32> = source.iter().map(|&s| flat[s]).collect();
+                let (values, got_indices) = if descending {
+                    sieve_burn::sort_descending_with_indices(x.clone(), dim)
+                } else {
+                    sieve_burn::sort_with_indices(x.clone(), dim)
+                };
+                assert_same(&bits(values), &want, &format!("{case}: values"));
+                assert_same(&i64s(got_indices), &indices, &format!("{case}: indices"));
+                let values = if descending {
+                    sieve_burn::sort_descending(x.clone(), dim)
+                } else {
+                    sieve_burn::sort(x.clone(), dim)
+                };
+                assert_same(&bits(values), &want, &format!("{case}: sort"));
+                let args = if descending {
+                    sieve_burn::argsort_descending(x.clone(), dim)
+                } else {
+                    sieve_burn::argsort(x.clone(), dim)
+                };
+                assert_same(&i64s(args), &indices, &format!("{case}: argsort"));
+            }
+        }
+    }
+}
+
+#[test]
+fn int_sorts_and_views() {
+    let device = Device::default();
+    let (mut rng, seed) = rng("int_sorts_and_views");
+    let data: Vec<i32> = (0..6 * 40 * 9).map(|_| rng.random_range(-20..20)).collect();
+    let base = Tensor::<3, Int>::from_data(TensorData::new(data, [6, 40, 9]), &device);
+    let view = base.swap_dims(0, 2).narrow(1, 3, 31);
+    let dims = view.dims();
+    let logical = i64s(view.clone());
+    for dim in 0..3 {
+        for descending in [false, true] {
+            let (indices, source) = reference(&logical, &dims, dim, descending);
+            let want: Vec<i64> = source.iter().map(|&s| logical[s]).collect();
+            let (values, got) = if descending {
+                sieve_burn::sort_descending_with_indices(view.clone(), dim)
+            } else {
+                sieve_burn::sort_with_indices(view.clone(), dim)
+            };
+            let case = format!("seed {seed}: view dim {dim} descending {descending}");
+            assert_same(&i64s(values), &want, &format!("{case}: values"));
+            assert_same(&i64s(got), &indices, &format!("{case}: indices"));
+        }
+    }
+}
+
+#[test]
+fn long_rows_take_the_lsd_passes() {
+    let device = Device::default();
+    let (mut rng, seed) = rng("long_rows_take_the_lsd_passes");
+    let n = 100_003;
+    let data: Vec<f32> = (0..n).map(|_| special(&mut rng)).collect();
+    let flat: Vec<u32> = data.iter().map(|v| v.to_bits()).collect();
+    let x = Tensor::<1>::from_data(TensorData::new(data.clone(), [n]), &device);
+    for descending in [false, true] {
+        let (indices, source) = reference(&data, &[n], 0, descending);
+        let want: Vec<u32> = source.iter().map(|&s| flat[s]).collect();
+        let (values, got) = if descending {
+            sieve_burn::sort_descending_with_indices(x.clone(), 0)
+        } else {
+            sieve_burn::sort_with_indices(x.clone(), 0)
+        };
+        let case = format!("seed {seed}: descending {descending}");
+        assert_same(&bits(values), &want, &format!("{case}: values"));
+        assert_same(&i64s(got), &indices, &format!("{case}: indices"));
+    }
+}
+
+#[test]
+fn empty_tensors_work() {
+    let device = Device::default();
+    let x = Tensor::<2>::zeros([0, 5], &device);
+    assert_eq!(sieve_burn::sort(x.clone(), 1).dims(), [0, 5]);
+    assert_eq!(sieve_burn::argsort(x, 0).dims(), [0, 5]);
+    let x = Tensor::<2, Int>::zeros([3, 0], &device);
+    assert_eq!(sieve_burn::sort_with_indices(x, 1).1.dims(), [3, 0]);
+}
+
+#[test]
+fn sort_gradient_follows_the_permutation() {
+    let device = Device::default().autodiff();
+    let (mut rng, seed) = rng("sort_gradient_follows_the_permutation");
+    let shape = [3usize, 500];
+    let n = shape[0] * shape[1];
+    let xs: Vec<f32> = (0..n).map(|_| rng.random_range(-4i32..4) as f32).collect();
+    let ws: Vec<f32> = (0..n).map(|_| rng.random_range(-3..4) as f32).collect();
+    for dim in 0..2 {
+        let x = Tensor::<2>::from_data(TensorData::new(xs.clone(), shape), &device).require_grad();
+        let w = Tensor::<2>::from_data(TensorData::new(ws.clone(), shape), &device);
+        let grads = (sieve_burn::sort_descending(x.clone(), dim) * w).sum().backward();
+        let got: Vec<f32> = x.grad(&grads).unwrap().into_data().iter::<f32>().collect();
+        let (_, source) = reference(&xs, &shape, dim, true);
+        let mut want = vec![0.0f32; n];
+        for (slot, &s) in source.iter().enumerate() {
+            want[s] = ws[slot];
+        }
+        assert_same(&got, &want, &format!("seed {seed}: dim {dim}"));
+    }
+}
+
+#[test]
+#[should_panic(expected = "dim = 2 is out of range")]
+fn bad_dim_is_named() {
+    let device = Device::default();
+    let _ = sieve_burn::sort(Tensor::<2>::ones([2, 2], &device), 2);
+}
+
+#[test]
+fn flex_falls_back_stably() {
+    let device = Device::flex();
+    let x = Tensor::<1>::from_data([1.0, f32::NAN, -0.0, 0.0, -1.0, 1.0], &device);
+    let (values, indices) = sieve_burn::sort_with_indices(x.clone(), 0);
+    assert_eq!(i64s(indices), vec![4, 2, 3, 0, 5, 1]);
+    let v: Vec<f32> = values.into_data().iter::<f32>().collect();
+    assert_eq!(v[..5], [-1.0, -0.0, 0.0, 1.0, 1.0]);
+    assert!(v[5].is_nan());
+    assert_eq!(i64s(sieve_burn::argsort_descending(x, 0)), vec![1, 0, 5, 2, 3, 4]);
+}
