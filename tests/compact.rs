@@ -554,7 +554,10 @@ fn bit_split_matches_reference() {
         };
         let input = match dtype {
             Dtype::I64 => upload(&client, &narrow),
-            _ => upload(&client, &narrow.iter().map(|&k| k as i32).collect::<Vec<_>>()),
+            _ => upload(
+                &client,
+                &narrow.iter().map(|&k| k as i32).collect::<Vec<_>>(),
+            ),
         };
         for bit in [0, 1, 7, width / 2, width - 2, width - 1] {
             let flags: Vec<bool> = narrow.iter().map(|&k| (k >> bit) & 1 == 0).collect();

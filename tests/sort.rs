@@ -54,18 +54,15 @@ fn run(
         options,
     )
     .expect("sort failed");
-    (download(client, keys_out, n), download(client, indices_out, n))
+    (
+        download(client, keys_out, n),
+        download(client, indices_out, n),
+    )
 }
 
 /// Checks one sort against the reference permutation (stability included: the permutation
 /// of a stable sort is unique) and the keys against the input moved by it, bit for bit.
-fn check(
-    got: &(Vec<u32>, Vec<i32>),
-    bits: &[u32],
-    want: &[usize],
-    len: usize,
-    case: &str,
-) {
+fn check(got: &(Vec<u32>, Vec<i32>), bits: &[u32], want: &[usize], len: usize, case: &str) {
     let want_indices: Vec<i32> = want.iter().map(|&i| i as i32).collect();
     assert_same(&got.1, &want_indices, &format!("{case}: permutation"));
     let want_keys: Vec<u32> = want
@@ -100,6 +97,15 @@ fn special_floats(rng: &mut StdRng, n: usize) -> Vec<f32> {
         .collect()
 }
 
+/// The longest row the in-cube sort takes on this device.
+fn in_cube_capacity(client: &Client) -> usize {
+    SortTuning::for_device(
+        &DeviceCaps::of(client),
+        client.properties().hardware.max_shared_memory_size,
+    )
+    .in_cube_capacity()
+}
+
 fn strategies() -> [SortStrategy; 2] {
     [SortStrategy::InCube, SortStrategy::Lsd]
 }
@@ -119,16 +125,17 @@ fn floats_in_pytorch_order_both_directions() {
                     strategy,
                     tuning: None,
                 };
-                if strategy == SortStrategy::InCube
-                    && len > SortTuning::for_device(
-                        &DeviceCaps::of(&client),
-                        client.properties().hardware.max_shared_memory_size,
-                    )
-                    .in_cube_capacity()
-                {
+                if strategy == SortStrategy::InCube && len > in_cube_capacity(&client) {
                     continue;
                 }
-                let got = run(&client, &bits, Dtype::F32, SortProblem { rows, len }, order, options);
+                let got = run(
+                    &client,
+                    &bits,
+                    Dtype::F32,
+                    SortProblem { rows, len },
+                    order,
+                    options,
+                );
                 check(&got, &bits, &want, len, &case);
             }
         }
@@ -139,7 +146,7 @@ fn floats_in_pytorch_order_both_directions() {
 fn integers_with_duplicates() {
     let client = client();
     let (mut rng, seed) = rng("integers_with_duplicates");
-    let (rows, len) = (3, 2053);
+    let (rows, len) = (3, 1031);
     let n = rows * len;
     let signed: Vec<i32> = (0..n)
         .map(|_| {
@@ -156,18 +163,32 @@ fn integers_with_duplicates() {
         for strategy in strategies() {
             let options = SortOptions {
                 strategy,
-                tuning: Some(tiny_tuning(&client)),
+                tuning: None,
             };
-            if strategy == SortStrategy::InCube {
-                continue; // 2053 keys: covered by the float test's sizes
+            if strategy == SortStrategy::InCube && len > in_cube_capacity(&client) {
+                continue;
             }
             let case = format!("seed {seed}: i32 {order:?} {strategy:?}");
             let want = reference::sort_rows(&signed, rows, len, descending);
-            let got = run(&client, &unsigned, Dtype::I32, SortProblem { rows, len }, order, options);
+            let got = run(
+                &client,
+                &unsigned,
+                Dtype::I32,
+                SortProblem { rows, len },
+                order,
+                options,
+            );
             check(&got, &unsigned, &want, len, &case);
             let case = format!("seed {seed}: u32 {order:?} {strategy:?}");
             let want = reference::sort_rows(&unsigned, rows, len, descending);
-            let got = run(&client, &unsigned, Dtype::U32, SortProblem { rows, len }, order, options);
+            let got = run(
+                &client,
+                &unsigned,
+                Dtype::U32,
+                SortProblem { rows, len },
+                order,
+                options,
+            );
             check(&got, &unsigned, &want, len, &case);
         }
     }
@@ -202,7 +223,7 @@ fn every_length_across_an_lsd_tile_boundary() {
 #[test]
 fn all_equal_sorted_and_reversed() {
     let client = client();
-    let len = 3001;
+    let len = 2001;
     let inputs: [(&str, Vec<f32>); 3] = [
         ("all equal", vec![2.5; len]),
         ("sorted", (0..len).map(|i| i as f32).collect()),
@@ -213,6 +234,9 @@ fn all_equal_sorted_and_reversed() {
         for order in ORDERS {
             let want = reference::sort_rows(&keys, 1, len, order == SortOrder::Descending);
             for strategy in strategies() {
+                if strategy == SortStrategy::InCube && len > in_cube_capacity(&client) {
+                    continue;
+                }
                 let got = run(
                     &client,
                     &bits,
@@ -224,7 +248,13 @@ fn all_equal_sorted_and_reversed() {
                         tuning: None,
                     },
                 );
-                check(&got, &bits, &want, len, &format!("{name} {order:?} {strategy:?}"));
+                check(
+                    &got,
+                    &bits,
+                    &want,
+                    len,
+                    &format!("{name} {order:?} {strategy:?}"),
+                );
             }
         }
     }
@@ -234,11 +264,15 @@ fn all_equal_sorted_and_reversed() {
 fn many_short_rows() {
     let client = client();
     let (mut rng, seed) = rng("many_short_rows");
-    let (rows, len) = (70_000, 7);
-    let keys: Vec<f32> = (0..rows * len).map(|_| rng.random_range(-3i32..3) as f32).collect();
+    let (rows, len) = (66_000, 3);
+    let keys: Vec<f32> = (0..rows * len)
+        .map(|_| rng.random_range(-3i32..3) as f32)
+        .collect();
     let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
     let want = reference::sort_rows(&keys, rows, len, true);
-    for strategy in strategies() {
+    // Short rows take the in-cube sort (one cube per row: a grid past 65,535 cubes); the LSD
+    // passes' row handling is covered by the other tests' multi-row cases.
+    for strategy in [SortStrategy::InCube] {
         let got = run(
             &client,
             &bits,
@@ -250,7 +284,13 @@ fn many_short_rows() {
                 tuning: None,
             },
         );
-        check(&got, &bits, &want, len, &format!("seed {seed}: {strategy:?}"));
+        check(
+            &got,
+            &bits,
+            &want,
+            len,
+            &format!("seed {seed}: {strategy:?}"),
+        );
     }
 }
 
@@ -299,9 +339,15 @@ fn bad_calls_get_clear_errors() {
         index_dtype: Dtype::I32,
     };
     let problem = SortProblem { rows: 1, len: 4 };
-    let e = sort::sort(&client, io, problem, SortOrder::Ascending, SortOptions::default())
-        .expect_err("f16 keys are refused")
-        .to_string();
+    let e = sort::sort(
+        &client,
+        io,
+        problem,
+        SortOrder::Ascending,
+        SortOptions::default(),
+    )
+    .expect_err("f16 keys are refused")
+    .to_string();
     assert!(e.contains("io.key_dtype"), "{e}");
     let e = sort::sort(
         &client,

@@ -21,7 +21,12 @@ fn i64s<const D: usize>(t: Tensor<D, Int>) -> Vec<i64> {
 
 /// Stable permutation of a row-major `shape` along `dim`, as indices along `dim`, and the
 /// flat source of each output element.
-fn reference<T: SortKey>(data: &[T], shape: &[usize], dim: usize, descending: bool) -> (Vec<i64>, Vec<usize>) {
+fn reference<T: SortKey>(
+    data: &[T],
+    shape: &[usize],
+    dim: usize,
+    descending: bool,
+) -> (Vec<i64>, Vec<usize>) {
     let len = shape[dim];
     let inner: usize = shape[dim + 1..].iter().product();
     let outer: usize = shape[..dim].iter().product();
@@ -42,7 +47,15 @@ fn reference<T: SortKey>(data: &[T], shape: &[usize], dim: usize, descending: bo
 }
 
 fn special(rng: &mut impl Rng) -> f32 {
-    let specials = [f32::NAN, 0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, 1.0, -1.0];
+    let specials = [
+        f32::NAN,
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1.0,
+        -1.0,
+    ];
     if rng.random_bool(0.3) {
         specials[rng.random_range(0..specials.len())]
     } else {
@@ -156,7 +169,9 @@ fn sort_gradient_follows_the_permutation() {
     for dim in 0..2 {
         let x = Tensor::<2>::from_data(TensorData::new(xs.clone(), shape), &device).require_grad();
         let w = Tensor::<2>::from_data(TensorData::new(ws.clone(), shape), &device);
-        let grads = (sieve_burn::sort_descending(x.clone(), dim) * w).sum().backward();
+        let grads = (sieve_burn::sort_descending(x.clone(), dim) * w)
+            .sum()
+            .backward();
         let got: Vec<f32> = x.grad(&grads).unwrap().into_data().iter::<f32>().collect();
         let (_, source) = reference(&xs, &shape, dim, true);
         let mut want = vec![0.0f32; n];
@@ -183,5 +198,8 @@ fn flex_falls_back_stably() {
     let v: Vec<f32> = values.into_data().iter::<f32>().collect();
     assert_eq!(v[..5], [-1.0, -0.0, 0.0, 1.0, 1.0]);
     assert!(v[5].is_nan());
-    assert_eq!(i64s(sieve_burn::argsort_descending(x, 0)), vec![1, 0, 5, 2, 3, 4]);
+    assert_eq!(
+        i64s(sieve_burn::argsort_descending(x, 0)),
+        vec![1, 0, 5, 2, 3, 4]
+    );
 }

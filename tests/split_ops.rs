@@ -22,7 +22,11 @@ fn bools<const D: usize>(t: Tensor<D, Bool>) -> Vec<bool> {
 
 /// CPU stable partition of a row-major `shape` along `dim`: values (as source positions in
 /// the flat array), indices along `dim`, and counts (shape with `dim` = 1).
-fn partition_reference(flags: &[bool], shape: &[usize], dim: usize) -> (Vec<usize>, Vec<i64>, Vec<i64>) {
+fn partition_reference(
+    flags: &[bool],
+    shape: &[usize],
+    dim: usize,
+) -> (Vec<usize>, Vec<i64>, Vec<i64>) {
     let len = shape[dim];
     let inner: usize = shape[dim + 1..].iter().product();
     let outer: usize = shape[..dim].iter().product();

@@ -1,7 +1,6 @@
 //! Gradients of sieve's ops. The forward pass runs the inner backend's sieve kernel.
 
 use burn::backend::Backend;
-use burn::backend::{TensorMetadata, get_device_settings};
 use burn::backend::autodiff::{
     Autodiff,
     checkpoint::{base::Checkpointer, strategy::CheckpointStrategy},
@@ -9,6 +8,7 @@ use burn::backend::autodiff::{
     ops::{Backward, Ops, OpsKind},
 };
 use burn::backend::tensor::{BoolTensor, FloatTensor, IntTensor};
+use burn::backend::{TensorMetadata, get_device_settings};
 use burn::tensor::{IntDType, Shape};
 
 use crate::SieveOps;
@@ -221,8 +221,12 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
                 (prep.finish((indices.clone(), shape, dim), values), indices)
             }
             OpsKind::UnTracked(prep) => {
-                let (values, indices) =
-                    B::sieve_float_sort_with_indices(x.into_primitive(), dim, descending, index_dtype);
+                let (values, indices) = B::sieve_float_sort_with_indices(
+                    x.into_primitive(),
+                    dim,
+                    descending,
+                    index_dtype,
+                );
                 (prep.finish(values), indices)
             }
         }
@@ -289,7 +293,11 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
         }
 
         let total = x.primitive().shape().num_elements();
-        match PrefixBackward.prepare::<C>([x.node()]).compute_bound().stateful() {
+        match PrefixBackward
+            .prepare::<C>([x.node()])
+            .compute_bound()
+            .stateful()
+        {
             OpsKind::Tracked(prep) => {
                 prep.finish(total, B::sieve_float_prefix(x.primitive().clone(), len))
             }

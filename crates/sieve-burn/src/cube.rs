@@ -3,13 +3,13 @@
 
 use burn::backend::DType;
 use burn::tensor::{BoolStore, IntDType, Shape};
-use cubecl::zspace::{Strides, metadata::Metadata};
 use burn_cubecl::{
     CubeBackend,
     kernel::into_contiguous,
     ops::{numeric::empty_device_contiguous_dtype, permute},
     tensor::CubeTensor,
 };
+use cubecl::zspace::{Strides, metadata::Metadata};
 use sieve::Dtype;
 use sieve::compact::{
     self, CompactIo, CompactOptions, CompactProblem, Flags, MaskStorage, Rejected,
@@ -81,12 +81,21 @@ impl SieveOps for CubeBackend {
         descending: bool,
         index_dtype: IntDType,
     ) -> (CubeTensor, CubeTensor) {
-        let (values, indices) = sort_along("sort_with_indices", x, dim, descending, Some(index_dtype), true);
+        let (values, indices) = sort_along(
+            "sort_with_indices",
+            x,
+            dim,
+            descending,
+            Some(index_dtype),
+            true,
+        );
         (values.unwrap(), indices.unwrap())
     }
 
     fn sieve_float_sort(x: CubeTensor, dim: usize, descending: bool) -> CubeTensor {
-        sort_along("sort", x, dim, descending, None, true).0.unwrap()
+        sort_along("sort", x, dim, descending, None, true)
+            .0
+            .unwrap()
     }
 
     fn sieve_float_argsort(
@@ -95,7 +104,9 @@ impl SieveOps for CubeBackend {
         descending: bool,
         index_dtype: IntDType,
     ) -> CubeTensor {
-        sort_along("argsort", x, dim, descending, Some(index_dtype), false).1.unwrap()
+        sort_along("argsort", x, dim, descending, Some(index_dtype), false)
+            .1
+            .unwrap()
     }
 
     fn sieve_int_sort_with_indices(
@@ -104,12 +115,21 @@ impl SieveOps for CubeBackend {
         descending: bool,
         index_dtype: IntDType,
     ) -> (CubeTensor, CubeTensor) {
-        let (values, indices) = sort_along("sort_with_indices", x, dim, descending, Some(index_dtype), true);
+        let (values, indices) = sort_along(
+            "sort_with_indices",
+            x,
+            dim,
+            descending,
+            Some(index_dtype),
+            true,
+        );
         (values.unwrap(), indices.unwrap())
     }
 
     fn sieve_int_sort(x: CubeTensor, dim: usize, descending: bool) -> CubeTensor {
-        sort_along("sort", x, dim, descending, None, true).0.unwrap()
+        sort_along("sort", x, dim, descending, None, true)
+            .0
+            .unwrap()
     }
 
     fn sieve_int_argsort(
@@ -118,7 +138,9 @@ impl SieveOps for CubeBackend {
         descending: bool,
         index_dtype: IntDType,
     ) -> CubeTensor {
-        sort_along("argsort", x, dim, descending, Some(index_dtype), false).1.unwrap()
+        sort_along("argsort", x, dim, descending, Some(index_dtype), false)
+            .1
+            .unwrap()
     }
 
     fn sieve_float_prefix(x: CubeTensor, len: usize) -> CubeTensor {
@@ -373,14 +395,13 @@ fn split(
         len,
         swap,
     } = rows_along(x, dim);
-    let mask = match by {
-        SplitBy::Mask(mask) => Some(rows_along(mask, dim).tensor),
-        SplitBy::Bit(_) => None,
+    let (mask, bit) = match by {
+        SplitBy::Mask(mask) => (Some(rows_along(mask, dim).tensor), 0),
+        SplitBy::Bit(bit) => (None, bit),
     };
-    let flags = match (&mask, by_bit(&by)) {
-        (Some(mask), _) => mask_flags(mask),
-        (None, Some(bit)) => Flags::BitClear { bit },
-        (None, None) => unreachable!("a split is by mask or by bit"),
+    let flags = match &mask {
+        Some(mask) => mask_flags(mask),
+        None => Flags::BitClear { bit },
     };
     let shape = tensor.meta.shape().clone();
     let last = shape.num_dims() - 1;
@@ -412,13 +433,6 @@ fn split(
         None => t,
     };
     (restore(values), restore(indices), restore(counts))
-}
-
-fn by_bit(by: &SplitBy) -> Option<u32> {
-    match by {
-        SplitBy::Bit(bit) => Some(*bit),
-        SplitBy::Mask(_) => None,
-    }
 }
 
 /// An uninitialised contiguous tensor shaped like `like`.

@@ -139,7 +139,13 @@ pub fn float_partition<B: Backend>(
     let device = x.device();
     let (destinations, counts) = partition_destinations::<B>(mask, dim, index_dtype);
     let zeros = B::float_zeros(shape.clone(), &device, x.dtype().into());
-    let values = B::float_scatter(dim, zeros, destinations.clone(), x, IndexingUpdateOp::Assign);
+    let values = B::float_scatter(
+        dim,
+        zeros,
+        destinations.clone(),
+        x,
+        IndexingUpdateOp::Assign,
+    );
     let indices = scatter_positions::<B>(&shape, dim, destinations, &device, index_dtype);
     (values, indices, counts)
 }
@@ -154,7 +160,13 @@ pub fn int_partition<B: Backend>(
     let device = x.device();
     let (destinations, counts) = partition_destinations::<B>(mask, dim, index_dtype);
     let zeros = B::int_zeros(shape.clone(), &device, x.dtype().into());
-    let values = B::int_scatter(dim, zeros, destinations.clone(), x, IndexingUpdateOp::Assign);
+    let values = B::int_scatter(
+        dim,
+        zeros,
+        destinations.clone(),
+        x,
+        IndexingUpdateOp::Assign,
+    );
     let indices = scatter_positions::<B>(&shape, dim, destinations, &device, index_dtype);
     (values, indices, counts)
 }

@@ -27,8 +27,8 @@ mod tensor;
 
 pub use ops::SieveOps;
 pub use tensor::{
-    SieveKind, argwhere, argwhere_async, compact_rows, cumsum, mask_select, mask_select_async,
-    argsort, argsort_descending, mask_select_padded, nonzero, nonzero_async, sort,
+    SieveKind, argsort, argsort_descending, argwhere, argwhere_async, compact_rows, cumsum,
+    mask_select, mask_select_async, mask_select_padded, nonzero, nonzero_async, sort,
     sort_descending, sort_descending_with_indices, sort_with_indices, split_by_bit,
     stable_partition,
 };

@@ -60,7 +60,11 @@ pub fn split_by_bit(
     split_specs(keys, *dim, index_dtype)
 }
 
-fn split_specs(x: &TensorSpec, dim: usize, index_dtype: &IntDType) -> (TensorSpec, TensorSpec, TensorSpec) {
+fn split_specs(
+    x: &TensorSpec,
+    dim: usize,
+    index_dtype: &IntDType,
+) -> (TensorSpec, TensorSpec, TensorSpec) {
     (
         x.clone(),
         TensorSpec::new(x.shape.clone(), (*index_dtype).into()),

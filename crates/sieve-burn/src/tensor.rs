@@ -36,8 +36,12 @@ pub trait SieveKind: Basic {
         index_dtype: IntDType,
     ) -> (DispatchTensor, DispatchTensor);
     #[doc(hidden)]
-    fn argsort(x: DispatchTensor, dim: usize, descending: bool, index_dtype: IntDType)
-    -> DispatchTensor;
+    fn argsort(
+        x: DispatchTensor,
+        dim: usize,
+        descending: bool,
+        index_dtype: IntDType,
+    ) -> DispatchTensor;
 }
 
 impl SieveKind for Float {
@@ -391,7 +395,10 @@ fn sorted_with_indices<const D: usize, K: SieveKind>(
     check_dim(op, dim, D);
     let it = index_dtype(&x);
     let (values, indices) = K::sort_with_indices(x.into_dispatch(), dim, descending, it);
-    (Tensor::from_dispatch(values), Tensor::from_dispatch(indices))
+    (
+        Tensor::from_dispatch(values),
+        Tensor::from_dispatch(indices),
+    )
 }
 
 /// The permutation that sorts `x` along `dim` (stable), like Burn's `Tensor::argsort`.

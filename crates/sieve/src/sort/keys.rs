@@ -18,7 +18,11 @@ pub enum KeyKind {
 /// - Descending: every bit flipped, so the order reverses but equal keys stay equal (the
 ///   passes are stable, so ties keep their input order).
 #[cube]
-pub fn radix_key<K: Numeric>(key: K, #[comptime] kind: KeyKind, #[comptime] descending: bool) -> u32 {
+pub fn radix_key<K: Numeric>(
+    key: K,
+    #[comptime] kind: KeyKind,
+    #[comptime] descending: bool,
+) -> u32 {
     let raw = u32::reinterpret(key);
     let mut radix = raw;
     if comptime!(kind == KeyKind::F32) {

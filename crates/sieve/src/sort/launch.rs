@@ -3,10 +3,10 @@
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
-use super::keys::KeyKind;
 use super::kernels::{
     decode_kernel, encode_kernel, histogram_kernel, scatter_kernel, sort_in_cube_kernel,
 };
+use super::keys::KeyKind;
 use super::tile::SortBlueprint;
 use super::{SortIo, SortOptions, SortOrder, SortProblem, SortStrategy, SortTuning};
 use crate::common::grid::cube_count_1d;
@@ -49,14 +49,21 @@ pub fn sort(
         Dtype::U32 => u32::MAX as usize,
         Dtype::I64 => u32::MAX as usize,
         other => {
-            return Err(SieveError::invalid("io.index_dtype", other, "i32, u32 or i64"));
+            return Err(SieveError::invalid(
+                "io.index_dtype",
+                other,
+                "i32, u32 or i64",
+            ));
         }
     };
     if problem.len > index_max {
         return Err(SieveError::invalid(
             "problem.len",
             problem.len,
-            format!("at most {index_max} (positions are 32-bit; {} indices)", io.index_dtype),
+            format!(
+                "at most {index_max} (positions are 32-bit; {} indices)",
+                io.index_dtype
+            ),
         ));
     }
     caps.check_dtype(io.index_dtype)?;
@@ -111,7 +118,11 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
         ));
     }
     if !(1..=8).contains(&tuning.radix_bits) {
-        return Err(SieveError::invalid("tuning.radix_bits", tuning.radix_bits, "1..=8"));
+        return Err(SieveError::invalid(
+            "tuning.radix_bits",
+            tuning.radix_bits,
+            "1..=8",
+        ));
     }
     let tile_bytes = tuning.tile() * 8 + (4 << tuning.radix_bits) + 4 * units as usize;
     if tuning.elements_per_unit == 0 || tile_bytes > tuning.max_shared_bytes {
@@ -165,15 +176,18 @@ impl Run<'_> {
     }
 
     fn dtypes(&self) -> [ElemType; 2] {
-        [self.io.key_dtype.elem_type(), self.io.index_dtype.elem_type()]
+        [
+            self.io.key_dtype.elem_type(),
+            self.io.index_dtype.elem_type(),
+        ]
     }
 
     /// One cube per row; units and keys per unit sized to the row (powers of two).
     fn in_cube(&self) {
         let len = self.problem.len;
         let min_units = DeviceCaps::of(self.client).plane_size_max.max(1);
-        let units = (len.div_ceil(8).next_power_of_two() as u32)
-            .clamp(min_units, self.tuning.max_units);
+        let units =
+            (len.div_ceil(8).next_power_of_two() as u32).clamp(min_units, self.tuning.max_units);
         let elements_per_unit = (len.div_ceil(units as usize).next_power_of_two() as u32).max(1);
         let blueprint = SortBlueprint {
             units,

@@ -25,8 +25,8 @@
 //!   and writes each key to its slot: consecutive keys of a digit land on consecutive slots.
 //! - [`SortStrategy::Auto`]: `InCube` when a row fits one cube, else `Lsd`.
 
-mod keys;
 mod kernels;
+mod keys;
 mod launch;
 pub mod reference;
 mod tile;
