@@ -125,6 +125,69 @@ def filter_rows(quick, dev, gen):
     return rows
 
 
+def sort_cases(quick):
+    """(op, shape, dtype, params) as sieve-bench's standard sort and split rows."""
+    if quick:
+        return [("sort_with_indices", (1 << 17,), "f32", {}), ("sort", (64, 128), "i32", {}),
+                ("argsort", (4096,), "f32", {"descending": "true"}),
+                ("stable_partition", (1 << 12,), "f32", {"density": 0.5}),
+                ("split_by_bit", (1 << 12,), "i32", {})]
+    return [("sort_with_indices", (1 << 24,), "f32", {}), ("sort_with_indices", (1 << 28,), "f32", {}),
+            ("argsort", (1 << 28,), "f32", {}), ("sort", (1 << 28,), "i32", {}),
+            ("sort_with_indices", (4096, 32768), "f32", {}),
+            ("sort_with_indices", (16384, 128), "f32", {}),
+            ("sort_with_indices", (64, 128256), "f32", {"descending": "true"}),
+            ("stable_partition", (1 << 28,), "f32", {"density": 0.5}),
+            ("split_by_bit", (1 << 28,), "i32", {})]
+
+
+def sort_rows(quick, dev, gen):
+    """torch.sort / torch.argsort with stable=True (sieve's sorts are stable); for the splits
+    (torch has no stable partition) the usual stand-in: a stable argsort of the inverted flags
+    along the row, then a gather. Floors as sieve-bench counts them (i64 indices)."""
+    rows = []
+    for op, shape, dtype, params in sort_cases(quick):
+        n = torch.Size(shape).numel()
+        desc = params.get("descending") == "true"
+        if dtype == "f32":
+            x = torch.rand(shape, device=dev, generator=gen) * 2.0 - 1.0
+        else:
+            x = torch.randint(-1_000_000, 1_000_000, shape, device=dev, generator=gen,
+                              dtype=torch.int32)
+        note = None
+        if op == "sort":
+            floor = 8 * n
+            fn = lambda: torch.sort(x, dim=-1, descending=desc, stable=True).values
+        elif op == "argsort":
+            floor = 12 * n
+            fn = lambda: torch.argsort(x, dim=-1, descending=desc, stable=True)
+        elif op == "sort_with_indices":
+            floor = 16 * n
+            fn = lambda: torch.sort(x, dim=-1, descending=desc, stable=True)
+        else:
+            floor = 16 * n
+            if op == "split_by_bit":
+                flags = (x & 1) == 0
+            else:
+                flags = torch.rand(shape, device=dev, generator=gen) < params["density"]
+
+            def fn():
+                order = torch.argsort((~flags).to(torch.uint8), dim=-1, stable=True)
+                return torch.gather(x, -1, order), order
+            note = "torch has no stable partition: stable argsort of the flags + gather"
+        out = fn()
+        values = out[0] if isinstance(out, tuple) else out
+        ok = values.shape == x.shape
+        if op in ("sort", "sort_with_indices"):
+            s = values if not desc else values.flip(-1)
+            ok = ok and bool((s[..., 1:] >= s[..., :-1]).all())
+        rows.append(row(op, shape, dtype, params, "torch", floor, timed(fn) if ok else None,
+                        "ok" if ok else "wrong", note if ok else "torch output is not sorted"))
+        del x, out, values
+        torch.cuda.empty_cache()
+    return rows
+
+
 def main():
     out = sys.argv[1]
     quick = "--quick" in sys.argv
@@ -155,6 +218,7 @@ def main():
         del x, got, want
 
     rows.extend(filter_rows(quick, dev, gen))
+    rows.extend(sort_rows(quick, dev, gen))
 
     report = {
         "device": torch.cuda.get_device_name(),

@@ -92,6 +92,11 @@ pub fn standard(quick: bool) -> Vec<Case> {
             Case::new("mask_select", &[1 << 16], "f32", &[("density", "0.5")]),
             Case::new("argwhere", &[1 << 16], "bool", &[("density", "0.5")]),
             Case::new("compact_rows", &[8, 4096], "f32", &[("density", "0.1")]),
+            Case::new("sort_with_indices", &[1 << 17], "f32", &[]),
+            Case::new("sort", &[64, 128], "i32", &[]),
+            Case::new("argsort", &[4096], "f32", &[("descending", "true")]),
+            Case::new("stable_partition", &[1 << 12], "f32", &[("density", "0.5")]),
+            Case::new("split_by_bit", &[1 << 12], "i32", &[]),
         ];
     }
     vec![
@@ -107,5 +112,19 @@ pub fn standard(quick: bool) -> Vec<Case> {
         Case::new("argwhere", &[1 << 24], "bool", &[("density", "0.5")]),
         Case::new("argwhere", &[1 << 28], "bool", &[("density", "0.5")]),
         Case::new("compact_rows", &[64, 1 << 20], "f32", &[("density", "0.1")]),
+        Case::new("sort_with_indices", &[1 << 24], "f32", &[]),
+        Case::new("sort_with_indices", &[1 << 28], "f32", &[]),
+        Case::new("argsort", &[1 << 28], "f32", &[]),
+        Case::new("sort", &[1 << 28], "i32", &[]),
+        Case::new("sort_with_indices", &[4096, 32768], "f32", &[]),
+        Case::new("sort_with_indices", &[16384, 128], "f32", &[]),
+        Case::new(
+            "sort_with_indices",
+            &[64, 128256],
+            "f32",
+            &[("descending", "true")],
+        ),
+        Case::new("stable_partition", &[1 << 28], "f32", &[("density", "0.5")]),
+        Case::new("split_by_bit", &[1 << 28], "i32", &[]),
     ]
 }

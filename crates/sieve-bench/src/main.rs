@@ -17,6 +17,7 @@ mod copy;
 mod cumsum;
 mod filter;
 mod report;
+mod sort;
 mod timing;
 
 use clap::Parser;
@@ -76,6 +77,9 @@ fn main() {
             "cumsum" => cumsum::run(case, &device, &client, runs, !cli.no_burn),
             "mask_select" | "argwhere" | "compact_rows" => {
                 filter::run(case, &device, &client, runs, !cli.no_burn)
+            }
+            "sort_with_indices" | "sort" | "argsort" | "stable_partition" | "split_by_bit" => {
+                sort::run(case, &device, &client, runs, !cli.no_burn)
             }
             other => {
                 eprintln!("unknown op {other}");
