@@ -6,8 +6,10 @@
 use cubecl::prelude::*;
 
 use super::Rejected;
-use super::flags::vector_flags;
-use super::tile::{CompactConfig, TilePlacement, count_tile, load_tile, scatter_tile, write_slot};
+use super::tile::{
+    CompactConfig, TilePlacement, count_tile, load_flags, load_tile, load_values, scatter_tile,
+    write_slot,
+};
 use crate::common::grid::linear_cube_index;
 use crate::common::lookback::{take_tile_number, tile_prefix};
 use crate::scan::tile::scan_registers;
@@ -232,17 +234,8 @@ pub(crate) fn write_flags_kernel<E: Numeric, M: Numeric, N: Size>(
     if index >= vectors {
         terminate!();
     }
-    let v = if comptime!(config.load_values()) {
-        values[index]
-    } else {
-        Vector::new(E::from_int(0))
-    };
-    let m = if comptime!(config.load_mask()) {
-        mask[index]
-    } else {
-        Vector::new(M::from_int(0))
-    };
-    flags[index] = vector_flags::<E, M, N>(v, m, threshold.get::<E>(), config.rule, config.wide);
+    let v = load_values::<E, N>(values, index, config);
+    flags[index] = load_flags::<E, M, N>(v, mask, threshold.get::<E>(), index, config);
 }
 
 /// The first position `p` of a row (within `0..len`) whose `key(p)` exceeds `target`, where

@@ -33,6 +33,37 @@ impl CompactConfig {
     }
 }
 
+/// Vector `at` of the values, or zeros when the config reads no values.
+#[cube]
+pub fn load_values<E: Numeric, N: Size>(
+    values: &[Vector<E, N>],
+    at: usize,
+    #[comptime] config: CompactConfig,
+) -> Vector<E, N> {
+    if comptime!(config.load_values()) {
+        values[at]
+    } else {
+        Vector::new(E::from_int(0))
+    }
+}
+
+/// The flags of vector `at`: from the mask, or from `values` (already loaded) by the rule.
+#[cube]
+pub fn load_flags<E: Numeric, M: Numeric, N: Size>(
+    values: Vector<E, N>,
+    mask: &[Vector<M, N>],
+    threshold: E,
+    at: usize,
+    #[comptime] config: CompactConfig,
+) -> Vector<u32, N> {
+    let m = if comptime!(config.load_mask()) {
+        mask[at]
+    } else {
+        Vector::new(M::from_int(0))
+    };
+    vector_flags::<E, M, N>(values, m, threshold, config.rule, config.wide)
+}
+
 /// Loads this unit's vectors of a tile: values into `held` (when the config reads them) and
 /// flags into `flags` and `ranks` (which [`crate::scan::tile::scan_registers`] then ranks).
 /// Elements past the row's end get flag 0.
@@ -56,18 +87,9 @@ pub fn load_tile<E: Numeric, M: Numeric, N: Size>(
         let index = tile_start + unit_vector_index(k, blueprint);
         let mut f = Vector::<u32, N>::new(0u32);
         if index < row_vectors {
-            let v = if comptime!(config.load_values()) {
-                values[row_base + index]
-            } else {
-                Vector::new(E::from_int(0))
-            };
-            let m = if comptime!(config.load_mask()) {
-                mask[row_base + index]
-            } else {
-                Vector::new(M::from_int(0))
-            };
+            let v = load_values::<E, N>(values, row_base + index, config);
             held[k as usize] = v;
-            f = vector_flags::<E, M, N>(v, m, threshold, config.rule, config.wide);
+            f = load_flags::<E, M, N>(v, mask, threshold, row_base + index, config);
         }
         flags[k as usize] = f;
         ranks[k as usize] = f;
@@ -91,17 +113,8 @@ pub fn count_tile<E: Numeric, M: Numeric, N: Size>(
     for k in 0..blueprint.vectors_per_unit {
         let index = tile_start + unit_vector_index(k, blueprint);
         if index < row_vectors {
-            let v = if comptime!(config.load_values()) {
-                values[row_base + index]
-            } else {
-                Vector::new(E::from_int(0))
-            };
-            let m = if comptime!(config.load_mask()) {
-                mask[row_base + index]
-            } else {
-                Vector::new(M::from_int(0))
-            };
-            let f = vector_flags::<E, M, N>(v, m, threshold, config.rule, config.wide);
+            let v = load_values::<E, N>(values, row_base + index, config);
+            let f = load_flags::<E, M, N>(v, mask, threshold, row_base + index, config);
             #[unroll]
             for j in 0..f.vector_size() {
                 count += f.extract(j);
