@@ -5,11 +5,21 @@
 //! `#[backend_extension]` machinery (`Dispatch` -> `Fusion` -> `CubeBackend`, and `Autodiff`).
 //! On a backend without a sieve kernel (Flex) each op falls back to stock Burn ops.
 //!
+//! - Scan: [`cumsum`].
+//! - Filter: [`mask_select`], [`argwhere`], [`nonzero`] (and `_async` twins: one read of the
+//!   count), [`mask_select_padded`], [`compact_rows`] (no read at all).
+//! - Split: [`stable_partition`], [`split_by_bit`].
+//! - Sort (stable, PyTorch's float order): [`sort`], [`sort_descending`],
+//!   [`sort_with_indices`], [`sort_descending_with_indices`], [`argsort`],
+//!   [`argsort_descending`].
+//!
 //! ```no_run
 //! use burn::tensor::{Device, Tensor};
 //! let device = Device::default();
 //! let x = Tensor::<2>::from_floats([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], &device);
-//! let running = sieve_burn::cumsum(x, 1); // [[1, 3, 6], [4, 9, 15]]
+//! let running = sieve_burn::cumsum(x.clone(), 1); // [[1, 3, 6], [4, 9, 15]]
+//! let big = sieve_burn::mask_select(x.clone(), x.clone().greater_elem(2.5)); // [3, 4, 5, 6]
+//! let (sorted, order) = sieve_burn::sort_descending_with_indices(x, 1);
 //! ```
 
 // The `backend_extension` macro generates code that names `burn::...`.
