@@ -11,7 +11,7 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 use sieve::scan::{self, ScanKind, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
 
 use crate::case::Case;
-use crate::report::{Row, backend_name};
+use crate::report::{Row, backend_name, mismatch};
 use crate::timing;
 
 /// Stock Burn's cumsum kernel sums the whole prefix for every element (O(len^2) per row);
@@ -60,10 +60,10 @@ fn run_rank<const D: usize>(
     // sieve through Burn (what a model calls).
     let row = Row::new(case, "sieve", &backend, floor, &[("strategy", "auto")]);
     let out = sieve_burn::cumsum(input.clone(), dim);
-    rows.push(
-        match mismatch(&out.into_data().try_to_vec::<f32>().unwrap(), &expected) {
-            Some(why) => row.untimed("wrong", why),
-            None => row.timed(timing::time(
+    rows.push(row.checked(
+        mismatch(&out.into_data().try_to_vec::<f32>().unwrap(), &expected),
+        || {
+            timing::time(
                 runs,
                 || {
                     let _out = sieve_burn::cumsum(input.clone(), dim);
@@ -71,9 +71,9 @@ fn run_rank<const D: usize>(
                 || {
                     device.sync().expect("device sync");
                 },
-            )),
+            )
         },
-    );
+    ));
 
     // sieve's raw kernels with each strategy forced (contiguous rows: dim is the last axis).
     if dim + 1 == D {
@@ -113,9 +113,8 @@ fn run_rank<const D: usize>(
             }
             let got = client.read_one(out_handle.clone()).expect("read back");
             let got: &[f32] = bytemuck::cast_slice(&got[..4 * n]);
-            rows.push(match mismatch(got, &expected) {
-                Some(why) => row.untimed("wrong", why),
-                None => row.timed(timing::time(
+            rows.push(row.checked(mismatch(got, &expected), || {
+                timing::time(
                     runs,
                     || {
                         launch().expect("scan");
@@ -123,8 +122,8 @@ fn run_rank<const D: usize>(
                     || {
                         cubecl::future::block_on(client.sync()).expect("device sync");
                     },
-                )),
-            });
+                )
+            }));
         }
     }
 
@@ -141,10 +140,10 @@ fn run_rank<const D: usize>(
         ));
     } else {
         let out = input.clone().cumsum(dim);
-        rows.push(
-            match mismatch(&out.into_data().try_to_vec::<f32>().unwrap(), &expected) {
-                Some(why) => row.untimed("wrong", why),
-                None => row.timed(timing::time(
+        rows.push(row.checked(
+            mismatch(&out.into_data().try_to_vec::<f32>().unwrap(), &expected),
+            || {
+                timing::time(
                     runs,
                     || {
                         let _out = input.clone().cumsum(dim);
@@ -152,9 +151,9 @@ fn run_rank<const D: usize>(
                     || {
                         device.sync().expect("device sync");
                     },
-                )),
+                )
             },
-        );
+        ));
     }
     rows
 }
@@ -209,25 +208,4 @@ fn reference(data: &[f32], shape: &[usize], dim: usize) -> Vec<f32> {
         }
     }
     out
-}
-
-/// `None` when equal; otherwise how many elements differ and the first one.
-fn mismatch(got: &[f32], expected: &[f32]) -> Option<String> {
-    if got.len() != expected.len() {
-        return Some(format!(
-            "{} elements, expected {}",
-            got.len(),
-            expected.len()
-        ));
-    }
-    let bad = got.iter().zip(expected).filter(|(g, e)| g != e).count();
-    let first = got.iter().zip(expected).position(|(g, e)| g != e)?;
-    Some(format!(
-        "{bad}/{} elements wrong, first at {first}: {} instead of {} (last: {} instead of {})",
-        got.len(),
-        got[first],
-        expected[first],
-        got[got.len() - 1],
-        expected[expected.len() - 1]
-    ))
 }

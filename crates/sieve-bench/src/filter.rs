@@ -19,7 +19,7 @@ use sieve::scan::ScanTuning;
 use sieve::{DeviceCaps, Dtype};
 
 use crate::case::Case;
-use crate::report::{Row, backend_name};
+use crate::report::{Row, backend_name, mismatch};
 use crate::timing;
 
 /// Stock Burn reads the tensor back to the host; one call at 2^24 takes over a second, so
@@ -131,9 +131,8 @@ fn mask_select(
         &[("strategy", "auto")],
     );
     let got = sieve_burn::mask_select(x.clone(), m.clone());
-    rows.push(match mismatch(&to_vec(got), &expected) {
-        Some(why) => row.untimed("wrong", why),
-        None => row.timed(timing::time(
+    rows.push(row.checked(mismatch(&to_vec(got), &expected), || {
+        timing::time(
             runs,
             || {
                 let _out = sieve_burn::mask_select(x.clone(), m.clone());
@@ -141,8 +140,8 @@ fn mask_select(
             || {
                 device.sync().expect("device sync");
             },
-        )),
-    });
+        )
+    }));
 
     // The sync-free form: the same kernels without the count read (and its wait).
     let row = Row::new(
@@ -155,18 +154,19 @@ fn mask_select(
     let (got, count) = sieve_burn::mask_select_padded(x.clone(), m.clone());
     let got = to_vec(got);
     let count: i64 = count.into_scalar();
-    rows.push(match mismatch(&got[..count as usize], &expected) {
-        Some(why) => row.untimed("wrong", why),
-        None => row.timed(timing::time(
-            runs,
-            || {
-                let _out = sieve_burn::mask_select_padded(x.clone(), m.clone());
-            },
-            || {
-                device.sync().expect("device sync");
-            },
-        )),
-    });
+    rows.push(
+        row.checked(mismatch(&got[..count as usize], &expected), || {
+            timing::time(
+                runs,
+                || {
+                    let _out = sieve_burn::mask_select_padded(x.clone(), m.clone());
+                },
+                || {
+                    device.sync().expect("device sync");
+                },
+            )
+        }),
+    );
 
     rows.extend(raw_rows(
         case,
@@ -188,9 +188,8 @@ fn mask_select(
         )
     } else {
         let got = x.clone().mask_select(m.clone());
-        match mismatch(&to_vec(got), &expected) {
-            Some(why) => row.untimed("wrong", why),
-            None => row.timed(timing::time(
+        row.checked(mismatch(&to_vec(got), &expected), || {
+            timing::time(
                 runs,
                 || {
                     let _out = x.clone().mask_select(m.clone());
@@ -198,8 +197,8 @@ fn mask_select(
                 || {
                     device.sync().expect("device sync");
                 },
-            )),
-        }
+            )
+        })
     });
     rows
 }
@@ -231,9 +230,8 @@ fn argwhere(
         .into_data()
         .iter::<i64>()
         .collect();
-    rows.push(match mismatch(&got, &expected) {
-        Some(why) => row.untimed("wrong", why),
-        None => row.timed(timing::time(
+    rows.push(row.checked(mismatch(&got, &expected), || {
+        timing::time(
             runs,
             || {
                 let _out = sieve_burn::argwhere(m.clone());
@@ -241,8 +239,8 @@ fn argwhere(
             || {
                 device.sync().expect("device sync");
             },
-        )),
-    });
+        )
+    }));
 
     rows.extend(raw_rows(
         case,
@@ -264,9 +262,8 @@ fn argwhere(
         )
     } else {
         let got: Vec<i64> = m.clone().argwhere().into_data().iter::<i64>().collect();
-        match mismatch(&got, &expected) {
-            Some(why) => row.untimed("wrong", why),
-            None => row.timed(timing::time(
+        row.checked(mismatch(&got, &expected), || {
+            timing::time(
                 runs,
                 || {
                     let _out = m.clone().argwhere();
@@ -274,8 +271,8 @@ fn argwhere(
                 || {
                     device.sync().expect("device sync");
                 },
-            )),
-        }
+            )
+        })
     });
     rows
 }
@@ -314,9 +311,8 @@ fn compact_rows(
         &[("strategy", "auto")],
     );
     let (got, _) = sieve_burn::compact_rows(x.clone(), m.clone());
-    rows.push(match mismatch(&to_vec(got), &expected) {
-        Some(why) => row.untimed("wrong", why),
-        None => row.timed(timing::time(
+    rows.push(row.checked(mismatch(&to_vec(got), &expected), || {
+        timing::time(
             runs,
             || {
                 let _out = sieve_burn::compact_rows(x.clone(), m.clone());
@@ -324,8 +320,8 @@ fn compact_rows(
             || {
                 device.sync().expect("device sync");
             },
-        )),
-    });
+        )
+    }));
 
     rows.extend(raw_rows(
         case,
@@ -414,9 +410,8 @@ fn raw_rows(
             rejected,
             with_values,
         );
-        out_rows.push(match wrong {
-            Some(why) => row.untimed("wrong", why),
-            None => row.timed(timing::time(
+        out_rows.push(row.checked(wrong, || {
+            timing::time(
                 runs,
                 || {
                     launch().expect("compaction");
@@ -424,8 +419,8 @@ fn raw_rows(
                 || {
                     cubecl::future::block_on(client.sync()).expect("device sync");
                 },
-            )),
-        });
+            )
+        }));
         if per_call {
             // The same launch with outputs allocated per call, as a Burn op must.
             let row = Row::new(
@@ -546,23 +541,4 @@ fn mask_bytes<const D: usize>(mask: &Tensor<D, Bool>) -> u64 {
 
 fn to_vec<const D: usize>(t: Tensor<D>) -> Vec<f32> {
     t.into_data().iter::<f32>().collect()
-}
-
-/// `None` when equal; otherwise how many elements differ and the first one.
-fn mismatch<T: PartialEq + std::fmt::Debug>(got: &[T], expected: &[T]) -> Option<String> {
-    if got.len() != expected.len() {
-        return Some(format!(
-            "{} elements, expected {}",
-            got.len(),
-            expected.len()
-        ));
-    }
-    let bad = got.iter().zip(expected).filter(|(g, e)| g != e).count();
-    let first = got.iter().zip(expected).position(|(g, e)| g != e)?;
-    Some(format!(
-        "{bad}/{} elements wrong, first at {first}: {:?} instead of {:?}",
-        got.len(),
-        got[first],
-        expected[first]
-    ))
 }

@@ -80,6 +80,15 @@ impl Row {
         self
     }
 
+    /// Timed by `time` when the output was right (`wrong` is `None`); otherwise reported as
+    /// wrong, with the reason, and never timed.
+    pub fn checked(self, wrong: Option<String>, time: impl FnOnce() -> Stats) -> Self {
+        match wrong {
+            Some(why) => self.untimed("wrong", why),
+            None => self.timed(time()),
+        }
+    }
+
     pub fn untimed(mut self, status: &str, note: String) -> Self {
         self.status = status.into();
         self.note = Some(note);
@@ -173,4 +182,26 @@ pub fn backend_name(caps: &sieve::DeviceCaps) -> String {
         r if r.starts_with("wgpu") => "wgpu".into(),
         r => r.into(),
     }
+}
+
+/// `None` when `got` equals `expected`; otherwise how many elements differ, the first one, and
+/// the last elements of both (where a wrong running count shows).
+pub fn mismatch<T: PartialEq + std::fmt::Debug>(got: &[T], expected: &[T]) -> Option<String> {
+    if got.len() != expected.len() {
+        return Some(format!(
+            "{} elements, expected {}",
+            got.len(),
+            expected.len()
+        ));
+    }
+    let bad = got.iter().zip(expected).filter(|(g, e)| g != e).count();
+    let first = got.iter().zip(expected).position(|(g, e)| g != e)?;
+    Some(format!(
+        "{bad}/{} elements wrong, first at {first}: {:?} instead of {:?} (last: {:?} instead of {:?})",
+        got.len(),
+        got[first],
+        expected[first],
+        got[got.len() - 1],
+        expected[expected.len() - 1]
+    ))
 }

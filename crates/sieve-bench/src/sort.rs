@@ -114,9 +114,8 @@ fn run_rank<const D: usize>(
         }
         other => panic!("sort bench: unknown op {other}"),
     };
-    rows.push(match wrong {
-        Some(why) => row.untimed("wrong", why),
-        None => row.timed(timing::time(
+    rows.push(row.checked(wrong, || {
+        timing::time(
             runs,
             || match op {
                 "stable_partition" | "split_by_bit" => {
@@ -131,8 +130,8 @@ fn run_rank<const D: usize>(
                 }
             },
             || device.sync().expect("device sync"),
-        )),
-    });
+        )
+    }));
 
     // Raw sort strategies.
     if matches!(op, "sort_with_indices" | "sort" | "argsort") {
@@ -205,16 +204,15 @@ fn run_rank<const D: usize>(
                 let raw: &[i32] = bytemuck::cast_slice(&raw[..4 * n]);
                 raw.iter().map(|&i| i as i64).collect::<Vec<i64>>()
             });
-            rows.push(match check(values, indices) {
-                Some(why) => row.untimed("wrong", why),
-                None => row.timed(timing::time(
+            rows.push(row.checked(check(values, indices), || {
+                timing::time(
                     runs,
                     || {
                         launch().expect("sort");
                     },
                     || cubecl::future::block_on(client.sync()).expect("device sync"),
-                )),
-            });
+                )
+            }));
         }
     }
 
@@ -248,21 +246,17 @@ fn run_rank<const D: usize>(
                 (ints(v).into_iter().map(|v| v as f64).collect(), ints(i))
             }
         };
-        let (values, indices) = stock(&x_float, &x_int);
+        let (values, _) = stock(&x_float, &x_int);
         // Stock Burn's sort is not stable: check only that the keys come out ordered.
-        match check_sorted(&keys, len, desc, Some(&values), None) {
-            Some(why) => row.untimed("wrong", why),
-            None => {
-                let _ = indices;
-                row.timed(timing::time(
-                    runs,
-                    || {
-                        let _ = stock(&x_float, &x_int);
-                    },
-                    || device.sync().expect("device sync"),
-                ))
-            }
-        }
+        row.checked(check_sorted(&keys, len, desc, Some(&values), None), || {
+            timing::time(
+                runs,
+                || {
+                    let _ = stock(&x_float, &x_int);
+                },
+                || device.sync().expect("device sync"),
+            )
+        })
     });
     rows
 }
