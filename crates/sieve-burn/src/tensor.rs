@@ -145,10 +145,7 @@ impl SieveKind for Int {
 /// # Panics
 /// If `dim >= D`.
 pub fn cumsum<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: usize) -> Tensor<D, K> {
-    assert!(
-        dim < D,
-        "cumsum: dim = {dim} is out of range for a tensor of rank {D} (expected 0..{D})"
-    );
+    check_dim("cumsum", dim, D);
     Tensor::from_dispatch(K::cumsum(x.into_dispatch(), dim))
 }
 

@@ -76,6 +76,36 @@ impl DeviceCaps {
         }
     }
 
+    /// A clear error unless `units` (a tuning's units per cube) is a power of two from the
+    /// widest plane to the largest cube.
+    pub fn check_units_per_cube(&self, units: u32) -> Result<(), SieveError> {
+        let min_units = self.plane_size_max.max(1);
+        let max_units = self.max_units_per_cube.min(1024);
+        if !units.is_power_of_two() || units < min_units || units > max_units {
+            return Err(SieveError::invalid(
+                "tuning.units_per_cube",
+                units,
+                format!(
+                    "a power of two in {min_units}..={max_units} (at least the plane width, at \
+                     most a cube)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A clear error when a tuning asks for plane operations the device lacks.
+    pub fn check_planes(&self, use_planes: bool) -> Result<(), SieveError> {
+        if use_planes && !self.plane_ops {
+            return Err(SieveError::UnsupportedStrategy {
+                strategy: "use_planes",
+                device: self.describe(),
+                reason: "the device has no plane operations",
+            });
+        }
+        Ok(())
+    }
+
     /// `runtime: name`, for messages.
     pub fn describe(&self) -> String {
         format!("{}: {}", self.runtime, self.device_name)

@@ -79,18 +79,7 @@ fn resolve_strategy(
 }
 
 pub(crate) fn check_tuning(caps: &DeviceCaps, tuning: &ScanTuning) -> Result<(), SieveError> {
-    let units = tuning.units_per_cube;
-    let max_units = caps.max_units_per_cube.min(1024);
-    if !units.is_power_of_two() || units < caps.plane_size_max.max(1) || units > max_units {
-        return Err(SieveError::invalid(
-            "tuning.units_per_cube",
-            units,
-            format!(
-                "a power of two in {}..={max_units} (at least the plane width, at most a cube)",
-                caps.plane_size_max.max(1)
-            ),
-        ));
-    }
+    caps.check_units_per_cube(tuning.units_per_cube)?;
     if tuning.elements_per_unit == 0 || tuning.elements_per_unit > 64 {
         return Err(SieveError::invalid(
             "tuning.elements_per_unit",
@@ -105,14 +94,7 @@ pub(crate) fn check_tuning(caps: &DeviceCaps, tuning: &ScanTuning) -> Result<(),
             "1, 2 or 4",
         ));
     }
-    if tuning.use_planes && !caps.plane_ops {
-        return Err(SieveError::UnsupportedStrategy {
-            strategy: "use_planes",
-            device: caps.describe(),
-            reason: "the device has no plane operations",
-        });
-    }
-    Ok(())
+    caps.check_planes(tuning.use_planes)
 }
 
 /// One scan call's fixed context.

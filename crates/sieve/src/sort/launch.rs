@@ -105,18 +105,7 @@ pub fn sort(
 }
 
 fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError> {
-    let units = tuning.units_per_cube;
-    let max_units = caps.max_units_per_cube.min(1024);
-    if !units.is_power_of_two() || units < caps.plane_size_max.max(1) || units > max_units {
-        return Err(SieveError::invalid(
-            "tuning.units_per_cube",
-            units,
-            format!(
-                "a power of two in {}..={max_units}",
-                caps.plane_size_max.max(1)
-            ),
-        ));
-    }
+    caps.check_units_per_cube(tuning.units_per_cube)?;
     if !(1..=8).contains(&tuning.radix_bits) {
         return Err(SieveError::invalid(
             "tuning.radix_bits",
@@ -124,7 +113,8 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
             "1..=8",
         ));
     }
-    let tile_bytes = tuning.tile() * 8 + (4 << tuning.radix_bits) + 4 * units as usize;
+    let tile_bytes =
+        tuning.tile() * 8 + (4 << tuning.radix_bits) + 4 * tuning.units_per_cube as usize;
     if tuning.elements_per_unit == 0 || tile_bytes > tuning.max_shared_bytes {
         return Err(SieveError::invalid(
             "tuning.elements_per_unit",
@@ -136,14 +126,7 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
             ),
         ));
     }
-    if tuning.use_planes && !caps.plane_ops {
-        return Err(SieveError::UnsupportedStrategy {
-            strategy: "use_planes",
-            device: caps.describe(),
-            reason: "the device has no plane operations",
-        });
-    }
-    Ok(())
+    caps.check_planes(tuning.use_planes)
 }
 
 struct Run<'a> {
