@@ -31,21 +31,24 @@ run() { # name, command...: append to the log under a header, say how it ended
 
 if [[ $steps == *tests* ]]; then
   for b in cuda vulkan; do
-    for t in scan compact burn_ops filter_ops; do
+    for t in scan compact burn_ops filter_ops sort sort_ops split_ops; do
       [ -x ".gpu/$t-$b" ] && run "test-$t-$b" ".gpu/$t-$b" --test-threads 1
     done
   done
 fi
-if [[ $steps == *sanitize* ]] && [ -x .gpu/scan-cuda ]; then
+if [[ $steps == *sanitize* ]]; then
   # The sanitizers slow kernels ~100x: the tests that cross tile boundaries, odd sizes and
   # the split grid, not the 2^24-element ones.
   filter="odd_and_tiny every_length many_rows same_bits planes_off"
   for tool in memcheck racecheck; do
-    run "sanitize-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+    [ -x .gpu/scan-cuda ] && run "sanitize-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 \
       .gpu/scan-cuda --test-threads 1 $filter
     [ -x .gpu/compact-cuda ] && run "sanitize-compact-$tool" compute-sanitizer --tool "$tool" \
       --error-exitcode 9 .gpu/compact-cuda --test-threads 1 \
-      every_length comparison indices_only other_dtypes bad_calls
+      every_length comparison indices_only other_dtypes bad_calls bit_split
+    [ -x .gpu/sort-cuda ] && run "sanitize-sort-$tool" compute-sanitizer --tool "$tool" \
+      --error-exitcode 9 .gpu/sort-cuda --test-threads 1 \
+      every_length integers_with_duplicates many_short_rows all_equal bad_calls
   done
 fi
 if [[ $steps == *bench* ]]; then
@@ -57,7 +60,7 @@ if [[ $steps == *bench* ]]; then
       run "bench-$b" ".gpu/sieve-bench-$b" --json "$OUT/$b.json" $BENCH_ARGS
     fi
   done
-  grep -E "^(cumsum|copy|mask_select|argwhere|compact_rows) " "$log"
+  grep -E "^(cumsum|copy|mask_select|argwhere|compact_rows|sort[a-z_]*|argsort[a-z_]*|stable_partition|split_by_bit) " "$log"
 fi
 if [[ $steps == *cases* ]]; then
   # Extra cases of one's own (tuning sweeps, diagnostics): CASES="--case ... --case ..."
@@ -66,7 +69,7 @@ if [[ $steps == *cases* ]]; then
     [ -x ".gpu/sieve-bench-$b" ] && run "cases-$b" ".gpu/sieve-bench-$b" --no-burn \
       --json "$OUT/cases-$b.json" $CASES
   done
-  grep -E "^(cumsum|copy|mask_select|argwhere|compact_rows) " "$log"
+  grep -E "^(cumsum|copy|mask_select|argwhere|compact_rows|sort[a-z_]*|argsort[a-z_]*|stable_partition|split_by_bit) " "$log"
 fi
 if [[ $steps == *sweep* ]] && [ -x .gpu/sieve-bench-cuda ]; then
   cases=()
