@@ -1,5 +1,5 @@
 //! The device radix sort against its CPU twin: both strategies, both orders, f32 (NaN, +-0.0,
-//! +-inf, heavy duplicates), i32 and u32 keys; stability checked through the permutation;
+//! +-inf, heavy duplicates), i32, u32, i64 and (where the device has it) f16 keys; stability checked through the permutation;
 //! tiny, odd and prime lengths, every length across one LSD tile boundary, many rows;
 //! determinism; the errors bad calls get.
 
@@ -103,7 +103,7 @@ fn in_cube_capacity(client: &Client) -> usize {
         &DeviceCaps::of(client),
         client.properties().hardware.max_shared_memory_size,
     )
-    .in_cube_capacity()
+    .in_cube_capacity(&DeviceCaps::of(client))
 }
 
 fn strategies() -> [SortStrategy; 2] {
@@ -327,13 +327,132 @@ fn deterministic_and_keys_only() {
     assert_same(&a, &want, "keys only");
 }
 
+/// i64 keys (two radix words, sorted one after the other) and f16 keys (widened to f32) on
+/// rows that cross LSD tiles, both orders; keys checked word for word. f16 only where the
+/// device has it (software Vulkan has not: the refusal is checked there instead).
+#[test]
+fn wide_and_half_keys() {
+    let client = client();
+    let caps = DeviceCaps::of(&client);
+    let (mut rng, seed) = rng("wide_and_half_keys");
+    let (rows, len) = (3, 301);
+    let n = rows * len;
+    let specials = [i64::MIN, i64::MAX, -1, 0, 1, 1 << 32, -(1 << 32), (1 << 32) - 1];
+    let wide: Vec<i64> = (0..n)
+        .map(|_| match rng.random_range(0..3) {
+            0 => specials[rng.random_range(0..specials.len())],
+            // Equal high words, so the low words decide (and the reverse).
+            1 => (rng.random_range(-2i64..2) << 32) | rng.random_range(0..4i64),
+            _ => rng.random(),
+        })
+        .collect();
+    let halves: Vec<half::f16> = special_floats(&mut rng, n)
+        .into_iter()
+        .map(half::f16::from_f32)
+        .collect();
+    for order in ORDERS {
+        let descending = order == SortOrder::Descending;
+        for options in [
+            SortOptions::default(),
+            SortOptions {
+                strategy: SortStrategy::Lsd,
+                tuning: Some(tiny_tuning(&client)),
+            },
+        ] {
+            let case = format!("seed {seed}: i64 {order:?} {:?}", options.strategy);
+            let want = reference::sort_rows(&wide, rows, len, descending);
+            let (keys, indices) = run_typed(&client, &wide, Dtype::I64, rows, len, order, options);
+            check_typed(&keys, &indices, &wide, &want, len, &case);
+
+            let halves_sorted = run_typed_checked(
+                &client, &halves, Dtype::F16, rows, len, order, options,
+            );
+            match halves_sorted {
+                Ok((keys, indices)) => {
+                    let case = format!("seed {seed}: f16 {order:?} {:?}", options.strategy);
+                    let widened: Vec<f32> = halves.iter().map(|h| h.to_f32()).collect();
+                    let want = reference::sort_rows(&widened, rows, len, descending);
+                    let bits: Vec<u16> = halves.iter().map(|h| h.to_bits()).collect();
+                    let got: Vec<u16> = keys.iter().map(|h| h.to_bits()).collect();
+                    check_typed(&got, &indices, &bits, &want, len, &case);
+                }
+                Err(e) => {
+                    eprintln!("{case}: f16 refused: {e}", case = seed);
+                    assert!(!caps.f16, "f16 keys failed on a device with f16: {e}");
+                    assert!(e.contains("f16"), "{e}");
+                }
+            }
+        }
+    }
+}
+
+fn run_typed<T: bytemuck::Pod>(
+    client: &Client,
+    keys: &[T],
+    dtype: Dtype,
+    rows: usize,
+    len: usize,
+    order: SortOrder,
+    options: SortOptions,
+) -> (Vec<T>, Vec<i32>) {
+    run_typed_checked(client, keys, dtype, rows, len, order, options).expect("sort failed")
+}
+
+fn run_typed_checked<T: bytemuck::Pod>(
+    client: &Client,
+    keys: &[T],
+    dtype: Dtype,
+    rows: usize,
+    len: usize,
+    order: SortOrder,
+    options: SortOptions,
+) -> Result<(Vec<T>, Vec<i32>), String> {
+    let n = rows * len;
+    let input = upload(client, keys);
+    let keys_out = poisoned(client, (n * std::mem::size_of::<T>()).div_ceil(4), POISON);
+    let indices_out = poisoned(client, n, POISON);
+    sort::sort(
+        client,
+        SortIo {
+            keys: &input,
+            key_dtype: dtype,
+            keys_out: Some(&keys_out),
+            indices_out: Some(&indices_out),
+            index_dtype: Dtype::I32,
+        },
+        SortProblem { rows, len },
+        order,
+        options,
+    )
+    .map_err(|e| e.to_string())?;
+    Ok((download(client, keys_out, n), download(client, indices_out, n)))
+}
+
+fn check_typed<T: PartialEq + Copy + std::fmt::Debug>(
+    keys: &[T],
+    indices: &[i32],
+    input: &[T],
+    want: &[usize],
+    len: usize,
+    case: &str,
+) {
+    let want_indices: Vec<i32> = want.iter().map(|&i| i as i32).collect();
+    assert_same(indices, &want_indices, &format!("{case}: permutation"));
+    let want_keys: Vec<T> = want
+        .iter()
+        .enumerate()
+        .map(|(slot, &i)| input[(slot / len) * len + i])
+        .collect();
+    assert_same(keys, &want_keys, &format!("{case}: keys (bits)"));
+}
+
 #[test]
 fn bad_calls_get_clear_errors() {
     let client = client();
     let keys = client.empty(64);
     let io = SortIo {
         keys: &keys,
-        key_dtype: Dtype::F16,
+        key_dtype: Dtype::I64,
         keys_out: None,
         indices_out: None,
         index_dtype: Dtype::I32,
@@ -344,11 +463,14 @@ fn bad_calls_get_clear_errors() {
         io,
         problem,
         SortOrder::Ascending,
-        SortOptions::default(),
+        SortOptions {
+            strategy: SortStrategy::InCube,
+            tuning: None,
+        },
     )
-    .expect_err("f16 keys are refused")
+    .expect_err("i64 keys in one cube are refused")
     .to_string();
-    assert!(e.contains("io.key_dtype"), "{e}");
+    assert!(e.contains("options.strategy"), "{e}");
     let e = sort::sort(
         &client,
         SortIo {

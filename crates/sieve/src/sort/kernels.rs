@@ -5,17 +5,77 @@
 
 use cubecl::prelude::*;
 
-use super::keys::{KeyKind, radix_key};
-use super::tile::{SortBlueprint, digit_of, sort_by_bits};
+use super::keys::{KeyKind, radix_key, wide_radix_word};
+use super::tile::{SortBlueprint, digit_of, held_index, rank_tile};
 use crate::common::grid::linear_cube_index;
 
-/// Radix key of every key, and its position within its row.
+/// Where an LSD pass's positions (each key's index in its input row) come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Positions {
+    /// Keys only: no positions ride along.
+    None,
+    /// The first pass: the key's own index.
+    FromIndex,
+    /// Read beside the keys.
+    Carried,
+}
+
+/// Compile-time shape of one LSD pass: how the carried words map to radix keys, and what
+/// rides along and gets written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PassConfig {
+    /// How a carried word becomes a radix key (`U32` ascending: the word is one already).
+    pub kind: KeyKind,
+    pub descending: bool,
+    pub positions: Positions,
+    /// Write the keys (off for a last pass whose caller wants only the permutation).
+    pub write_keys: bool,
+}
+
+/// The tile's first index, its row's first element and its number of keys.
+#[derive(CubeType, Clone, Copy)]
+pub struct TileSpan {
+    pub row: usize,
+    pub part: usize,
+    /// First element of the tile in the flat buffer.
+    pub base: usize,
+    /// Index of the tile's first key in its row.
+    pub start: u32,
+    pub len: u32,
+}
+
+#[cube]
+fn tile_span(
+    tile: usize,
+    len: usize,
+    tiles_per_row: usize,
+    #[comptime] blueprint: SortBlueprint,
+) -> TileSpan {
+    let row = tile / tiles_per_row;
+    let part = tile % tiles_per_row;
+    let tile = comptime!(blueprint.tile());
+    let start = part * tile;
+    let rest = len - start;
+    TileSpan {
+        row,
+        part,
+        base: row * len + start,
+        start: start as u32,
+        len: min(rest, tile) as u32,
+    }
+}
+
+/// The radix key of a carried word.
+#[cube]
+fn pass_radix(word: u32, #[comptime] pass: PassConfig) -> u32 {
+    radix_key::<u32>(word, pass.kind, pass.descending)
+}
+
+/// Radix words of half-float keys (for the passes that sort them as `u32`).
 #[cube(launch_unchecked)]
 pub(crate) fn encode_kernel<K: Numeric>(
     keys: &[K],
     radix: &mut [u32],
-    positions: &mut [u32],
-    len: usize,
     elements: usize,
     #[comptime] kind: KeyKind,
     #[comptime] descending: bool,
@@ -26,7 +86,35 @@ pub(crate) fn encode_kernel<K: Numeric>(
         terminate!();
     }
     radix[index] = radix_key::<K>(keys[index], kind, descending);
-    positions[index] = u32::cast_from(index % len);
+}
+
+/// One radix word of i64 keys, read as little-endian `u32` pairs (no 64-bit arithmetic). The
+/// high word is read at the position the low-word passes gave each slot.
+#[cube(launch_unchecked)]
+pub(crate) fn encode_wide_kernel(
+    words: &[u32],
+    positions: &[u32],
+    radix: &mut [u32],
+    len: usize,
+    elements: usize,
+    #[comptime] high_word: bool,
+    #[comptime] descending: bool,
+) {
+    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    if index >= elements {
+        terminate!();
+    }
+    let source = if high_word {
+        (index / len) * len + positions[index] as usize
+    } else {
+        index
+    };
+    radix[index] = wide_radix_word(
+        words[2 * source],
+        words[2 * source + 1],
+        high_word,
+        descending,
+    );
 }
 
 /// LSD pass, step 1: how many keys of each tile have each digit, written digit-major per row
@@ -34,12 +122,13 @@ pub(crate) fn encode_kernel<K: Numeric>(
 /// row's counts gives each (digit, tile) its first output slot.
 #[cube(launch_unchecked)]
 pub(crate) fn histogram_kernel(
-    radix: &[u32],
+    keys: &[u32],
     counts: &mut [u32],
     len: usize,
     tiles_per_row: usize,
     total_tiles: usize,
     shift: u32,
+    #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
 ) {
     let tile = linear_cube_index();
@@ -47,9 +136,7 @@ pub(crate) fn histogram_kernel(
         terminate!();
     }
     let digits = comptime!(blueprint.digits() as u32);
-    let row = tile / tiles_per_row;
-    let part = tile % tiles_per_row;
-    let start = part * comptime!(blueprint.tile());
+    let span = tile_span(tile, len, tiles_per_row, blueprint);
     let bins = Shared::<[Atomic<u32>]>::new_slice(comptime!(blueprint.digits()));
     let mut d = UNIT_POS;
     while d < digits {
@@ -59,99 +146,135 @@ pub(crate) fn histogram_kernel(
     sync_cube();
     #[unroll]
     for e in 0..blueprint.elements_per_unit {
-        let local = (e * CUBE_DIM + UNIT_POS) as usize;
-        if start + local < len {
-            let key = radix[row * len + start + local];
-            bins[digit_of(key, shift, blueprint) as usize].fetch_add(1u32);
+        let local = e * CUBE_DIM + UNIT_POS;
+        if local < span.len {
+            let radix = pass_radix(keys[span.base + local as usize], pass);
+            bins[digit_of(radix, shift, blueprint) as usize].fetch_add(1u32);
         }
     }
     sync_cube();
     let mut d = UNIT_POS;
     while d < digits {
-        counts[(row * digits as usize + d as usize) * tiles_per_row + part] =
+        counts[(span.row * digits as usize + d as usize) * tiles_per_row + span.part] =
             bins[d as usize].load();
         d += CUBE_DIM;
     }
 }
 
-/// LSD pass, step 2: every tile sorts its keys by the pass's digit in shared memory, then
-/// each key goes to its (digit, tile)'s first slot plus its rank within the digit.
+/// LSD pass, step 2: every tile ranks its keys by the pass's digit ([`rank_tile`]), puts
+/// them in digit order in shared memory, and writes each to its (digit, tile)'s first slot
+/// plus its rank within the digit: consecutive units write consecutive slots of a digit.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn scatter_kernel(
-    radix_in: &[u32],
+pub(crate) fn scatter_kernel<I: Numeric>(
+    keys_in: &[u32],
     positions_in: &[u32],
-    radix_out: &mut [u32],
-    positions_out: &mut [u32],
+    keys_out: &mut [u32],
+    positions_out: &mut [I],
     offsets: &[u32],
     len: usize,
     tiles_per_row: usize,
     total_tiles: usize,
     shift: u32,
+    #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
+    #[define(I)] _index: ElemType,
 ) {
     let tile = linear_cube_index();
     if tile >= total_tiles {
         terminate!();
     }
-    let digits = comptime!(blueprint.digits());
-    let row = tile / tiles_per_row;
-    let part = tile % tiles_per_row;
-    let start = part * comptime!(blueprint.tile());
-    let row_base = row * len;
-    let mut keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
-    let mut positions = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
-    let mut starts = Shared::<[u32]>::new_slice(digits);
-    // Coalesced (striped) loads; past the row's end, the largest key, which stays last.
+    let radix = comptime!(blueprint.digits() as u32);
+    let epu = blueprint.elements_per_unit;
+    let with_positions = comptime!(pass.positions != Positions::None);
+    let span = tile_span(tile, len, tiles_per_row, blueprint);
+    let mut keys = Array::<u32>::new(epu as usize);
+    let mut positions = Array::<u32>::new(epu as usize);
+    let mut digits = Array::<u32>::new(epu as usize);
     #[unroll]
-    for e in 0..blueprint.elements_per_unit {
-        let local = (e * CUBE_DIM + UNIT_POS) as usize;
-        if start + local < len {
-            keys[local] = radix_in[row_base + start + local];
-            positions[local] = positions_in[row_base + start + local];
-        } else {
-            keys[local] = 0xFFFF_FFFFu32;
-            positions[local] = 0u32;
+    for e in 0..epu {
+        let local = held_index(e, blueprint);
+        // Missing keys (past the row's end) get an out-of-range digit: no slot.
+        let present = local < span.len;
+        let mut key = 0u32;
+        if present {
+            key = keys_in[span.base + local as usize];
+        }
+        let mut digit = digit_of(pass_radix(key, pass), shift, blueprint);
+        if !present {
+            digit = radix;
+        }
+        keys[e as usize] = key;
+        digits[e as usize] = digit;
+        if comptime!(pass.positions == Positions::FromIndex) {
+            positions[e as usize] = span.start + local;
+        } else if comptime!(pass.positions == Positions::Carried) {
+            if present {
+                positions[e as usize] = positions_in[span.base + local as usize];
+            }
         }
     }
-    sync_cube();
-    sort_by_bits(
-        &mut keys,
-        &mut positions,
-        shift,
-        blueprint.radix_bits,
+    let mut counters = Shared::<[Atomic<u32>]>::new_slice(comptime!(if blueprint.use_planes {
+        blueprint.max_planes as usize * blueprint.digits()
+    } else {
+        1
+    }));
+    let mut ranked = Shared::<[u32]>::new_slice(comptime!(if blueprint.use_planes {
+        1
+    } else {
+        blueprint.tile()
+    }));
+    let mut order = Shared::<[u32]>::new_slice(comptime!(if blueprint.use_planes {
+        1
+    } else {
+        blueprint.tile()
+    }));
+    let mut digit_start = Shared::<[u32]>::new_slice(comptime!(blueprint.digits()));
+    let slots = rank_tile(
+        &digits,
+        &mut counters,
+        &mut ranked,
+        &mut order,
+        &mut digit_start,
         blueprint,
     );
-    // The first position of each digit present in the sorted tile.
+    let mut sorted_keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
+    let mut sorted_positions =
+        Shared::<[u32]>::new_slice(comptime!(if with_positions { blueprint.tile() } else { 1 }));
     #[unroll]
-    for e in 0..blueprint.elements_per_unit {
-        let local = (e * CUBE_DIM + UNIT_POS) as usize;
-        if start + local < len {
-            let d = digit_of(keys[local], shift, blueprint);
-            if local == 0 {
-                starts[d as usize] = 0u32;
-            } else if digit_of(keys[local - 1], shift, blueprint) != d {
-                starts[d as usize] = local as u32;
+    for e in 0..epu {
+        if digits[e as usize] < radix {
+            let slot = slots[e as usize] as usize;
+            sorted_keys[slot] = keys[e as usize];
+            if with_positions {
+                sorted_positions[slot] = positions[e as usize];
             }
         }
     }
     sync_cube();
+    let row_base = span.row * len;
     #[unroll]
-    for e in 0..blueprint.elements_per_unit {
-        let local = (e * CUBE_DIM + UNIT_POS) as usize;
-        if start + local < len {
-            let key = keys[local];
-            let d = digit_of(key, shift, blueprint) as usize;
-            let first = offsets[(row * digits + d) * tiles_per_row + part] as usize;
-            let slot = row_base + first + local - starts[d] as usize;
-            radix_out[slot] = key;
-            positions_out[slot] = positions[local];
+    for e in 0..epu {
+        let local = e * CUBE_DIM + UNIT_POS;
+        if local < span.len {
+            let key = sorted_keys[local as usize];
+            let digit = digit_of(pass_radix(key, pass), shift, blueprint);
+            let first = offsets[(span.row * radix as usize + digit as usize) * tiles_per_row
+                + span.part];
+            let slot = row_base + (first + local - digit_start[digit as usize]) as usize;
+            if pass.write_keys {
+                keys_out[slot] = key;
+            }
+            if with_positions {
+                positions_out[slot] = I::cast_from(sorted_positions[local as usize]);
+            }
         }
     }
 }
 
-/// The outputs of a sorted row: the input key at each sorted position (bit for bit) and the
-/// position itself.
+/// The outputs of a sorted row from its positions: the input key at each sorted position
+/// (bit for bit; `words` 32-bit words per key when `K` is `u32`, so i64 keys move as pairs)
+/// and the position itself.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn decode_kernel<K: Numeric, I: Numeric>(
@@ -161,6 +284,7 @@ pub(crate) fn decode_kernel<K: Numeric, I: Numeric>(
     indices_out: &mut [I],
     len: usize,
     elements: usize,
+    #[comptime] words: u32,
     #[comptime] write_keys: bool,
     #[comptime] write_indices: bool,
     #[define(K, I)] _dtypes: [ElemType; 2],
@@ -171,15 +295,21 @@ pub(crate) fn decode_kernel<K: Numeric, I: Numeric>(
     }
     let position = positions[index];
     if write_keys {
-        keys_out[index] = keys[(index / len) * len + position as usize];
+        let source = (index / len) * len + position as usize;
+        #[unroll]
+        for w in 0..words {
+            keys_out[index * words as usize + w as usize] =
+                keys[source * words as usize + w as usize];
+        }
     }
     if write_indices {
         indices_out[index] = I::cast_from(position);
     }
 }
 
-/// A whole row sorted by one cube: radix keys and positions in shared memory, one-bit splits
-/// over all 32 bits, then the outputs written in sorted order.
+/// A whole row sorted by one cube: radix keys and positions held in registers, one ranking
+/// per digit ([`rank_tile`]) from the least significant, the keys reordered through shared
+/// memory after each; then the outputs written in sorted order.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sort_in_cube_kernel<K: Numeric, I: Numeric>(
@@ -199,26 +329,77 @@ pub(crate) fn sort_in_cube_kernel<K: Numeric, I: Numeric>(
     if row >= rows {
         terminate!();
     }
+    let epu = blueprint.elements_per_unit;
+    let (first_bit, bit_count) = comptime!(kind.significant_bits());
+    let passes = comptime!(bit_count.div_ceil(blueprint.radix_bits));
     let row_base = row * len;
-    let mut radix = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
-    let mut positions = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
+    let mut radix = Array::<u32>::new(epu as usize);
+    let mut positions = Array::<u32>::new(epu as usize);
+    let mut digits = Array::<u32>::new(epu as usize);
+    // Past the row's end, the largest key: it stays behind every real key (they come first
+    // in input order, and the ranking is stable).
     #[unroll]
-    for e in 0..blueprint.elements_per_unit {
-        let local = (e * CUBE_DIM + UNIT_POS) as usize;
-        if local < len {
-            radix[local] = radix_key::<K>(keys[row_base + local], kind, descending);
+    for e in 0..epu {
+        let local = held_index(e, blueprint);
+        radix[e as usize] = if (local as usize) < len {
+            radix_key::<K>(keys[row_base + local as usize], kind, descending)
         } else {
-            radix[local] = 0xFFFF_FFFFu32;
-        }
-        positions[local] = local as u32;
+            0xFFFF_FFFFu32
+        };
+        positions[e as usize] = local;
     }
-    sync_cube();
-    sort_by_bits(&mut radix, &mut positions, 0u32, 32u32, blueprint);
+    let mut counters = Shared::<[Atomic<u32>]>::new_slice(comptime!(if blueprint.use_planes {
+        blueprint.max_planes as usize * blueprint.digits()
+    } else {
+        1
+    }));
+    let mut ranked = Shared::<[u32]>::new_slice(comptime!(if blueprint.use_planes {
+        1
+    } else {
+        blueprint.tile()
+    }));
+    let mut order = Shared::<[u32]>::new_slice(comptime!(if blueprint.use_planes {
+        1
+    } else {
+        blueprint.tile()
+    }));
+    let mut digit_start = Shared::<[u32]>::new_slice(comptime!(blueprint.digits()));
+    let mut sorted_radix = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
+    let mut sorted_positions = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
+    for pass in 0..passes {
+        let shift = first_bit + pass * blueprint.radix_bits;
+        #[unroll]
+        for e in 0..epu {
+            digits[e as usize] = digit_of(radix[e as usize], shift, blueprint);
+        }
+        let slots = rank_tile(
+            &digits,
+            &mut counters,
+            &mut ranked,
+            &mut order,
+            &mut digit_start,
+            blueprint,
+        );
+        #[unroll]
+        for e in 0..epu {
+            let slot = slots[e as usize] as usize;
+            sorted_radix[slot] = radix[e as usize];
+            sorted_positions[slot] = positions[e as usize];
+        }
+        sync_cube();
+        #[unroll]
+        for e in 0..epu {
+            let local = held_index(e, blueprint) as usize;
+            radix[e as usize] = sorted_radix[local];
+            positions[e as usize] = sorted_positions[local];
+        }
+        sync_cube();
+    }
     #[unroll]
-    for e in 0..blueprint.elements_per_unit {
-        let local = (e * CUBE_DIM + UNIT_POS) as usize;
+    for e in 0..epu {
+        let local = held_index(e, blueprint) as usize;
         if local < len {
-            let position = positions[local];
+            let position = positions[e as usize];
             if write_keys {
                 keys_out[row_base + local] = keys[row_base + position as usize];
             }

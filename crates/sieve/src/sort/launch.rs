@@ -4,7 +4,8 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::kernels::{
-    decode_kernel, encode_kernel, histogram_kernel, scatter_kernel, sort_in_cube_kernel,
+    PassConfig, Positions, decode_kernel, encode_kernel, encode_wide_kernel, histogram_kernel,
+    scatter_kernel, sort_in_cube_kernel,
 };
 use super::keys::KeyKind;
 use super::tile::SortBlueprint;
@@ -13,8 +14,6 @@ use crate::common::grid::cube_count_1d;
 use crate::scan::{self, ScanKind, ScanOptions, ScanProblem};
 use crate::{DeviceCaps, Dtype, SieveError};
 
-/// Radix bits of a key.
-const KEY_BITS: u32 = 32;
 /// Units of the elementwise kernels.
 const ELEMENTWISE_UNITS: u32 = 256;
 
@@ -36,14 +35,12 @@ pub fn sort(
         Dtype::F32 => KeyKind::F32,
         Dtype::I32 => KeyKind::I32,
         Dtype::U32 => KeyKind::U32,
-        other => {
-            return Err(SieveError::invalid(
-                "io.key_dtype",
-                other,
-                "f32, i32 or u32 (other key dtypes are not sorted yet)",
-            ));
-        }
+        Dtype::F16 => KeyKind::F16,
+        Dtype::I64 => KeyKind::I64,
     };
+    if kind == KeyKind::F16 {
+        caps.check_dtype(Dtype::F16)?;
+    }
     let index_max = match io.index_dtype {
         Dtype::I32 => i32::MAX as usize,
         Dtype::U32 => u32::MAX as usize,
@@ -72,10 +69,19 @@ pub fn sort(
         .tuning
         .unwrap_or_else(|| SortTuning::for_device(&caps, shared));
     check_tuning(&caps, &tuning)?;
-    let capacity = tuning.in_cube_capacity();
+    let capacity = tuning.in_cube_capacity(&caps);
     let strategy = match options.strategy {
-        SortStrategy::Auto if problem.len <= capacity => SortStrategy::InCube,
+        SortStrategy::Auto if problem.len <= capacity && kind != KeyKind::I64 => {
+            SortStrategy::InCube
+        }
         SortStrategy::Auto => SortStrategy::Lsd,
+        SortStrategy::InCube if kind == KeyKind::I64 => {
+            return Err(SieveError::invalid(
+                "options.strategy",
+                "InCube",
+                "Lsd or Auto for i64 keys (the in-cube sort holds 32-bit radix keys)",
+            ));
+        }
         SortStrategy::InCube if problem.len > capacity => {
             return Err(SieveError::invalid(
                 "problem.len",
@@ -95,6 +101,7 @@ pub fn sort(
         kind,
         descending: order == SortOrder::Descending,
         tuning,
+        caps,
     };
     match strategy {
         SortStrategy::InCube => run.in_cube(),
@@ -106,15 +113,15 @@ pub fn sort(
 
 fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError> {
     caps.check_units_per_cube(tuning.units_per_cube)?;
-    if !(1..=8).contains(&tuning.radix_bits) {
-        return Err(SieveError::invalid(
-            "tuning.radix_bits",
-            tuning.radix_bits,
-            "1..=8",
-        ));
+    for (name, bits) in [
+        ("tuning.radix_bits", tuning.radix_bits),
+        ("tuning.in_cube_radix_bits", tuning.in_cube_radix_bits),
+    ] {
+        if !(1..=8).contains(&bits) {
+            return Err(SieveError::invalid(name, bits, "1..=8"));
+        }
     }
-    let tile_bytes =
-        tuning.tile() * 8 + (4 << tuning.radix_bits) + 4 * tuning.units_per_cube as usize;
+    let tile_bytes = tuning.lsd_tile_bytes(caps);
     if tuning.elements_per_unit == 0 || tile_bytes > tuning.max_shared_bytes {
         return Err(SieveError::invalid(
             "tuning.elements_per_unit",
@@ -129,6 +136,25 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
     caps.check_planes(tuning.use_planes)
 }
 
+fn lsd_blueprint(caps: &DeviceCaps, tuning: &SortTuning) -> SortBlueprint {
+    SortBlueprint::new(
+        tuning.units_per_cube,
+        tuning.elements_per_unit,
+        tuning.radix_bits,
+        tuning.use_planes,
+        caps,
+    )
+}
+
+/// Where the last LSD pass writes.
+#[derive(Clone, Copy)]
+enum Sink<'a> {
+    /// The caller's outputs (the carried words are the keys themselves).
+    Outputs,
+    /// The final positions, as `u32`, into this workspace (for a decode or a second sort).
+    Positions(&'a Handle),
+}
+
 struct Run<'a> {
     client: &'a Client,
     io: SortIo<'a>,
@@ -136,6 +162,7 @@ struct Run<'a> {
     kind: KeyKind,
     descending: bool,
     tuning: SortTuning,
+    caps: DeviceCaps,
 }
 
 impl Run<'_> {
@@ -167,27 +194,17 @@ impl Run<'_> {
 
     /// One cube per row; units and keys per unit sized to the row (powers of two).
     fn in_cube(&self) {
-        let len = self.problem.len;
-        let min_units = DeviceCaps::of(self.client).plane_size_max.max(1);
-        let units =
-            (len.div_ceil(8).next_power_of_two() as u32).clamp(min_units, self.tuning.max_units);
-        let elements_per_unit = (len.div_ceil(units as usize).next_power_of_two() as u32).max(1);
-        let blueprint = SortBlueprint {
-            units,
-            elements_per_unit,
-            use_planes: self.tuning.use_planes,
-            radix_bits: self.tuning.radix_bits,
-        };
+        let blueprint = self.tuning.in_cube_blueprint(&self.caps, self.problem.len);
         // SAFETY: one cube per row, surplus cubes return; every access is within the row.
         unsafe {
             sort_in_cube_kernel::launch_unchecked(
                 self.client,
                 cube_count_1d(self.client, self.problem.rows),
-                CubeDim::new_1d(units),
+                CubeDim::new_1d(blueprint.units),
                 self.buffer(self.io.keys),
                 self.output(self.io.keys_out),
                 self.output(self.io.indices_out),
-                len,
+                self.problem.len,
                 self.problem.rows,
                 self.kind,
                 self.descending,
@@ -206,44 +223,188 @@ impl Run<'_> {
         )
     }
 
-    /// Encode, one counting pass per digit (histogram, scan, scatter), decode.
+    /// The LSD sort for each kind of key: 32-bit keys ride through the passes as they are;
+    /// f16 keys are encoded to radix words and i64 keys sorted word by word, then the
+    /// outputs are gathered by the final positions.
     fn lsd(&self) {
         let n = self.elements();
-        let len = self.problem.len;
-        let blueprint = SortBlueprint {
-            units: self.tuning.units_per_cube,
-            elements_per_unit: self.tuning.elements_per_unit,
-            use_planes: self.tuning.use_planes,
-            radix_bits: self.tuning.radix_bits,
+        let want_keys = self.io.keys_out.is_some();
+        let want_indices = self.io.indices_out.is_some();
+        if !want_keys && !want_indices {
+            return;
+        }
+        if self.kind.carried_raw() {
+            self.passes(self.io.keys, self.kind, self.descending, None, want_indices, Sink::Outputs);
+            return;
+        }
+        let radix = self.client.empty(4 * n);
+        let positions = self.client.empty(4 * n);
+        let words = if self.kind == KeyKind::I64 {
+            self.encode_wide(&radix, None, false);
+            let low_positions = self.client.empty(4 * n);
+            self.passes(&radix, KeyKind::U32, false, None, true, Sink::Positions(&low_positions));
+            self.encode_wide(&radix, Some(&low_positions), true);
+            self.passes(
+                &radix,
+                KeyKind::U32,
+                false,
+                Some(&low_positions),
+                true,
+                Sink::Positions(&positions),
+            );
+            2
+        } else {
+            // SAFETY: one unit per element, bounds-checked.
+            unsafe {
+                encode_kernel::launch_unchecked(
+                    self.client,
+                    self.elementwise_grid(),
+                    CubeDim::new_1d(ELEMENTWISE_UNITS),
+                    self.buffer(self.io.keys),
+                    self.buffer(&radix),
+                    n,
+                    self.kind,
+                    self.descending,
+                    self.io.key_dtype.elem_type(),
+                );
+            }
+            self.passes(&radix, KeyKind::U32, false, None, true, Sink::Positions(&positions));
+            1
         };
-        let tiles_per_row = len.div_ceil(blueprint.tile());
-        let total_tiles = self.problem.rows * tiles_per_row;
-        let digits = blueprint.digits();
-        let mut radix = [self.client.empty(4 * n), self.client.empty(4 * n)];
-        let mut positions = [self.client.empty(4 * n), self.client.empty(4 * n)];
-        let counts = self.client.empty(4 * total_tiles * digits);
-        let offsets = self.client.empty(4 * total_tiles * digits);
-        // SAFETY: one unit per element, bounds-checked.
+        self.decode(&positions, words);
+    }
+
+    /// One radix word of i64 keys (read as `u32` pairs) into `radix`; the high word at the
+    /// positions the low-word sort gave.
+    fn encode_wide(&self, radix: &Handle, positions: Option<&Handle>, high_word: bool) {
+        let n = self.elements();
+        // SAFETY: the keys are `2 n` words; `positions` (when read) are within their row.
         unsafe {
-            encode_kernel::launch_unchecked(
+            encode_wide_kernel::launch_unchecked(
                 self.client,
                 self.elementwise_grid(),
                 CubeDim::new_1d(ELEMENTWISE_UNITS),
-                self.buffer(self.io.keys),
-                self.buffer(&radix[0]),
-                self.buffer(&positions[0]),
-                len,
+                BufferArg::from_raw_parts(self.io.keys.clone(), 2 * n),
+                self.output(positions),
+                self.buffer(radix),
+                self.problem.len,
                 n,
-                self.kind,
+                high_word,
                 self.descending,
-                self.io.key_dtype.elem_type(),
             );
         }
+    }
+
+    /// The outputs from the final positions: keys gathered from the input (`words` 32-bit
+    /// words per key for i64, else the key dtype), indices converted.
+    fn decode(&self, positions: &Handle, words: u32) {
+        let n = self.elements();
+        let (keys_in, keys_out, key_elem) = if words == 2 {
+            // SAFETY: i64 buffers hold `2 n` words.
+            unsafe {
+                (
+                    BufferArg::from_raw_parts(self.io.keys.clone(), 2 * n),
+                    match self.io.keys_out {
+                        Some(h) => BufferArg::from_raw_parts(h.clone(), 2 * n),
+                        None => BufferArg::from_raw_parts(self.client.empty(64), 8),
+                    },
+                    Dtype::U32.elem_type(),
+                )
+            }
+        } else {
+            (
+                self.buffer(self.io.keys),
+                self.output(self.io.keys_out),
+                self.io.key_dtype.elem_type(),
+            )
+        };
+        // SAFETY: one unit per element, bounds-checked; positions are within the row.
+        unsafe {
+            decode_kernel::launch_unchecked(
+                self.client,
+                self.elementwise_grid(),
+                CubeDim::new_1d(ELEMENTWISE_UNITS),
+                keys_in,
+                self.buffer(positions),
+                keys_out,
+                self.output(self.io.indices_out),
+                self.problem.len,
+                n,
+                words,
+                self.io.keys_out.is_some(),
+                self.io.indices_out.is_some(),
+                [key_elem, self.io.index_dtype.elem_type()],
+            );
+        }
+    }
+
+    /// The LSD passes over the radix words `keys` (mapped to radix keys by `kind` and
+    /// `descending`), least significant digit first, over the kind's significant bits. The
+    /// first pass makes the positions (or reads `first_positions`), the last writes `sink`.
+    fn passes(
+        &self,
+        keys: &Handle,
+        kind: KeyKind,
+        descending: bool,
+        first_positions: Option<&Handle>,
+        with_positions: bool,
+        sink: Sink<'_>,
+    ) {
+        let n = self.elements();
+        let len = self.problem.len;
+        let blueprint = lsd_blueprint(&self.caps, &self.tuning);
+        let tiles_per_row = len.div_ceil(blueprint.tile());
+        let total_tiles = self.problem.rows * tiles_per_row;
+        let digits = blueprint.digits();
+        let (first_bit, bit_count) = self.kind.significant_bits();
+        let passes = bit_count.div_ceil(blueprint.radix_bits);
+        let key_space = [self.client.empty(4 * n), self.client.empty(4 * n)];
+        let position_space = if with_positions {
+            [self.client.empty(4 * n), self.client.empty(4 * n)]
+        } else {
+            [self.client.empty(64), self.client.empty(64)]
+        };
+        let counts = self.client.empty(4 * total_tiles * digits);
+        let offsets = self.client.empty(4 * total_tiles * digits);
         let grid = cube_count_1d(self.client, total_tiles);
         let cube_dim = CubeDim::new_1d(blueprint.units);
-        let passes = KEY_BITS.div_ceil(blueprint.radix_bits);
+        let u32_elem = Dtype::U32.elem_type();
         for pass in 0..passes {
-            let shift = pass * blueprint.radix_bits;
+            let shift = first_bit + pass * blueprint.radix_bits;
+            let last = pass + 1 == passes;
+            let keys_in = if pass == 0 {
+                keys
+            } else {
+                &key_space[(pass as usize - 1) % 2]
+            };
+            let positions_in = if pass == 0 {
+                first_positions
+            } else {
+                Some(&position_space[(pass as usize - 1) % 2])
+            };
+            let config = PassConfig {
+                kind,
+                descending,
+                positions: match (with_positions, positions_in) {
+                    (false, _) => Positions::None,
+                    (true, None) => Positions::FromIndex,
+                    (true, Some(_)) => Positions::Carried,
+                },
+                write_keys: !last || (matches!(sink, Sink::Outputs) && self.io.keys_out.is_some()),
+            };
+            let (keys_out, positions_out, index_elem) = match (last, sink) {
+                (true, Sink::Outputs) => (
+                    self.output(self.io.keys_out),
+                    self.output(self.io.indices_out.filter(|_| with_positions)),
+                    self.io.index_dtype.elem_type(),
+                ),
+                (true, Sink::Positions(h)) => (self.output(None), self.buffer(h), u32_elem),
+                (false, _) => (
+                    self.buffer(&key_space[pass as usize % 2]),
+                    self.output(Some(&position_space[pass as usize % 2]).filter(|_| with_positions)),
+                    u32_elem,
+                ),
+            };
             // SAFETY: one cube per tile, surplus cubes return; counts hold `digits` values per
             // tile, written once each.
             unsafe {
@@ -251,12 +412,13 @@ impl Run<'_> {
                     self.client,
                     grid.clone(),
                     cube_dim,
-                    self.buffer(&radix[0]),
+                    self.buffer(keys_in),
                     BufferArg::from_raw_parts(counts.clone(), total_tiles * digits),
                     len,
                     tiles_per_row,
                     total_tiles,
                     shift,
+                    config,
                     blueprint,
                 );
             }
@@ -280,37 +442,20 @@ impl Run<'_> {
                     self.client,
                     grid.clone(),
                     cube_dim,
-                    self.buffer(&radix[0]),
-                    self.buffer(&positions[0]),
-                    self.buffer(&radix[1]),
-                    self.buffer(&positions[1]),
+                    self.buffer(keys_in),
+                    self.output(positions_in),
+                    keys_out,
+                    positions_out,
                     BufferArg::from_raw_parts(offsets.clone(), total_tiles * digits),
                     len,
                     tiles_per_row,
                     total_tiles,
                     shift,
+                    config,
                     blueprint,
+                    index_elem,
                 );
             }
-            radix.swap(0, 1);
-            positions.swap(0, 1);
-        }
-        // SAFETY: one unit per element, bounds-checked; positions are within the row.
-        unsafe {
-            decode_kernel::launch_unchecked(
-                self.client,
-                self.elementwise_grid(),
-                CubeDim::new_1d(ELEMENTWISE_UNITS),
-                self.buffer(self.io.keys),
-                self.buffer(&positions[0]),
-                self.output(self.io.keys_out),
-                self.output(self.io.indices_out),
-                len,
-                n,
-                self.io.keys_out.is_some(),
-                self.io.indices_out.is_some(),
-                self.dtypes(),
-            );
         }
     }
 }

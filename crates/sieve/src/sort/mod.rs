@@ -8,22 +8,34 @@
 //!   stability: **equal keys keep their input order in both directions** (NaN first when
 //!   descending, as in `torch.sort(descending=True)`).
 //! - The sorted keys are the input keys moved, bit for bit (a -0.0 stays -0.0, NaN payloads
-//!   stay): the kernels sort order-preserving 32-bit *radix keys* carrying each element's
-//!   position, and the output keys are gathered from the input by that position.
+//!   stay). The passes rank order-preserving 32-bit *radix keys*: f32, i32 and u32 keys ride
+//!   through the passes as their own bits (the radix key is recomputed from them, so no
+//!   encode or decode pass); f16 and i64 keys are encoded to radix words and the outputs are
+//!   gathered from the input by the final permutation.
 //! - Deterministic: every pass is a stable counting sort with integer counts.
-//! - Key dtypes: f32, i32, u32 (others are refused with a message naming these).
+//! - Key dtypes: f32, f16, i32, u32 and i64 (bf16 is not a sieve dtype yet); f16 needs the
+//!   device's f16 support, i64 keys none (they are read as pairs of 32-bit words), i64
+//!   indices the device's 64-bit integers.
 //!
 //! # Strategies
-//! - [`SortStrategy::InCube`]: one cube per row, the whole row in shared memory, sorted by a
-//!   sequence of one-bit stable splits over all 32 radix bits (each split ranks with a
-//!   cube-wide scan). One launch, no device-wide pass: rows up to
-//!   [`SortTuning::in_cube_capacity`] keys.
+//! Both rank a tile of keys by one digit with [`tile::rank_tile`]: plane votes where the device
+//! has plane operations (`plane_ballot` on each digit bit gives every key its peers in the
+//! plane; per-plane digit counters carry counts across the plane's keys), else one-bit splits
+//! ranked by cube-wide scans.
+//! - [`SortStrategy::InCube`]: one cube per row, the row held in registers, one ranking per
+//!   `in_cube_radix_bits` digit from the least significant, reordered through shared memory
+//!   after each. One launch, no device-wide pass: rows up to
+//!   [`SortTuning::in_cube_capacity`] keys (not i64 keys).
 //! - [`SortStrategy::Lsd`]: least-significant-digit radix sort, `radix_bits` per pass. Each
 //!   pass: every tile counts its digits (shared-memory counters), the counts of a row, laid out
 //!   digit-major (`[digit][tile]`), are scanned by `scan::scan` into each (digit, tile)'s first
-//!   output slot, then every tile sorts itself by the digit in shared memory (one-bit splits)
-//!   and writes each key to its slot: consecutive keys of a digit land on consecutive slots.
-//! - [`SortStrategy::Auto`]: `InCube` when a row fits one cube, else `Lsd`.
+//!   output slot, then every tile ranks its keys by the digit, puts them in digit order in
+//!   shared memory and writes each to its slot: consecutive keys of a digit land on
+//!   consecutive slots. The first pass makes the positions, the last writes the outputs.
+//!   i64 keys: the low radix words are sorted, then the high words (read at the positions
+//!   the first sort gave) - LSD order makes that a sort by the whole key.
+//! - [`SortStrategy::Auto`]: `InCube` when a row fits one cube (and keys are not i64), else
+//!   `Lsd`.
 
 mod kernels;
 mod keys;
@@ -85,7 +97,7 @@ pub struct SortIo<'a> {
     pub index_dtype: Dtype,
 }
 
-/// Tile shapes and digit width: plain data, chosen from the device, overridable.
+/// Tile shapes and digit widths: plain data, chosen from the device, overridable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SortTuning {
     /// Units per cube of the LSD passes (a power of two, at least the plane width).
@@ -94,7 +106,9 @@ pub struct SortTuning {
     pub elements_per_unit: u32,
     /// Bits per LSD pass (1..=8).
     pub radix_bits: u32,
-    /// Use plane operations (the device must have them).
+    /// Bits per ranking of the in-cube sort (1..=8).
+    pub in_cube_radix_bits: u32,
+    /// Rank with plane votes (the device must have plane operations); else one-bit splits.
     pub use_planes: bool,
     /// Most units a cube may have (the in-cube sort's limit).
     pub max_units: u32,
@@ -103,17 +117,35 @@ pub struct SortTuning {
 }
 
 impl SortTuning {
-    /// 256 units x 8 keys (16 KiB of keys and positions per tile), 8-bit digits (4 passes for
-    /// 32-bit keys).
+    /// 256 units x up to 16 keys (a 4096-key tile; fewer keys when the tile and the ranker's
+    /// state would not fit in shared memory: the split ranker needs twice the bytes), 8-bit
+    /// digits (4 passes for 32-bit keys).
     pub fn for_device(caps: &crate::DeviceCaps, shared_bytes: usize) -> Self {
-        SortTuning {
+        let mut tuning = SortTuning {
             units_per_cube: 256u32.max(caps.plane_size_max),
-            elements_per_unit: 8,
+            elements_per_unit: 16,
             radix_bits: 8,
+            in_cube_radix_bits: 8,
             use_planes: caps.plane_ops,
             max_units: caps.max_units_per_cube.min(1024),
             max_shared_bytes: shared_bytes,
+        };
+        while tuning.elements_per_unit > 1 && tuning.lsd_tile_bytes(caps) > shared_bytes {
+            tuning.elements_per_unit /= 2;
         }
+        tuning
+    }
+
+    /// Shared memory of one LSD tile: keys and positions, plus the ranker's state.
+    pub fn lsd_tile_bytes(&self, caps: &crate::DeviceCaps) -> usize {
+        let blueprint = tile::SortBlueprint::new(
+            self.units_per_cube,
+            self.elements_per_unit,
+            self.radix_bits,
+            self.use_planes,
+            caps,
+        );
+        blueprint.tile() * 8 + blueprint.ranking_bytes()
     }
 
     /// Keys per LSD tile.
@@ -121,16 +153,38 @@ impl SortTuning {
         self.units_per_cube as usize * self.elements_per_unit as usize
     }
 
-    /// The longest row [`SortStrategy::InCube`] sorts: the largest power of two of keys
-    /// (8 bytes each with their positions) that fits in shared memory beside 4 KiB for the
-    /// scan spine, at most 16 per unit.
-    pub fn in_cube_capacity(&self) -> usize {
-        let fit = self.max_shared_bytes.saturating_sub(4096) / 8;
-        if fit == 0 {
-            return 0;
+    /// The in-cube blueprint for rows of `len` keys: units from the plane width up to the
+    /// tuning's limit, about 8 keys each, both powers of two.
+    pub(crate) fn in_cube_blueprint(
+        &self,
+        caps: &crate::DeviceCaps,
+        len: usize,
+    ) -> tile::SortBlueprint {
+        let min_units = caps.plane_size_max.max(1);
+        let units = (len.div_ceil(8).next_power_of_two() as u32).clamp(min_units, self.max_units);
+        let elements_per_unit = (len.div_ceil(units as usize).next_power_of_two() as u32).max(1);
+        tile::SortBlueprint::new(
+            units,
+            elements_per_unit,
+            self.in_cube_radix_bits,
+            self.use_planes,
+            caps,
+        )
+    }
+
+    /// The longest row [`SortStrategy::InCube`] sorts on this device: the largest power of
+    /// two of keys whose tile (8 bytes a key with its position, plus the ranker's state)
+    /// fits in shared memory, at most 16 keys per unit.
+    pub fn in_cube_capacity(&self, caps: &crate::DeviceCaps) -> usize {
+        let mut len = self.max_units as usize * 16;
+        while len > 1 {
+            let blueprint = self.in_cube_blueprint(caps, len);
+            if blueprint.tile() * 8 + blueprint.ranking_bytes() <= self.max_shared_bytes {
+                return len;
+            }
+            len /= 2;
         }
-        let power = 1usize << (usize::BITS - 1 - fit.leading_zeros());
-        power.min(self.max_units as usize * 16)
+        0
     }
 }
 

@@ -1,6 +1,15 @@
-//! What one cube does with one tile of keys in shared memory: a stable sort by a range of
-//! radix bits, as one-bit splits ranked by cube-wide scans (the course's split, done with a
-//! scan), and the first position of each digit in the sorted tile.
+//! What one cube does with one tile of keys: rank every key of the tile by a digit, stably
+//! (the key's slot in the tile sorted by that digit, ties in input order), and the first slot
+//! of each digit. Two rankers with the same contract:
+//! - [`rank_by_planes`]: planes vote on the digit's bits (`plane_ballot`), so each key learns
+//!   which lanes of its plane share its digit; per-plane digit counters in shared memory carry
+//!   the count across the plane's keys, and a prefix over (digit, plane) turns the counters
+//!   into slots. A handful of ballots per key and one synchronisation per tile.
+//! - [`rank_by_splits`]: without plane operations, one-bit stable splits of (digit, index)
+//!   pairs, each ranked by a cube-wide scan (the course's split), then the inverse permutation.
+//!
+//! Keys are *held*: each unit keeps `elements_per_unit` keys in registers, at the tile indices
+//! [`held_index`] gives, and the ranker returns each held key's slot.
 
 use cubecl::prelude::*;
 
@@ -13,11 +22,37 @@ pub struct SortBlueprint {
     /// Keys per unit; a tile is `units * elements_per_unit` keys.
     pub elements_per_unit: u32,
     pub use_planes: bool,
-    /// Bits per digit (LSD passes; `radix_bits` of the tuning).
+    /// Bits per digit.
     pub radix_bits: u32,
+    /// Most planes a cube of `units` can hold (`units` over the narrowest plane): sizes the
+    /// per-plane digit counters.
+    pub max_planes: u32,
+    /// 32-bit words of a ballot that cover the widest plane.
+    pub ballot_words: u32,
 }
 
 impl SortBlueprint {
+    pub fn new(
+        units: u32,
+        elements_per_unit: u32,
+        radix_bits: u32,
+        use_planes: bool,
+        caps: &crate::DeviceCaps,
+    ) -> Self {
+        SortBlueprint {
+            units,
+            elements_per_unit,
+            use_planes,
+            radix_bits,
+            max_planes: if use_planes {
+                units.div_ceil(caps.plane_size_min.max(1))
+            } else {
+                1
+            },
+            ballot_words: caps.plane_size_max.div_ceil(32).clamp(1, 4),
+        }
+    }
+
     pub fn tile(&self) -> usize {
         self.units as usize * self.elements_per_unit as usize
     }
@@ -25,6 +60,237 @@ impl SortBlueprint {
     pub fn digits(&self) -> usize {
         1usize << self.radix_bits
     }
+
+    /// Shared memory a tile needs besides its sorted keys and positions: the rankers' state,
+    /// the digit starts and the scan spine.
+    pub fn ranking_bytes(&self) -> usize {
+        let ranker = if self.use_planes {
+            4 * self.max_planes as usize * self.digits()
+        } else {
+            8 * self.tile()
+        };
+        ranker + 4 * self.digits() + 4 * self.units as usize
+    }
+}
+
+/// The tile index (input order) of a unit's `e`-th held key. With planes, each plane holds a
+/// contiguous chunk of `PLANE_DIM * elements_per_unit` keys striped across its lanes, so a
+/// plane walks its chunk in input order and reads stay coalesced; without, keys are striped
+/// across the cube.
+#[cube]
+pub fn held_index(e: u32, #[comptime] blueprint: SortBlueprint) -> u32 {
+    if blueprint.use_planes {
+        let lane = UNIT_POS_PLANE;
+        (UNIT_POS - lane) * blueprint.elements_per_unit + e * PLANE_DIM + lane
+    } else {
+        e * CUBE_DIM + UNIT_POS
+    }
+}
+
+/// The digit (`radix_bits` bits from `shift`) of a radix key.
+#[cube]
+pub fn digit_of(key: u32, shift: u32, #[comptime] blueprint: SortBlueprint) -> u32 {
+    (key >> shift) & comptime!((1u32 << blueprint.radix_bits) - 1)
+}
+
+/// Stable slots of the held keys by digit (`digits[e]`; a value of `1 << radix_bits` or more
+/// marks a missing key, which gets no slot and must sit at the end of the tile), and the first
+/// slot of each digit in `digit_start`. Every unit must call it; it synchronises the cube and
+/// leaves `digit_start` readable.
+#[cube]
+pub fn rank_tile(
+    digits: &Array<u32>,
+    counters: &mut Shared<[Atomic<u32>]>,
+    ranked: &mut Shared<[u32]>,
+    order: &mut Shared<[u32]>,
+    digit_start: &mut Shared<[u32]>,
+    #[comptime] blueprint: SortBlueprint,
+) -> Array<u32> {
+    if blueprint.use_planes {
+        rank_by_planes(digits, counters, digit_start, blueprint)
+    } else {
+        rank_by_splits(digits, ranked, order, digit_start, blueprint)
+    }
+}
+
+/// How a lane stands among the lanes of its plane whose keys share its digit.
+#[derive(CubeType, Clone, Copy)]
+pub struct Peers {
+    /// Peers at lower lanes.
+    pub below: u32,
+    /// Peers in all, the lane itself included.
+    pub count: u32,
+    /// The lowest peer lane (the lane itself when it has no peers).
+    pub leader: u32,
+}
+
+/// The lanes of the plane holding a present key with the same digit as this lane's: one
+/// ballot for presence and one per digit bit, intersected.
+#[cube]
+pub fn plane_peers(digit: u32, present: bool, #[comptime] blueprint: SortBlueprint) -> Peers {
+    let mut mask = plane_ballot(present);
+    #[unroll]
+    for bit in 0..blueprint.radix_bits {
+        let set = ((digit >> bit) & 1u32) == 1u32;
+        let vote = plane_ballot(set);
+        let flip = if set { 0u32 } else { 0xFFFF_FFFFu32 };
+        mask &= vote ^ Vector::new(flip);
+    }
+    let lane = UNIT_POS_PLANE;
+    let own_word = lane / 32u32;
+    let below_bits = (1u32 << (lane % 32u32)) - 1u32;
+    let mut below = 0u32;
+    let mut count = 0u32;
+    let mut leader = lane;
+    let mut found = false;
+    #[unroll]
+    for w in 0..blueprint.ballot_words {
+        let word = mask.extract(w as usize);
+        let ones = word.count_ones();
+        count += ones;
+        if w < own_word {
+            below += ones;
+        } else if w == own_word {
+            below += (word & below_bits).count_ones();
+        }
+        if !found && word != 0u32 {
+            leader = w * 32u32 + word.trailing_zeros();
+            found = true;
+        }
+    }
+    Peers {
+        below,
+        count,
+        leader,
+    }
+}
+
+/// [`rank_tile`] with plane votes: each plane walks its chunk (held key `e` of every lane at
+/// once, in input order); the leader of each digit's peers adds their count to the plane's
+/// counter for the digit and the peers learn the count before them by a shuffle. Then a
+/// prefix over (digit, plane) in that order gives every (digit, plane) its first slot.
+#[cube]
+pub fn rank_by_planes(
+    digits: &Array<u32>,
+    counters: &mut Shared<[Atomic<u32>]>,
+    digit_start: &mut Shared<[u32]>,
+    #[comptime] blueprint: SortBlueprint,
+) -> Array<u32> {
+    let radix = comptime!(blueprint.digits() as u32);
+    let epu = blueprint.elements_per_unit;
+    let slots = comptime!(blueprint.max_planes * (1u32 << blueprint.radix_bits));
+    let mut i = UNIT_POS;
+    while i < slots {
+        counters[i as usize].store(0u32);
+        i += CUBE_DIM;
+    }
+    sync_cube();
+    let plane = UNIT_POS / PLANE_DIM;
+    let lane = UNIT_POS_PLANE;
+    let mut ranks = Array::<u32>::new(epu as usize);
+    #[unroll]
+    for e in 0..epu {
+        let digit = digits[e as usize];
+        let present = digit < radix;
+        let peers = plane_peers(digit, present, blueprint);
+        let mut earlier = 0u32;
+        if present && lane == peers.leader {
+            earlier = counters[(plane * radix + digit) as usize].fetch_add(peers.count);
+        }
+        ranks[e as usize] = plane_shuffle(earlier, peers.leader) + peers.below;
+    }
+    sync_cube();
+    // Each unit owns `per_unit` consecutive digits: their counters become exclusive prefixes
+    // over the planes, their totals go through one cube scan.
+    let per_unit = comptime!((1u32 << blueprint.radix_bits).div_ceil(blueprint.units));
+    let planes = CUBE_DIM / PLANE_DIM;
+    let mut totals = Array::<u32>::new(per_unit as usize);
+    let mut sum = 0u32;
+    #[unroll]
+    for k in 0..per_unit {
+        let digit = UNIT_POS * per_unit + k;
+        let mut run = 0u32;
+        if digit < radix {
+            for p in 0..planes {
+                let counter = &counters[(p * radix + digit) as usize];
+                let count = counter.load();
+                counter.store(run);
+                run += count;
+            }
+        }
+        totals[k as usize] = run;
+        sum += run;
+    }
+    let prefix = cube_exclusive_sum(sum, blueprint.units, blueprint.use_planes);
+    let mut start = prefix.before;
+    #[unroll]
+    for k in 0..per_unit {
+        let digit = UNIT_POS * per_unit + k;
+        if digit < radix {
+            digit_start[digit as usize] = start;
+        }
+        start += totals[k as usize];
+    }
+    sync_cube();
+    #[unroll]
+    for e in 0..epu {
+        let digit = digits[e as usize];
+        if digit < radix {
+            ranks[e as usize] += digit_start[digit as usize]
+                + counters[(plane * radix + digit) as usize].load();
+        }
+    }
+    ranks
+}
+
+/// [`rank_tile`] without plane operations: the (digit, tile index) pairs are sorted by
+/// one-bit splits ([`sort_by_bits`]); missing keys take the largest digit, and since they
+/// are the tile's last indices they stay behind every present key. The sorted order gives the
+/// digit starts; its inverse gives each key's slot.
+#[cube]
+pub fn rank_by_splits(
+    digits: &Array<u32>,
+    ranked: &mut Shared<[u32]>,
+    order: &mut Shared<[u32]>,
+    digit_start: &mut Shared<[u32]>,
+    #[comptime] blueprint: SortBlueprint,
+) -> Array<u32> {
+    let radix = comptime!(blueprint.digits() as u32);
+    let epu = blueprint.elements_per_unit;
+    let tile = comptime!(blueprint.tile() as u32);
+    #[unroll]
+    for e in 0..epu {
+        let index = held_index(e, blueprint);
+        ranked[index as usize] = min(digits[e as usize], radix - 1);
+        order[index as usize] = index;
+    }
+    sync_cube();
+    sort_by_bits(ranked, order, 0u32, blueprint.radix_bits, blueprint);
+    let mut slot = UNIT_POS;
+    while slot < tile {
+        let digit = ranked[slot as usize];
+        if slot == 0u32 {
+            digit_start[digit as usize] = 0u32;
+        } else if ranked[(slot - 1) as usize] != digit {
+            digit_start[digit as usize] = slot;
+        }
+        slot += CUBE_DIM;
+    }
+    sync_cube();
+    // The digits are read; `ranked` now takes the inverse permutation.
+    let mut slot = UNIT_POS;
+    while slot < tile {
+        ranked[order[slot as usize] as usize] = slot;
+        slot += CUBE_DIM;
+    }
+    sync_cube();
+    let mut ranks = Array::<u32>::new(epu as usize);
+    #[unroll]
+    for e in 0..epu {
+        ranks[e as usize] = ranked[held_index(e, blueprint) as usize];
+    }
+    sync_cube();
+    ranks
 }
 
 /// Stable sort of the tile's `(key, position)` pairs in shared memory by bits
@@ -73,10 +339,4 @@ pub fn sort_by_bits(
         }
         sync_cube();
     }
-}
-
-/// The digit (`radix_bits` bits from `shift`) of a radix key.
-#[cube]
-pub fn digit_of(key: u32, shift: u32, #[comptime] blueprint: SortBlueprint) -> u32 {
-    (key >> shift) & comptime!((1u32 << blueprint.radix_bits) - 1)
 }
