@@ -11,7 +11,7 @@
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 use cubecl::prelude::*;
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use sieve::sort::{self, SortIo, SortOptions, SortOrder, SortProblem, SortStrategy};
+use sieve::sort::{self, SortIo, SortOptions, SortOrder, SortProblem, SortStrategy, SortTuning};
 use sieve::{DeviceCaps, Dtype};
 
 use crate::case::Case;
@@ -177,7 +177,7 @@ fn run_rank<const D: usize>(
                     },
                     SortOptions {
                         strategy,
-                        tuning: None,
+                        tuning: sort_tuning_override(case, client),
                     },
                 )
             };
@@ -509,4 +509,28 @@ fn check_sorted(
         }
     }
     None
+}
+
+/// A sort tuning from the case's `units=`, `epu=` (keys per unit), `bits=` (LSD digit) and
+/// `in_cube_bits=` params over the device's defaults; `None` when the case names none.
+fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
+    let get = |k: &str| {
+        case.params
+            .get(k)
+            .map(|v| v.parse::<u32>().expect("an integer"))
+    };
+    let keys = ["units", "epu", "bits", "in_cube_bits"];
+    if keys.iter().all(|k| get(k).is_none()) {
+        return None;
+    }
+    let caps = DeviceCaps::of(client);
+    let base = SortTuning::for_device(&caps, client.properties().hardware.max_shared_memory_size);
+    Some(SortTuning {
+        units_per_cube: get("units").unwrap_or(base.units_per_cube),
+        elements_per_unit: get("epu").unwrap_or(base.elements_per_unit),
+        radix_bits: get("bits").unwrap_or(base.radix_bits),
+        in_cube_radix_bits: get("in_cube_bits").unwrap_or(base.in_cube_radix_bits),
+        short_row_radix_bits: get("in_cube_bits").unwrap_or(base.short_row_radix_bits),
+        ..base
+    })
 }

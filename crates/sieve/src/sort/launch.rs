@@ -116,6 +116,7 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
     for (name, bits) in [
         ("tuning.radix_bits", tuning.radix_bits),
         ("tuning.in_cube_radix_bits", tuning.in_cube_radix_bits),
+        ("tuning.short_row_radix_bits", tuning.short_row_radix_bits),
     ] {
         if !(1..=8).contains(&bits) {
             return Err(SieveError::invalid(name, bits, "1..=8"));

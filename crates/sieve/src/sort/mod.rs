@@ -106,8 +106,12 @@ pub struct SortTuning {
     pub elements_per_unit: u32,
     /// Bits per LSD pass (1..=8).
     pub radix_bits: u32,
-    /// Bits per ranking of the in-cube sort (1..=8).
+    /// Bits per ranking of the in-cube sort (1..=8), for rows longer than
+    /// [`SHORT_ROW`](Self::SHORT_ROW) keys.
     pub in_cube_radix_bits: u32,
+    /// Bits per ranking of the in-cube sort for rows of at most `SHORT_ROW` keys: fewer
+    /// digits to prefix per ranking pays for the extra rankings there.
+    pub short_row_radix_bits: u32,
     /// Rank with plane votes (the device must have plane operations); else one-bit splits.
     pub use_planes: bool,
     /// Most units a cube may have (the in-cube sort's limit).
@@ -117,15 +121,22 @@ pub struct SortTuning {
 }
 
 impl SortTuning {
-    /// 256 units x up to 16 keys (a 4096-key tile; fewer keys when the tile and the ranker's
+    /// Rows up to this many keys rank with `short_row_radix_bits`.
+    pub const SHORT_ROW: usize = 256;
+
+    /// 256 units x up to 8 keys (a 2048-key tile; fewer keys when the tile and the ranker's
     /// state would not fit in shared memory: the split ranker needs twice the bytes), 8-bit
-    /// digits (4 passes for 32-bit keys).
+    /// digits (4 passes for 32-bit keys); in one cube 8-bit digits, 6-bit for short rows.
+    /// Measured on the H200 (`bench/results/h200/log-sort-tuning.txt`): 2048-key tiles sort
+    /// 2^28 pairs in 16.1 ms, 4096-key tiles in 19.2 ms, 6144-key tiles in 28.2 ms; rows of
+    /// 128 keys sort in 0.086 ms with 6-bit digits, 0.095 ms with 4-bit, 0.104 ms with 8-bit.
     pub fn for_device(caps: &crate::DeviceCaps, shared_bytes: usize) -> Self {
         let mut tuning = SortTuning {
             units_per_cube: 256u32.max(caps.plane_size_max),
-            elements_per_unit: 16,
+            elements_per_unit: 8,
             radix_bits: 8,
             in_cube_radix_bits: 8,
+            short_row_radix_bits: 6,
             use_planes: caps.plane_ops,
             max_units: caps.max_units_per_cube.min(1024),
             max_shared_bytes: shared_bytes,
@@ -163,13 +174,12 @@ impl SortTuning {
         let min_units = caps.plane_size_max.max(1);
         let units = (len.div_ceil(8).next_power_of_two() as u32).clamp(min_units, self.max_units);
         let elements_per_unit = (len.div_ceil(units as usize).next_power_of_two() as u32).max(1);
-        tile::SortBlueprint::new(
-            units,
-            elements_per_unit,
-            self.in_cube_radix_bits,
-            self.use_planes,
-            caps,
-        )
+        let radix_bits = if len <= Self::SHORT_ROW {
+            self.short_row_radix_bits
+        } else {
+            self.in_cube_radix_bits
+        };
+        tile::SortBlueprint::new(units, elements_per_unit, radix_bits, self.use_planes, caps)
     }
 
     /// The longest row [`SortStrategy::InCube`] sorts on this device: the largest power of
