@@ -26,7 +26,7 @@
 //! - [`SortStrategy::Auto`]: `InCube` when a row fits one cube, else `Lsd`.
 
 mod kernels;
-mod keys;
+pub(crate) mod keys;
 mod launch;
 pub mod reference;
 mod tile;
