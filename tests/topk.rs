@@ -133,6 +133,7 @@ fn check<T: SortKey>(
 
 /// Every strategy (that fits), both directions, each `k`, sorted; and unsorted for the
 /// middle `k`.
+#[allow(clippy::too_many_arguments)]
 fn check_every_strategy<T: SortKey>(
     client: &Client,
     keys: &[T],

@@ -9,6 +9,9 @@
 
 use cubecl::prelude::*;
 
+// The kernels below write these as literals (so their variables are runtime ones).
+const _: () = assert!(SOURCE_INPUT == 0 && SOURCE_A == 1 && SOURCE_B == 2);
+
 use super::tile::{
     DIGITS, GatherSlots, KeyRead, SOURCE_A, SOURCE_B, SOURCE_INPUT, STATE_BOUND, STATE_DONE,
     STATE_HI_COUNT, STATE_LO, STATE_NEED, STATE_SOURCE, STATE_SOURCE_LEN, STATE_TARGET,
@@ -207,9 +210,10 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
         d += CUBE_DIM as usize;
     }
     sync_cube();
-    let mut source = SOURCE_INPUT;
+    // Literals, not the constants, so the variables are runtime ones: SOURCE_INPUT is 0.
+    let mut source = 0u32;
     let mut source_len = len;
-    let mut target = SOURCE_INPUT;
+    let mut target = 0u32;
     if !first_pass {
         source = state[s + STATE_SOURCE];
         source_len = state[s + STATE_SOURCE_LEN] as usize;
@@ -282,14 +286,15 @@ pub(crate) fn radix_digit_kernel(
             source_len = appended[row];
         }
         appended[row] = 0u32;
-        let mut next_target = SOURCE_INPUT;
+        // A literal, so the variable is a runtime one: SOURCE_INPUT (0) means "no target";
+        // the target is the candidate buffer the row is not reading.
+        let mut next_target = 0u32;
         if append_next {
             if count < source_len {
-                next_target = if source == SOURCE_A {
-                    SOURCE_B
-                } else {
-                    SOURCE_A
-                };
+                next_target = 1u32;
+                if source == SOURCE_A {
+                    next_target = 2u32;
+                }
             }
         }
         state[s + STATE_BOUND] = state[s + STATE_BOUND] | (digit << shift);

@@ -233,14 +233,13 @@ pub fn histogram_tile<K: Numeric>(
     for e in 0..epu {
         let index = start + (e * CUBE_DIM + UNIT_POS) as usize;
         if index < source_len {
-            let mut key = 0u32;
-            if source == SOURCE_INPUT {
-                key = key_at::<K>(values, row_base + index, read);
+            let key = if source == SOURCE_INPUT {
+                key_at::<K>(values, row_base + index, read)
             } else if source == SOURCE_A {
-                key = cand_a[row_base + index];
+                cand_a[row_base + index]
             } else {
-                key = cand_b[row_base + index];
-            }
+                cand_b[row_base + index]
+            };
             let mut hit = true;
             if !first_pass {
                 hit = (key >> (shift + 8u32)) == (prefix >> (shift + 8u32));
