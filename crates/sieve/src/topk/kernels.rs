@@ -94,7 +94,7 @@ pub(crate) fn init_state_kernel(state: &mut [u32], rows: usize, len: u32, k: u32
 pub(crate) fn bisect_count_kernel<K: Numeric>(
     values: &[K],
     state: &[u32],
-    counts: &[Atomic<u32>],
+    counts: &mut [Atomic<u32>],
     len: usize,
     tiles_per_row: usize,
     total_tiles: usize,
@@ -135,7 +135,7 @@ pub(crate) fn bisect_count_kernel<K: Numeric>(
 pub(crate) fn bisect_update_kernel(
     state: &mut [u32],
     counts: &mut [u32],
-    searching: &[Atomic<u32>],
+    searching: &mut [Atomic<u32>],
     rows: usize,
     k: u32,
     bit: u32,
@@ -185,8 +185,8 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     cand_a: &mut [u32],
     cand_b: &mut [u32],
     state: &[u32],
-    histograms: &[Atomic<u32>],
-    appended: &[Atomic<u32>],
+    histograms: &mut [Atomic<u32>],
+    appended: &mut [Atomic<u32>],
     len: usize,
     tiles_per_row: usize,
     total_tiles: usize,

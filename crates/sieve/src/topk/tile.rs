@@ -213,7 +213,7 @@ pub fn histogram_tile<K: Numeric>(
     cand_a: &mut [u32],
     cand_b: &mut [u32],
     bins: &Shared<[Atomic<u32>]>,
-    appended: &[Atomic<u32>],
+    appended: &mut [Atomic<u32>],
     row: usize,
     row_base: usize,
     start: usize,
