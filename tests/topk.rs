@@ -297,14 +297,33 @@ fn all_equal_sorted_reversed_and_all_nan() {
     let len = 2003;
     let inputs: [(&str, Vec<f32>); 5] = [
         ("all equal", vec![2.5; len]),
-        ("all -0.0 and +0.0", (0..len).map(|i| if i % 3 == 0 { -0.0 } else { 0.0 }).collect()),
-        ("all NaN", (0..len).map(|i| if i % 2 == 0 { f32::NAN } else { -f32::NAN }).collect()),
+        (
+            "all -0.0 and +0.0",
+            (0..len)
+                .map(|i| if i % 3 == 0 { -0.0 } else { 0.0 })
+                .collect(),
+        ),
+        (
+            "all NaN",
+            (0..len)
+                .map(|i| if i % 2 == 0 { f32::NAN } else { -f32::NAN })
+                .collect(),
+        ),
         ("sorted", (0..len).map(|i| i as f32).collect()),
         ("reversed", (0..len).rev().map(|i| i as f32).collect()),
     ];
     for (name, keys) in inputs {
         let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
-        check_every_strategy(&client, &keys, &bits, Dtype::F32, 1, len, &[1, 1000, 2002], name);
+        check_every_strategy(
+            &client,
+            &keys,
+            &bits,
+            Dtype::F32,
+            1,
+            len,
+            &[1, 1000, 2002],
+            name,
+        );
     }
 }
 
@@ -458,9 +477,17 @@ fn deterministic_and_one_output_only() {
         let indices = once(false);
         assert_eq!(indices, once(false), "{}: two runs differ", strategy.name());
         let want_indices: Vec<u32> = want.iter().map(|&i| i as u32).collect();
-        assert_same(&indices, &want_indices, &format!("seed {seed}: indices only"));
+        assert_same(
+            &indices,
+            &want_indices,
+            &format!("seed {seed}: indices only"),
+        );
         let want_bits: Vec<u32> = want.iter().map(|&i| bits[i]).collect();
-        assert_same(&once(true), &want_bits, &format!("seed {seed}: values only"));
+        assert_same(
+            &once(true),
+            &want_bits,
+            &format!("seed {seed}: values only"),
+        );
     }
 }
 
@@ -475,18 +502,37 @@ fn bisection_reports_its_counting_passes() {
         strategy: TopkStrategy::ThresholdBisection,
         ..TopkOptions::default()
     };
-    let problem = TopkProblem { rows: 1, len, k: 10 };
+    let problem = TopkProblem {
+        rows: 1,
+        len,
+        k: 10,
+    };
     let got = run(&client, &bits, Dtype::F32, problem, options, Dtype::I32);
-    check(&got, &keys, &bits, problem, &options, &format!("seed {seed}"));
+    check(
+        &got,
+        &keys,
+        &bits,
+        problem,
+        &options,
+        &format!("seed {seed}"),
+    );
     let passes = got.report.counting_passes;
     assert!((1..=32).contains(&passes), "{passes} counting passes");
     // All-equal keys need every bit: 32 passes; k = len needs none.
     let equal = vec![7u32; 100];
-    let problem = TopkProblem { rows: 1, len: 100, k: 3 };
+    let problem = TopkProblem {
+        rows: 1,
+        len: 100,
+        k: 3,
+    };
     let got = run(&client, &equal, Dtype::U32, problem, options, Dtype::I32);
     check(&got, &equal, &equal, problem, &options, "all equal");
     assert_eq!(got.report.counting_passes, 32);
-    let problem = TopkProblem { rows: 1, len: 100, k: 100 };
+    let problem = TopkProblem {
+        rows: 1,
+        len: 100,
+        k: 100,
+    };
     let got = run(&client, &equal, Dtype::U32, problem, options, Dtype::I32);
     check(&got, &equal, &equal, problem, &options, "k = len");
     assert_eq!(got.report.counting_passes, 0);
@@ -524,7 +570,14 @@ fn auto_rule_and_names() {
         let options = TopkOptions::default();
         let got = run(&client, &keys, Dtype::U32, problem, options, Dtype::I32);
         assert_eq!(got.report.strategy, expected, "len {len} k {k}");
-        check(&got, &keys, &keys, problem, &options, &format!("seed {seed}: auto len {len}"));
+        check(
+            &got,
+            &keys,
+            &keys,
+            problem,
+            &options,
+            &format!("seed {seed}: auto len {len}"),
+        );
     }
 }
 
@@ -587,7 +640,10 @@ fn bad_calls_get_clear_errors() {
         },
         TopkStrategy::RankByCounting,
     );
-    assert!(e.contains("problem.len") && e.contains("rank_by_counting"), "{e}");
+    assert!(
+        e.contains("problem.len") && e.contains("rank_by_counting"),
+        "{e}"
+    );
     if !DeviceCaps::of(&client).i64 {
         let e = call(
             TopkIo {

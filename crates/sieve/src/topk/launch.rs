@@ -84,7 +84,11 @@ pub fn topk(
     Ok(report)
 }
 
-fn validate(caps: &DeviceCaps, io: &TopkIo<'_>, problem: TopkProblem) -> Result<KeyKind, SieveError> {
+fn validate(
+    caps: &DeviceCaps,
+    io: &TopkIo<'_>,
+    problem: TopkProblem,
+) -> Result<KeyKind, SieveError> {
     let kind = match io.value_dtype {
         Dtype::F32 => KeyKind::F32,
         Dtype::I32 => KeyKind::I32,
@@ -170,11 +174,9 @@ fn resolve_strategy(
     let rank_capacity = tuning.rank_capacity();
     Ok(match asked {
         TopkStrategy::Auto => {
-            let sort_capacity = SortTuning::for_device(
-                caps,
-                client.properties().hardware.max_shared_memory_size,
-            )
-            .in_cube_capacity();
+            let sort_capacity =
+                SortTuning::for_device(caps, client.properties().hardware.max_shared_memory_size)
+                    .in_cube_capacity();
             if problem.len <= RANK_AUTO_LEN.min(rank_capacity) {
                 TopkStrategy::RankByCounting
             } else if problem.len <= sort_capacity || 2 * problem.k > problem.len {
