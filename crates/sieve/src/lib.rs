@@ -14,6 +14,10 @@
 //!   gather).
 //! - [`sort`]: stable radix sort of rows (keys and/or permutation), in one cube for short
 //!   rows, by LSD counting passes for long ones.
+//! - [`topk`]: the `k` largest or smallest values of every row and/or their positions
+//!   (ties to the lower index, PyTorch's float order), by rank counting in one cube for short
+//!   rows, by a radix select (MSB-first digit histograms over shrinking candidates) or a
+//!   bisection on the key axis for long ones, or by the sort.
 //!
 //! Layers follow CUB's device -> pass -> cube -> plane split, in CubeCL's words:
 //! `scan::scan` (device op, validation) -> `scan::launch` (pass sequence, workspaces) ->
@@ -27,6 +31,7 @@ pub mod dtype;
 pub mod error;
 pub mod scan;
 pub mod sort;
+pub mod topk;
 
 pub use device::DeviceCaps;
 pub use dtype::Dtype;

@@ -38,7 +38,7 @@
 //!   `Lsd`.
 
 mod kernels;
-mod keys;
+pub(crate) mod keys;
 mod launch;
 pub mod reference;
 mod tile;

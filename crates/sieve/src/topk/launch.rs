@@ -1,0 +1,605 @@
+//! Host side of the top-k: validation, strategy choice, workspaces and the pass sequences.
+
+use cubecl::ir::{ElemType, UIntKind};
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+
+use super::kernels::{
+    bisect_count_kernel, bisect_update_kernel, finish_kernel, gather_count_kernel,
+    gather_scatter_kernel, init_state_kernel, radix_digit_kernel, radix_histogram_kernel,
+    rank_kernel,
+};
+use super::tile::{DIGITS, KeyRead, STATE_WORDS, TopkBlueprint};
+use super::{
+    RANK_AUTO_LEN, TopkIo, TopkOptions, TopkProblem, TopkReport, TopkStrategy, TopkTuning,
+};
+use crate::common::fill::fill_zero;
+use crate::common::grid::cube_count_1d;
+use crate::scan::{self, ScanKind, ScanOptions, ScanProblem};
+use crate::sort::keys::KeyKind;
+use crate::sort::{self, SortIo, SortOptions, SortOrder, SortProblem, SortTuning};
+use crate::{DeviceCaps, Dtype, SieveError};
+
+/// Units of the per-row and elementwise kernels.
+const ELEMENTWISE_UNITS: u32 = 256;
+/// Radix bits of a key.
+const KEY_BITS: u32 = 32;
+/// Bits per radix-select digit.
+const DIGIT_BITS: u32 = 8;
+
+/// The top-k (or bottom-k) of every row of a `[rows, len]` problem (see the module docs).
+/// Returns the strategy that ran and how many counting passes its boundary search took.
+///
+/// Errors before anything launches: an unsupported value or index dtype, `k` outside
+/// `0..=len`, a row too long for 32-bit positions or the index dtype, a forced
+/// `RankByCounting` on rows that do not fit one cube, or a tuning that does not fit the
+/// device.
+pub fn topk(
+    client: &Client,
+    io: TopkIo<'_>,
+    problem: TopkProblem,
+    options: TopkOptions,
+) -> Result<TopkReport, SieveError> {
+    let caps = DeviceCaps::of(client);
+    let kind = validate(&caps, &io, problem)?;
+    let shared = client.properties().hardware.max_shared_memory_size;
+    let tuning = options
+        .tuning
+        .unwrap_or_else(|| TopkTuning::for_device(&caps, shared));
+    check_tuning(&caps, &tuning)?;
+    let strategy = resolve_strategy(client, &caps, &tuning, problem, options.strategy)?;
+    let mut report = TopkReport {
+        strategy,
+        counting_passes: 0,
+    };
+    if problem.rows == 0 || problem.k == 0 {
+        return Ok(report);
+    }
+    let run = Run {
+        client,
+        io,
+        problem,
+        read: KeyRead {
+            kind,
+            largest: options.largest,
+        },
+        sorted: options.sorted,
+        tuning,
+    };
+    match strategy {
+        TopkStrategy::RankByCounting => run.rank_by_counting(),
+        TopkStrategy::ThresholdBisection => {
+            let state = run.init_state();
+            report.counting_passes = run.bisect(&state);
+            run.gather_and_finish(&state);
+        }
+        TopkStrategy::RadixSelect => {
+            let state = run.init_state();
+            report.counting_passes = run.radix_select(&state);
+            run.gather_and_finish(&state);
+        }
+        TopkStrategy::SortAndSlice => run.sort_and_slice(),
+        TopkStrategy::Auto => unreachable!("resolved above"),
+    }
+    Ok(report)
+}
+
+fn validate(
+    caps: &DeviceCaps,
+    io: &TopkIo<'_>,
+    problem: TopkProblem,
+) -> Result<KeyKind, SieveError> {
+    let kind = match io.value_dtype {
+        Dtype::F32 => KeyKind::F32,
+        Dtype::I32 => KeyKind::I32,
+        Dtype::U32 => KeyKind::U32,
+        other => {
+            return Err(SieveError::invalid(
+                "io.value_dtype",
+                other,
+                "f32, i32 or u32 (other value dtypes are not selected yet)",
+            ));
+        }
+    };
+    let index_max = match io.index_dtype {
+        Dtype::I32 => i32::MAX as usize,
+        Dtype::U32 | Dtype::I64 => u32::MAX as usize,
+        other => {
+            return Err(SieveError::invalid(
+                "io.index_dtype",
+                other,
+                "i32, u32 or i64",
+            ));
+        }
+    };
+    if problem.k > problem.len {
+        return Err(SieveError::invalid(
+            "problem.k",
+            problem.k,
+            format!("0..={} (at most the row length, problem.len)", problem.len),
+        ));
+    }
+    // Positions are 32-bit, and the bisection counts `len` itself in a 32-bit word.
+    let len_max = index_max.min(u32::MAX as usize - 1);
+    if problem.len > len_max {
+        return Err(SieveError::invalid(
+            "problem.len",
+            problem.len,
+            format!(
+                "at most {len_max} (positions are 32-bit; {} indices)",
+                io.index_dtype
+            ),
+        ));
+    }
+    if problem.rows.checked_mul(problem.len).is_none() {
+        return Err(SieveError::invalid(
+            "problem.rows * problem.len",
+            format!("{} * {}", problem.rows, problem.len),
+            "a product that fits in usize",
+        ));
+    }
+    caps.check_dtype(io.index_dtype)?;
+    Ok(kind)
+}
+
+fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError> {
+    caps.check_units_per_cube(tuning.units_per_cube)?;
+    // Tiles hold their radix keys in shared memory, beside the digit bins and the scan spine;
+    // per-tile counts are packed in 16 bits.
+    let tile_bytes = tuning.tile() * 4 + 4 * DIGITS + 4 * tuning.units_per_cube as usize;
+    if tuning.elements_per_unit == 0
+        || tuning.tile() >= 1 << 16
+        || tile_bytes > tuning.max_shared_bytes
+    {
+        return Err(SieveError::invalid(
+            "tuning.elements_per_unit",
+            tuning.elements_per_unit,
+            format!(
+                "at least 1, with a tile below 65,536 keys whose keys ({tile_bytes} bytes with \
+                 the bins and the spine) fit the device's {} bytes of shared memory",
+                tuning.max_shared_bytes
+            ),
+        ));
+    }
+    caps.check_planes(tuning.use_planes)
+}
+
+fn resolve_strategy(
+    client: &Client,
+    caps: &DeviceCaps,
+    tuning: &TopkTuning,
+    problem: TopkProblem,
+    asked: TopkStrategy,
+) -> Result<TopkStrategy, SieveError> {
+    let rank_capacity = tuning.rank_capacity();
+    Ok(match asked {
+        TopkStrategy::Auto => {
+            let sort_capacity =
+                SortTuning::for_device(caps, client.properties().hardware.max_shared_memory_size)
+                    .in_cube_capacity();
+            if problem.len <= RANK_AUTO_LEN.min(rank_capacity) {
+                TopkStrategy::RankByCounting
+            } else if problem.len <= sort_capacity || 2 * problem.k > problem.len {
+                TopkStrategy::SortAndSlice
+            } else {
+                TopkStrategy::RadixSelect
+            }
+        }
+        TopkStrategy::RankByCounting if problem.len > rank_capacity => {
+            return Err(SieveError::invalid(
+                "problem.len",
+                problem.len,
+                format!("at most {rank_capacity} for rank_by_counting on this device"),
+            ));
+        }
+        other => other,
+    })
+}
+
+struct Run<'a> {
+    client: &'a Client,
+    io: TopkIo<'a>,
+    problem: TopkProblem,
+    read: KeyRead,
+    sorted: bool,
+    tuning: TopkTuning,
+}
+
+impl Run<'_> {
+    fn elements(&self) -> usize {
+        self.problem.rows * self.problem.len
+    }
+
+    fn outputs(&self) -> usize {
+        self.problem.rows * self.problem.k
+    }
+
+    /// A `u32` workspace of `len` elements (never empty).
+    fn workspace(&self, len: usize) -> Handle {
+        self.client.empty(4 * len.max(1))
+    }
+
+    fn buffer(&self, handle: &Handle, len: usize) -> BufferArg {
+        // SAFETY: every buffer handed to a kernel holds at least `len` elements (the caller's
+        // `[rows, len]` input and `[rows, k]` outputs, workspaces sized here), and every
+        // access is bounded by the problem's shape.
+        unsafe { BufferArg::from_raw_parts(handle.clone(), len.max(1)) }
+    }
+
+    /// An output the caller asked for, or a placeholder binding the kernel does not write.
+    fn output(&self, handle: Option<&Handle>) -> BufferArg {
+        match handle {
+            Some(h) => self.buffer(h, self.outputs()),
+            // SAFETY: never written (the kernel's comptime flag is off).
+            None => unsafe { BufferArg::from_raw_parts(self.client.empty(64), 8) },
+        }
+    }
+
+    fn input(&self) -> BufferArg {
+        self.buffer(self.io.values, self.elements())
+    }
+
+    fn dtypes(&self) -> [ElemType; 2] {
+        [
+            self.io.value_dtype.elem_type(),
+            self.io.index_dtype.elem_type(),
+        ]
+    }
+
+    fn blueprint(&self) -> TopkBlueprint {
+        TopkBlueprint {
+            units: self.tuning.units_per_cube,
+            elements_per_unit: self.tuning.elements_per_unit,
+            use_planes: self.tuning.use_planes,
+        }
+    }
+
+    fn tiles_per_row(&self) -> usize {
+        self.problem.len.div_ceil(self.blueprint().tile())
+    }
+
+    fn per_row_grid(&self) -> CubeCount {
+        cube_count_1d(
+            self.client,
+            self.problem.rows.div_ceil(ELEMENTWISE_UNITS as usize),
+        )
+    }
+
+    /// One cube per row, units and keys per unit sized to the row (powers of two).
+    fn rank_by_counting(&self) {
+        let len = self.problem.len;
+        let min_units = DeviceCaps::of(self.client).plane_size_max.max(1);
+        let units =
+            (len.div_ceil(8).next_power_of_two() as u32).clamp(min_units, self.tuning.max_units);
+        let elements_per_unit = (len.div_ceil(units as usize).next_power_of_two() as u32).max(1);
+        let blueprint = TopkBlueprint {
+            units,
+            elements_per_unit,
+            use_planes: self.tuning.use_planes,
+        };
+        // SAFETY: one cube per row, surplus cubes return; reads stay within the row, each
+        // output slot below `k` is written by the one element of that rank.
+        unsafe {
+            rank_kernel::launch_unchecked(
+                self.client,
+                cube_count_1d(self.client, self.problem.rows),
+                CubeDim::new_1d(units),
+                self.input(),
+                self.output(self.io.values_out),
+                self.output(self.io.indices_out),
+                len,
+                self.problem.k,
+                self.problem.rows,
+                self.read,
+                self.io.values_out.is_some(),
+                self.io.indices_out.is_some(),
+                blueprint,
+                self.dtypes(),
+            );
+        }
+    }
+
+    /// The per-row search state, initialised (`tile::STATE_*`).
+    fn init_state(&self) -> Handle {
+        let rows = self.problem.rows;
+        let state = self.workspace(rows * STATE_WORDS);
+        // SAFETY: one unit per row, bounds-checked.
+        unsafe {
+            init_state_kernel::launch_unchecked(
+                self.client,
+                self.per_row_grid(),
+                CubeDim::new_1d(ELEMENTWISE_UNITS),
+                self.buffer(&state, rows * STATE_WORDS),
+                rows,
+                self.problem.len as u32,
+                self.problem.k as u32,
+            );
+        }
+        state
+    }
+
+    /// The boundary of every row by bisection on the radix-key axis, most significant bit
+    /// first; each step is one counting pass and one decision per row. After each step the
+    /// host reads how many rows are still searching and stops when none is. Returns the
+    /// number of counting passes.
+    fn bisect(&self, state: &Handle) -> u32 {
+        let rows = self.problem.rows;
+        if self.problem.k == self.problem.len {
+            // Every key is taken: `init_state` set the boundary to the largest radix key.
+            return 0;
+        }
+        let blueprint = self.blueprint();
+        let tiles_per_row = self.tiles_per_row();
+        let total_tiles = rows * tiles_per_row;
+        let counts = self.workspace(rows);
+        let searching = self.workspace(1);
+        let u32_elem = ElemType::UInt(UIntKind::U32);
+        fill_zero(self.client, &counts, rows, u32_elem);
+        let mut passes = 0;
+        for bit in (0..KEY_BITS).rev() {
+            fill_zero(self.client, &searching, 1, u32_elem);
+            // SAFETY: one cube per tile, surplus cubes return; one atomic add per cube into
+            // its row's count.
+            unsafe {
+                bisect_count_kernel::launch_unchecked(
+                    self.client,
+                    cube_count_1d(self.client, total_tiles),
+                    CubeDim::new_1d(blueprint.units),
+                    self.input(),
+                    self.buffer(state, rows * STATE_WORDS),
+                    self.buffer(&counts, rows),
+                    self.problem.len,
+                    tiles_per_row,
+                    total_tiles,
+                    bit,
+                    self.read,
+                    blueprint,
+                    self.io.value_dtype.elem_type(),
+                );
+            }
+            // SAFETY: one unit per row, bounds-checked.
+            unsafe {
+                bisect_update_kernel::launch_unchecked(
+                    self.client,
+                    self.per_row_grid(),
+                    CubeDim::new_1d(ELEMENTWISE_UNITS),
+                    self.buffer(state, rows * STATE_WORDS),
+                    self.buffer(&counts, rows),
+                    self.buffer(&searching, 1),
+                    rows,
+                    self.problem.k as u32,
+                    bit,
+                );
+            }
+            passes += 1;
+            let bytes = self
+                .client
+                .read_one(searching.clone())
+                .expect("reading the bisection's row counter");
+            let left = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+            if left == 0 {
+                break;
+            }
+        }
+        passes
+    }
+
+    /// The boundary of every row by four MSB-first 8-bit digit passes (histogram of the
+    /// matching keys, then the digit choice); candidates compacted between passes. Returns
+    /// the number of digit passes.
+    fn radix_select(&self, state: &Handle) -> u32 {
+        let rows = self.problem.rows;
+        if self.problem.k == self.problem.len {
+            // Every key is taken: `init_state` set the boundary to the largest radix key.
+            return 0;
+        }
+        let n = self.elements();
+        let blueprint = self.blueprint();
+        let tiles_per_row = self.tiles_per_row();
+        let total_tiles = rows * tiles_per_row;
+        let histograms = self.workspace(rows * DIGITS);
+        let appended = self.workspace(rows);
+        let u32_elem = ElemType::UInt(UIntKind::U32);
+        fill_zero(self.client, &histograms, rows * DIGITS, u32_elem);
+        fill_zero(self.client, &appended, rows, u32_elem);
+        // Candidate buffers: written only by passes 1 and 2, and only for rows whose
+        // candidates shrink.
+        let cand_a = self.workspace(n);
+        let cand_b = self.workspace(n);
+        let passes = KEY_BITS / DIGIT_BITS;
+        for pass in 0..passes {
+            let shift = KEY_BITS - DIGIT_BITS * (pass + 1);
+            // SAFETY: one cube per tile of the longest source (the row), surplus cubes and
+            // tiles past a row's source return; appends stay within the row's `len` slots
+            // (a source never holds more than its row).
+            unsafe {
+                radix_histogram_kernel::launch_unchecked(
+                    self.client,
+                    cube_count_1d(self.client, total_tiles),
+                    CubeDim::new_1d(blueprint.units),
+                    self.input(),
+                    self.buffer(&cand_a, n),
+                    self.buffer(&cand_b, n),
+                    self.buffer(state, rows * STATE_WORDS),
+                    self.buffer(&histograms, rows * DIGITS),
+                    self.buffer(&appended, rows),
+                    self.problem.len,
+                    tiles_per_row,
+                    total_tiles,
+                    shift,
+                    pass == 0,
+                    self.read,
+                    blueprint,
+                    self.io.value_dtype.elem_type(),
+                );
+            }
+            // SAFETY: one cube of 256 units per row, one bin each.
+            unsafe {
+                radix_digit_kernel::launch_unchecked(
+                    self.client,
+                    cube_count_1d(self.client, rows),
+                    CubeDim::new_1d(DIGITS as u32),
+                    self.buffer(state, rows * STATE_WORDS),
+                    self.buffer(&histograms, rows * DIGITS),
+                    self.buffer(&appended, rows),
+                    rows,
+                    shift,
+                    // Passes 1 and 2 may append; pass 3 is the last.
+                    pass + 1 < passes - 1,
+                    self.tuning.use_planes,
+                );
+            }
+        }
+        passes
+    }
+
+    /// Every row's chosen keys (below the boundary, then the first ties) in `[rows, k]`
+    /// workspaces, sorted by (key, index) when asked, then the outputs.
+    fn gather_and_finish(&self, state: &Handle) {
+        let rows = self.problem.rows;
+        let k = self.problem.k;
+        let outputs = self.outputs();
+        let blueprint = self.blueprint();
+        let tiles_per_row = self.tiles_per_row();
+        let total_tiles = rows * tiles_per_row;
+        let tile_counts = self.workspace(rows * 2 * tiles_per_row);
+        let tile_offsets = self.workspace(rows * 2 * tiles_per_row);
+        let cand_keys = self.workspace(outputs);
+        let cand_positions = self.workspace(outputs);
+        let grid = cube_count_1d(self.client, total_tiles);
+        // SAFETY: one cube per tile, surplus cubes return; each tile writes its two counts.
+        unsafe {
+            gather_count_kernel::launch_unchecked(
+                self.client,
+                grid.clone(),
+                CubeDim::new_1d(blueprint.units),
+                self.input(),
+                self.buffer(state, rows * STATE_WORDS),
+                self.buffer(&tile_counts, rows * 2 * tiles_per_row),
+                self.problem.len,
+                tiles_per_row,
+                total_tiles,
+                self.read,
+                blueprint,
+                self.io.value_dtype.elem_type(),
+            );
+        }
+        scan::scan(
+            self.client,
+            &tile_counts,
+            &tile_offsets,
+            ScanProblem {
+                rows,
+                len: 2 * tiles_per_row,
+            },
+            Dtype::U32,
+            ScanKind::Exclusive,
+            ScanOptions::default(),
+        )
+        .expect("scan of tile counts: u32 rows are always supported");
+        // SAFETY: as above; slots are distinct within a row and below `k` (fewer than `k`
+        // keys lie below the boundary, ties past `k` are not written).
+        unsafe {
+            gather_scatter_kernel::launch_unchecked(
+                self.client,
+                grid,
+                CubeDim::new_1d(blueprint.units),
+                self.input(),
+                self.buffer(state, rows * STATE_WORDS),
+                self.buffer(&tile_offsets, rows * 2 * tiles_per_row),
+                self.buffer(&cand_keys, outputs),
+                self.buffer(&cand_positions, outputs),
+                self.problem.len,
+                k as u32,
+                tiles_per_row,
+                total_tiles,
+                self.read,
+                blueprint,
+                self.io.value_dtype.elem_type(),
+            );
+        }
+        let order = if self.sorted {
+            // Keys below the boundary are in index order, then the ties in index order: a
+            // stable sort by radix key orders them by (key, index).
+            let order = self.workspace(outputs);
+            sort::sort(
+                self.client,
+                SortIo {
+                    keys: &cand_keys,
+                    key_dtype: Dtype::U32,
+                    keys_out: None,
+                    indices_out: Some(&order),
+                    index_dtype: Dtype::U32,
+                },
+                SortProblem { rows, len: k },
+                SortOrder::Ascending,
+                SortOptions::default(),
+            )
+            .expect("sort of u32 candidates: always supported");
+            Some(order)
+        } else {
+            None
+        };
+        self.finish(&cand_positions, k, order.as_ref());
+    }
+
+    /// Writes the outputs from the chosen positions (`[rows, stride]`), reordered by `order`
+    /// (`[rows, k]`, columns) when given.
+    fn finish(&self, positions: &Handle, stride: usize, order: Option<&Handle>) {
+        let outputs = self.outputs();
+        let positions_len = self.problem.rows * stride;
+        let order_arg = match order {
+            Some(order) => self.buffer(order, outputs),
+            // SAFETY: never read (the kernel's comptime flag is off).
+            None => unsafe { BufferArg::from_raw_parts(self.client.empty(64), 8) },
+        };
+        // SAFETY: one unit per output element, bounds-checked; positions are within the row.
+        unsafe {
+            finish_kernel::launch_unchecked(
+                self.client,
+                cube_count_1d(self.client, outputs.div_ceil(ELEMENTWISE_UNITS as usize)),
+                CubeDim::new_1d(ELEMENTWISE_UNITS),
+                self.input(),
+                self.buffer(positions, positions_len),
+                order_arg,
+                self.output(self.io.values_out),
+                self.output(self.io.indices_out),
+                self.problem.len,
+                self.problem.k,
+                stride,
+                outputs,
+                order.is_some(),
+                self.io.values_out.is_some(),
+                self.io.indices_out.is_some(),
+                self.dtypes(),
+            );
+        }
+    }
+
+    /// The stable sort of every row's radix keys with positions, then the first `k` of each.
+    fn sort_and_slice(&self) {
+        let positions = self.workspace(self.elements());
+        sort::sort(
+            self.client,
+            SortIo {
+                keys: self.io.values,
+                key_dtype: self.io.value_dtype,
+                keys_out: None,
+                indices_out: Some(&positions),
+                index_dtype: Dtype::U32,
+            },
+            SortProblem {
+                rows: self.problem.rows,
+                len: self.problem.len,
+            },
+            if self.read.largest {
+                SortOrder::Descending
+            } else {
+                SortOrder::Ascending
+            },
+            SortOptions::default(),
+        )
+        .expect("sort of validated keys");
+        self.finish(&positions, self.problem.len, None);
+    }
+}

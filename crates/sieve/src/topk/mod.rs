@@ -1,0 +1,213 @@
+//! Top-k (and bottom-k) of every row of a contiguous `[rows, len]` buffer: the `k` largest
+//! (or smallest) values of each row and/or their positions, as `[rows, k]` outputs.
+//!
+//! # Semantics
+//! - Top-k of a row is **the first `k` elements of a stable descending sort of that row**
+//!   ([`crate::sort`] with [`crate::sort::SortOrder::Descending`]); bottom-k (`largest:
+//!   false`) is the first `k` of a stable ascending sort. So equal values are taken **lowest
+//!   index first** in both directions, and every strategy chooses the same elements.
+//! - Order: integers by value; floats in PyTorch's order, `-inf < ... < -0.0 == +0.0 < ... <
+//!   +inf < NaN`, every NaN equal to every other (a NaN counts as the largest value, as in
+//!   `torch.topk`).
+//! - `sorted: true`: output slot `j` of a row holds the element of rank `j` in that order.
+//!   `sorted: false`: the same *set* of elements in an unspecified (but deterministic) order;
+//!   [`TopkStrategy::RankByCounting`] and [`TopkStrategy::SortAndSlice`] always write the
+//!   sorted order, [`TopkStrategy::ThresholdBisection`] and [`TopkStrategy::RadixSelect`]
+//!   skip their final sort and write the chosen elements below the boundary in index order,
+//!   followed by the chosen ties (also in index order).
+//! - The output values are the input values moved bit for bit (a -0.0 stays -0.0, NaN
+//!   payloads stay); indices are positions within the row.
+//! - `k = 0`, `rows = 0` and `len = 0` launch nothing; `k` must be in `0..=len`.
+//! - Deterministic: every pass counts with integers and places elements by scans, never by
+//!   the timing of atomics.
+//! - Value dtypes: f32, i32, u32; index dtypes: i32, u32, i64 (where the device has 64-bit
+//!   integers).
+//!
+//! Every strategy works on order-preserving 32-bit *radix keys* (the sort's, flipped for
+//! top-k): top-k becomes "the `k` smallest radix keys, ties to the lower index".
+//!
+//! # Strategies
+//! - [`TopkStrategy::RankByCounting`]: one cube per row, the row's radix keys in shared
+//!   memory; every element counts the elements that outrank it (a smaller key, or an equal
+//!   key at a lower index): that count is its rank, and ranks below `k` write themselves to
+//!   output slot `rank` (sorted output directly). `O(len^2 / units)` work per row: rows up to
+//!   [`TopkTuning::rank_capacity`] keys (a few thousand).
+//! - [`TopkStrategy::ThresholdBisection`]: finds each row's boundary key `T` (the `k`-th
+//!   smallest radix key) bit by bit, most significant first: each step is one parallel
+//!   counting pass (how many keys of the row are below the guess), so at most 32 passes;
+//!   the search stops early once every row's prefix pins down exactly `k` keys (the count is
+//!   reported in [`TopkReport::counting_passes`]). Then the *gather*: every key below `T`,
+//!   plus the first `k - count(< T)` keys equal to `T` in index order, placed by a scan of
+//!   per-tile counts; then the `k` chosen are sorted by (key, index) with [`crate::sort`].
+//! - [`TopkStrategy::RadixSelect`]: the boundary key found by four MSB-first 8-bit digit
+//!   passes: each pass builds a 256-bin histogram of the next digit of the keys that match
+//!   the boundary prefix found so far (per-tile shared-memory counters added into a per-row
+//!   histogram), and a prefix sum over the 256 bins picks the digit the `k`-th key has.
+//!   Between passes the matching keys (the candidates) are compacted, so passes 2 and 3 read
+//!   only candidates; a row whose candidates would not shrink (all-equal data) keeps reading
+//!   its current source instead of copying it. Then the same gather and sort as the bisection.
+//! - [`TopkStrategy::SortAndSlice`]: [`crate::sort::sort`] of the whole row with positions
+//!   (stable, descending for top-k) into a workspace, then the first `k` of each row copied.
+//! - [`TopkStrategy::Auto`]: not measured on a GPU yet; the rule is:
+//!   1. `len <= 1024` and the row fits [`TopkTuning::rank_capacity`]: `RankByCounting` (one
+//!      launch, at most 1024 comparisons per element);
+//!   2. else a row fits the sort's in-cube capacity ([`crate::sort::SortTuning::in_cube_capacity`]):
+//!      `SortAndSlice` (one cube per row sorts it in one launch);
+//!   3. else `2 * k > len`: `SortAndSlice` (the chosen set is most of the row: sorting it is
+//!      most of a full sort anyway);
+//!   4. else `RadixSelect` (a fixed number of passes, the full input read about four times).
+//!
+//!   `ThresholdBisection` is never chosen by `Auto`: it reads the input up to 32 times.
+
+mod kernels;
+mod launch;
+pub mod reference;
+mod tile;
+
+pub use launch::topk;
+
+use cubecl::server::Handle;
+
+use crate::Dtype;
+
+/// Which algorithm selects (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TopkStrategy {
+    #[default]
+    Auto,
+    RankByCounting,
+    ThresholdBisection,
+    RadixSelect,
+    SortAndSlice,
+}
+
+impl TopkStrategy {
+    pub const ALL: [TopkStrategy; 5] = [
+        TopkStrategy::Auto,
+        TopkStrategy::RankByCounting,
+        TopkStrategy::ThresholdBisection,
+        TopkStrategy::RadixSelect,
+        TopkStrategy::SortAndSlice,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TopkStrategy::Auto => "auto",
+            TopkStrategy::RankByCounting => "rank_by_counting",
+            TopkStrategy::ThresholdBisection => "threshold_bisection",
+            TopkStrategy::RadixSelect => "radix_select",
+            TopkStrategy::SortAndSlice => "sort_and_slice",
+        }
+    }
+}
+
+/// The shape of a top-k: `rows` independent rows of `len` contiguous values, `k` taken from
+/// each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TopkProblem {
+    pub rows: usize,
+    pub len: usize,
+    pub k: usize,
+}
+
+/// The buffers of one top-k: `values` is `[rows, len]`, the outputs `[rows, k]`.
+#[derive(Debug, Clone, Copy)]
+pub struct TopkIo<'a> {
+    pub values: &'a Handle,
+    /// f32, i32 or u32.
+    pub value_dtype: Dtype,
+    /// The chosen values (the input's dtype, bits unchanged).
+    pub values_out: Option<&'a Handle>,
+    /// The chosen values' positions within their row.
+    pub indices_out: Option<&'a Handle>,
+    /// i32, u32 or i64.
+    pub index_dtype: Dtype,
+}
+
+/// Tile shapes of the counting, histogram and gather passes: plain data, chosen from the
+/// device, overridable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TopkTuning {
+    /// Units per cube of the tiled passes (a power of two, at least the plane width).
+    pub units_per_cube: u32,
+    /// Keys per unit per tile (a tile holds fewer than 65,536 keys).
+    pub elements_per_unit: u32,
+    /// Use plane operations (the device must have them).
+    pub use_planes: bool,
+    /// Most units a cube may have (the rank-by-counting cube's limit).
+    pub max_units: u32,
+    /// Shared memory per cube, bytes.
+    pub max_shared_bytes: usize,
+}
+
+/// The longest row rank-by-counting takes, whatever the shared memory: its work grows with
+/// the square of the row.
+pub const RANK_MAX_LEN: usize = 4096;
+
+/// Rows up to this length go to rank-by-counting under `Auto`.
+pub const RANK_AUTO_LEN: usize = 1024;
+
+impl TopkTuning {
+    /// 256 units x 8 keys per tile.
+    pub fn for_device(caps: &crate::DeviceCaps, shared_bytes: usize) -> Self {
+        TopkTuning {
+            units_per_cube: 256u32.max(caps.plane_size_max),
+            elements_per_unit: 8,
+            use_planes: caps.plane_ops,
+            max_units: caps.max_units_per_cube.min(1024),
+            max_shared_bytes: shared_bytes,
+        }
+    }
+
+    /// Keys per tile.
+    pub fn tile(&self) -> usize {
+        self.units_per_cube as usize * self.elements_per_unit as usize
+    }
+
+    /// The longest row [`TopkStrategy::RankByCounting`] takes: the largest power of two of
+    /// 4-byte keys that fits in shared memory beside 4 KiB, at most [`RANK_MAX_LEN`] and 16
+    /// per unit.
+    pub fn rank_capacity(&self) -> usize {
+        let fit = self.max_shared_bytes.saturating_sub(4096) / 4;
+        if fit == 0 {
+            return 0;
+        }
+        let power = 1usize << (usize::BITS - 1 - fit.leading_zeros());
+        power.min(RANK_MAX_LEN).min(self.max_units as usize * 16)
+    }
+}
+
+/// Options of one top-k call.
+#[derive(Debug, Clone, Copy)]
+pub struct TopkOptions {
+    /// `true`: the `k` largest (top-k); `false`: the `k` smallest (bottom-k).
+    pub largest: bool,
+    /// `true`: outputs in rank order (see the module docs).
+    pub sorted: bool,
+    pub strategy: TopkStrategy,
+    /// `None`: [`TopkTuning::for_device`].
+    pub tuning: Option<TopkTuning>,
+}
+
+impl Default for TopkOptions {
+    /// Largest, sorted, `Auto`: `torch.topk`'s defaults.
+    fn default() -> Self {
+        TopkOptions {
+            largest: true,
+            sorted: true,
+            strategy: TopkStrategy::Auto,
+            tuning: None,
+        }
+    }
+}
+
+/// What one top-k call did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TopkReport {
+    /// The strategy that ran (`Auto` resolved).
+    pub strategy: TopkStrategy,
+    /// Counting passes over the input the boundary search took: one per bisection step
+    /// (`ThresholdBisection`, at most 32), one per digit (`RadixSelect`: 4); 0 for the
+    /// other strategies, and when no search is needed (`k = 0`, `k = len`, empty problems).
+    pub counting_passes: u32,
+}

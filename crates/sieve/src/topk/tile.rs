@@ -1,0 +1,271 @@
+//! What one cube does for the top-k: count a tile's radix keys against a row's boundary,
+//! rank a tile's keys below/at the boundary in index order, histogram a digit of the
+//! candidates, find the digit the `k`-th key has, and rank a key within a whole row held in
+//! shared memory. The per-row search state the passes share lives in a `[rows, STATE_WORDS]`
+//! `u32` buffer (layout below).
+
+use cubecl::prelude::*;
+
+use crate::common::cube::cube_exclusive_sum;
+use crate::sort::keys::{KeyKind, radix_key};
+
+/// Words of per-row search state.
+pub const STATE_WORDS: usize = 8;
+/// The boundary key the gather uses: keys below it are all taken, keys equal to it are taken
+/// lowest index first until `k` are taken. The radix select builds it digit by digit.
+pub const STATE_BOUND: usize = 0;
+/// Bisection: the low end of the interval the `k`-th key is in.
+pub const STATE_LO: usize = 1;
+/// Bisection: how many keys lie below the interval's high end.
+pub const STATE_HI_COUNT: usize = 2;
+/// Bisection: 1 once the row's boundary is known.
+pub const STATE_DONE: usize = 3;
+/// Radix select: the rank (1-based) the `k`-th key has among the keys matching the prefix.
+pub const STATE_NEED: usize = 4;
+/// Radix select: where the next pass reads the row's candidates (`SOURCE_*`).
+pub const STATE_SOURCE: usize = 5;
+/// Radix select: how many keys that source holds for the row.
+pub const STATE_SOURCE_LEN: usize = 6;
+/// Radix select: where the next pass appends the row's candidates (`SOURCE_*`; the input
+/// means "nowhere").
+pub const STATE_TARGET: usize = 7;
+
+/// The input values (radix keys computed on the fly).
+pub const SOURCE_INPUT: u32 = 0;
+/// Candidate buffer A (radix keys).
+pub const SOURCE_A: u32 = 1;
+/// Candidate buffer B (radix keys).
+pub const SOURCE_B: u32 = 2;
+
+/// Bins of a radix-select digit (8 bits).
+pub const DIGITS: usize = 256;
+
+/// Compile-time shape of a top-k tile: only what changes control flow or array sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TopkBlueprint {
+    pub units: u32,
+    /// Keys per unit; a tile is `units * elements_per_unit` keys.
+    pub elements_per_unit: u32,
+    pub use_planes: bool,
+}
+
+impl TopkBlueprint {
+    pub fn tile(&self) -> usize {
+        self.units as usize * self.elements_per_unit as usize
+    }
+}
+
+/// How the keys are read: the value dtype and the direction (top-k flips every bit, so
+/// "largest first" becomes "smallest radix key first").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KeyRead {
+    pub kind: KeyKind,
+    pub largest: bool,
+}
+
+/// The radix key of element `index` of `values`: ascending radix order = output order.
+#[cube]
+pub fn key_at<K: Numeric>(values: &[K], index: usize, #[comptime] read: KeyRead) -> u32 {
+    radix_key::<K>(values[index], read.kind, read.largest)
+}
+
+/// How many keys of a tile (striped, coalesced reads) are below `bound` (low 16 bits) and
+/// equal to it (high 16 bits), summed over the cube. `active == false` counts nothing (the
+/// cube still takes part in the sum). Every unit must call it; all get the total.
+#[cube]
+pub fn count_tile<K: Numeric>(
+    values: &[K],
+    row_base: usize,
+    start: usize,
+    len: usize,
+    bound: u32,
+    active: bool,
+    #[comptime] read: KeyRead,
+    #[comptime] blueprint: TopkBlueprint,
+) -> u32 {
+    let mut packed = 0u32;
+    #[unroll]
+    for e in 0..blueprint.elements_per_unit {
+        let index = start + (e * CUBE_DIM + UNIT_POS) as usize;
+        if active && index < len {
+            let key = key_at::<K>(values, row_base + index, read);
+            if key < bound {
+                packed += 1u32;
+            } else if key == bound {
+                packed += 0x1_0000u32;
+            }
+        }
+    }
+    cube_exclusive_sum(packed, blueprint.units, blueprint.use_planes).total
+}
+
+/// Where the gather writes the chosen keys of a tile.
+#[derive(CubeType, Clone, Copy)]
+pub struct GatherSlots {
+    /// The row's first output slot (`row * k`).
+    pub out_base: usize,
+    /// Slot (within the row) of the tile's first key below the boundary.
+    pub less: u32,
+    /// Slot (within the row) of the tile's first key equal to the boundary.
+    pub equal: u32,
+    /// `k`: slots at or past it are not written (the surplus ties).
+    pub k: u32,
+}
+
+/// The gather of one tile: its radix keys are loaded striped into shared memory, then each
+/// unit takes `elements_per_unit` consecutive ones, so a cube-wide exclusive sum of the
+/// units' (below, equal) counts ranks every chosen key in index order. A key below the
+/// boundary goes to `slots.less + rank`, a key equal to it to `slots.equal + rank` if that
+/// is below `k`. Writes the radix key and the position within the row. Every unit must call
+/// it.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+pub fn gather_tile<K: Numeric>(
+    values: &[K],
+    cand_keys: &mut [u32],
+    cand_positions: &mut [u32],
+    row_base: usize,
+    start: usize,
+    len: usize,
+    bound: u32,
+    slots: GatherSlots,
+    #[comptime] read: KeyRead,
+    #[comptime] blueprint: TopkBlueprint,
+) {
+    let mut keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
+    #[unroll]
+    for e in 0..blueprint.elements_per_unit {
+        let local = (e * CUBE_DIM + UNIT_POS) as usize;
+        if start + local < len {
+            keys[local] = key_at::<K>(values, row_base + start + local, read);
+        }
+    }
+    sync_cube();
+    let epu = blueprint.elements_per_unit;
+    let first = (UNIT_POS * epu) as usize;
+    let mut packed = 0u32;
+    #[unroll]
+    for e in 0..epu {
+        let local = first + e as usize;
+        if start + local < len {
+            let key = keys[local];
+            if key < bound {
+                packed += 1u32;
+            } else if key == bound {
+                packed += 0x1_0000u32;
+            }
+        }
+    }
+    let prefix = cube_exclusive_sum(packed, blueprint.units, blueprint.use_planes);
+    let mut less = slots.less + (prefix.before & 0xFFFFu32);
+    let mut equal = slots.equal + (prefix.before >> 16u32);
+    #[unroll]
+    for e in 0..epu {
+        let local = first + e as usize;
+        if start + local < len {
+            let key = keys[local];
+            if key < bound {
+                // Always below k: fewer than k keys of the row are below the boundary.
+                cand_keys[slots.out_base + less as usize] = key;
+                cand_positions[slots.out_base + less as usize] = (start + local) as u32;
+                less += 1u32;
+            } else if key == bound {
+                if equal < slots.k {
+                    cand_keys[slots.out_base + equal as usize] = key;
+                    cand_positions[slots.out_base + equal as usize] = (start + local) as u32;
+                }
+                equal += 1u32;
+            }
+        }
+    }
+}
+
+/// The rank of `keys[index]` among `keys[0..len]` (shared memory): how many keys are smaller,
+/// plus how many equal ones come before it. Ranks of distinct positions are distinct.
+#[cube]
+pub fn rank_in_row(keys: &Shared<[u32]>, index: usize, len: usize) -> u32 {
+    let key = keys[index];
+    let mut rank = 0u32;
+    for m in 0..index {
+        if keys[m] <= key {
+            rank += 1u32;
+        }
+    }
+    for m in index + 1..len {
+        if keys[m] < key {
+            rank += 1u32;
+        }
+    }
+    rank
+}
+
+/// Radix select, one pass over one tile of a row's current candidate source (`source`:
+/// the input or a candidate buffer, `source_len` keys): every key that matches the row's
+/// prefix above `shift + 8` (all of them in the first pass) is counted in `bins` by its digit
+/// at `shift`, and, when `target` is a candidate buffer, appended to it: the cube's block of
+/// slots comes from the row's `appended` counter, so blocks land in the order cubes get
+/// there, which nothing downstream depends on (later passes only count). Every unit must
+/// call it.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+pub fn histogram_tile<K: Numeric>(
+    values: &[K],
+    cand_a: &mut [u32],
+    cand_b: &mut [u32],
+    bins: &Shared<[Atomic<u32>]>,
+    appended: &mut [Atomic<u32>],
+    row: usize,
+    row_base: usize,
+    start: usize,
+    source: u32,
+    source_len: usize,
+    target: u32,
+    prefix: u32,
+    shift: u32,
+    #[comptime] first_pass: bool,
+    #[comptime] read: KeyRead,
+    #[comptime] blueprint: TopkBlueprint,
+) {
+    let epu = blueprint.elements_per_unit;
+    let mut held = Array::<u32>::new(epu as usize);
+    let mut matches = 0u32;
+    #[unroll]
+    for e in 0..epu {
+        let index = start + (e * CUBE_DIM + UNIT_POS) as usize;
+        if index < source_len {
+            let key = if source == SOURCE_INPUT {
+                key_at::<K>(values, row_base + index, read)
+            } else if source == SOURCE_A {
+                cand_a[row_base + index]
+            } else {
+                cand_b[row_base + index]
+            };
+            let mut hit = true;
+            if !first_pass {
+                hit = (key >> (shift + 8u32)) == (prefix >> (shift + 8u32));
+            }
+            if hit {
+                bins[((key >> shift) & 0xFFu32) as usize].fetch_add(1u32);
+                held[matches as usize] = key;
+                matches += 1u32;
+            }
+        }
+    }
+    // Every unit takes part in the rank (uniform control flow), whether or not it appends.
+    let ranks = cube_exclusive_sum(matches, blueprint.units, blueprint.use_planes);
+    let mut block = Shared::<u32>::new();
+    if target != SOURCE_INPUT && UNIT_POS == 0 {
+        *block = appended[row].fetch_add(ranks.total);
+    }
+    sync_cube();
+    if target != SOURCE_INPUT {
+        let out = row_base + (*block + ranks.before) as usize;
+        for i in 0..matches {
+            if target == SOURCE_A {
+                cand_a[out + i as usize] = held[i as usize];
+            } else {
+                cand_b[out + i as usize] = held[i as usize];
+            }
+        }
+    }
+}

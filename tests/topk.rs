@@ -1,0 +1,673 @@
+//! The device top-k against its CPU twin (the first k of a stable sort): every strategy,
+//! largest and smallest, sorted and unsorted, f32 (NaN, +-0.0, +-inf, heavy duplicates), i32
+//! and u32 values, every index dtype the device has; k = 0, 1, len - 1, len; tiny, odd,
+//! prime lengths, every length across a tile boundary, many rows; all-equal rows;
+//! determinism; the bisection's pass count; the errors bad calls get.
+
+mod common;
+
+use common::*;
+use cubecl::prelude::Client;
+use rand::{Rng, rngs::StdRng};
+use sieve::sort::reference::SortKey;
+use sieve::topk::{
+    self, TopkIo, TopkOptions, TopkProblem, TopkReport, TopkStrategy, TopkTuning, reference,
+};
+use sieve::{DeviceCaps, Dtype};
+
+const POISON: u32 = 0xDEAD_BEEF;
+
+const STRATEGIES: [TopkStrategy; 4] = [
+    TopkStrategy::RankByCounting,
+    TopkStrategy::ThresholdBisection,
+    TopkStrategy::RadixSelect,
+    TopkStrategy::SortAndSlice,
+];
+
+fn default_tuning(client: &Client) -> TopkTuning {
+    TopkTuning::for_device(
+        &DeviceCaps::of(client),
+        client.properties().hardware.max_shared_memory_size,
+    )
+}
+
+/// Small tiles (one plane of units, 2 keys each) so short rows cross many tiles.
+fn tiny_tuning(client: &Client) -> TopkTuning {
+    let caps = DeviceCaps::of(client);
+    TopkTuning {
+        units_per_cube: caps.plane_size_max.max(4).next_power_of_two(),
+        elements_per_unit: 2,
+        ..default_tuning(client)
+    }
+}
+
+/// Whether `strategy` can run rows of `len` (rank-by-counting has a capacity).
+fn runs(client: &Client, strategy: TopkStrategy, len: usize) -> bool {
+    strategy != TopkStrategy::RankByCounting || len <= default_tuning(client).rank_capacity()
+}
+
+struct Got {
+    bits: Vec<u32>,
+    indices: Vec<i64>,
+    report: TopkReport,
+}
+
+/// Runs one top-k of 32-bit values given as raw bits; outputs start poisoned.
+fn run(
+    client: &Client,
+    bits: &[u32],
+    dtype: Dtype,
+    problem: TopkProblem,
+    options: TopkOptions,
+    index_dtype: Dtype,
+) -> Got {
+    let out = problem.rows * problem.k;
+    let values = upload(client, bits);
+    let values_out = poisoned(client, out, POISON);
+    let indices_out = match index_dtype {
+        Dtype::I64 => poisoned(client, out, POISON as u64 | (1 << 40)),
+        _ => poisoned(client, out, POISON),
+    };
+    let report = topk::topk(
+        client,
+        TopkIo {
+            values: &values,
+            value_dtype: dtype,
+            values_out: Some(&values_out),
+            indices_out: Some(&indices_out),
+            index_dtype,
+        },
+        problem,
+        options,
+    )
+    .unwrap_or_else(|e| panic!("topk failed: {e}"));
+    let indices = match index_dtype {
+        Dtype::I32 => download::<i32>(client, indices_out, out)
+            .into_iter()
+            .map(i64::from)
+            .collect(),
+        Dtype::U32 => download::<u32>(client, indices_out, out)
+            .into_iter()
+            .map(i64::from)
+            .collect(),
+        Dtype::I64 => download::<i64>(client, indices_out, out),
+        other => panic!("no index dtype {other}"),
+    };
+    Got {
+        bits: download(client, values_out, out),
+        indices,
+        report,
+    }
+}
+
+/// Checks one top-k against the reference: sorted, the exact indices (the stable order is
+/// unique); unsorted, the same set per row. Values must be the input's bits at the indices.
+fn check<T: SortKey>(
+    got: &Got,
+    keys: &[T],
+    bits: &[u32],
+    problem: TopkProblem,
+    options: &TopkOptions,
+    case: &str,
+) {
+    let TopkProblem { rows, len, k } = problem;
+    let want = reference::topk_rows(keys, rows, len, k, options.largest);
+    let want: Vec<i64> = want.iter().map(|&i| i as i64).collect();
+    let mut indices = got.indices.clone();
+    let mut expected = want.clone();
+    if !options.sorted {
+        for r in 0..rows {
+            indices[r * k..(r + 1) * k].sort_unstable();
+            expected[r * k..(r + 1) * k].sort_unstable();
+        }
+    }
+    assert_same(&indices, &expected, &format!("{case}: indices"));
+    let want_bits: Vec<u32> = got
+        .indices
+        .iter()
+        .enumerate()
+        .map(|(slot, &i)| bits[(slot / k) * len + i as usize])
+        .collect();
+    assert_same(&got.bits, &want_bits, &format!("{case}: values (bits)"));
+}
+
+/// Every strategy (that fits), both directions, each `k`, sorted; and unsorted for the
+/// middle `k`.
+#[allow(clippy::too_many_arguments)]
+fn check_every_strategy<T: SortKey>(
+    client: &Client,
+    keys: &[T],
+    bits: &[u32],
+    dtype: Dtype,
+    rows: usize,
+    len: usize,
+    ks: &[usize],
+    case: &str,
+) {
+    for strategy in STRATEGIES {
+        if !runs(client, strategy, len) {
+            continue;
+        }
+        for largest in [true, false] {
+            for (i, &k) in ks.iter().enumerate() {
+                for sorted in [true, false] {
+                    if !sorted && i != ks.len() / 2 {
+                        continue;
+                    }
+                    let options = TopkOptions {
+                        largest,
+                        sorted,
+                        strategy,
+                        tuning: None,
+                    };
+                    let problem = TopkProblem { rows, len, k };
+                    let got = run(client, bits, dtype, problem, options, Dtype::I32);
+                    assert_eq!(got.report.strategy, strategy, "{case}: strategy that ran");
+                    let case = format!(
+                        "{case}: [{rows}, {len}] k {k} {} largest {largest} sorted {sorted}",
+                        strategy.name()
+                    );
+                    check(&got, keys, bits, problem, &options, &case);
+                }
+            }
+        }
+    }
+}
+
+/// `k` = 0, 1, a middle one, len - 1, len (those that exist).
+fn ks_for(len: usize) -> Vec<usize> {
+    let mut ks = vec![0, 1, len / 2, len.saturating_sub(1), len];
+    ks.retain(|&k| k <= len);
+    ks.dedup();
+    ks
+}
+
+fn special_floats(rng: &mut StdRng, n: usize) -> Vec<f32> {
+    let specials = [
+        f32::NAN,
+        -f32::NAN,
+        f32::from_bits(0x7FC0_1234),
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1.0,
+        -1.0,
+        f32::MIN_POSITIVE,
+        -f32::MAX,
+        f32::MAX,
+    ];
+    (0..n)
+        .map(|_| {
+            if rng.random_bool(0.3) {
+                specials[rng.random_range(0..specials.len())]
+            } else {
+                rng.random_range(-4i32..4) as f32 * 0.5
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn floats_with_specials_every_strategy() {
+    let client = client();
+    let (mut rng, seed) = rng("floats_with_specials_every_strategy");
+    for (rows, len) in [(1, 0), (2, 1), (3, 31), (2, 33), (1, 97), (2, 4097)] {
+        let keys = special_floats(&mut rng, rows * len);
+        let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
+        let mut ks = ks_for(len);
+        if len > 100 {
+            ks.insert(1, 10);
+        }
+        check_every_strategy(
+            &client,
+            &keys,
+            &bits,
+            Dtype::F32,
+            rows,
+            len,
+            &ks,
+            &format!("seed {seed}: f32"),
+        );
+    }
+}
+
+#[test]
+fn random_floats_no_ties() {
+    let client = client();
+    let (mut rng, seed) = rng("random_floats_no_ties");
+    let (rows, len) = (2, 3001);
+    let keys: Vec<f32> = (0..rows * len)
+        .map(|_| rng.random_range(-1e6f32..1e6))
+        .collect();
+    let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
+    check_every_strategy(
+        &client,
+        &keys,
+        &bits,
+        Dtype::F32,
+        rows,
+        len,
+        &[1, 10, 1500, 3000],
+        &format!("seed {seed}: f32"),
+    );
+}
+
+#[test]
+fn integers_with_duplicates() {
+    let client = client();
+    let (mut rng, seed) = rng("integers_with_duplicates");
+    let (rows, len) = (3, 1031);
+    let signed: Vec<i32> = (0..rows * len)
+        .map(|_| {
+            if rng.random_bool(0.6) {
+                rng.random_range(-3..3)
+            } else {
+                rng.random()
+            }
+        })
+        .collect();
+    let unsigned: Vec<u32> = signed.iter().map(|&k| k as u32).collect();
+    let ks = [1, 7, 515, 1030];
+    check_every_strategy(
+        &client,
+        &signed,
+        &unsigned,
+        Dtype::I32,
+        rows,
+        len,
+        &ks,
+        &format!("seed {seed}: i32"),
+    );
+    check_every_strategy(
+        &client,
+        &unsigned,
+        &unsigned,
+        Dtype::U32,
+        rows,
+        len,
+        &ks,
+        &format!("seed {seed}: u32"),
+    );
+}
+
+#[test]
+fn all_equal_sorted_reversed_and_all_nan() {
+    let client = client();
+    let len = 2003;
+    let inputs: [(&str, Vec<f32>); 5] = [
+        ("all equal", vec![2.5; len]),
+        (
+            "all -0.0 and +0.0",
+            (0..len)
+                .map(|i| if i % 3 == 0 { -0.0 } else { 0.0 })
+                .collect(),
+        ),
+        (
+            "all NaN",
+            (0..len)
+                .map(|i| if i % 2 == 0 { f32::NAN } else { -f32::NAN })
+                .collect(),
+        ),
+        ("sorted", (0..len).map(|i| i as f32).collect()),
+        ("reversed", (0..len).rev().map(|i| i as f32).collect()),
+    ];
+    for (name, keys) in inputs {
+        let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
+        check_every_strategy(
+            &client,
+            &keys,
+            &bits,
+            Dtype::F32,
+            1,
+            len,
+            &[1, 1000, 2002],
+            name,
+        );
+    }
+}
+
+#[test]
+fn every_length_across_a_tile_boundary() {
+    let client = client();
+    let (mut rng, seed) = rng("every_length_across_a_tile_boundary");
+    let tuning = tiny_tuning(&client);
+    let tile = tuning.tile();
+    for len in (tile - 2)..=(2 * tile + 2) {
+        let rows = 2;
+        let keys: Vec<i32> = (0..rows * len).map(|_| rng.random_range(-5..5)).collect();
+        let bits: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
+        for strategy in [TopkStrategy::ThresholdBisection, TopkStrategy::RadixSelect] {
+            for k in [1, len / 3 + 1, len - 1] {
+                let options = TopkOptions {
+                    largest: k % 2 == 0,
+                    sorted: true,
+                    strategy,
+                    tuning: Some(tuning),
+                };
+                let problem = TopkProblem { rows, len, k };
+                let got = run(&client, &bits, Dtype::I32, problem, options, Dtype::U32);
+                let case = format!("seed {seed}: len {len} k {k} {}", strategy.name());
+                check(&got, &keys, &bits, problem, &options, &case);
+            }
+        }
+    }
+}
+
+#[test]
+fn candidates_shrink_over_many_tiles() {
+    // Long rows of tiny tiles with keys that share their high digits in different amounts,
+    // so the radix select appends candidates in passes 1 and 2 from many cubes.
+    let client = client();
+    let (mut rng, seed) = rng("candidates_shrink_over_many_tiles");
+    let tuning = tiny_tuning(&client);
+    let (rows, len) = (3, 5000);
+    let keys: Vec<u32> = (0..rows * len)
+        .map(|i| match i / len {
+            0 => rng.random(),
+            1 => 0x1234_0000 | rng.random_range(0..0x1_0000),
+            _ => 0xAB00_0000 | rng.random_range(0..0x300),
+        })
+        .collect();
+    for strategy in [TopkStrategy::RadixSelect, TopkStrategy::ThresholdBisection] {
+        for k in [1, 37, 2500, 4999] {
+            for largest in [true, false] {
+                let options = TopkOptions {
+                    largest,
+                    sorted: true,
+                    strategy,
+                    tuning: Some(tuning),
+                };
+                let problem = TopkProblem { rows, len, k };
+                let got = run(&client, &keys, Dtype::U32, problem, options, Dtype::I32);
+                let case = format!("seed {seed}: k {k} largest {largest} {}", strategy.name());
+                check(&got, &keys, &keys, problem, &options, &case);
+            }
+        }
+    }
+}
+
+#[test]
+fn many_short_rows() {
+    let client = client();
+    let (mut rng, seed) = rng("many_short_rows");
+    let (rows, len, k) = (66_000, 5, 2);
+    let keys: Vec<f32> = (0..rows * len)
+        .map(|_| rng.random_range(-3i32..3) as f32)
+        .collect();
+    let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
+    // One cube per row (rank, sort) or per tile (tiny tiles: one per row): grids past 65,535
+    // cubes; the per-row kernels run 66,000 units.
+    for strategy in STRATEGIES {
+        let options = TopkOptions {
+            largest: true,
+            sorted: true,
+            strategy,
+            tuning: Some(tiny_tuning(&client)),
+        };
+        let problem = TopkProblem { rows, len, k };
+        let got = run(&client, &bits, Dtype::F32, problem, options, Dtype::I32);
+        check(
+            &got,
+            &keys,
+            &bits,
+            problem,
+            &options,
+            &format!("seed {seed}: {}", strategy.name()),
+        );
+    }
+}
+
+#[test]
+fn index_dtypes() {
+    let client = client();
+    let (mut rng, seed) = rng("index_dtypes");
+    let (rows, len, k) = (2, 300, 17);
+    let keys = special_floats(&mut rng, rows * len);
+    let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
+    let mut dtypes = vec![Dtype::I32, Dtype::U32];
+    if DeviceCaps::of(&client).i64 {
+        dtypes.push(Dtype::I64);
+    }
+    for index_dtype in dtypes {
+        for strategy in STRATEGIES {
+            let options = TopkOptions {
+                strategy,
+                ..TopkOptions::default()
+            };
+            let problem = TopkProblem { rows, len, k };
+            let got = run(&client, &bits, Dtype::F32, problem, options, index_dtype);
+            let case = format!("seed {seed}: {index_dtype} {}", strategy.name());
+            check(&got, &keys, &bits, problem, &options, &case);
+        }
+    }
+}
+
+#[test]
+fn deterministic_and_one_output_only() {
+    let client = client();
+    let (mut rng, seed) = rng("deterministic_and_one_output_only");
+    let len = 50_000;
+    let k = 1000;
+    let keys: Vec<f32> = (0..len).map(|_| rng.random_range(0..2000) as f32).collect();
+    let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
+    let want = reference::topk_rows(&keys, 1, len, k, true);
+    let input = upload(&client, &bits);
+    for strategy in [TopkStrategy::RadixSelect, TopkStrategy::ThresholdBisection] {
+        let once = |values: bool| {
+            let out = poisoned(&client, k, POISON);
+            topk::topk(
+                &client,
+                TopkIo {
+                    values: &input,
+                    value_dtype: Dtype::F32,
+                    values_out: values.then_some(&out),
+                    indices_out: (!values).then_some(&out),
+                    index_dtype: Dtype::U32,
+                },
+                TopkProblem { rows: 1, len, k },
+                TopkOptions {
+                    strategy,
+                    ..TopkOptions::default()
+                },
+            )
+            .expect("topk failed");
+            download::<u32>(&client, out, k)
+        };
+        let indices = once(false);
+        assert_eq!(indices, once(false), "{}: two runs differ", strategy.name());
+        let want_indices: Vec<u32> = want.iter().map(|&i| i as u32).collect();
+        assert_same(
+            &indices,
+            &want_indices,
+            &format!("seed {seed}: indices only"),
+        );
+        let want_bits: Vec<u32> = want.iter().map(|&i| bits[i]).collect();
+        assert_same(
+            &once(true),
+            &want_bits,
+            &format!("seed {seed}: values only"),
+        );
+    }
+}
+
+#[test]
+fn bisection_reports_its_counting_passes() {
+    let client = client();
+    let (mut rng, seed) = rng("bisection_reports_its_counting_passes");
+    let len = 65_536;
+    let keys: Vec<f32> = (0..len).map(|_| rng.random()).collect();
+    let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
+    let options = TopkOptions {
+        strategy: TopkStrategy::ThresholdBisection,
+        ..TopkOptions::default()
+    };
+    let problem = TopkProblem {
+        rows: 1,
+        len,
+        k: 10,
+    };
+    let got = run(&client, &bits, Dtype::F32, problem, options, Dtype::I32);
+    check(
+        &got,
+        &keys,
+        &bits,
+        problem,
+        &options,
+        &format!("seed {seed}"),
+    );
+    let passes = got.report.counting_passes;
+    assert!((1..=32).contains(&passes), "{passes} counting passes");
+    // All-equal keys need every bit: 32 passes; k = len needs none.
+    let equal = vec![7u32; 100];
+    let problem = TopkProblem {
+        rows: 1,
+        len: 100,
+        k: 3,
+    };
+    let got = run(&client, &equal, Dtype::U32, problem, options, Dtype::I32);
+    check(&got, &equal, &equal, problem, &options, "all equal");
+    assert_eq!(got.report.counting_passes, 32);
+    let problem = TopkProblem {
+        rows: 1,
+        len: 100,
+        k: 100,
+    };
+    let got = run(&client, &equal, Dtype::U32, problem, options, Dtype::I32);
+    check(&got, &equal, &equal, problem, &options, "k = len");
+    assert_eq!(got.report.counting_passes, 0);
+}
+
+#[test]
+fn auto_rule_and_names() {
+    let client = client();
+    let names: Vec<&str> = TopkStrategy::ALL.iter().map(|s| s.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "auto",
+            "rank_by_counting",
+            "threshold_bisection",
+            "radix_select",
+            "sort_and_slice"
+        ]
+    );
+    let (mut rng, seed) = rng("auto_rule_and_names");
+    let sort_capacity = sieve::sort::SortTuning::for_device(
+        &DeviceCaps::of(&client),
+        client.properties().hardware.max_shared_memory_size,
+    )
+    .in_cube_capacity();
+    let long = sort_capacity + 1;
+    let cases = [
+        (100, 5, TopkStrategy::RankByCounting),
+        (long, 5, TopkStrategy::RadixSelect),
+        (long, long - 1, TopkStrategy::SortAndSlice),
+    ];
+    for (len, k, expected) in cases {
+        let keys: Vec<u32> = (0..len).map(|_| rng.random_range(0..1000)).collect();
+        let problem = TopkProblem { rows: 1, len, k };
+        let options = TopkOptions::default();
+        let got = run(&client, &keys, Dtype::U32, problem, options, Dtype::I32);
+        assert_eq!(got.report.strategy, expected, "len {len} k {k}");
+        check(
+            &got,
+            &keys,
+            &keys,
+            problem,
+            &options,
+            &format!("seed {seed}: auto len {len}"),
+        );
+    }
+}
+
+#[test]
+fn bad_calls_get_clear_errors() {
+    let client = client();
+    let values = client.empty(64);
+    let io = TopkIo {
+        values: &values,
+        value_dtype: Dtype::F32,
+        values_out: None,
+        indices_out: None,
+        index_dtype: Dtype::I32,
+    };
+    let problem = TopkProblem {
+        rows: 1,
+        len: 4,
+        k: 5,
+    };
+    let call = |io: TopkIo<'_>, problem: TopkProblem, strategy: TopkStrategy| {
+        topk::topk(
+            &client,
+            io,
+            problem,
+            TopkOptions {
+                strategy,
+                ..TopkOptions::default()
+            },
+        )
+        .expect_err("refused")
+        .to_string()
+    };
+    let e = call(io, problem, TopkStrategy::Auto);
+    assert!(e.contains("problem.k") && e.contains("0..=4"), "{e}");
+    let ok = TopkProblem { k: 2, ..problem };
+    let e = call(
+        TopkIo {
+            value_dtype: Dtype::F16,
+            ..io
+        },
+        ok,
+        TopkStrategy::Auto,
+    );
+    assert!(e.contains("io.value_dtype"), "{e}");
+    let e = call(
+        TopkIo {
+            index_dtype: Dtype::F32,
+            ..io
+        },
+        ok,
+        TopkStrategy::Auto,
+    );
+    assert!(e.contains("io.index_dtype"), "{e}");
+    let e = call(
+        io,
+        TopkProblem {
+            rows: 1,
+            len: 1 << 20,
+            k: 1,
+        },
+        TopkStrategy::RankByCounting,
+    );
+    assert!(
+        e.contains("problem.len") && e.contains("rank_by_counting"),
+        "{e}"
+    );
+    if !DeviceCaps::of(&client).i64 {
+        let e = call(
+            TopkIo {
+                index_dtype: Dtype::I64,
+                ..io
+            },
+            ok,
+            TopkStrategy::Auto,
+        );
+        assert!(e.contains("i64"), "{e}");
+    }
+    let e = topk::topk(
+        &client,
+        io,
+        ok,
+        TopkOptions {
+            tuning: Some(TopkTuning {
+                elements_per_unit: 0,
+                ..default_tuning(&client)
+            }),
+            ..TopkOptions::default()
+        },
+    )
+    .expect_err("a bad tuning is refused")
+    .to_string();
+    assert!(e.contains("tuning.elements_per_unit"), "{e}");
+}
