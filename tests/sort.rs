@@ -361,7 +361,9 @@ fn wide_and_half_keys() {
         ] {
             let case = format!("seed {seed}: i64 {order:?} {:?}", options.strategy);
             let want = reference::sort_rows(&wide, rows, len, descending);
-            let (keys, indices) = run_typed(&client, &wide, Dtype::I64, rows, len, order, options);
+            let (keys, indices) =
+                run_typed_checked(&client, &wide, Dtype::I64, rows, len, order, options)
+                    .expect("sort failed");
             check_typed(&keys, &indices, &wide, &want, len, &case);
 
             let halves_sorted = run_typed_checked(
@@ -384,18 +386,6 @@ fn wide_and_half_keys() {
             }
         }
     }
-}
-
-fn run_typed<T: bytemuck::Pod>(
-    client: &Client,
-    keys: &[T],
-    dtype: Dtype,
-    rows: usize,
-    len: usize,
-    order: SortOrder,
-    options: SortOptions,
-) -> (Vec<T>, Vec<i32>) {
-    run_typed_checked(client, keys, dtype, rows, len, order, options).expect("sort failed")
 }
 
 fn run_typed_checked<T: bytemuck::Pod>(

@@ -557,7 +557,7 @@ fn auto_rule_and_names() {
         &DeviceCaps::of(&client),
         client.properties().hardware.max_shared_memory_size,
     )
-    .in_cube_capacity();
+    .in_cube_capacity(&DeviceCaps::of(&client));
     let long = sort_capacity + 1;
     let cases = [
         (100, 5, TopkStrategy::RankByCounting),

@@ -176,7 +176,7 @@ fn resolve_strategy(
         TopkStrategy::Auto => {
             let sort_capacity =
                 SortTuning::for_device(caps, client.properties().hardware.max_shared_memory_size)
-                    .in_cube_capacity();
+                    .in_cube_capacity(caps);
             if problem.len <= RANK_AUTO_LEN.min(rank_capacity) {
                 TopkStrategy::RankByCounting
             } else if problem.len <= sort_capacity || 2 * problem.k > problem.len {
