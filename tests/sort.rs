@@ -337,7 +337,16 @@ fn wide_and_half_keys() {
     let (mut rng, seed) = rng("wide_and_half_keys");
     let (rows, len) = (3, 301);
     let n = rows * len;
-    let specials = [i64::MIN, i64::MAX, -1, 0, 1, 1 << 32, -(1 << 32), (1 << 32) - 1];
+    let specials = [
+        i64::MIN,
+        i64::MAX,
+        -1,
+        0,
+        1,
+        1 << 32,
+        -(1 << 32),
+        (1 << 32) - 1,
+    ];
     let wide: Vec<i64> = (0..n)
         .map(|_| match rng.random_range(0..3) {
             0 => specials[rng.random_range(0..specials.len())],
@@ -366,9 +375,8 @@ fn wide_and_half_keys() {
                     .expect("sort failed");
             check_typed(&keys, &indices, &wide, &want, len, &case);
 
-            let halves_sorted = run_typed_checked(
-                &client, &halves, Dtype::F16, rows, len, order, options,
-            );
+            let halves_sorted =
+                run_typed_checked(&client, &halves, Dtype::F16, rows, len, order, options);
             match halves_sorted {
                 Ok((keys, indices)) => {
                     let case = format!("seed {seed}: f16 {order:?} {:?}", options.strategy);
@@ -415,7 +423,10 @@ fn run_typed_checked<T: bytemuck::Pod>(
         options,
     )
     .map_err(|e| e.to_string())?;
-    Ok((download(client, keys_out, n), download(client, indices_out, n)))
+    Ok((
+        download(client, keys_out, n),
+        download(client, indices_out, n),
+    ))
 }
 
 fn check_typed<T: PartialEq + Copy + std::fmt::Debug>(

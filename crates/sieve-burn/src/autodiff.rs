@@ -232,6 +232,62 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
         }
     }
 
+    /// The gradient lands on the selected positions (the indices are distinct within a
+    /// row, so the scatter is exact), zeros elsewhere.
+    fn sieve_float_topk(
+        x: FloatTensor<Self>,
+        k: usize,
+        dim: usize,
+        largest: bool,
+        sorted: bool,
+        strategy: usize,
+        index_dtype: IntDType,
+    ) -> (FloatTensor<Self>, IntTensor<Self>) {
+        match PermutationBackward
+            .prepare::<C>([x.node()])
+            .compute_bound()
+            .stateful()
+        {
+            OpsKind::Tracked(prep) => {
+                let shape = x.primitive().shape();
+                let (values, indices) = B::sieve_float_topk(
+                    x.primitive().clone(),
+                    k,
+                    dim,
+                    largest,
+                    sorted,
+                    strategy,
+                    index_dtype,
+                );
+                (prep.finish((indices.clone(), shape, dim), values), indices)
+            }
+            OpsKind::UnTracked(prep) => {
+                let (values, indices) = B::sieve_float_topk(
+                    x.into_primitive(),
+                    k,
+                    dim,
+                    largest,
+                    sorted,
+                    strategy,
+                    index_dtype,
+                );
+                (prep.finish(values), indices)
+            }
+        }
+    }
+
+    fn sieve_int_topk(
+        x: IntTensor<Self>,
+        k: usize,
+        dim: usize,
+        largest: bool,
+        sorted: bool,
+        strategy: usize,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>) {
+        B::sieve_int_topk(x, k, dim, largest, sorted, strategy, index_dtype)
+    }
+
     fn sieve_float_sort(x: FloatTensor<Self>, dim: usize, descending: bool) -> FloatTensor<Self> {
         let index_dtype = get_device_settings::<B>(&x.primitive().device()).int_dtype;
         Self::sieve_float_sort_with_indices(x, dim, descending, index_dtype).0
@@ -314,6 +370,8 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
 /// (`out[j] = x[indices[j]]`): the input's gradient is the output's scattered back through
 /// the indices (distinct along the dim, so the scatter-add is exact and deterministic).
 #[derive(Debug)]
+/// Scatters the output gradient back to the input positions the indices name (a
+/// permutation for the sort and split, the selected positions for top-k).
 struct PermutationBackward;
 
 impl<B: Backend + SieveOps> Backward<B, 1> for PermutationBackward {

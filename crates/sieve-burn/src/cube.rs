@@ -16,6 +16,7 @@ use sieve::compact::{
 };
 use sieve::scan::{self, ScanKind, ScanOptions, ScanProblem};
 use sieve::sort::{self as radix, SortIo, SortOptions, SortOrder, SortProblem};
+use sieve::topk::{self, TopkIo, TopkOptions, TopkProblem, TopkStrategy};
 
 use crate::SieveOps;
 
@@ -141,6 +142,30 @@ impl SieveOps for CubeBackend {
         sort_along("argsort", x, dim, descending, Some(index_dtype), false)
             .1
             .unwrap()
+    }
+
+    fn sieve_float_topk(
+        x: CubeTensor,
+        k: usize,
+        dim: usize,
+        largest: bool,
+        sorted: bool,
+        strategy: usize,
+        index_dtype: IntDType,
+    ) -> (CubeTensor, CubeTensor) {
+        topk_along(x, k, dim, largest, sorted, strategy, index_dtype)
+    }
+
+    fn sieve_int_topk(
+        x: CubeTensor,
+        k: usize,
+        dim: usize,
+        largest: bool,
+        sorted: bool,
+        strategy: usize,
+        index_dtype: IntDType,
+    ) -> (CubeTensor, CubeTensor) {
+        topk_along(x, k, dim, largest, sorted, strategy, index_dtype)
     }
 
     fn sieve_float_prefix(x: CubeTensor, len: usize) -> CubeTensor {
@@ -359,6 +384,58 @@ fn sort_along(
         None => t,
     };
     (values.map(restore), indices.map(restore))
+}
+
+/// Top-k of every row along `dim` (see `SieveOps::sieve_float_topk`): `sieve::topk` on the
+/// rows laid out along `dim`, then the caller's axis order restored.
+fn topk_along(
+    x: CubeTensor,
+    k: usize,
+    dim: usize,
+    largest: bool,
+    sorted: bool,
+    strategy: usize,
+    index_dtype: IntDType,
+) -> (CubeTensor, CubeTensor) {
+    let op = "topk";
+    let value_dtype = sieve_dtype(op, x.dtype);
+    let Rows {
+        tensor,
+        rows,
+        len,
+        swap,
+    } = rows_along(x, dim);
+    let mut shape = tensor.meta.shape().clone();
+    let last = shape.num_dims() - 1;
+    shape[last] = k;
+    let values = empty_of(&tensor, shape.clone(), tensor.dtype);
+    let indices = empty_of(&tensor, shape, index_dtype.into());
+    let strategy = *TopkStrategy::ALL
+        .get(strategy)
+        .unwrap_or_else(|| panic!("{op}: strategy index {strategy} is not in TopkStrategy::ALL"));
+    topk::topk(
+        &tensor.client,
+        TopkIo {
+            values: &tensor.handle,
+            value_dtype,
+            values_out: Some(&values.handle),
+            indices_out: Some(&indices.handle),
+            index_dtype: sieve_index_dtype(op, index_dtype),
+        },
+        TopkProblem { rows, len, k },
+        TopkOptions {
+            largest,
+            sorted,
+            strategy,
+            tuning: None,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{op}: {e}"));
+    let restore = |t: CubeTensor| match &swap {
+        Some(axes) => permute(t, axes),
+        None => t,
+    };
+    (restore(values), restore(indices))
 }
 
 /// What a split sends first.

@@ -270,6 +270,19 @@ pub fn int_sort_with_indices<B: Backend>(
     (B::int_gather(dim, x, indices.clone()), indices)
 }
 
+/// Every element of `shape` except along `dim`, where the first `k`.
+pub fn first_along(shape: &Shape, dim: usize, k: usize) -> Vec<Slice> {
+    (0..shape.num_dims())
+        .map(|d| {
+            if d == dim {
+                prefix_slice(k)
+            } else {
+                prefix_slice(shape[d])
+            }
+        })
+        .collect()
+}
+
 /// Elements `0..len` along one axis.
 pub fn prefix_slice(len: usize) -> Slice {
     Slice {

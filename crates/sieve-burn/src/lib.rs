@@ -12,6 +12,9 @@
 //! - Sort (stable, PyTorch's float order): [`sort`], [`sort_descending`],
 //!   [`sort_with_indices`], [`sort_descending_with_indices`], [`argsort`],
 //!   [`argsort_descending`].
+//! - Top-k (the first k of a stable sort; f32, i32 and u32 on the cube backends):
+//!   [`topk`], [`topk_with_indices`], [`argtopk`], [`bottomk_with_indices`],
+//!   [`topk_with_options`] ([`TopKOptions`]).
 //!
 //! ```no_run
 //! use burn::tensor::{Device, Tensor};
@@ -37,10 +40,10 @@ mod tensor;
 
 pub use ops::SieveOps;
 pub use tensor::{
-    SieveKind, argsort, argsort_descending, argwhere, argwhere_async, compact_rows, cumsum,
-    mask_select, mask_select_async, mask_select_padded, nonzero, nonzero_async, sort,
-    sort_descending, sort_descending_with_indices, sort_with_indices, split_by_bit,
-    stable_partition,
+    SieveKind, TopKOptions, argsort, argsort_descending, argtopk, argwhere, argwhere_async,
+    bottomk_with_indices, compact_rows, cumsum, mask_select, mask_select_async, mask_select_padded,
+    nonzero, nonzero_async, sort, sort_descending, sort_descending_with_indices, sort_with_indices,
+    split_by_bit, stable_partition, topk, topk_with_indices, topk_with_options,
 };
 
 /// The CubeCL client behind a Burn device, for calling `sieve`'s raw-buffer API on the same

@@ -106,3 +106,21 @@ pub fn argsort(
 pub fn prefix_shape(len: &usize) -> Shape {
     Shape::new([*len])
 }
+
+/// Top-k values (`x`'s dtype) and indices: `x`'s shape with `dim` cut to `k`.
+pub fn topk(
+    x: &TensorSpec,
+    k: &usize,
+    dim: &usize,
+    _largest: &bool,
+    _sorted: &bool,
+    _strategy: &usize,
+    index_dtype: &IntDType,
+) -> (TensorSpec, TensorSpec) {
+    let mut shape = x.shape.clone();
+    shape[*dim] = *k;
+    (
+        TensorSpec::new(shape.clone(), x.dtype),
+        TensorSpec::new(shape, (*index_dtype).into()),
+    )
+}

@@ -167,6 +167,52 @@ pub trait SieveOps: Backend {
         fallback::int_sort_with_indices::<Self>(x, dim, descending, index_dtype).1
     }
 
+    /// Top-k along `dim`: the first `k` of a stable sort, descending when `largest` (ties to
+    /// the lower index, NaN largest), ascending otherwise; the values and their source
+    /// indices, `x`'s shape with `dim` cut to `k`. `sorted == false` may order the chosen set
+    /// freely (it is the same set). `strategy` indexes `sieve::topk::TopkStrategy::ALL`
+    /// (0 = Auto; the fallback ignores it).
+    #[fusion(meta = meta::topk)]
+    fn sieve_float_topk(
+        x: FloatTensor<Self>,
+        k: usize,
+        dim: usize,
+        largest: bool,
+        sorted: bool,
+        strategy: usize,
+        index_dtype: IntDType,
+    ) -> (FloatTensor<Self>, IntTensor<Self>) {
+        let _ = (sorted, strategy);
+        let (values, indices) =
+            fallback::float_sort_with_indices::<Self>(x, dim, largest, index_dtype);
+        let cut = fallback::first_along(&values.shape(), dim, k);
+        (
+            Self::float_slice(values, &cut),
+            Self::int_slice(indices, &cut),
+        )
+    }
+
+    /// [`SieveOps::sieve_float_topk`] for Int tensors.
+    #[fusion(meta = meta::topk)]
+    fn sieve_int_topk(
+        x: IntTensor<Self>,
+        k: usize,
+        dim: usize,
+        largest: bool,
+        sorted: bool,
+        strategy: usize,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>) {
+        let _ = (sorted, strategy);
+        let (values, indices) =
+            fallback::int_sort_with_indices::<Self>(x, dim, largest, index_dtype);
+        let cut = fallback::first_along(&values.shape(), dim, k);
+        (
+            Self::int_slice(values, &cut),
+            Self::int_slice(indices, &cut),
+        )
+    }
+
     /// The first `len` elements of a 1-D tensor: the exact-size result of a compaction once
     /// its count is read. A view of the same buffer on the cube backends (Burn's `narrow`
     /// copies there); a slice elsewhere.

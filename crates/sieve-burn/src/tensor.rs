@@ -42,6 +42,14 @@ pub trait SieveKind: Basic {
         descending: bool,
         index_dtype: IntDType,
     ) -> DispatchTensor;
+    #[doc(hidden)]
+    fn topk(
+        x: DispatchTensor,
+        k: usize,
+        dim: usize,
+        options: TopKOptions,
+        index_dtype: IntDType,
+    ) -> (DispatchTensor, DispatchTensor);
 }
 
 impl SieveKind for Float {
@@ -87,6 +95,23 @@ impl SieveKind for Float {
     ) -> DispatchTensor {
         <Dispatch as SieveOps>::sieve_float_argsort(x, dim, descending, index_dtype)
     }
+    fn topk(
+        x: DispatchTensor,
+        k: usize,
+        dim: usize,
+        options: TopKOptions,
+        index_dtype: IntDType,
+    ) -> (DispatchTensor, DispatchTensor) {
+        <Dispatch as SieveOps>::sieve_float_topk(
+            x,
+            k,
+            dim,
+            options.largest,
+            options.sorted,
+            options.strategy_index(),
+            index_dtype,
+        )
+    }
 }
 
 impl SieveKind for Int {
@@ -131,6 +156,23 @@ impl SieveKind for Int {
         index_dtype: IntDType,
     ) -> DispatchTensor {
         <Dispatch as SieveOps>::sieve_int_argsort(x, dim, descending, index_dtype)
+    }
+    fn topk(
+        x: DispatchTensor,
+        k: usize,
+        dim: usize,
+        options: TopKOptions,
+        index_dtype: IntDType,
+    ) -> (DispatchTensor, DispatchTensor) {
+        <Dispatch as SieveOps>::sieve_int_topk(
+            x,
+            k,
+            dim,
+            options.largest,
+            options.sorted,
+            options.strategy_index(),
+            index_dtype,
+        )
     }
 }
 
@@ -413,4 +455,107 @@ pub fn argsort_descending<const D: usize, K: SieveKind>(
     check_dim("argsort_descending", dim, D);
     let it = index_dtype(&x);
     Tensor::from_dispatch(K::argsort(x.into_dispatch(), dim, true, it))
+}
+
+/// How [`topk_with_options`] chooses: the `k` largest or smallest, in rank order or not, and
+/// which of `sieve::topk`'s strategies (`Auto` by default).
+#[derive(Debug, Clone, Copy)]
+pub struct TopKOptions {
+    /// `true`: the `k` largest (top-k); `false`: the `k` smallest (bottom-k).
+    pub largest: bool,
+    /// `true`: in rank order (the first `k` of a stable sort); `false`: the same set in an
+    /// order of the strategy's choosing.
+    pub sorted: bool,
+    pub strategy: sieve::topk::TopkStrategy,
+}
+
+impl Default for TopKOptions {
+    /// Largest, sorted, `Auto` (`torch.topk`'s defaults).
+    fn default() -> Self {
+        TopKOptions {
+            largest: true,
+            sorted: true,
+            strategy: sieve::topk::TopkStrategy::Auto,
+        }
+    }
+}
+
+impl TopKOptions {
+    fn strategy_index(&self) -> usize {
+        sieve::topk::TopkStrategy::ALL
+            .iter()
+            .position(|&s| s == self.strategy)
+            .expect("every strategy is in TopkStrategy::ALL")
+    }
+}
+
+/// The `k` largest elements along `dim` and their indices, like Burn's
+/// `Tensor::topk_with_indices`, with exact semantics: the first `k` of a stable descending
+/// sort (ties go to the lower index, NaN counts as largest). Panics, naming `k` and the valid
+/// range, unless `0 <= k <= x.dims()[dim]`.
+pub fn topk_with_indices<const D: usize, K: SieveKind>(
+    x: Tensor<D, K>,
+    k: usize,
+    dim: usize,
+) -> (Tensor<D, K>, Tensor<D, Int>) {
+    topk_checked("topk_with_indices", x, k, dim, TopKOptions::default())
+}
+
+/// [`topk_with_indices`]'s values.
+pub fn topk<const D: usize, K: SieveKind>(x: Tensor<D, K>, k: usize, dim: usize) -> Tensor<D, K> {
+    topk_checked("topk", x, k, dim, TopKOptions::default()).0
+}
+
+/// [`topk_with_indices`]'s indices.
+pub fn argtopk<const D: usize, K: SieveKind>(
+    x: Tensor<D, K>,
+    k: usize,
+    dim: usize,
+) -> Tensor<D, Int> {
+    topk_checked("argtopk", x, k, dim, TopKOptions::default()).1
+}
+
+/// The `k` smallest elements along `dim` and their indices: the first `k` of a stable
+/// ascending sort (ties to the lower index, NaN last).
+pub fn bottomk_with_indices<const D: usize, K: SieveKind>(
+    x: Tensor<D, K>,
+    k: usize,
+    dim: usize,
+) -> (Tensor<D, K>, Tensor<D, Int>) {
+    let options = TopKOptions {
+        largest: false,
+        ..TopKOptions::default()
+    };
+    topk_checked("bottomk_with_indices", x, k, dim, options)
+}
+
+/// Top-k (or bottom-k) with every choice explicit: see [`TopKOptions`].
+pub fn topk_with_options<const D: usize, K: SieveKind>(
+    x: Tensor<D, K>,
+    k: usize,
+    dim: usize,
+    options: TopKOptions,
+) -> (Tensor<D, K>, Tensor<D, Int>) {
+    topk_checked("topk_with_options", x, k, dim, options)
+}
+
+fn topk_checked<const D: usize, K: SieveKind>(
+    op: &str,
+    x: Tensor<D, K>,
+    k: usize,
+    dim: usize,
+    options: TopKOptions,
+) -> (Tensor<D, K>, Tensor<D, Int>) {
+    check_dim(op, dim, D);
+    let len = x.dims()[dim];
+    assert!(
+        k <= len,
+        "{op}: invalid argument `k` = {k}: expected 0..={len} (the length of dim {dim})"
+    );
+    let it = index_dtype(&x);
+    let (values, indices) = K::topk(x.into_dispatch(), k, dim, options, it);
+    (
+        Tensor::from_dispatch(values),
+        Tensor::from_dispatch(indices),
+    )
 }

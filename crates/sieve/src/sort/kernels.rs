@@ -259,8 +259,8 @@ pub(crate) fn scatter_kernel<I: Numeric>(
         if local < span.len {
             let key = sorted_keys[local as usize];
             let digit = digit_of(pass_radix(key, pass), shift, blueprint);
-            let first = offsets[(span.row * radix as usize + digit as usize) * tiles_per_row
-                + span.part];
+            let first =
+                offsets[(span.row * radix as usize + digit as usize) * tiles_per_row + span.part];
             let slot = row_base + (first + local - digit_start[digit as usize]) as usize;
             if pass.write_keys {
                 keys_out[slot] = key;

@@ -235,7 +235,14 @@ impl Run<'_> {
             return;
         }
         if self.kind.carried_raw() {
-            self.passes(self.io.keys, self.kind, self.descending, None, want_indices, Sink::Outputs);
+            self.passes(
+                self.io.keys,
+                self.kind,
+                self.descending,
+                None,
+                want_indices,
+                Sink::Outputs,
+            );
             return;
         }
         let radix = self.client.empty(4 * n);
@@ -243,7 +250,14 @@ impl Run<'_> {
         let words = if self.kind == KeyKind::I64 {
             self.encode_wide(&radix, None, false);
             let low_positions = self.client.empty(4 * n);
-            self.passes(&radix, KeyKind::U32, false, None, true, Sink::Positions(&low_positions));
+            self.passes(
+                &radix,
+                KeyKind::U32,
+                false,
+                None,
+                true,
+                Sink::Positions(&low_positions),
+            );
             self.encode_wide(&radix, Some(&low_positions), true);
             self.passes(
                 &radix,
@@ -269,7 +283,14 @@ impl Run<'_> {
                     self.io.key_dtype.elem_type(),
                 );
             }
-            self.passes(&radix, KeyKind::U32, false, None, true, Sink::Positions(&positions));
+            self.passes(
+                &radix,
+                KeyKind::U32,
+                false,
+                None,
+                true,
+                Sink::Positions(&positions),
+            );
             1
         };
         self.decode(&positions, words);
@@ -402,7 +423,9 @@ impl Run<'_> {
                 (true, Sink::Positions(h)) => (self.output(None), self.buffer(h), u32_elem),
                 (false, _) => (
                     self.buffer(&key_space[pass as usize % 2]),
-                    self.output(Some(&position_space[pass as usize % 2]).filter(|_| with_positions)),
+                    self.output(
+                        Some(&position_space[pass as usize % 2]).filter(|_| with_positions),
+                    ),
                     u32_elem,
                 ),
             };

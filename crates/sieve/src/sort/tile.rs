@@ -236,8 +236,8 @@ pub fn rank_by_planes(
     for e in 0..epu {
         let digit = digits[e as usize];
         if digit < radix {
-            ranks[e as usize] += digit_start[digit as usize]
-                + counters[(plane * radix + digit) as usize].load();
+            ranks[e as usize] +=
+                digit_start[digit as usize] + counters[(plane * radix + digit) as usize].load();
         }
     }
     ranks

@@ -1,0 +1,208 @@
+//! sieve_burn's top-k ops (topk, topk_with_indices, argtopk, bottomk_with_indices,
+//! topk_with_options) through Burn's public API against the first k of a stable CPU sort in
+//! PyTorch's order: every dim, views, Float (NaN, +-0.0, +-inf, heavy duplicates) and Int,
+//! k = 0, 1, n-1, n, every strategy, unsorted output (same set), empty tensors, gradients,
+//! bad k, the Flex fallback.
+
+mod common;
+
+use burn::tensor::{Device, Int, Tensor, TensorData};
+use common::{assert_same, rng};
+use rand::Rng;
+use sieve::sort::reference::{SortKey, sort_rows};
+use sieve::topk::TopkStrategy;
+use sieve_burn::TopKOptions;
+
+fn bits<const D: usize>(t: Tensor<D>) -> Vec<u32> {
+    t.into_data().iter::<f32>().map(f32::to_bits).collect()
+}
+
+fn i64s<const D: usize>(t: Tensor<D, Int>) -> Vec<i64> {
+    t.into_data().iter::<i64>().collect()
+}
+
+/// The first `k` of a stable sort of every row of a row-major `shape` along `dim`: indices
+/// along `dim` and the flat source of each output element, in the output's row-major order
+/// (`shape` with `dim` cut to `k`).
+fn reference<T: SortKey>(
+    data: &[T],
+    shape: &[usize],
+    dim: usize,
+    k: usize,
+    largest: bool,
+) -> (Vec<i64>, Vec<usize>) {
+    let len = shape[dim];
+    let inner: usize = shape[dim + 1..].iter().product();
+    let outer: usize = shape[..dim].iter().product();
+    let mut indices = vec![0i64; outer * k * inner];
+    let mut source = vec![0usize; outer * k * inner];
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |j: usize| (o * len + j) * inner + i;
+            let row: Vec<T> = (0..len).map(|j| data[at(j)]).collect();
+            let order = sort_rows(&row, 1, len, largest);
+            for (slot, j) in order.into_iter().take(k).enumerate() {
+                let out = (o * k + slot) * inner + i;
+                indices[out] = j as i64;
+                source[out] = at(j);
+            }
+        }
+    }
+    (indices, source)
+}
+
+fn special(rng: &mut impl Rng) -> f32 {
+    let specials = [
+        f32::NAN,
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1.0,
+        -1.0,
+    ];
+    if rng.random_bool(0.3) {
+        specials[rng.random_range(0..specials.len())]
+    } else {
+        rng.random_range(-3i32..3) as f32 * 0.25
+    }
+}
+
+#[test]
+fn float_topk_every_dim_k_and_direction() {
+    let device = Device::default();
+    let (mut rng, seed) = rng("float_topk_every_dim_k_and_direction");
+    for shape in [[3usize, 33, 5], [2, 1500, 1], [1, 1, 1]] {
+        let n: usize = shape.iter().product();
+        let data: Vec<f32> = (0..n).map(|_| special(&mut rng)).collect();
+        let flat: Vec<u32> = data.iter().map(|v| v.to_bits()).collect();
+        let x = Tensor::<3>::from_data(TensorData::new(data.clone(), shape), &device);
+        for dim in 0..3 {
+            let len = shape[dim];
+            let mut ks = vec![0, 1, len / 2, len.saturating_sub(1), len];
+            ks.dedup();
+            for k in ks {
+                for largest in [true, false] {
+                    let case = format!("seed {seed}: {shape:?} dim {dim} k {k} largest {largest}");
+                    let (indices, source) = reference(&data, &shape, dim, k, largest);
+                    let want: Vec<u32> = source.iter().map(|&s| flat[s]).collect();
+                    let (values, got) = if largest {
+                        sieve_burn::topk_with_indices(x.clone(), k, dim)
+                    } else {
+                        sieve_burn::bottomk_with_indices(x.clone(), k, dim)
+                    };
+                    assert_same(&bits(values), &want, &format!("{case}: values"));
+                    assert_same(&i64s(got), &indices, &format!("{case}: indices"));
+                    if largest {
+                        let values = sieve_burn::topk(x.clone(), k, dim);
+                        assert_same(&bits(values), &want, &format!("{case}: topk"));
+                        let args = sieve_burn::argtopk(x.clone(), k, dim);
+                        assert_same(&i64s(args), &indices, &format!("{case}: argtopk"));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every strategy through `topk_with_options`, sorted and not (unsorted: the same set, so
+/// the indices compared as sorted lists per row), on an Int view.
+#[test]
+fn every_strategy_on_int_views() {
+    let device = Device::default();
+    let (mut rng, seed) = rng("every_strategy_on_int_views");
+    let data: Vec<i32> = (0..6 * 40 * 9).map(|_| rng.random_range(-5..5)).collect();
+    let base = Tensor::<3, Int>::from_data(TensorData::new(data, [6, 40, 9]), &device);
+    let view = base.swap_dims(0, 2).narrow(1, 3, 31);
+    let dims = view.dims();
+    let logical = i64s(view.clone());
+    for strategy in TopkStrategy::ALL {
+        for dim in 0..3 {
+            let k = dims[dim] / 3 + 1;
+            for sorted in [true, false] {
+                let options = TopKOptions {
+                    largest: true,
+                    sorted,
+                    strategy,
+                };
+                let case = format!("seed {seed}: {strategy:?} dim {dim} k {k} sorted {sorted}");
+                let (indices, source) = reference(&logical, &dims, dim, k, true);
+                let (values, got) = sieve_burn::topk_with_options(view.clone(), k, dim, options);
+                let (mut got, mut values) = (i64s(got), i64s(values));
+                let mut want_values: Vec<i64> = source.iter().map(|&s| logical[s]).collect();
+                let mut want = indices;
+                if !sorted {
+                    // The same set per output row: compare (index, value) pairs sorted.
+                    let pairs = |ix: &mut Vec<i64>, vs: &mut Vec<i64>| {
+                        let mut p: Vec<(i64, i64)> =
+                            ix.iter().copied().zip(vs.iter().copied()).collect();
+                        p.sort();
+                        (*ix, *vs) = p.into_iter().unzip();
+                    };
+                    pairs(&mut got, &mut values);
+                    pairs(&mut want, &mut want_values);
+                }
+                assert_same(&got, &want, &format!("{case}: indices"));
+                assert_same(&values, &want_values, &format!("{case}: values"));
+            }
+        }
+    }
+}
+
+#[test]
+fn empty_tensors_work() {
+    let device = Device::default();
+    let x = Tensor::<2>::zeros([0, 5], &device);
+    assert_eq!(sieve_burn::topk(x, 3, 1).dims(), [0, 3]);
+    let x = Tensor::<2, Int>::zeros([3, 0], &device);
+    assert_eq!(sieve_burn::topk_with_indices(x, 0, 1).1.dims(), [3, 0]);
+}
+
+#[test]
+fn topk_gradient_lands_on_the_selected_positions() {
+    let device = Device::default().autodiff();
+    let (mut rng, seed) = rng("topk_gradient_lands_on_the_selected_positions");
+    let shape = [3usize, 200];
+    let n = shape[0] * shape[1];
+    let k = 17;
+    let xs: Vec<f32> = (0..n).map(|_| rng.random_range(-4i32..4) as f32).collect();
+    for dim in 0..2 {
+        let k = k.min(shape[dim]);
+        let mut out_shape = shape;
+        out_shape[dim] = k;
+        let m = out_shape[0] * out_shape[1];
+        let ws: Vec<f32> = (0..m).map(|_| rng.random_range(-3..4) as f32).collect();
+        let x = Tensor::<2>::from_data(TensorData::new(xs.clone(), shape), &device).require_grad();
+        let w = Tensor::<2>::from_data(TensorData::new(ws.clone(), out_shape), &device);
+        let grads = (sieve_burn::topk(x.clone(), k, dim) * w).sum().backward();
+        let got: Vec<f32> = x.grad(&grads).unwrap().into_data().iter::<f32>().collect();
+        let (_, source) = reference(&xs, &shape, dim, k, true);
+        let mut want = vec![0.0f32; n];
+        for (slot, &s) in source.iter().enumerate() {
+            want[s] = ws[slot];
+        }
+        assert_same(&got, &want, &format!("seed {seed}: dim {dim}"));
+    }
+}
+
+#[test]
+#[should_panic(expected = "invalid argument `k` = 6: expected 0..=5")]
+fn k_past_the_row_is_named() {
+    let device = Device::default();
+    let _ = sieve_burn::topk(Tensor::<2>::ones([2, 5], &device), 6, 1);
+}
+
+#[test]
+fn flex_falls_back_to_the_stable_sort() {
+    let device = Device::flex();
+    let x = Tensor::<1>::from_data([1.0, f32::NAN, -0.0, 0.0, -1.0, 1.0], &device);
+    let (values, indices) = sieve_burn::topk_with_indices(x.clone(), 3, 0);
+    assert_eq!(i64s(indices), vec![1, 0, 5]);
+    let v: Vec<f32> = values.into_data().iter::<f32>().collect();
+    assert!(v[0].is_nan());
+    assert_eq!(v[1..], [1.0, 1.0]);
+    assert_eq!(
+        i64s(sieve_burn::bottomk_with_indices(x, 2, 0).1),
+        vec![4, 2]
+    );
+}
