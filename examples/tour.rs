@@ -5,8 +5,10 @@
 //! 2. Compaction: the survivors of a predicate, each output slot finding its source by
 //!    binary search over the running count, and how many survived.
 //! 3. Split: keys split by their low bit, evens first, both halves in input order.
-//!
-//! (The top-k exercises join when that primitive lands.)
+//! 4. Rank by counting: the ranks of 4096 scores with many repeats, a permutation of
+//!    0..4095 (the largest score rank 0, ties to the lower index).
+//! 5. Threshold bisection: the cutoff that exactly 10 of 65,536 fine-grained scores clear,
+//!    how many clear it, and how many counting passes the search took.
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -22,6 +24,8 @@ fn main() {
     let ok = running_count(&device);
     let ok = compaction(&client) && ok;
     let ok = one_bit_split(&device) && ok;
+    let ok = ranks_by_counting(&client) && ok;
+    let ok = cutoff_by_bisection(&client) && ok;
     if ok {
         println!("\nall exercises match their CPU references");
     } else {
@@ -163,6 +167,129 @@ fn one_bit_split(device: &Device) -> bool {
     println!(
         "    evens          {evens} (CPU: {expected_evens}); first odd at {evens}: {} {}",
         got.get(evens).copied().unwrap_or_default(),
+        verdict(ok)
+    );
+    ok
+}
+
+/// Top-k on raw device buffers: the chosen values and indices of one row, and the report.
+fn topk_row(
+    client: &cubecl::prelude::Client,
+    scores: &[f32],
+    k: usize,
+    strategy: sieve::topk::TopkStrategy,
+) -> (Vec<f32>, Vec<u32>, sieve::topk::TopkReport) {
+    use sieve::topk::{self, TopkIo, TopkOptions, TopkProblem};
+    let input = client.create_from_slice(bytemuck::cast_slice(scores));
+    let values = client.empty(4 * k.max(1));
+    let indices = client.empty(4 * k.max(1));
+    let report = topk::topk(
+        client,
+        TopkIo {
+            values: &input,
+            value_dtype: sieve::Dtype::F32,
+            values_out: Some(&values),
+            indices_out: Some(&indices),
+            index_dtype: sieve::Dtype::U32,
+        },
+        TopkProblem {
+            rows: 1,
+            len: scores.len(),
+            k,
+        },
+        TopkOptions {
+            strategy,
+            ..TopkOptions::default()
+        },
+    )
+    .expect("top-k");
+    let read = |h: cubecl::server::Handle| client.read_one(h).expect("device read");
+    let values = bytemuck::cast_slice::<u8, f32>(&read(values))[..k].to_vec();
+    let indices = bytemuck::cast_slice::<u8, u32>(&read(indices))[..k].to_vec();
+    (values, indices, report)
+}
+
+/// Exercise 4: rank by counting: every score counts the scores that outrank it (larger, or
+/// equal at a lower index); that count is its rank, so the ranks of all 4096 form a
+/// permutation even with heavy repeats. Top-k with k = n and `RankByCounting` writes each
+/// score to the slot its rank names; the ranks are that order inverted.
+fn ranks_by_counting(client: &cubecl::prelude::Client) -> bool {
+    use sieve::topk::{TopkStrategy, TopkTuning};
+    let n = 4096;
+    let mut rng = StdRng::seed_from_u64(2029);
+    let scores: Vec<f32> = (0..n).map(|_| rng.random_range(0..50) as f32).collect();
+    let caps = sieve::DeviceCaps::of(client);
+    let shared = client.properties().hardware.max_shared_memory_size;
+    let capacity = TopkTuning::for_device(&caps, shared).rank_capacity();
+    let strategy = if n <= capacity {
+        TopkStrategy::RankByCounting
+    } else {
+        TopkStrategy::Auto
+    };
+    let (_, order, report) = topk_row(client, &scores, n, strategy);
+    let mut ranks = vec![usize::MAX; n];
+    for (rank, &i) in order.iter().enumerate() {
+        ranks[i as usize] = rank;
+    }
+    let expected: Vec<usize> = (0..n)
+        .map(|i| {
+            (0..n)
+                .filter(|&j| scores[j] > scores[i] || (scores[j] == scores[i] && j < i))
+                .count()
+        })
+        .collect();
+    let mut seen = vec![false; n];
+    let permutation = ranks
+        .iter()
+        .all(|&r| r < n && !std::mem::replace(&mut seen[r], true));
+    let ok = permutation && ranks == expected;
+    println!("\n[4] rank by counting: {n} scores drawn from 50 values (heavy repeats)");
+    if strategy != TopkStrategy::RankByCounting {
+        println!(
+            "    (a row of {n} exceeds this device's rank-by-counting capacity of {capacity}; \
+             ranked by {:?} instead)",
+            report.strategy
+        );
+    }
+    println!("    scores         {:?} ...", &scores[..8]);
+    println!("    ranks          {:?} ...", &ranks[..8]);
+    println!(
+        "    a permutation of 0..{}: {permutation}; strategy {:?} {}",
+        n - 1,
+        report.strategy,
+        verdict(ok)
+    );
+    ok
+}
+
+/// Exercise 5: threshold bisection: guess a cutoff, count the scores that clear it in one
+/// parallel pass, halve the interval, repeat until exactly 10 clear. The search runs on the
+/// order-preserving bits of the scores, so it ends within 32 passes.
+fn cutoff_by_bisection(client: &cubecl::prelude::Client) -> bool {
+    use sieve::topk::TopkStrategy;
+    let (n, k) = (65_536, 10);
+    let mut rng = StdRng::seed_from_u64(2030);
+    let scores: Vec<f32> = (0..n).map(|_| rng.random::<f32>()).collect();
+    let (values, indices, report) = topk_row(client, &scores, k, TopkStrategy::ThresholdBisection);
+    let cutoff = values[k - 1];
+    let clearing = scores.iter().filter(|&&s| s >= cutoff).count();
+    let mut sorted = scores.clone();
+    sorted.sort_by(|a, b| b.total_cmp(a));
+    let ok = cutoff == sorted[k - 1]
+        && clearing == k
+        && indices.iter().all(|&i| scores[i as usize] >= cutoff)
+        && report.counting_passes >= 1
+        && report.counting_passes <= 32;
+    println!(
+        "\n[5] threshold bisection: the cutoff that exactly {k} of {n} scores in [0, 1) clear"
+    );
+    println!(
+        "    cutoff         {cutoff} (CPU: {}); {clearing} clear it",
+        sorted[k - 1]
+    );
+    println!(
+        "    counting passes {} {}",
+        report.counting_passes,
         verdict(ok)
     );
     ok
