@@ -7,7 +7,7 @@
 mod common;
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
-use common::{assert_same, rng};
+use common::{assert_same, rng, special_f32};
 use rand::Rng;
 use sieve::sort::reference::{SortKey, sort_rows};
 
@@ -46,30 +46,13 @@ fn reference<T: SortKey>(
     (indices, source)
 }
 
-fn special(rng: &mut impl Rng) -> f32 {
-    let specials = [
-        f32::NAN,
-        0.0,
-        -0.0,
-        f32::INFINITY,
-        f32::NEG_INFINITY,
-        1.0,
-        -1.0,
-    ];
-    if rng.random_bool(0.3) {
-        specials[rng.random_range(0..specials.len())]
-    } else {
-        rng.random_range(-3i32..3) as f32 * 0.25
-    }
-}
-
 #[test]
 fn float_sorts_every_dim_both_directions() {
     let device = Device::default();
     let (mut rng, seed) = rng("float_sorts_every_dim_both_directions");
     for shape in [[3usize, 33, 31], [2, 5000, 1], [1, 1, 1]] {
         let n: usize = shape.iter().product();
-        let data: Vec<f32> = (0..n).map(|_| special(&mut rng)).collect();
+        let data: Vec<f32> = (0..n).map(|_| special_f32(&mut rng)).collect();
         let flat: Vec<u32> = data.iter().map(|v| v.to_bits()).collect();
         let x = Tensor::<3>::from_data(TensorData::new(data.clone(), shape), &device);
         for dim in 0..3 {
@@ -131,7 +114,7 @@ fn long_rows_take_the_lsd_passes() {
     let device = Device::default();
     let (mut rng, seed) = rng("long_rows_take_the_lsd_passes");
     let n = 100_003;
-    let data: Vec<f32> = (0..n).map(|_| special(&mut rng)).collect();
+    let data: Vec<f32> = (0..n).map(|_| special_f32(&mut rng)).collect();
     let flat: Vec<u32> = data.iter().map(|v| v.to_bits()).collect();
     let x = Tensor::<1>::from_data(TensorData::new(data.clone(), [n]), &device);
     for descending in [false, true] {

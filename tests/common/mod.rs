@@ -92,3 +92,22 @@ pub fn assert_close(
 pub fn random_u32(rng: &mut StdRng, n: usize, max: u32) -> Vec<u32> {
     (0..n).map(|_| rng.random_range(0..=max)).collect()
 }
+
+/// A float that is 30% of the time special (NaN, +-0.0, +-inf, +-1), else one of a few
+/// quarter steps: duplicate-heavy keys for the sort and top-k op tests.
+pub fn special_f32(rng: &mut impl Rng) -> f32 {
+    let specials = [
+        f32::NAN,
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1.0,
+        -1.0,
+    ];
+    if rng.random_bool(0.3) {
+        specials[rng.random_range(0..specials.len())]
+    } else {
+        rng.random_range(-3i32..3) as f32 * 0.25
+    }
+}

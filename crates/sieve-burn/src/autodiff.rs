@@ -158,27 +158,9 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
         dim: usize,
         index_dtype: IntDType,
     ) -> (FloatTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
-        match PermutationBackward
-            .prepare::<C>([x.node()])
-            .compute_bound()
-            .stateful()
-        {
-            OpsKind::Tracked(prep) => {
-                let shape = x.primitive().shape();
-                let (values, indices, counts) =
-                    B::sieve_float_partition(x.primitive().clone(), mask, dim, index_dtype);
-                (
-                    prep.finish((indices.clone(), shape, dim), values),
-                    indices,
-                    counts,
-                )
-            }
-            OpsKind::UnTracked(prep) => {
-                let (values, indices, counts) =
-                    B::sieve_float_partition(x.into_primitive(), mask, dim, index_dtype);
-                (prep.finish(values), indices, counts)
-            }
-        }
+        gathered::<B, C, _>(x, dim, |x| {
+            B::sieve_float_partition(x, mask, dim, index_dtype)
+        })
     }
 
     fn sieve_int_partition(
@@ -205,31 +187,12 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
         descending: bool,
         index_dtype: IntDType,
     ) -> (FloatTensor<Self>, IntTensor<Self>) {
-        match PermutationBackward
-            .prepare::<C>([x.node()])
-            .compute_bound()
-            .stateful()
-        {
-            OpsKind::Tracked(prep) => {
-                let shape = x.primitive().shape();
-                let (values, indices) = B::sieve_float_sort_with_indices(
-                    x.primitive().clone(),
-                    dim,
-                    descending,
-                    index_dtype,
-                );
-                (prep.finish((indices.clone(), shape, dim), values), indices)
-            }
-            OpsKind::UnTracked(prep) => {
-                let (values, indices) = B::sieve_float_sort_with_indices(
-                    x.into_primitive(),
-                    dim,
-                    descending,
-                    index_dtype,
-                );
-                (prep.finish(values), indices)
-            }
-        }
+        let (values, indices, ()) = gathered::<B, C, _>(x, dim, |x| {
+            let (values, indices) =
+                B::sieve_float_sort_with_indices(x, dim, descending, index_dtype);
+            (values, indices, ())
+        });
+        (values, indices)
     }
 
     /// The gradient lands on the selected positions (the indices are distinct within a
@@ -243,37 +206,12 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
         strategy: usize,
         index_dtype: IntDType,
     ) -> (FloatTensor<Self>, IntTensor<Self>) {
-        match PermutationBackward
-            .prepare::<C>([x.node()])
-            .compute_bound()
-            .stateful()
-        {
-            OpsKind::Tracked(prep) => {
-                let shape = x.primitive().shape();
-                let (values, indices) = B::sieve_float_topk(
-                    x.primitive().clone(),
-                    k,
-                    dim,
-                    largest,
-                    sorted,
-                    strategy,
-                    index_dtype,
-                );
-                (prep.finish((indices.clone(), shape, dim), values), indices)
-            }
-            OpsKind::UnTracked(prep) => {
-                let (values, indices) = B::sieve_float_topk(
-                    x.into_primitive(),
-                    k,
-                    dim,
-                    largest,
-                    sorted,
-                    strategy,
-                    index_dtype,
-                );
-                (prep.finish(values), indices)
-            }
-        }
+        let (values, indices, ()) = gathered::<B, C, _>(x, dim, |x| {
+            let (values, indices) =
+                B::sieve_float_topk(x, k, dim, largest, sorted, strategy, index_dtype);
+            (values, indices, ())
+        });
+        (values, indices)
     }
 
     fn sieve_int_topk(
@@ -366,12 +304,40 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
     }
 }
 
-/// Backward of ops whose output is a permutation of the input along a dim
-/// (`out[j] = x[indices[j]]`): the input's gradient is the output's scattered back through
-/// the indices (distinct along the dim, so the scatter-add is exact and deterministic).
+/// Runs `op` on `x`'s inner tensor; `op` returns values gathered from `x` along `dim`, the
+/// indices they came from, and any other output. Records [`PermutationBackward`] when `x` is
+/// tracked (the split, the sort, top-k).
+fn gathered<B: Backend + SieveOps, C: CheckpointStrategy, E>(
+    x: FloatTensor<Autodiff<B, C>>,
+    dim: usize,
+    op: impl FnOnce(FloatTensor<B>) -> (FloatTensor<B>, IntTensor<B>, E),
+) -> (FloatTensor<Autodiff<B, C>>, IntTensor<B>, E) {
+    match PermutationBackward
+        .prepare::<C>([x.node()])
+        .compute_bound()
+        .stateful()
+    {
+        OpsKind::Tracked(prep) => {
+            let shape = x.primitive().shape();
+            let (values, indices, extra) = op(x.primitive().clone());
+            (
+                prep.finish((indices.clone(), shape, dim), values),
+                indices,
+                extra,
+            )
+        }
+        OpsKind::UnTracked(prep) => {
+            let (values, indices, extra) = op(x.into_primitive());
+            (prep.finish(values), indices, extra)
+        }
+    }
+}
+
+/// Backward of ops whose output is gathered from the input along a dim
+/// (`out[j] = x[indices[j]]`: a permutation for the sort and split, the selected positions
+/// for top-k): the input's gradient is the output's scattered back through the indices
+/// (distinct along the dim, so the scatter-add is exact and deterministic), zeros elsewhere.
 #[derive(Debug)]
-/// Scatters the output gradient back to the input positions the indices name (a
-/// permutation for the sort and split, the selected positions for top-k).
 struct PermutationBackward;
 
 impl<B: Backend + SieveOps> Backward<B, 1> for PermutationBackward {
