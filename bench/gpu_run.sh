@@ -31,7 +31,7 @@ run() { # name, command...: append to the log under a header, say how it ended
 
 if [[ $steps == *tests* ]]; then
   for b in cuda vulkan; do
-    for t in scan compact burn_ops filter_ops sort sort_ops split_ops; do
+    for t in scan compact burn_ops filter_ops sort sort_ops split_ops topk topk_ops; do
       [ -x ".gpu/$t-$b" ] && run "test-$t-$b" ".gpu/$t-$b" --test-threads 1
     done
   done
@@ -49,6 +49,9 @@ if [[ $steps == *sanitize* ]]; then
     [ -x .gpu/sort-cuda ] && run "sanitize-sort-$tool" compute-sanitizer --tool "$tool" \
       --error-exitcode 9 .gpu/sort-cuda --test-threads 1 \
       every_length integers_with_duplicates many_short_rows all_equal bad_calls
+    [ -x .gpu/topk-cuda ] && run "sanitize-topk-$tool" compute-sanitizer --tool "$tool" \
+      --error-exitcode 9 .gpu/topk-cuda --test-threads 1 \
+      floats_with_specials every_length candidates_shrink integers_with_duplicates bad_calls
   done
 fi
 if [[ $steps == *bench* ]]; then
@@ -60,7 +63,7 @@ if [[ $steps == *bench* ]]; then
       run "bench-$b" ".gpu/sieve-bench-$b" --json "$OUT/$b.json" $BENCH_ARGS
     fi
   done
-  grep -E "^(cumsum|copy|mask_select|argwhere|compact_rows|sort[a-z_]*|argsort[a-z_]*|stable_partition|split_by_bit) " "$log"
+  grep -E "^(cumsum|copy|mask_select|argwhere|compact_rows|sort[a-z_]*|argsort[a-z_]*|stable_partition|split_by_bit|topk_with_indices) " "$log"
 fi
 if [[ $steps == *cases* ]]; then
   # Extra cases of one's own (tuning sweeps, diagnostics): CASES="--case ... --case ..."
@@ -69,7 +72,7 @@ if [[ $steps == *cases* ]]; then
     [ -x ".gpu/sieve-bench-$b" ] && run "cases-$b" ".gpu/sieve-bench-$b" --no-burn \
       --json "$OUT/cases-$b.json" $CASES
   done
-  grep -E "^(cumsum|copy|mask_select|argwhere|compact_rows|sort[a-z_]*|argsort[a-z_]*|stable_partition|split_by_bit) " "$log"
+  grep -E "^(cumsum|copy|mask_select|argwhere|compact_rows|sort[a-z_]*|argsort[a-z_]*|stable_partition|split_by_bit|topk_with_indices) " "$log"
 fi
 if [[ $steps == *sweep* ]] && [ -x .gpu/sieve-bench-cuda ]; then
   cases=()

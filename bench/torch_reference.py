@@ -188,6 +188,40 @@ def sort_rows(quick, dev, gen):
     return rows
 
 
+def topk_cases(quick):
+    """(shape, params) as sieve-bench's standard topk_with_indices rows (f32, last dim)."""
+    if quick:
+        return [((1 << 14,), {"k": 10}), ((64, 128), {"k": 8})]
+    return ([((1 << 24,), {"k": k}) for k in (10, 1000, 100000)]
+            + [((1 << 28,), {"k": k}) for k in (10, 1000, 100000)]
+            + [((1 << 28,), {"k": 1000, "dist": "all_equal"}),
+               ((4096, 32768), {"k": 64}), ((16384, 128), {"k": 8}), ((64, 128256), {"k": 50})])
+
+
+def topk_rows(quick, dev, gen):
+    """torch.topk (largest, sorted) along the last dim; floor as sieve-bench counts it (the
+    input read once, values and i64 indices written once)."""
+    rows = []
+    for shape, params in topk_cases(quick):
+        n = torch.Size(shape).numel()
+        k = params["k"]
+        if params.get("dist") == "all_equal":
+            x = torch.full(shape, 0.5, device=dev)
+        else:
+            x = torch.rand(shape, device=dev, generator=gen) * 2.0 - 1.0
+        out_elems = n // shape[-1] * k
+        floor = 4 * n + 12 * out_elems
+        fn = lambda: torch.topk(x, k, dim=-1, largest=True, sorted=True)
+        values = fn().values
+        ok = bool((values[..., 1:] <= values[..., :-1]).all()) if k > 1 else True
+        rows.append(row("topk_with_indices", shape, "f32", params, "torch", floor,
+                        timed(fn) if ok else None, "ok" if ok else "wrong",
+                        None if ok else "torch output is not in descending order"))
+        del x, values
+        torch.cuda.empty_cache()
+    return rows
+
+
 def main():
     out = sys.argv[1]
     quick = "--quick" in sys.argv
@@ -219,6 +253,7 @@ def main():
 
     rows.extend(filter_rows(quick, dev, gen))
     rows.extend(sort_rows(quick, dev, gen))
+    rows.extend(topk_rows(quick, dev, gen))
 
     report = {
         "device": torch.cuda.get_device_name(),

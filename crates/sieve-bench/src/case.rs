@@ -97,6 +97,8 @@ pub fn standard(quick: bool) -> Vec<Case> {
             Case::new("argsort", &[4096], "f32", &[("descending", "true")]),
             Case::new("stable_partition", &[1 << 12], "f32", &[("density", "0.5")]),
             Case::new("split_by_bit", &[1 << 12], "i32", &[]),
+            Case::new("topk_with_indices", &[1 << 14], "f32", &[("k", "10")]),
+            Case::new("topk_with_indices", &[64, 128], "f32", &[("k", "8")]),
         ];
     }
     vec![
@@ -126,5 +128,20 @@ pub fn standard(quick: bool) -> Vec<Case> {
         ),
         Case::new("stable_partition", &[1 << 28], "f32", &[("density", "0.5")]),
         Case::new("split_by_bit", &[1 << 28], "i32", &[]),
+        Case::new("topk_with_indices", &[1 << 24], "f32", &[("k", "10")]),
+        Case::new("topk_with_indices", &[1 << 24], "f32", &[("k", "1000")]),
+        Case::new("topk_with_indices", &[1 << 24], "f32", &[("k", "100000")]),
+        Case::new("topk_with_indices", &[1 << 28], "f32", &[("k", "10")]),
+        Case::new("topk_with_indices", &[1 << 28], "f32", &[("k", "1000")]),
+        Case::new("topk_with_indices", &[1 << 28], "f32", &[("k", "100000")]),
+        Case::new(
+            "topk_with_indices",
+            &[1 << 28],
+            "f32",
+            &[("k", "1000"), ("dist", "all_equal")],
+        ),
+        Case::new("topk_with_indices", &[4096, 32768], "f32", &[("k", "64")]),
+        Case::new("topk_with_indices", &[16384, 128], "f32", &[("k", "8")]),
+        Case::new("topk_with_indices", &[64, 128256], "f32", &[("k", "50")]),
     ]
 }

@@ -19,6 +19,7 @@ mod filter;
 mod report;
 mod sort;
 mod timing;
+mod topk;
 
 use clap::Parser;
 
@@ -81,6 +82,7 @@ fn main() {
             "sort_with_indices" | "sort" | "argsort" | "stable_partition" | "split_by_bit" => {
                 sort::run(case, &device, &client, runs, !cli.no_burn)
             }
+            "topk_with_indices" => topk::run(case, &device, &client, runs, !cli.no_burn),
             other => {
                 eprintln!("unknown op {other}");
                 std::process::exit(2)

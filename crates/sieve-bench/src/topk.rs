@@ -1,0 +1,248 @@
+//! Top-k rows (`topk_with_indices`, f32, along the last dim; params `k=` and
+//! `dist=all_equal`): sieve's Burn op (`strategy: auto`), the raw `sieve::topk` with each
+//! strategy forced, and stock Burn's `topk_with_indices` where it is known to finish. Every
+//! output is checked in O(n) before it is timed (see [`check_topk`]).
+
+use burn::tensor::{Device, Int, Tensor, TensorData};
+use cubecl::prelude::*;
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use sieve::topk::{self, TopkIo, TopkOptions, TopkProblem, TopkStrategy};
+use sieve::{DeviceCaps, Dtype};
+
+use crate::case::Case;
+use crate::report::{Row, backend_name};
+use crate::timing;
+
+/// Stock Burn's top-k keeps a sorted list per thread, O(n k): on the H200 it took 1.07 s at
+/// [2^24] k=10, did not finish within 280 s at [2^20] k=1000, and at k=1000 poisoned the
+/// Vulkan device. So it runs only where `n * k` is at most a [2^24] k=10 call; every other
+/// stock row is reported as not run, never timed.
+const STOCK_MAX_WORK: usize = (1 << 24) * 10;
+
+pub fn run(
+    case: &Case,
+    device: &Device,
+    client: &Client,
+    runs: usize,
+    with_burn: bool,
+) -> Vec<Row> {
+    match case.shape.len() {
+        1 => run_rank::<1>(case, device, client, runs, with_burn),
+        2 => run_rank::<2>(case, device, client, runs, with_burn),
+        r => panic!("topk bench: rank {r} is not supported (1 or 2)"),
+    }
+}
+
+fn run_rank<const D: usize>(
+    case: &Case,
+    device: &Device,
+    client: &Client,
+    runs: usize,
+    with_burn: bool,
+) -> Vec<Row> {
+    let n = case.numel();
+    let len = *case.shape.last().unwrap();
+    let k: usize = case
+        .params
+        .get("k")
+        .map(|v| v.parse().expect("k= takes an integer"))
+        .unwrap_or(10)
+        .min(len);
+    let all_equal = case.params.get("dist").is_some_and(|d| d == "all_equal");
+    let mut rng = StdRng::seed_from_u64(0x70_4b);
+    let data: Vec<f32> = (0..n)
+        .map(|_| {
+            if all_equal {
+                0.5
+            } else {
+                rng.random_range(-1.0f32..1.0)
+            }
+        })
+        .collect();
+    let backend = backend_name(&DeviceCaps::of(client));
+    let index_bytes = Tensor::<1, Int>::empty([1], device).dtype().size() as u64;
+    let out = (n / len.max(1) * k) as u64;
+    let floor = 4 * n as u64 + (4 + index_bytes) * out;
+    let x = Tensor::<D>::from_data(TensorData::new(data.clone(), case.shape.clone()), device);
+    let dim = D - 1;
+    let mut rows = Vec::new();
+
+    // sieve through Burn.
+    let row = Row::new(case, "sieve", &backend, floor, &[("strategy", "auto")]);
+    let (values, indices) = sieve_burn::topk_with_indices(x.clone(), k, dim);
+    let wrong = check_topk(&data, len, k, &floats(values), &ints(indices));
+    rows.push(row.checked(wrong, || {
+        timing::time(
+            runs,
+            || drop(sieve_burn::topk_with_indices(x.clone(), k, dim)),
+            || device.sync().expect("device sync"),
+        )
+    }));
+
+    // Raw strategies.
+    let input = client.create_from_slice(bytemuck::cast_slice(&data));
+    let values_out = client.empty(4 * (out as usize).max(1));
+    let indices_out = client.empty(4 * (out as usize).max(1));
+    for strategy in TopkStrategy::ALL.into_iter().skip(1) {
+        let row = Row::new(
+            case,
+            "sieve",
+            &backend,
+            floor,
+            &[("strategy", strategy.name())],
+        );
+        let launch = || {
+            topk::topk(
+                client,
+                TopkIo {
+                    values: &input,
+                    value_dtype: Dtype::F32,
+                    values_out: Some(&values_out),
+                    indices_out: Some(&indices_out),
+                    index_dtype: Dtype::I32,
+                },
+                TopkProblem {
+                    rows: n / len.max(1),
+                    len,
+                    k,
+                },
+                TopkOptions {
+                    strategy,
+                    ..TopkOptions::default()
+                },
+            )
+        };
+        if let Err(e) = launch() {
+            rows.push(row.untimed("skipped", e.to_string()));
+            continue;
+        }
+        let read = |h: &cubecl::server::Handle| client.read_one(h.clone()).expect("read back");
+        let got_values: Vec<f32> =
+            bytemuck::cast_slice::<u8, f32>(&read(&values_out))[..out as usize].to_vec();
+        let got_indices: Vec<i64> = bytemuck::cast_slice::<u8, i32>(&read(&indices_out))
+            [..out as usize]
+            .iter()
+            .map(|&i| i as i64)
+            .collect();
+        let wrong = check_topk(&data, len, k, &got_values, &got_indices);
+        rows.push(row.checked(wrong, || {
+            timing::time(
+                runs,
+                || {
+                    launch().expect("top-k");
+                },
+                || cubecl::future::block_on(client.sync()).expect("device sync"),
+            )
+        }));
+    }
+
+    // Stock Burn.
+    let row = Row::new(case, "burn", &backend, floor, &[]);
+    rows.push(if !with_burn {
+        row.untimed("skipped", "--no-burn".into())
+    } else if n * k > STOCK_MAX_WORK {
+        row.untimed(
+            "not run",
+            format!(
+                "stock Burn's top-k is O(n k) per thread: not run above n * k = {STOCK_MAX_WORK} \
+                 (it did not finish within 280 s at [2^20] k=1000 on the H200)"
+            ),
+        )
+    } else {
+        let (values, _) = x.clone().topk_with_indices(k, dim);
+        // Stock Burn's ties may go to any index: check the values only.
+        let values = floats(values);
+        let wrong = check_values(&data, len, k, &values);
+        row.checked(wrong, || {
+            timing::time(
+                runs,
+                || drop(x.clone().topk_with_indices(k, dim)),
+                || device.sync().expect("device sync"),
+            )
+        })
+    });
+    rows
+}
+
+fn floats<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+    t.into_data().iter::<f32>().collect()
+}
+
+fn ints<const D: usize>(t: Tensor<D, Int>) -> Vec<i64> {
+    t.into_data().iter::<i64>().collect()
+}
+
+/// `None` when every row's output is its exact top-k (the first `k` of a stable descending
+/// sort), checked in O(len) per row: values match their indices, are in order (ties by
+/// increasing index), every element above the k-th value is chosen, and the chosen ties at
+/// the k-th value are the first ones in index order.
+fn check_topk(
+    data: &[f32],
+    len: usize,
+    k: usize,
+    values: &[f32],
+    indices: &[i64],
+) -> Option<String> {
+    if let Some(wrong) = check_values(data, len, k, values) {
+        return Some(wrong);
+    }
+    for (r, row) in data.chunks(len.max(1)).enumerate() {
+        if k == 0 {
+            break;
+        }
+        let chosen = &indices[r * k..(r + 1) * k];
+        let picked = &values[r * k..(r + 1) * k];
+        for j in 0..k {
+            let i = chosen[j];
+            if i < 0 || i as usize >= len || row[i as usize].to_bits() != picked[j].to_bits() {
+                return Some(format!(
+                    "row {r}: slot {j} has index {i}, value {}",
+                    picked[j]
+                ));
+            }
+            if j > 0 && picked[j] == picked[j - 1] && chosen[j] <= chosen[j - 1] {
+                return Some(format!("row {r}: tie at slot {j} out of index order"));
+            }
+        }
+        let last = picked[k - 1];
+        let ties = chosen.iter().filter(|&&i| row[i as usize] == last).count();
+        let first_ties: Vec<i64> = (0..len)
+            .filter(|&i| row[i] == last)
+            .take(ties)
+            .map(|i| i as i64)
+            .collect();
+        let chosen_ties: Vec<i64> = chosen
+            .iter()
+            .copied()
+            .filter(|&i| row[i as usize] == last)
+            .collect();
+        if chosen_ties != first_ties {
+            return Some(format!(
+                "row {r}: ties at {last} are not the first in index order"
+            ));
+        }
+    }
+    None
+}
+
+/// `None` when every row's values are its `k` largest, in descending order (ties unchecked).
+fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<String> {
+    for (r, row) in data.chunks(len.max(1)).enumerate() {
+        if k == 0 {
+            break;
+        }
+        let picked = &values[r * k..(r + 1) * k];
+        if picked.windows(2).any(|w| w[0] < w[1]) {
+            return Some(format!("row {r}: values not in descending order"));
+        }
+        let last = picked[k - 1];
+        let above = row.iter().filter(|&&v| v > last).count();
+        let picked_above = picked.iter().filter(|&&v| v > last).count();
+        let ties_needed = k - picked_above;
+        let ties_there = row.iter().filter(|&&v| v == last).count();
+        if above != picked_above || ties_there < ties_needed {
+            return Some(format!("row {r}: not the {k} largest values (k-th {last})"));
+        }
+    }
+    None
+}
