@@ -235,17 +235,11 @@ pub fn float_sort_with_indices<B: Backend>(
     descending: bool,
     index_dtype: IntDType,
 ) -> (FloatTensor<B>, IntTensor<B>) {
-    let shape = x.shape();
-    let device = x.device();
     let data = try_read_sync(B::float_into_data(x.clone()))
         .expect("sort fallback: reading the tensor")
         .expect("sort fallback: reading the tensor");
-    let values: Vec<f64> = data.iter::<f64>().collect();
-    let order = stable_permutation(&values, &shape, dim, descending);
-    let indices = B::int_from_data(
-        TensorData::new(order, shape.clone()).convert_dtype(index_dtype.into()),
-        &device,
-    );
+    let indices =
+        host_sort_indices::<B>(data, &x.shape(), &x.device(), dim, descending, index_dtype);
     (B::float_gather(dim, x, indices.clone()), indices)
 }
 
@@ -256,18 +250,29 @@ pub fn int_sort_with_indices<B: Backend>(
     descending: bool,
     index_dtype: IntDType,
 ) -> (IntTensor<B>, IntTensor<B>) {
-    let shape = x.shape();
-    let device = x.device();
     let data = try_read_sync(B::int_into_data(x.clone()))
         .expect("sort fallback: reading the tensor")
         .expect("sort fallback: reading the tensor");
-    let values: Vec<f64> = data.iter::<f64>().collect();
-    let order = stable_permutation(&values, &shape, dim, descending);
-    let indices = B::int_from_data(
-        TensorData::new(order, shape.clone()).convert_dtype(index_dtype.into()),
-        &device,
-    );
+    let indices =
+        host_sort_indices::<B>(data, &x.shape(), &x.device(), dim, descending, index_dtype);
     (B::int_gather(dim, x, indices.clone()), indices)
+}
+
+/// The stable sort permutation of `data` (of `shape`) along `dim`, uploaded as indices.
+fn host_sort_indices<B: Backend>(
+    data: TensorData,
+    shape: &Shape,
+    device: &B::Device,
+    dim: usize,
+    descending: bool,
+    index_dtype: IntDType,
+) -> IntTensor<B> {
+    let values: Vec<f64> = data.iter::<f64>().collect();
+    let order = stable_permutation(&values, shape, dim, descending);
+    B::int_from_data(
+        TensorData::new(order, shape.clone()).convert_dtype(index_dtype.into()),
+        device,
+    )
 }
 
 /// Every element of `shape` except along `dim`, where the first `k`.
