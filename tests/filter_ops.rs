@@ -6,21 +6,13 @@
 mod common;
 
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
-use common::{assert_same, rng};
+use common::{assert_same, f32s, i64s, rng};
 use rand::{Rng, rngs::StdRng};
 
 const DENSITIES: [f64; 4] = [0.0, 0.001, 0.5, 1.0];
 
 fn random_mask(rng: &mut StdRng, n: usize, density: f64) -> Vec<bool> {
     (0..n).map(|_| rng.random_bool(density)).collect()
-}
-
-fn f32s<const D: usize>(t: Tensor<D>) -> Vec<f32> {
-    t.into_data().iter::<f32>().collect()
-}
-
-fn i64s<const D: usize>(t: Tensor<D, Int>) -> Vec<i64> {
-    t.into_data().iter::<i64>().collect()
 }
 
 fn bools<const D: usize>(t: Tensor<D, Bool>) -> Vec<bool> {

@@ -7,43 +7,19 @@
 mod common;
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
-use common::{assert_same, rng, special_f32};
+use common::{assert_same, bits, first_k_along, i64s, rng, special_f32};
 use rand::Rng;
-use sieve::sort::reference::{SortKey, sort_rows};
-
-fn bits<const D: usize>(t: Tensor<D>) -> Vec<u32> {
-    t.into_data().iter::<f32>().map(f32::to_bits).collect()
-}
-
-fn i64s<const D: usize>(t: Tensor<D, Int>) -> Vec<i64> {
-    t.into_data().iter::<i64>().collect()
-}
+use sieve::sort::reference::SortKey;
 
 /// Stable permutation of a row-major `shape` along `dim`, as indices along `dim`, and the
-/// flat source of each output element.
+/// flat source of each output element: the first `len` of the sort.
 fn reference<T: SortKey>(
     data: &[T],
     shape: &[usize],
     dim: usize,
     descending: bool,
 ) -> (Vec<i64>, Vec<usize>) {
-    let len = shape[dim];
-    let inner: usize = shape[dim + 1..].iter().product();
-    let outer: usize = shape[..dim].iter().product();
-    let mut indices = vec![0i64; data.len()];
-    let mut source = vec![0usize; data.len()];
-    for o in 0..outer {
-        for i in 0..inner {
-            let at = |k: usize| (o * len + k) * inner + i;
-            let row: Vec<T> = (0..len).map(|k| data[at(k)]).collect();
-            let order = sort_rows(&row, 1, len, descending);
-            for (slot, k) in order.into_iter().enumerate() {
-                indices[at(slot)] = k as i64;
-                source[at(slot)] = at(k);
-            }
-        }
-    }
-    (indices, source)
+    first_k_along(data, shape, dim, shape[dim], descending)
 }
 
 #[test]

@@ -5,16 +5,8 @@
 mod common;
 
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
-use common::{assert_same, rng};
+use common::{assert_same, f32s, i64s, rng};
 use rand::Rng;
-
-fn f32s<const D: usize>(t: Tensor<D>) -> Vec<f32> {
-    t.into_data().iter::<f32>().collect()
-}
-
-fn i64s<const D: usize>(t: Tensor<D, Int>) -> Vec<i64> {
-    t.into_data().iter::<i64>().collect()
-}
 
 fn bools<const D: usize>(t: Tensor<D, Bool>) -> Vec<bool> {
     t.into_data().iter::<bool>().collect()

@@ -7,49 +7,10 @@
 mod common;
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
-use common::{assert_same, rng, special_f32};
+use common::{assert_same, bits, first_k_along, i64s, rng, special_f32};
 use rand::Rng;
-use sieve::sort::reference::{SortKey, sort_rows};
 use sieve::topk::TopkStrategy;
 use sieve_burn::TopKOptions;
-
-fn bits<const D: usize>(t: Tensor<D>) -> Vec<u32> {
-    t.into_data().iter::<f32>().map(f32::to_bits).collect()
-}
-
-fn i64s<const D: usize>(t: Tensor<D, Int>) -> Vec<i64> {
-    t.into_data().iter::<i64>().collect()
-}
-
-/// The first `k` of a stable sort of every row of a row-major `shape` along `dim`: indices
-/// along `dim` and the flat source of each output element, in the output's row-major order
-/// (`shape` with `dim` cut to `k`).
-fn reference<T: SortKey>(
-    data: &[T],
-    shape: &[usize],
-    dim: usize,
-    k: usize,
-    largest: bool,
-) -> (Vec<i64>, Vec<usize>) {
-    let len = shape[dim];
-    let inner: usize = shape[dim + 1..].iter().product();
-    let outer: usize = shape[..dim].iter().product();
-    let mut indices = vec![0i64; outer * k * inner];
-    let mut source = vec![0usize; outer * k * inner];
-    for o in 0..outer {
-        for i in 0..inner {
-            let at = |j: usize| (o * len + j) * inner + i;
-            let row: Vec<T> = (0..len).map(|j| data[at(j)]).collect();
-            let order = sort_rows(&row, 1, len, largest);
-            for (slot, j) in order.into_iter().take(k).enumerate() {
-                let out = (o * k + slot) * inner + i;
-                indices[out] = j as i64;
-                source[out] = at(j);
-            }
-        }
-    }
-    (indices, source)
-}
 
 #[test]
 fn float_topk_every_dim_k_and_direction() {
@@ -67,7 +28,7 @@ fn float_topk_every_dim_k_and_direction() {
             for k in ks {
                 for largest in [true, false] {
                     let case = format!("seed {seed}: {shape:?} dim {dim} k {k} largest {largest}");
-                    let (indices, source) = reference(&data, &shape, dim, k, largest);
+                    let (indices, source) = first_k_along(&data, &shape, dim, k, largest);
                     let want: Vec<u32> = source.iter().map(|&s| flat[s]).collect();
                     let (values, got) = if largest {
                         sieve_burn::topk_with_indices(x.clone(), k, dim)
@@ -109,7 +70,7 @@ fn every_strategy_on_int_views() {
                     strategy,
                 };
                 let case = format!("seed {seed}: {strategy:?} dim {dim} k {k} sorted {sorted}");
-                let (indices, source) = reference(&logical, &dims, dim, k, true);
+                let (indices, source) = first_k_along(&logical, &dims, dim, k, true);
                 let (values, got) = sieve_burn::topk_with_options(view.clone(), k, dim, options);
                 let (mut got, mut values) = (i64s(got), i64s(values));
                 let mut want_values: Vec<i64> = source.iter().map(|&s| logical[s]).collect();
@@ -159,7 +120,7 @@ fn topk_gradient_lands_on_the_selected_positions() {
         let w = Tensor::<2>::from_data(TensorData::new(ws.clone(), out_shape), &device);
         let grads = (sieve_burn::topk(x.clone(), k, dim) * w).sum().backward();
         let got: Vec<f32> = x.grad(&grads).unwrap().into_data().iter::<f32>().collect();
-        let (_, source) = reference(&xs, &shape, dim, k, true);
+        let (_, source) = first_k_along(&xs, &shape, dim, k, true);
         let mut want = vec![0.0f32; n];
         for (slot, &s) in source.iter().enumerate() {
             want[s] = ws[slot];

@@ -111,3 +111,46 @@ pub fn special_f32(rng: &mut impl Rng) -> f32 {
         rng.random_range(-3i32..3) as f32 * 0.25
     }
 }
+
+/// A float tensor's values as bits (for exact comparisons that NaN cannot spoil).
+pub fn bits<const D: usize>(t: burn::tensor::Tensor<D>) -> Vec<u32> {
+    t.into_data().iter::<f32>().map(f32::to_bits).collect()
+}
+
+pub fn f32s<const D: usize>(t: burn::tensor::Tensor<D>) -> Vec<f32> {
+    t.into_data().iter::<f32>().collect()
+}
+
+pub fn i64s<const D: usize>(t: burn::tensor::Tensor<D, burn::tensor::Int>) -> Vec<i64> {
+    t.into_data().iter::<i64>().collect()
+}
+
+/// The first `k` of a stable sort of every row of a row-major `shape` along `dim`: indices
+/// along `dim` and the flat source of each output element, in the output's row-major order
+/// (`shape` with `dim` cut to `k`).
+pub fn first_k_along<T: sieve::sort::reference::SortKey>(
+    data: &[T],
+    shape: &[usize],
+    dim: usize,
+    k: usize,
+    largest: bool,
+) -> (Vec<i64>, Vec<usize>) {
+    let len = shape[dim];
+    let inner: usize = shape[dim + 1..].iter().product();
+    let outer: usize = shape[..dim].iter().product();
+    let mut indices = vec![0i64; outer * k * inner];
+    let mut source = vec![0usize; outer * k * inner];
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |j: usize| (o * len + j) * inner + i;
+            let row: Vec<T> = (0..len).map(|j| data[at(j)]).collect();
+            let order = sieve::sort::reference::sort_rows(&row, 1, len, largest);
+            for (slot, j) in order.into_iter().take(k).enumerate() {
+                let out = (o * k + slot) * inner + i;
+                indices[out] = j as i64;
+                source[out] = at(j);
+            }
+        }
+    }
+    (indices, source)
+}
