@@ -512,14 +512,15 @@ fn check_sorted(
 }
 
 /// A sort tuning from the case's `units=`, `epu=` (keys per unit), `bits=` (LSD digit) and
-/// `in_cube_bits=` params over the device's defaults; `None` when the case names none.
+/// `in_cube_bits=` and `in_cube_epu=` (keys per unit of the in-cube sort) params over the
+/// device's defaults; `None` when the case names none.
 fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
     let get = |k: &str| {
         case.params
             .get(k)
             .map(|v| v.parse::<u32>().expect("an integer"))
     };
-    let keys = ["units", "epu", "bits", "in_cube_bits"];
+    let keys = ["units", "epu", "bits", "in_cube_bits", "in_cube_epu"];
     if keys.iter().all(|k| get(k).is_none()) {
         return None;
     }
@@ -531,6 +532,7 @@ fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
         radix_bits: get("bits").unwrap_or(base.radix_bits),
         in_cube_radix_bits: get("in_cube_bits").unwrap_or(base.in_cube_radix_bits),
         short_row_radix_bits: get("in_cube_bits").unwrap_or(base.short_row_radix_bits),
+        in_cube_keys_per_unit: get("in_cube_epu").unwrap_or(base.in_cube_keys_per_unit),
         ..base
     })
 }

@@ -98,3 +98,39 @@ pub fn cube_exclusive_sum(
         total,
     }
 }
+
+/// The smallest and largest of a set of `u32`s.
+#[derive(CubeType, Clone, Copy)]
+pub struct U32Range {
+    pub min: u32,
+    pub max: u32,
+}
+
+/// The cube-wide range of the units' ranges (`min > max` for a unit with no values):
+/// plane min/max, then one shared atomic per plane; one per unit without planes. Every unit
+/// must call it (it synchronises the cube); every unit gets the result.
+#[cube]
+pub fn cube_range(unit: U32Range, #[comptime] use_planes: bool) -> U32Range {
+    let range = Shared::<[Atomic<u32>]>::new_slice(2usize);
+    if UNIT_POS == 0 {
+        range[0].store(0xFFFF_FFFFu32);
+        range[1].store(0u32);
+    }
+    sync_cube();
+    if use_planes {
+        let min = plane_min(unit.min);
+        let max = plane_max(unit.max);
+        if UNIT_POS_PLANE == 0 {
+            range[0].fetch_min(min);
+            range[1].fetch_max(max);
+        }
+    } else {
+        range[0].fetch_min(unit.min);
+        range[1].fetch_max(unit.max);
+    }
+    sync_cube();
+    U32Range {
+        min: range[0].load(),
+        max: range[1].load(),
+    }
+}

@@ -122,6 +122,14 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
             return Err(SieveError::invalid(name, bits, "1..=8"));
         }
     }
+    let keys_per_unit = tuning.in_cube_keys_per_unit;
+    if !(1..=16).contains(&keys_per_unit) || !keys_per_unit.is_power_of_two() {
+        return Err(SieveError::invalid(
+            "tuning.in_cube_keys_per_unit",
+            keys_per_unit,
+            "a power of two in 1..=16",
+        ));
+    }
     let tile_bytes = tuning.lsd_tile_bytes(caps);
     if tuning.elements_per_unit == 0 || tile_bytes > tuning.max_shared_bytes {
         return Err(SieveError::invalid(

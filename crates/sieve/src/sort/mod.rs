@@ -112,6 +112,9 @@ pub struct SortTuning {
     /// Bits per ranking of the in-cube sort for rows of at most `SHORT_ROW` keys: fewer
     /// digits to prefix per ranking pays for the extra rankings there.
     pub short_row_radix_bits: u32,
+    /// About how many keys each unit of the in-cube sort holds (a power of two): fewer keys
+    /// per unit give short rows more units per cube, so an SM holds more threads.
+    pub in_cube_keys_per_unit: u32,
     /// Rank with plane votes (the device must have plane operations); else one-bit splits.
     pub use_planes: bool,
     /// Most units a cube may have (the in-cube sort's limit).
@@ -137,6 +140,7 @@ impl SortTuning {
             radix_bits: 8,
             in_cube_radix_bits: 8,
             short_row_radix_bits: 6,
+            in_cube_keys_per_unit: 8,
             use_planes: caps.plane_ops,
             max_units: caps.max_units_per_cube.min(1024),
             max_shared_bytes: shared_bytes,
@@ -165,14 +169,17 @@ impl SortTuning {
     }
 
     /// The in-cube blueprint for rows of `len` keys: units from the plane width up to the
-    /// tuning's limit, about 8 keys each, both powers of two.
+    /// tuning's limit, about `in_cube_keys_per_unit` keys each, both powers of two.
     pub(crate) fn in_cube_blueprint(
         &self,
         caps: &crate::DeviceCaps,
         len: usize,
     ) -> tile::SortBlueprint {
         let min_units = caps.plane_size_max.max(1);
-        let units = (len.div_ceil(8).next_power_of_two() as u32).clamp(min_units, self.max_units);
+        let units = (len
+            .div_ceil(self.in_cube_keys_per_unit.max(1) as usize)
+            .next_power_of_two() as u32)
+            .clamp(min_units, self.max_units);
         let elements_per_unit = (len.div_ceil(units as usize).next_power_of_two() as u32).max(1);
         let radix_bits = if len <= Self::SHORT_ROW {
             self.short_row_radix_bits

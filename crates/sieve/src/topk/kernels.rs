@@ -17,7 +17,7 @@ use super::tile::{
     STATE_HI_COUNT, STATE_LO, STATE_NEED, STATE_SOURCE, STATE_SOURCE_LEN, STATE_TARGET,
     STATE_WORDS, TopkBlueprint, count_tile, gather_tile, histogram_tile, key_at, rank_in_row,
 };
-use crate::common::cube::cube_exclusive_sum;
+use crate::common::cube::{cube_exclusive_sum, cube_range};
 use crate::common::grid::linear_cube_index;
 
 /// Rank by counting: one cube per row, the row's radix keys in shared memory; every element
@@ -177,7 +177,11 @@ pub(crate) fn bisect_update_kernel(
 
 /// Radix select, one digit pass over one tile of each row's candidate source: the digit
 /// histogram of the keys matching the row's prefix, added into `histograms[row]`, and the
-/// matching keys appended to the row's target buffer when it has one.
+/// matching keys appended to the row's target buffer when it has one. The first pass also
+/// records the range of the row's keys in `ranges[row]` (`[!min, max]`, both kept by
+/// `fetch_max` from zero, so one zero fill initialises them); a later pass whose digit every
+/// key of the row shares (the range agrees on every bit from `shift` up) reads nothing, as
+/// its digit is the minimum's.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn radix_histogram_kernel<K: Numeric>(
@@ -187,6 +191,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     state: &[u32],
     histograms: &mut [Atomic<u32>],
     appended: &mut [Atomic<u32>],
+    ranges: &mut [Atomic<u32>],
     len: usize,
     tiles_per_row: usize,
     total_tiles: usize,
@@ -201,6 +206,14 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
         terminate!();
     }
     let row = tile / tiles_per_row;
+    if !first_pass {
+        // Uniform per cube: the whole cube leaves, before any synchronisation.
+        let min = !ranges[2 * row].load();
+        let max = ranges[2 * row + 1].load();
+        if (min >> shift) == (max >> shift) {
+            terminate!();
+        }
+    }
     let start = (tile % tiles_per_row) * comptime!(blueprint.tile());
     let s = row * STATE_WORDS;
     let bins = Shared::<[Atomic<u32>]>::new_slice(DIGITS);
@@ -219,7 +232,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
         source_len = state[s + STATE_SOURCE_LEN] as usize;
         target = state[s + STATE_TARGET];
     }
-    histogram_tile::<K>(
+    let unit_range = histogram_tile::<K>(
         values,
         cand_a,
         cand_b,
@@ -237,6 +250,13 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
         read,
         blueprint,
     );
+    if first_pass {
+        let range = cube_range(unit_range, blueprint.use_planes);
+        if UNIT_POS == 0 && range.min <= range.max {
+            ranges[2 * row].fetch_max(!range.min);
+            ranges[2 * row + 1].fetch_max(range.max);
+        }
+    }
     sync_cube();
     let mut d = UNIT_POS as usize;
     while d < DIGITS {
@@ -253,13 +273,16 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
 /// the prefix, `need` drops by the keys of smaller digits. The candidates the pass appended
 /// become the next source, and the next pass appends (to the other buffer) only if
 /// `append_next` and the matching keys are fewer than the source holds. Clears the histogram
-/// and the append counter.
+/// and the append counter. A digit every key of the row shares (see `radix_histogram_kernel`;
+/// its pass counted nothing) is the minimum's, and changes nothing else: every earlier digit
+/// was shared too, so no candidates were ever appended.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn radix_digit_kernel(
     state: &mut [u32],
     histograms: &mut [u32],
     appended: &mut [u32],
+    ranges: &[u32],
     rows: usize,
     shift: u32,
     #[comptime] append_next: bool,
@@ -270,6 +293,17 @@ pub(crate) fn radix_digit_kernel(
         terminate!();
     }
     let s = row * STATE_WORDS;
+    let min = !ranges[2 * row];
+    if (min >> shift) == (ranges[2 * row + 1] >> shift) {
+        // Uniform per cube. The first pass did count (the bins hold every key in one digit):
+        // clear them.
+        let bin = row * DIGITS + UNIT_POS as usize;
+        histograms[bin] = 0u32;
+        if UNIT_POS == 0 {
+            state[s + STATE_BOUND] = state[s + STATE_BOUND] | (min & (0xFFu32 << shift));
+        }
+        terminate!();
+    }
     let digit = UNIT_POS;
     let bin = row * DIGITS + digit as usize;
     let count = histograms[bin];

@@ -399,9 +399,12 @@ impl Run<'_> {
         let total_tiles = rows * tiles_per_row;
         let histograms = self.workspace(rows * DIGITS);
         let appended = self.workspace(rows);
+        // Each row's key range as `[!min, max]` (see `radix_histogram_kernel`).
+        let ranges = self.workspace(rows * 2);
         let u32_elem = ElemType::UInt(UIntKind::U32);
         fill_zero(self.client, &histograms, rows * DIGITS, u32_elem);
         fill_zero(self.client, &appended, rows, u32_elem);
+        fill_zero(self.client, &ranges, rows * 2, u32_elem);
         // Candidate buffers: written only by passes 1 and 2, and only for rows whose
         // candidates shrink.
         let cand_a = self.workspace(n);
@@ -423,6 +426,7 @@ impl Run<'_> {
                     self.buffer(state, rows * STATE_WORDS),
                     self.buffer(&histograms, rows * DIGITS),
                     self.buffer(&appended, rows),
+                    self.buffer(&ranges, rows * 2),
                     self.problem.len,
                     tiles_per_row,
                     total_tiles,
@@ -442,6 +446,7 @@ impl Run<'_> {
                     self.buffer(state, rows * STATE_WORDS),
                     self.buffer(&histograms, rows * DIGITS),
                     self.buffer(&appended, rows),
+                    self.buffer(&ranges, rows * 2),
                     rows,
                     shift,
                     // Passes 1 and 2 may append; pass 3 is the last.

@@ -44,8 +44,13 @@
 //!   the boundary prefix found so far (per-tile shared-memory counters added into a per-row
 //!   histogram), and a prefix sum over the 256 bins picks the digit the `k`-th key has.
 //!   Between passes the matching keys (the candidates) are compacted, so passes 2 and 3 read
-//!   only candidates; a row whose candidates would not shrink (all-equal data) keeps reading
-//!   its current source instead of copying it. Then the same gather and sort as the bisection.
+//!   only candidates; a row whose candidates would not shrink keeps reading its current
+//!   source instead of copying it. The first pass also records each row's smallest and
+//!   largest key: a digit that every key of the row shares (their range agrees on it and on
+//!   every bit above) is the smallest key's, and its pass reads nothing, so all-equal and
+//!   low-entropy rows cost one histogram pass, not four. With planes, a digit a whole plane
+//!   agrees on goes into the shared histogram as one add instead of one per unit. Then the
+//!   same gather and sort as the bisection.
 //! - [`TopkStrategy::SortAndSlice`]: [`crate::sort::sort`] of the whole row with positions
 //!   (stable, descending for top-k) into a workspace, then the first `k` of each row copied.
 //! - [`TopkStrategy::Auto`]: not measured on a GPU yet; the rule is:

@@ -6,7 +6,7 @@
 
 use cubecl::prelude::*;
 
-use crate::common::cube::cube_exclusive_sum;
+use crate::common::cube::{U32Range, cube_exclusive_sum};
 use crate::sort::keys::{KeyKind, radix_key};
 
 /// Words of per-row search state.
@@ -204,8 +204,11 @@ pub fn rank_in_row(keys: &Shared<[u32]>, index: usize, len: usize) -> u32 {
 /// prefix above `shift + 8` (all of them in the first pass) is counted in `bins` by its digit
 /// at `shift`, and, when `target` is a candidate buffer, appended to it: the cube's block of
 /// slots comes from the row's `appended` counter, so blocks land in the order cubes get
-/// there, which nothing downstream depends on (later passes only count). Every unit must
-/// call it.
+/// there, which nothing downstream depends on (later passes only count). Returns the range
+/// of the keys the unit counted (`min > max` if none). Every unit must call it.
+///
+/// With planes, a digit the whole plane agrees on is added once, for the plane: all-equal
+/// and low-entropy rows would otherwise send every unit's add to the same shared bin.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 pub fn histogram_tile<K: Numeric>(
@@ -225,30 +228,50 @@ pub fn histogram_tile<K: Numeric>(
     #[comptime] first_pass: bool,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
-) {
+) -> U32Range {
     let epu = blueprint.elements_per_unit;
     let mut held = Array::<u32>::new(epu as usize);
     let mut matches = 0u32;
+    let mut range = U32Range {
+        min: 0xFFFF_FFFFu32,
+        max: 0u32,
+    };
     #[unroll]
     for e in 0..epu {
         let index = start + (e * CUBE_DIM + UNIT_POS) as usize;
+        let mut key = 0u32;
+        let mut hit = false;
         if index < source_len {
-            let key = if source == SOURCE_INPUT {
+            key = if source == SOURCE_INPUT {
                 key_at::<K>(values, row_base + index, read)
             } else if source == SOURCE_A {
                 cand_a[row_base + index]
             } else {
                 cand_b[row_base + index]
             };
-            let mut hit = true;
+            hit = true;
             if !first_pass {
                 hit = (key >> (shift + 8u32)) == (prefix >> (shift + 8u32));
             }
-            if hit {
-                bins[((key >> shift) & 0xFFu32) as usize].fetch_add(1u32);
-                held[matches as usize] = key;
-                matches += 1u32;
+        }
+        let digit = (key >> shift) & 0xFFu32;
+        if blueprint.use_planes {
+            let lead = plane_broadcast(digit, 0u32);
+            if plane_all(hit && digit == lead) {
+                if UNIT_POS_PLANE == 0 {
+                    bins[lead as usize].fetch_add(PLANE_DIM);
+                }
+            } else if hit {
+                bins[digit as usize].fetch_add(1u32);
             }
+        } else if hit {
+            bins[digit as usize].fetch_add(1u32);
+        }
+        if hit {
+            held[matches as usize] = key;
+            matches += 1u32;
+            range.min = min(range.min, key);
+            range.max = max(range.max, key);
         }
     }
     // Every unit takes part in the rank (uniform control flow), whether or not it appends.
@@ -268,4 +291,5 @@ pub fn histogram_tile<K: Numeric>(
             }
         }
     }
+    range
 }
