@@ -327,9 +327,10 @@ fn deterministic_and_keys_only() {
     assert_same(&a, &want, "keys only");
 }
 
-/// i64 keys (two radix words, sorted one after the other) and f16 keys (widened to f32) on
-/// rows that cross LSD tiles, both orders; keys checked word for word. f16 only where the
-/// device has it (software Vulkan has not: the refusal is checked there instead).
+/// i64 keys (two radix words, sorted one after the other), f16 and bf16 keys (widened to
+/// f32) on rows that cross LSD tiles, both orders; keys checked word for word. f16 and bf16
+/// only where the device has them (software Vulkan has neither: the refusal is checked there
+/// instead).
 #[test]
 fn wide_and_half_keys() {
     let client = client();
@@ -358,6 +359,10 @@ fn wide_and_half_keys() {
     let halves: Vec<half::f16> = special_floats(&mut rng, n)
         .into_iter()
         .map(half::f16::from_f32)
+        .collect();
+    let brains: Vec<half::bf16> = special_floats(&mut rng, n)
+        .into_iter()
+        .map(half::bf16::from_f32)
         .collect();
     for order in ORDERS {
         let descending = order == SortOrder::Descending;
@@ -390,6 +395,24 @@ fn wide_and_half_keys() {
                     eprintln!("{case}: f16 refused: {e}", case = seed);
                     assert!(!caps.f16, "f16 keys failed on a device with f16: {e}");
                     assert!(e.contains("f16"), "{e}");
+                }
+            }
+
+            let brains_sorted =
+                run_typed_checked(&client, &brains, Dtype::BF16, rows, len, order, options);
+            match brains_sorted {
+                Ok((keys, indices)) => {
+                    let case = format!("seed {seed}: bf16 {order:?} {:?}", options.strategy);
+                    let widened: Vec<f32> = brains.iter().map(|h| h.to_f32()).collect();
+                    let want = reference::sort_rows(&widened, rows, len, descending);
+                    let bits: Vec<u16> = brains.iter().map(|h| h.to_bits()).collect();
+                    let got: Vec<u16> = keys.iter().map(|h| h.to_bits()).collect();
+                    check_typed(&got, &indices, &bits, &want, len, &case);
+                }
+                Err(e) => {
+                    eprintln!("seed {seed}: bf16 refused: {e}");
+                    assert!(!caps.bf16, "bf16 keys failed on a device with bf16: {e}");
+                    assert!(e.contains("bf16"), "{e}");
                 }
             }
         }

@@ -207,11 +207,13 @@ pub(crate) fn sieve_dtype(op: &str, dtype: DType) -> Dtype {
     match dtype {
         DType::F32 | DType::Flex32 => Dtype::F32,
         DType::F16 => Dtype::F16,
+        DType::BF16 => Dtype::BF16,
         DType::I32 => Dtype::I32,
         DType::U32 => Dtype::U32,
         DType::I64 => Dtype::I64,
         other => panic!(
-            "{op}: dtype {other:?} is not supported by sieve (supported: f32, f16, i32, u32, i64)"
+            "{op}: dtype {other:?} is not supported by sieve (supported: f32, f16, bf16, i32, u32, \
+             i64)"
         ),
     }
 }

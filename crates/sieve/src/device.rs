@@ -28,6 +28,7 @@ pub struct DeviceCaps {
     /// Atomic load/store of 64-bit words (the look-back's status words).
     pub atomic_u64: bool,
     pub f16: bool,
+    pub bf16: bool,
     pub i64: bool,
     /// Buffers of 8-bit elements (byte masks).
     pub u8: bool,
@@ -52,6 +53,7 @@ impl DeviceCaps {
             forward_progress: matches!(runtime, "cuda" | "hip"),
             atomic_u64,
             f16: supports(client, Dtype::F16),
+            bf16: supports(client, Dtype::BF16),
             i64: supports(client, Dtype::I64),
             u8: client
                 .properties()
@@ -63,6 +65,7 @@ impl DeviceCaps {
     pub fn check_dtype(&self, dtype: Dtype) -> Result<(), SieveError> {
         let missing = match dtype {
             Dtype::F16 if !self.f16 => Some("the device has no f16 arithmetic and storage"),
+            Dtype::BF16 if !self.bf16 => Some("the device has no bf16 arithmetic and storage"),
             Dtype::I64 if !self.i64 => Some("the device has no 64-bit integers"),
             _ => None,
         };

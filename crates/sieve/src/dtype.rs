@@ -12,10 +12,20 @@ pub enum Dtype {
     I64,
     /// Needs f16 support on the device; sums accumulate in f32 and round once at the store.
     F16,
+    /// Needs bf16 support on the device. Sort keys only (the scan, compaction and top-k
+    /// refuse it).
+    BF16,
 }
 
 impl Dtype {
-    pub const ALL: [Dtype; 5] = [Dtype::U32, Dtype::I32, Dtype::F32, Dtype::I64, Dtype::F16];
+    pub const ALL: [Dtype; 6] = [
+        Dtype::U32,
+        Dtype::I32,
+        Dtype::F32,
+        Dtype::I64,
+        Dtype::F16,
+        Dtype::BF16,
+    ];
 
     /// The CubeCL element type a buffer of this dtype holds.
     pub fn elem_type(self) -> ElemType {
@@ -25,6 +35,7 @@ impl Dtype {
             Dtype::F32 => ElemType::Float(FloatKind::F32),
             Dtype::I64 => ElemType::Int(IntKind::I64),
             Dtype::F16 => ElemType::Float(FloatKind::F16),
+            Dtype::BF16 => ElemType::Float(FloatKind::BF16),
         }
     }
 
@@ -32,7 +43,7 @@ impl Dtype {
     /// in f32 (as PyTorch does) so long rows do not lose every low bit.
     pub fn accumulator(self) -> Dtype {
         match self {
-            Dtype::F16 => Dtype::F32,
+            Dtype::F16 | Dtype::BF16 => Dtype::F32,
             other => other,
         }
     }
@@ -41,12 +52,12 @@ impl Dtype {
         match self {
             Dtype::U32 | Dtype::I32 | Dtype::F32 => 4,
             Dtype::I64 => 8,
-            Dtype::F16 => 2,
+            Dtype::F16 | Dtype::BF16 => 2,
         }
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, Dtype::F32 | Dtype::F16)
+        matches!(self, Dtype::F32 | Dtype::F16 | Dtype::BF16)
     }
 
     pub fn name(self) -> &'static str {
@@ -56,6 +67,7 @@ impl Dtype {
             Dtype::F32 => "f32",
             Dtype::I64 => "i64",
             Dtype::F16 => "f16",
+            Dtype::BF16 => "bf16",
         }
     }
 }

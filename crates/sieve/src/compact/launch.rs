@@ -212,6 +212,13 @@ fn validate(
             ));
         }
     }
+    if io.value_dtype == Dtype::BF16 {
+        return Err(SieveError::invalid(
+            "io.value_dtype",
+            io.value_dtype,
+            "u32, i32, f32, i64 or f16 (bf16 is a sort key dtype only)",
+        ));
+    }
     caps.check_dtype(io.value_dtype)?;
     caps.check_dtype(io.index_dtype)?;
     Ok(())

@@ -25,6 +25,13 @@ pub fn scan(
     options: ScanOptions,
 ) -> Result<ScanStrategy, SieveError> {
     let caps = DeviceCaps::of(client);
+    if dtype == Dtype::BF16 {
+        return Err(SieveError::invalid(
+            "dtype",
+            dtype,
+            "u32, i32, f32, i64 or f16 (bf16 is a sort key dtype only)",
+        ));
+    }
     caps.check_dtype(dtype)?;
     let strategy = resolve_strategy(&caps, dtype, options.strategy)?;
     let lookback = strategy == ScanStrategy::DecoupledLookback;

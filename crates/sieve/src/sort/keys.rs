@@ -11,6 +11,7 @@ pub enum KeyKind {
     U32,
     /// Half floats: widened to f32 (exactly), then keyed as f32.
     F16,
+    /// Brain floats: likewise widened to f32 (exactly), then keyed as f32.
     BF16,
     /// Two 32-bit radix words (low, then high with the sign flipped), sorted one after the
     /// other: LSD order makes that a sort by the 64-bit key.

@@ -36,10 +36,11 @@ pub fn sort(
         Dtype::I32 => KeyKind::I32,
         Dtype::U32 => KeyKind::U32,
         Dtype::F16 => KeyKind::F16,
+        Dtype::BF16 => KeyKind::BF16,
         Dtype::I64 => KeyKind::I64,
     };
-    if kind == KeyKind::F16 {
-        caps.check_dtype(Dtype::F16)?;
+    if matches!(kind, KeyKind::F16 | KeyKind::BF16) {
+        caps.check_dtype(io.key_dtype)?;
     }
     let index_max = match io.index_dtype {
         Dtype::I32 => i32::MAX as usize,
@@ -233,7 +234,7 @@ impl Run<'_> {
     }
 
     /// The LSD sort for each kind of key: 32-bit keys ride through the passes as they are;
-    /// f16 keys are encoded to radix words and i64 keys sorted word by word, then the
+    /// f16 and bf16 keys are encoded to radix words and i64 keys sorted word by word, then the
     /// outputs are gathered by the final positions.
     fn lsd(&self) {
         let n = self.elements();
