@@ -31,12 +31,14 @@ fn default_tuning(client: &Client) -> TopkTuning {
     )
 }
 
-/// Small tiles (one plane of units, 2 keys each) so short rows cross many tiles.
+/// Small tiles (one plane of units, 2 keys each) so short rows cross many tiles, and few
+/// cubes per pass, so each cube walks a chunk of many tiles (the last chunk of a row shorter).
 fn tiny_tuning(client: &Client) -> TopkTuning {
     let caps = DeviceCaps::of(client);
     TopkTuning {
         units_per_cube: caps.plane_size_max.max(4).next_power_of_two(),
         elements_per_unit: 2,
+        target_cubes: 5,
         ..default_tuning(client)
     }
 }

@@ -79,7 +79,7 @@ fn run_rank<const D: usize>(
         )
     }));
 
-    // Raw strategies, with the case's `units=` / `epu=` tile overrides if any.
+    // Raw strategies, with the case's `units=` / `epu=` / `cubes=` overrides if any.
     let tuning = topk_tuning_override(case, client);
     let input = client.create_from_slice(bytemuck::cast_slice(&data));
     let values_out = client.empty(4 * (out as usize).max(1));
@@ -249,15 +249,15 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
     None
 }
 
-/// A top-k tuning from the case's `units=` and `epu=` (keys per unit of a tile) params over
-/// the device's defaults; `None` when the case names neither.
+/// A top-k tuning from the case's `units=`, `epu=` (keys per unit of a tile) and `cubes=`
+/// (cubes per pass) params over the device's defaults; `None` when the case names none.
 fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning> {
     let get = |k: &str| {
         case.params
             .get(k)
             .map(|v| v.parse::<u32>().expect("an integer"))
     };
-    if get("units").is_none() && get("epu").is_none() {
+    if ["units", "epu", "cubes"].iter().all(|k| get(k).is_none()) {
         return None;
     }
     let caps = DeviceCaps::of(client);
@@ -266,6 +266,7 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
     Some(topk::TopkTuning {
         units_per_cube: get("units").unwrap_or(base.units_per_cube),
         elements_per_unit: get("epu").unwrap_or(base.elements_per_unit),
+        target_cubes: get("cubes").unwrap_or(base.target_cubes),
         ..base
     })
 }

@@ -20,6 +20,8 @@ pub struct DeviceCaps {
     pub plane_size_max: u32,
     /// Most units one cube may have.
     pub max_units_per_cube: u32,
+    /// Streaming multiprocessors (compute units), where the runtime says.
+    pub multiprocessors: Option<u32>,
     /// Widest vector (in elements) the device loads in one instruction.
     pub max_vector_size: usize,
     /// Cubes that have started keep running while others spin on them. CUDA and HIP promise
@@ -49,6 +51,7 @@ impl DeviceCaps {
             plane_size_min: hardware.plane_size_min,
             plane_size_max: hardware.plane_size_max,
             max_units_per_cube: hardware.max_units_per_cube,
+            multiprocessors: hardware.num_streaming_multiprocessors,
             max_vector_size: hardware.max_vector_size,
             forward_progress: matches!(runtime, "cuda" | "hip"),
             atomic_u64,

@@ -1,11 +1,13 @@
 //! Kernel entry points of the top-k family: thin `#[cube]` functions over [`super::tile`].
-//! Tiled kernels take tile `t` as tile `t % tiles_per_row` of row `t / tiles_per_row`;
+//! Passes over the input give each cube a chunk of consecutive tiles of one row
+//! (`tile::chunk_of_cube`: `cubes_per_row` cubes per row, `tiles_per_cube` tiles each);
 //! per-row kernels run one cube (rank, digit choice) or one unit (state updates) per row;
 //! elementwise kernels one unit per output element. Grids come from `cube_count_1d`, so the
 //! cube index is always `linear_cube_index()`.
 //!
-//! Control flow around cube-wide sums depends only on launch constants and cube positions,
-//! never on buffer contents: cubes with nothing to do still take part, with no keys.
+//! Control flow around cube-wide sums depends only on launch constants, cube positions and
+//! per-row state every unit of a cube reads alike, never on the keys: cubes with nothing to
+//! do still take part, with no keys.
 
 use cubecl::prelude::*;
 
@@ -13,11 +15,12 @@ use cubecl::prelude::*;
 const _: () = assert!(SOURCE_INPUT == 0 && SOURCE_A == 1 && SOURCE_B == 2);
 
 use super::tile::{
-    DIGITS, GatherSlots, KeyRead, SOURCE_A, SOURCE_B, SOURCE_INPUT, STATE_BOUND, STATE_DONE,
-    STATE_HI_COUNT, STATE_LO, STATE_NEED, STATE_SOURCE, STATE_SOURCE_LEN, STATE_TARGET,
-    STATE_WORDS, TopkBlueprint, count_tile, gather_tile, histogram_tile, key_at, rank_in_row,
+    BoundCounts, DIGITS, GatherSlots, KeyRead, SOURCE_A, SOURCE_B, SOURCE_INPUT, STATE_BOUND,
+    STATE_DONE, STATE_HI_COUNT, STATE_LO, STATE_NEED, STATE_SHARED_FROM, STATE_SOURCE,
+    STATE_SOURCE_LEN, STATE_TARGET, STATE_WORDS, TopkBlueprint, chunk_of_cube, count_tile,
+    gather_tile, histogram_tile, key_at, ranks_in_row,
 };
-use crate::common::cube::{cube_exclusive_sum, cube_range};
+use crate::common::cube::{U32Range, cube_exclusive_sum, cube_range};
 use crate::common::grid::linear_cube_index;
 
 /// Rank by counting: one cube per row, the row's radix keys in shared memory; every element
@@ -51,11 +54,12 @@ pub(crate) fn rank_kernel<K: Numeric, I: Numeric>(
         }
     }
     sync_cube();
+    let ranks = ranks_in_row(&keys, len, blueprint.elements_per_unit);
     #[unroll]
     for e in 0..blueprint.elements_per_unit {
         let local = (e * CUBE_DIM + UNIT_POS) as usize;
         if local < len {
-            let rank = rank_in_row(&keys, local, len) as usize;
+            let rank = ranks[e as usize] as usize;
             if rank < k {
                 if write_values {
                     values_out[row * k + rank] = values[row_base + local];
@@ -85,10 +89,12 @@ pub(crate) fn init_state_kernel(state: &mut [u32], rows: usize, len: u32, k: u32
     state[s + STATE_SOURCE] = SOURCE_INPUT;
     state[s + STATE_SOURCE_LEN] = len;
     state[s + STATE_TARGET] = SOURCE_INPUT;
+    state[s + STATE_SHARED_FROM] = 32u32;
 }
 
 /// Bisection step, counting pass: how many keys of each unfinished row are below the row's
-/// guess `lo | 1 << bit`, added into `counts[row]` (one atomic add per cube).
+/// guess `lo | 1 << bit`, added into `counts[row]` (one atomic add per cube, after its
+/// chunk of tiles).
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn bisect_count_kernel<K: Numeric>(
@@ -97,33 +103,44 @@ pub(crate) fn bisect_count_kernel<K: Numeric>(
     counts: &mut [Atomic<u32>],
     len: usize,
     tiles_per_row: usize,
-    total_tiles: usize,
+    cubes_per_row: usize,
+    tiles_per_cube: usize,
+    total_cubes: usize,
     bit: u32,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
     #[define(K)] _dtype: ElemType,
 ) {
-    let tile = linear_cube_index();
-    if tile >= total_tiles {
+    let cube = linear_cube_index();
+    if cube >= total_cubes {
         terminate!();
     }
-    let row = tile / tiles_per_row;
-    let start = (tile % tiles_per_row) * comptime!(blueprint.tile());
-    let s = row * STATE_WORDS;
-    let active = state[s + STATE_DONE] == 0u32;
+    let chunk = chunk_of_cube(cube, tiles_per_row, cubes_per_row, tiles_per_cube);
+    let s = chunk.row * STATE_WORDS;
+    // Uniform per cube: a finished row's cubes leave at once.
+    if state[s + STATE_DONE] != 0u32 {
+        terminate!();
+    }
     let guess = state[s + STATE_LO] | (1u32 << bit);
-    let packed = count_tile::<K>(
-        values,
-        row * len,
-        start,
-        len,
-        guess,
-        active,
-        read,
-        blueprint,
-    );
-    if active && UNIT_POS == 0 {
-        counts[row].fetch_add(packed & 0xFFFFu32);
+    let mut counts_here = BoundCounts {
+        below: 0u32,
+        equal: 0u32,
+    };
+    for tile in chunk.first..chunk.end {
+        count_tile::<K>(
+            values,
+            &mut counts_here,
+            chunk.row * len,
+            tile * comptime!(blueprint.tile()),
+            len,
+            guess,
+            read,
+            blueprint,
+        );
+    }
+    let below = cube_exclusive_sum(counts_here.below, blueprint.units, blueprint.use_planes);
+    if UNIT_POS == 0 {
+        counts[chunk.row].fetch_add(below.total);
     }
 }
 
@@ -175,13 +192,13 @@ pub(crate) fn bisect_update_kernel(
     }
 }
 
-/// Radix select, one digit pass over one tile of each row's candidate source: the digit
-/// histogram of the keys matching the row's prefix, added into `histograms[row]`, and the
-/// matching keys appended to the row's target buffer when it has one. The first pass also
-/// records the range of the row's keys in `ranges[row]` (`[!min, max]`, both kept by
+/// Radix select, one digit pass over a chunk of tiles of each row's candidate source: the
+/// digit histogram of the keys matching the row's prefix, added into `histograms[row]`, and
+/// the matching keys appended to the row's target buffer when it has one. The first pass
+/// also records the range of the row's keys in `ranges[row]` (`[!min, max]`, both kept by
 /// `fetch_max` from zero, so one zero fill initialises them); a later pass whose digit every
-/// key of the row shares (the range agrees on every bit from `shift` up) reads nothing, as
-/// its digit is the minimum's.
+/// key of the row shares (`shift >= STATE_SHARED_FROM`, see `radix_digit_kernel`) reads
+/// nothing, as its digit is the minimum's.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn radix_histogram_kernel<K: Numeric>(
@@ -194,28 +211,26 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     ranges: &mut [Atomic<u32>],
     len: usize,
     tiles_per_row: usize,
-    total_tiles: usize,
+    cubes_per_row: usize,
+    tiles_per_cube: usize,
+    total_cubes: usize,
     shift: u32,
     #[comptime] first_pass: bool,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
     #[define(K)] _dtype: ElemType,
 ) {
-    let tile = linear_cube_index();
-    if tile >= total_tiles {
+    let cube = linear_cube_index();
+    if cube >= total_cubes {
         terminate!();
     }
-    let row = tile / tiles_per_row;
-    if !first_pass {
-        // Uniform per cube: the whole cube leaves, before any synchronisation.
-        let min = !ranges[2 * row].load();
-        let max = ranges[2 * row + 1].load();
-        if (min >> shift) == (max >> shift) {
-            terminate!();
-        }
-    }
-    let start = (tile % tiles_per_row) * comptime!(blueprint.tile());
+    let chunk = chunk_of_cube(cube, tiles_per_row, cubes_per_row, tiles_per_cube);
+    let row = chunk.row;
     let s = row * STATE_WORDS;
+    // Uniform per cube: the whole cube leaves, before any synchronisation.
+    if !first_pass && shift >= state[s + STATE_SHARED_FROM] {
+        terminate!();
+    }
     let bins = Shared::<[Atomic<u32>]>::new_slice(DIGITS);
     let mut d = UNIT_POS as usize;
     while d < DIGITS {
@@ -232,29 +247,40 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
         source_len = state[s + STATE_SOURCE_LEN] as usize;
         target = state[s + STATE_TARGET];
     }
-    let unit_range = histogram_tile::<K>(
-        values,
-        cand_a,
-        cand_b,
-        &bins,
-        appended,
-        row,
-        row * len,
-        start,
-        source,
-        source_len,
-        target,
-        state[s + STATE_BOUND],
-        shift,
-        first_pass,
-        read,
-        blueprint,
-    );
+    let prefix = state[s + STATE_BOUND];
+    let mut range = U32Range {
+        min: 0xFFFF_FFFFu32,
+        max: 0u32,
+    };
+    // A candidate buffer holds fewer keys than the row: its last tiles may be past its end
+    // (they count nothing, but the cube still takes part in the sums).
+    for tile in chunk.first..chunk.end {
+        let tile_range = histogram_tile::<K>(
+            values,
+            cand_a,
+            cand_b,
+            &bins,
+            appended,
+            row,
+            row * len,
+            tile * comptime!(blueprint.tile()),
+            source,
+            source_len,
+            target,
+            prefix,
+            shift,
+            first_pass,
+            read,
+            blueprint,
+        );
+        range.min = min(range.min, tile_range.min);
+        range.max = max(range.max, tile_range.max);
+    }
     if first_pass {
-        let range = cube_range(unit_range, blueprint.use_planes);
-        if UNIT_POS == 0 && range.min <= range.max {
-            ranges[2 * row].fetch_max(!range.min);
-            ranges[2 * row + 1].fetch_max(range.max);
+        let cube_range = cube_range(range, blueprint.use_planes);
+        if UNIT_POS == 0 && cube_range.min <= cube_range.max {
+            ranges[2 * row].fetch_max(!cube_range.min);
+            ranges[2 * row + 1].fetch_max(cube_range.max);
         }
     }
     sync_cube();
@@ -273,9 +299,11 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
 /// the prefix, `need` drops by the keys of smaller digits. The candidates the pass appended
 /// become the next source, and the next pass appends (to the other buffer) only if
 /// `append_next` and the matching keys are fewer than the source holds. Clears the histogram
-/// and the append counter. A digit every key of the row shares (see `radix_histogram_kernel`;
-/// its pass counted nothing) is the minimum's, and changes nothing else: every earlier digit
-/// was shared too, so no candidates were ever appended.
+/// and the append counter. It also stores in `STATE_SHARED_FROM` the lowest bit from which
+/// every key of the row agrees (from the range the first pass recorded). A digit every key
+/// shares (its pass counted nothing, or, in the first pass, counted every key in one bin)
+/// is the minimum's, and changes nothing else: every earlier digit was shared too, so no
+/// candidates were ever appended.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn radix_digit_kernel(
@@ -294,13 +322,17 @@ pub(crate) fn radix_digit_kernel(
     }
     let s = row * STATE_WORDS;
     let min = !ranges[2 * row];
-    if (min >> shift) == (ranges[2 * row + 1] >> shift) {
+    let differ = min ^ ranges[2 * row + 1];
+    // Bits from `shared_from` up are the same in every key of the row.
+    let shared_from = 32u32 - u32::leading_zeros(differ);
+    if shift >= shared_from {
         // Uniform per cube. The first pass did count (the bins hold every key in one digit):
         // clear them.
         let bin = row * DIGITS + UNIT_POS as usize;
         histograms[bin] = 0u32;
         if UNIT_POS == 0 {
             state[s + STATE_BOUND] = state[s + STATE_BOUND] | (min & (0xFFu32 << shift));
+            state[s + STATE_SHARED_FROM] = shared_from;
         }
         terminate!();
     }
@@ -336,92 +368,112 @@ pub(crate) fn radix_digit_kernel(
         state[s + STATE_SOURCE] = source;
         state[s + STATE_SOURCE_LEN] = source_len;
         state[s + STATE_TARGET] = next_target;
+        state[s + STATE_SHARED_FROM] = shared_from;
     }
 }
 
-/// Gather, pass 1: per tile, how many keys are below the row's boundary and how many equal
-/// it, written as `[row][below: tiles | equal: tiles]`, so an exclusive scan of a row gives
-/// each tile the first slot of its keys below, and of its ties (after every key below).
+/// Gather, pass 1: per cube (a chunk of tiles), how many keys are below the row's boundary
+/// and how many equal it, written as `[row][below: cubes | equal: cubes]`, so an exclusive
+/// scan of a row gives each cube the first slot of its keys below, and of its ties (after
+/// every key below).
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gather_count_kernel<K: Numeric>(
     values: &[K],
     state: &[u32],
-    tile_counts: &mut [u32],
+    cube_counts: &mut [u32],
     len: usize,
     tiles_per_row: usize,
-    total_tiles: usize,
+    cubes_per_row: usize,
+    tiles_per_cube: usize,
+    total_cubes: usize,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
     #[define(K)] _dtype: ElemType,
 ) {
-    let tile = linear_cube_index();
-    if tile >= total_tiles {
+    let cube = linear_cube_index();
+    if cube >= total_cubes {
         terminate!();
     }
-    let row = tile / tiles_per_row;
-    let part = tile % tiles_per_row;
-    let bound = state[row * STATE_WORDS + STATE_BOUND];
-    let packed = count_tile::<K>(
-        values,
-        row * len,
-        part * comptime!(blueprint.tile()),
-        len,
-        bound,
-        true,
-        read,
-        blueprint,
-    );
+    let chunk = chunk_of_cube(cube, tiles_per_row, cubes_per_row, tiles_per_cube);
+    let bound = state[chunk.row * STATE_WORDS + STATE_BOUND];
+    let mut counts = BoundCounts {
+        below: 0u32,
+        equal: 0u32,
+    };
+    for tile in chunk.first..chunk.end {
+        count_tile::<K>(
+            values,
+            &mut counts,
+            chunk.row * len,
+            tile * comptime!(blueprint.tile()),
+            len,
+            bound,
+            read,
+            blueprint,
+        );
+    }
+    let below = cube_exclusive_sum(counts.below, blueprint.units, blueprint.use_planes);
+    let equal = cube_exclusive_sum(counts.equal, blueprint.units, blueprint.use_planes);
     if UNIT_POS == 0 {
-        let base = row * 2 * tiles_per_row;
-        tile_counts[base + part] = packed & 0xFFFFu32;
-        tile_counts[base + tiles_per_row + part] = packed >> 16u32;
+        let base = chunk.row * 2 * cubes_per_row;
+        cube_counts[base + chunk.part] = below.total;
+        cube_counts[base + cubes_per_row + chunk.part] = equal.total;
     }
 }
 
 /// Gather, pass 2: every key below the boundary, and the ties whose slot is below `k`, to
-/// their slots (radix keys and positions, `[rows, k]`).
+/// their slots (radix keys and positions, `[rows, k]`); the cube walks its tiles in order,
+/// so its slots follow index order.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gather_scatter_kernel<K: Numeric>(
     values: &[K],
     state: &[u32],
-    tile_offsets: &[u32],
+    cube_offsets: &[u32],
     cand_keys: &mut [u32],
     cand_positions: &mut [u32],
     len: usize,
     k: u32,
     tiles_per_row: usize,
-    total_tiles: usize,
+    cubes_per_row: usize,
+    tiles_per_cube: usize,
+    total_cubes: usize,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
     #[define(K)] _dtype: ElemType,
 ) {
-    let tile = linear_cube_index();
-    if tile >= total_tiles {
+    let cube = linear_cube_index();
+    if cube >= total_cubes {
         terminate!();
     }
-    let row = tile / tiles_per_row;
-    let part = tile % tiles_per_row;
-    let base = row * 2 * tiles_per_row;
-    let slots = GatherSlots {
-        out_base: row * k as usize,
-        less: tile_offsets[base + part],
-        equal: tile_offsets[base + tiles_per_row + part],
-        k,
-    };
-    gather_tile::<K>(
-        values,
-        cand_keys,
-        cand_positions,
-        row * len,
-        part * comptime!(blueprint.tile()),
-        len,
-        state[row * STATE_WORDS + STATE_BOUND],
-        slots,
-        read,
-        blueprint,
-    );
+    let chunk = chunk_of_cube(cube, tiles_per_row, cubes_per_row, tiles_per_cube);
+    let base = chunk.row * 2 * cubes_per_row;
+    let mut less = cube_offsets[base + chunk.part];
+    let mut equal = cube_offsets[base + cubes_per_row + chunk.part];
+    let bound = state[chunk.row * STATE_WORDS + STATE_BOUND];
+    for tile in chunk.first..chunk.end {
+        let slots = GatherSlots {
+            out_base: chunk.row * k as usize,
+            less,
+            equal,
+            k,
+        };
+        let taken = gather_tile::<K>(
+            values,
+            cand_keys,
+            cand_positions,
+            chunk.row * len,
+            tile * comptime!(blueprint.tile()),
+            len,
+            bound,
+            slots,
+            read,
+            blueprint,
+        );
+        less += taken & 0xFFFFu32;
+        equal += taken >> 16u32;
+    }
 }
 
 /// The outputs: output `j` of row `r` is the input element at position

@@ -161,6 +161,13 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
             ),
         ));
     }
+    if tuning.target_cubes == 0 {
+        return Err(SieveError::invalid(
+            "tuning.target_cubes",
+            tuning.target_cubes,
+            "at least 1",
+        ));
+    }
     caps.check_planes(tuning.use_planes)
 }
 
@@ -194,6 +201,21 @@ fn resolve_strategy(
         }
         other => other,
     })
+}
+
+/// The chunking of a pass over the input (see [`Run::chunks`]).
+#[derive(Clone, Copy)]
+struct Chunks {
+    tiles_per_row: usize,
+    cubes_per_row: usize,
+    tiles_per_cube: usize,
+    total_cubes: usize,
+}
+
+impl Chunks {
+    fn grid(&self, client: &Client) -> CubeCount {
+        cube_count_1d(client, self.total_cubes)
+    }
 }
 
 struct Run<'a> {
@@ -254,8 +276,20 @@ impl Run<'_> {
         }
     }
 
-    fn tiles_per_row(&self) -> usize {
-        self.problem.len.div_ceil(self.blueprint().tile())
+    /// How a pass over the input splits into cubes: every row's tiles in chunks of
+    /// consecutive tiles, about `tuning.target_cubes` cubes in all (at least one per row).
+    fn chunks(&self) -> Chunks {
+        let rows = self.problem.rows;
+        let tiles_per_row = self.problem.len.div_ceil(self.blueprint().tile()).max(1);
+        let wanted = (self.tuning.target_cubes as usize).div_ceil(rows).max(1);
+        let tiles_per_cube = tiles_per_row.div_ceil(wanted.min(tiles_per_row));
+        let cubes_per_row = tiles_per_row.div_ceil(tiles_per_cube);
+        Chunks {
+            tiles_per_row,
+            cubes_per_row,
+            tiles_per_cube,
+            total_cubes: rows * cubes_per_row,
+        }
     }
 
     fn per_row_grid(&self) -> CubeCount {
@@ -329,8 +363,7 @@ impl Run<'_> {
             return 0;
         }
         let blueprint = self.blueprint();
-        let tiles_per_row = self.tiles_per_row();
-        let total_tiles = rows * tiles_per_row;
+        let chunks = self.chunks();
         let counts = self.workspace(rows);
         let searching = self.workspace(1);
         let u32_elem = ElemType::UInt(UIntKind::U32);
@@ -338,19 +371,21 @@ impl Run<'_> {
         let mut passes = 0;
         for bit in (0..KEY_BITS).rev() {
             fill_zero(self.client, &searching, 1, u32_elem);
-            // SAFETY: one cube per tile, surplus cubes return; one atomic add per cube into
-            // its row's count.
+            // SAFETY: one cube per chunk of tiles, surplus cubes return; one atomic add per
+            // cube into its row's count.
             unsafe {
                 bisect_count_kernel::launch_unchecked(
                     self.client,
-                    cube_count_1d(self.client, total_tiles),
+                    chunks.grid(self.client),
                     CubeDim::new_1d(blueprint.units),
                     self.input(),
                     self.buffer(state, rows * STATE_WORDS),
                     self.buffer(&counts, rows),
                     self.problem.len,
-                    tiles_per_row,
-                    total_tiles,
+                    chunks.tiles_per_row,
+                    chunks.cubes_per_row,
+                    chunks.tiles_per_cube,
+                    chunks.total_cubes,
                     bit,
                     self.read,
                     blueprint,
@@ -395,8 +430,7 @@ impl Run<'_> {
         }
         let n = self.elements();
         let blueprint = self.blueprint();
-        let tiles_per_row = self.tiles_per_row();
-        let total_tiles = rows * tiles_per_row;
+        let chunks = self.chunks();
         let histograms = self.workspace(rows * DIGITS);
         let appended = self.workspace(rows);
         // Each row's key range as `[!min, max]` (see `radix_histogram_kernel`).
@@ -412,13 +446,13 @@ impl Run<'_> {
         let passes = KEY_BITS / DIGIT_BITS;
         for pass in 0..passes {
             let shift = KEY_BITS - DIGIT_BITS * (pass + 1);
-            // SAFETY: one cube per tile of the longest source (the row), surplus cubes and
-            // tiles past a row's source return; appends stay within the row's `len` slots
-            // (a source never holds more than its row).
+            // SAFETY: one cube per chunk of tiles of the longest source (the row), surplus
+            // cubes return, keys past a row's source are not read; appends stay within the
+            // row's `len` slots (a source never holds more than its row).
             unsafe {
                 radix_histogram_kernel::launch_unchecked(
                     self.client,
-                    cube_count_1d(self.client, total_tiles),
+                    chunks.grid(self.client),
                     CubeDim::new_1d(blueprint.units),
                     self.input(),
                     self.buffer(&cand_a, n),
@@ -428,8 +462,10 @@ impl Run<'_> {
                     self.buffer(&appended, rows),
                     self.buffer(&ranges, rows * 2),
                     self.problem.len,
-                    tiles_per_row,
-                    total_tiles,
+                    chunks.tiles_per_row,
+                    chunks.cubes_per_row,
+                    chunks.tiles_per_cube,
+                    chunks.total_cubes,
                     shift,
                     pass == 0,
                     self.read,
@@ -465,14 +501,15 @@ impl Run<'_> {
         let k = self.problem.k;
         let outputs = self.outputs();
         let blueprint = self.blueprint();
-        let tiles_per_row = self.tiles_per_row();
-        let total_tiles = rows * tiles_per_row;
-        let tile_counts = self.workspace(rows * 2 * tiles_per_row);
-        let tile_offsets = self.workspace(rows * 2 * tiles_per_row);
+        let chunks = self.chunks();
+        let count_len = rows * 2 * chunks.cubes_per_row;
+        let cube_counts = self.workspace(count_len);
+        let cube_offsets = self.workspace(count_len);
         let cand_keys = self.workspace(outputs);
         let cand_positions = self.workspace(outputs);
-        let grid = cube_count_1d(self.client, total_tiles);
-        // SAFETY: one cube per tile, surplus cubes return; each tile writes its two counts.
+        let grid = chunks.grid(self.client);
+        // SAFETY: one cube per chunk of tiles, surplus cubes return; each cube writes its
+        // two counts.
         unsafe {
             gather_count_kernel::launch_unchecked(
                 self.client,
@@ -480,10 +517,12 @@ impl Run<'_> {
                 CubeDim::new_1d(blueprint.units),
                 self.input(),
                 self.buffer(state, rows * STATE_WORDS),
-                self.buffer(&tile_counts, rows * 2 * tiles_per_row),
+                self.buffer(&cube_counts, count_len),
                 self.problem.len,
-                tiles_per_row,
-                total_tiles,
+                chunks.tiles_per_row,
+                chunks.cubes_per_row,
+                chunks.tiles_per_cube,
+                chunks.total_cubes,
                 self.read,
                 blueprint,
                 self.io.value_dtype.elem_type(),
@@ -491,17 +530,17 @@ impl Run<'_> {
         }
         scan::scan(
             self.client,
-            &tile_counts,
-            &tile_offsets,
+            &cube_counts,
+            &cube_offsets,
             ScanProblem {
                 rows,
-                len: 2 * tiles_per_row,
+                len: 2 * chunks.cubes_per_row,
             },
             Dtype::U32,
             ScanKind::Exclusive,
             ScanOptions::default(),
         )
-        .expect("scan of tile counts: u32 rows are always supported");
+        .expect("scan of per-cube counts: u32 rows are always supported");
         // SAFETY: as above; slots are distinct within a row and below `k` (fewer than `k`
         // keys lie below the boundary, ties past `k` are not written).
         unsafe {
@@ -511,13 +550,15 @@ impl Run<'_> {
                 CubeDim::new_1d(blueprint.units),
                 self.input(),
                 self.buffer(state, rows * STATE_WORDS),
-                self.buffer(&tile_offsets, rows * 2 * tiles_per_row),
+                self.buffer(&cube_offsets, count_len),
                 self.buffer(&cand_keys, outputs),
                 self.buffer(&cand_positions, outputs),
                 self.problem.len,
                 k as u32,
-                tiles_per_row,
-                total_tiles,
+                chunks.tiles_per_row,
+                chunks.cubes_per_row,
+                chunks.tiles_per_cube,
+                chunks.total_cubes,
                 self.read,
                 blueprint,
                 self.io.value_dtype.elem_type(),

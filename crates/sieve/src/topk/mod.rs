@@ -137,6 +137,11 @@ pub struct TopkTuning {
     pub units_per_cube: u32,
     /// Keys per unit per tile (a tile holds fewer than 65,536 keys).
     pub elements_per_unit: u32,
+    /// About how many cubes a pass over the input launches: each takes a chunk of
+    /// consecutive tiles of one row, so its fixed costs (clearing and flushing a histogram,
+    /// cube-wide sums, atomics into per-row counters) are paid once per chunk. Enough to fill
+    /// the device a few times over.
+    pub target_cubes: u32,
     /// Use plane operations (the device must have them).
     pub use_planes: bool,
     /// Most units a cube may have (the rank-by-counting cube's limit).
@@ -153,11 +158,13 @@ pub const RANK_MAX_LEN: usize = 4096;
 pub const RANK_AUTO_LEN: usize = 1024;
 
 impl TopkTuning {
-    /// 256 units x 8 keys per tile.
+    /// 256 units x 8 keys per tile; 32 cubes per multiprocessor in a pass (4 waves of 8
+    /// resident 256-unit cubes), 2048 cubes where the device does not say how many it has.
     pub fn for_device(caps: &crate::DeviceCaps, shared_bytes: usize) -> Self {
         TopkTuning {
             units_per_cube: 256u32.max(caps.plane_size_max),
             elements_per_unit: 8,
+            target_cubes: caps.multiprocessors.map_or(2048, |sms| sms.saturating_mul(32)),
             use_planes: caps.plane_ops,
             max_units: caps.max_units_per_cube.min(1024),
             max_shared_bytes: shared_bytes,

@@ -10,7 +10,7 @@ use crate::common::cube::{U32Range, cube_exclusive_sum};
 use crate::sort::keys::{KeyKind, radix_key};
 
 /// Words of per-row search state.
-pub const STATE_WORDS: usize = 8;
+pub const STATE_WORDS: usize = 9;
 /// The boundary key the gather uses: keys below it are all taken, keys equal to it are taken
 /// lowest index first until `k` are taken. The radix select builds it digit by digit.
 pub const STATE_BOUND: usize = 0;
@@ -29,6 +29,9 @@ pub const STATE_SOURCE_LEN: usize = 6;
 /// Radix select: where the next pass appends the row's candidates (`SOURCE_*`; the input
 /// means "nowhere").
 pub const STATE_TARGET: usize = 7;
+/// Radix select: every key of the row has the same bits from this one up (32: none shared);
+/// set by each digit choice from the range the first pass recorded.
+pub const STATE_SHARED_FROM: usize = 8;
 
 /// The input values (radix keys computed on the fly).
 pub const SOURCE_INPUT: u32 = 0;
@@ -69,34 +72,71 @@ pub fn key_at<K: Numeric>(values: &[K], index: usize, #[comptime] read: KeyRead)
     radix_key::<K>(values[index], read.kind, read.largest)
 }
 
-/// How many keys of a tile (striped, coalesced reads) are below `bound` (low 16 bits) and
-/// equal to it (high 16 bits), summed over the cube. `active == false` counts nothing (the
-/// cube still takes part in the sum). Every unit must call it; all get the total.
+/// How many keys of a tile one unit reads (striped, coalesced) are below and equal to a bound.
+#[derive(CubeType, Clone, Copy)]
+pub struct BoundCounts {
+    pub below: u32,
+    pub equal: u32,
+}
+
+/// Adds to `counts` how many of the unit's keys of a tile (striped, coalesced reads) are
+/// below `bound` and equal to it. No synchronisation: a cube sums its units' counts once,
+/// after all its tiles.
 #[cube]
+#[allow(clippy::too_many_arguments)]
 pub fn count_tile<K: Numeric>(
     values: &[K],
+    counts: &mut BoundCounts,
     row_base: usize,
     start: usize,
     len: usize,
     bound: u32,
-    active: bool,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
-) -> u32 {
-    let mut packed = 0u32;
+) {
     #[unroll]
     for e in 0..blueprint.elements_per_unit {
         let index = start + (e * CUBE_DIM + UNIT_POS) as usize;
-        if active && index < len {
+        if index < len {
             let key = key_at::<K>(values, row_base + index, read);
             if key < bound {
-                packed += 1u32;
+                counts.below += 1u32;
             } else if key == bound {
-                packed += 0x1_0000u32;
+                counts.equal += 1u32;
             }
         }
     }
-    cube_exclusive_sum(packed, blueprint.units, blueprint.use_planes).total
+}
+
+/// The tiles one cube of a pass over the input takes: tiles `first..end` of row `row`, the
+/// cube being the `part`-th of its row. A cube takes several tiles so that its fixed costs
+/// (clearing and flushing the histogram, the cube-wide sums, the atomics into per-row
+/// counters) are paid once per chunk, not once per tile.
+#[derive(CubeType, Clone, Copy)]
+pub struct TileChunk {
+    pub row: usize,
+    pub part: usize,
+    pub first: usize,
+    pub end: usize,
+}
+
+/// The chunk of tiles cube `cube` takes (see [`TileChunk`]); `end <= first` for none.
+#[cube]
+pub fn chunk_of_cube(
+    cube: usize,
+    tiles_per_row: usize,
+    cubes_per_row: usize,
+    tiles_per_cube: usize,
+) -> TileChunk {
+    let row = cube / cubes_per_row;
+    let part = cube % cubes_per_row;
+    let first = part * tiles_per_cube;
+    TileChunk {
+        row,
+        part,
+        first,
+        end: min(first + tiles_per_cube, tiles_per_row),
+    }
 }
 
 /// Where the gather writes the chosen keys of a tile.
@@ -116,8 +156,9 @@ pub struct GatherSlots {
 /// unit takes `elements_per_unit` consecutive ones, so a cube-wide exclusive sum of the
 /// units' (below, equal) counts ranks every chosen key in index order. A key below the
 /// boundary goes to `slots.less + rank`, a key equal to it to `slots.equal + rank` if that
-/// is below `k`. Writes the radix key and the position within the row. Every unit must call
-/// it.
+/// is below `k`. Writes the radix key and the position within the row. Returns the tile's
+/// (below, equal) counts packed as `below | equal << 16`. Every unit must call it; it
+/// synchronises before it fills the shared tile, so a cube may call it tile after tile.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 pub fn gather_tile<K: Numeric>(
@@ -131,8 +172,10 @@ pub fn gather_tile<K: Numeric>(
     slots: GatherSlots,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
-) {
+) -> u32 {
     let mut keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
+    // The previous tile's keys may still be read.
+    sync_cube();
     #[unroll]
     for e in 0..blueprint.elements_per_unit {
         let local = (e * CUBE_DIM + UNIT_POS) as usize;
@@ -178,25 +221,42 @@ pub fn gather_tile<K: Numeric>(
             }
         }
     }
+    prefix.total
 }
 
-/// The rank of `keys[index]` among `keys[0..len]` (shared memory): how many keys are smaller,
-/// plus how many equal ones come before it. Ranks of distinct positions are distinct.
+/// The ranks of one unit's keys (row positions `e * CUBE_DIM + UNIT_POS`) among
+/// `keys[0..len]` (shared memory): for each, how many keys are smaller plus how many equal
+/// ones come before it. One sweep over the row serves all of the unit's keys. Ranks of
+/// distinct positions are distinct; positions past `len` get meaningless ranks.
 #[cube]
-pub fn rank_in_row(keys: &Shared<[u32]>, index: usize, len: usize) -> u32 {
-    let key = keys[index];
-    let mut rank = 0u32;
-    for m in 0..index {
-        if keys[m] <= key {
-            rank += 1u32;
+pub fn ranks_in_row(
+    keys: &Shared<[u32]>,
+    len: usize,
+    #[comptime] elements_per_unit: u32,
+) -> Array<u32> {
+    let mut mine = Array::<u32>::new(elements_per_unit as usize);
+    let mut ranks = Array::<u32>::new(elements_per_unit as usize);
+    #[unroll]
+    for e in 0..elements_per_unit {
+        let local = (e * CUBE_DIM + UNIT_POS) as usize;
+        mine[e as usize] = 0u32;
+        if local < len {
+            mine[e as usize] = keys[local];
+        }
+        ranks[e as usize] = 0u32;
+    }
+    for m in 0..len {
+        let other = keys[m];
+        #[unroll]
+        for e in 0..elements_per_unit {
+            let local = (e * CUBE_DIM + UNIT_POS) as usize;
+            let key = mine[e as usize];
+            if other < key || (other == key && m < local) {
+                ranks[e as usize] += 1u32;
+            }
         }
     }
-    for m in index + 1..len {
-        if keys[m] < key {
-            rank += 1u32;
-        }
-    }
-    rank
+    ranks
 }
 
 /// Radix select, one pass over one tile of a row's current candidate source (`source`:
