@@ -152,13 +152,16 @@ pub struct GatherSlots {
     pub k: u32,
 }
 
-/// The gather of one tile: its radix keys are loaded striped into shared memory, then each
-/// unit takes `elements_per_unit` consecutive ones, so a cube-wide exclusive sum of the
-/// units' (below, equal) counts ranks every chosen key in index order. A key below the
-/// boundary goes to `slots.less + rank`, a key equal to it to `slots.equal + rank` if that
-/// is below `k`. Writes the radix key and the position within the row. Returns the tile's
-/// (below, equal) counts packed as `below | equal << 16`. Every unit must call it; it
-/// synchronises before it fills the shared tile, so a cube may call it tile after tile.
+/// The gather of one tile. The units read the tile striped (coalesced) and a cube-wide sum
+/// counts its keys below the boundary and equal to it. A tile with nothing to write (no key
+/// below, and no tie whose slot is below `k`; most tiles when `k` is small) stops there.
+/// Otherwise its radix keys go to shared memory and each unit takes `elements_per_unit`
+/// consecutive ones, so a cube-wide exclusive sum of the units' (below, equal) counts ranks
+/// every chosen key in index order: a key below the boundary goes to `slots.less + rank`, a
+/// key equal to it to `slots.equal + rank` if that is below `k`. Writes the radix key and
+/// the position within the row. Returns the tile's (below, equal) counts packed as
+/// `below | equal << 16`. Every unit must call it; a cube may call it tile after tile (the
+/// first cube-wide sum orders the shared tile's reuse).
 #[cube]
 #[allow(clippy::too_many_arguments)]
 pub fn gather_tile<K: Numeric>(
@@ -173,55 +176,73 @@ pub fn gather_tile<K: Numeric>(
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
 ) -> u32 {
-    let mut keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
-    // The previous tile's keys may still be read.
-    sync_cube();
-    #[unroll]
-    for e in 0..blueprint.elements_per_unit {
-        let local = (e * CUBE_DIM + UNIT_POS) as usize;
-        if start + local < len {
-            keys[local] = key_at::<K>(values, row_base + start + local, read);
-        }
-    }
-    sync_cube();
     let epu = blueprint.elements_per_unit;
-    let first = (UNIT_POS * epu) as usize;
-    let mut packed = 0u32;
+    let mut held = Array::<u32>::new(epu as usize);
+    let mut striped = 0u32;
     #[unroll]
     for e in 0..epu {
-        let local = first + e as usize;
+        let local = (e * CUBE_DIM + UNIT_POS) as usize;
+        held[e as usize] = 0u32;
         if start + local < len {
-            let key = keys[local];
+            let key = key_at::<K>(values, row_base + start + local, read);
+            held[e as usize] = key;
             if key < bound {
-                packed += 1u32;
+                striped += 1u32;
             } else if key == bound {
-                packed += 0x1_0000u32;
+                striped += 0x1_0000u32;
             }
         }
     }
-    let prefix = cube_exclusive_sum(packed, blueprint.units, blueprint.use_planes);
-    let mut less = slots.less + (prefix.before & 0xFFFFu32);
-    let mut equal = slots.equal + (prefix.before >> 16u32);
-    #[unroll]
-    for e in 0..epu {
-        let local = first + e as usize;
-        if start + local < len {
-            let key = keys[local];
-            if key < bound {
-                // Always below k: fewer than k keys of the row are below the boundary.
-                cand_keys[slots.out_base + less as usize] = key;
-                cand_positions[slots.out_base + less as usize] = (start + local) as u32;
-                less += 1u32;
-            } else if key == bound {
-                if equal < slots.k {
-                    cand_keys[slots.out_base + equal as usize] = key;
-                    cand_positions[slots.out_base + equal as usize] = (start + local) as u32;
+    let total = cube_exclusive_sum(striped, blueprint.units, blueprint.use_planes).total;
+    // Uniform per cube.
+    if (total & 0xFFFFu32) > 0u32 || ((total >> 16u32) > 0u32 && slots.equal < slots.k) {
+        let mut keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
+        #[unroll]
+        for e in 0..epu {
+            let local = (e * CUBE_DIM + UNIT_POS) as usize;
+            if start + local < len {
+                keys[local] = held[e as usize];
+            }
+        }
+        sync_cube();
+        let first = (UNIT_POS * epu) as usize;
+        let mut packed = 0u32;
+        #[unroll]
+        for e in 0..epu {
+            let local = first + e as usize;
+            if start + local < len {
+                let key = keys[local];
+                if key < bound {
+                    packed += 1u32;
+                } else if key == bound {
+                    packed += 0x1_0000u32;
                 }
-                equal += 1u32;
+            }
+        }
+        let prefix = cube_exclusive_sum(packed, blueprint.units, blueprint.use_planes);
+        let mut less = slots.less + (prefix.before & 0xFFFFu32);
+        let mut equal = slots.equal + (prefix.before >> 16u32);
+        #[unroll]
+        for e in 0..epu {
+            let local = first + e as usize;
+            if start + local < len {
+                let key = keys[local];
+                if key < bound {
+                    // Always below k: fewer than k keys of the row are below the boundary.
+                    cand_keys[slots.out_base + less as usize] = key;
+                    cand_positions[slots.out_base + less as usize] = (start + local) as u32;
+                    less += 1u32;
+                } else if key == bound {
+                    if equal < slots.k {
+                        cand_keys[slots.out_base + equal as usize] = key;
+                        cand_positions[slots.out_base + equal as usize] = (start + local) as u32;
+                    }
+                    equal += 1u32;
+                }
             }
         }
     }
-    prefix.total
+    total
 }
 
 /// The ranks of one unit's keys (row positions `e * CUBE_DIM + UNIT_POS`) among
@@ -262,9 +283,10 @@ pub fn ranks_in_row(
 /// Radix select, one pass over one tile of a row's current candidate source (`source`:
 /// the input or a candidate buffer, `source_len` keys): every key that matches the row's
 /// prefix above `shift + 8` (all of them in the first pass) is counted in `bins` by its digit
-/// at `shift`, and, when `target` is a candidate buffer, appended to it: the cube's block of
-/// slots comes from the row's `appended` counter, so blocks land in the order cubes get
-/// there, which nothing downstream depends on (later passes only count). Returns the range
+/// at `shift`, and, when `target` is a candidate buffer, appended to it (staged in shared
+/// memory, written out coalesced): the cube's block of slots comes from the row's `appended`
+/// counter, so blocks land in the order cubes get there, which nothing downstream depends on
+/// (later passes only count). Returns the range
 /// of the keys the unit counted (`min > max` if none). Every unit must call it.
 ///
 /// With planes, a digit the whole plane agrees on is added once, for the plane: all-equal
@@ -290,7 +312,9 @@ pub fn histogram_tile<K: Numeric>(
     #[comptime] blueprint: TopkBlueprint,
 ) -> U32Range {
     let epu = blueprint.elements_per_unit;
+    // The unit's matching keys stay in registers (fixed indices), flagged in `hit_mask`.
     let mut held = Array::<u32>::new(epu as usize);
+    let mut hit_mask = 0u32;
     let mut matches = 0u32;
     let mut range = U32Range {
         min: 0xFFFF_FFFFu32,
@@ -327,8 +351,9 @@ pub fn histogram_tile<K: Numeric>(
         } else if hit {
             bins[digit as usize].fetch_add(1u32);
         }
+        held[e as usize] = key;
         if hit {
-            held[matches as usize] = key;
+            hit_mask |= 1u32 << e;
             matches += 1u32;
             range.min = min(range.min, key);
             range.max = max(range.max, key);
@@ -336,19 +361,33 @@ pub fn histogram_tile<K: Numeric>(
     }
     // Every unit takes part in the rank (uniform control flow), whether or not it appends.
     let ranks = cube_exclusive_sum(matches, blueprint.units, blueprint.use_planes);
-    let mut block = Shared::<u32>::new();
-    if target != SOURCE_INPUT && UNIT_POS == 0 {
-        *block = appended[row].fetch_add(ranks.total);
-    }
-    sync_cube();
     if target != SOURCE_INPUT {
-        let out = row_base + (*block + ranks.before) as usize;
-        for i in 0..matches {
-            if target == SOURCE_A {
-                cand_a[out + i as usize] = held[i as usize];
-            } else {
-                cand_b[out + i as usize] = held[i as usize];
+        // Uniform per cube. The matches go to shared memory in rank order, then out in one
+        // coalesced sweep to the cube's block of the target. (This tile's cube-wide sum
+        // ordered the previous tile's sweep before these writes.)
+        let mut staging = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
+        let mut block = Shared::<u32>::new();
+        let mut slot = ranks.before as usize;
+        #[unroll]
+        for e in 0..epu {
+            if (hit_mask >> e) & 1u32 == 1u32 {
+                staging[slot] = held[e as usize];
+                slot += 1;
             }
+        }
+        if UNIT_POS == 0 {
+            *block = appended[row].fetch_add(ranks.total);
+        }
+        sync_cube();
+        let out = row_base + *block as usize;
+        let mut j = UNIT_POS;
+        while j < ranks.total {
+            if target == SOURCE_A {
+                cand_a[out + j as usize] = staging[j as usize];
+            } else {
+                cand_b[out + j as usize] = staging[j as usize];
+            }
+            j += CUBE_DIM;
         }
     }
     range
