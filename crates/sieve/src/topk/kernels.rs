@@ -192,7 +192,8 @@ pub(crate) fn bisect_update_kernel(
     }
 }
 
-/// Radix select, one digit pass over a chunk of tiles of each row's candidate source: the
+/// Radix select, one digit pass over each row's candidate source, whose tiles the row's
+/// `cubes_per_row` cubes take in turn: the
 /// digit histogram of the keys matching the row's prefix, added into `histograms[row]`, and
 /// the matching keys appended to the row's target buffer when it has one. The first pass
 /// also records the range of the row's keys in `ranges[row]` (`[!min, max]`, both kept by
@@ -210,9 +211,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     appended: &mut [Atomic<u32>],
     ranges: &mut [Atomic<u32>],
     len: usize,
-    tiles_per_row: usize,
     cubes_per_row: usize,
-    tiles_per_cube: usize,
     total_cubes: usize,
     shift: u32,
     #[comptime] first_pass: bool,
@@ -224,8 +223,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     if cube >= total_cubes {
         terminate!();
     }
-    let chunk = chunk_of_cube(cube, tiles_per_row, cubes_per_row, tiles_per_cube);
-    let row = chunk.row;
+    let row = cube / cubes_per_row;
     let s = row * STATE_WORDS;
     // Uniform per cube: the whole cube leaves, before any synchronisation.
     if !first_pass && shift >= state[s + STATE_SHARED_FROM] {
@@ -252,9 +250,12 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
         min: 0xFFFF_FFFFu32,
         max: 0u32,
     };
-    // A candidate buffer holds fewer keys than the row: its last tiles may be past its end
-    // (they count nothing, but the cube still takes part in the sums).
-    for tile in chunk.first..chunk.end {
+    // The row's cubes take the source's tiles in turn (order does not matter here), so a
+    // candidate buffer far shorter than the row is still spread over all of them.
+    let tile_keys = comptime!(blueprint.tile());
+    let source_tiles = source_len.div_ceil(tile_keys);
+    let mut tile = cube % cubes_per_row;
+    while tile < source_tiles {
         let tile_range = histogram_tile::<K>(
             values,
             cand_a,
@@ -263,7 +264,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
             appended,
             row,
             row * len,
-            tile * comptime!(blueprint.tile()),
+            tile * tile_keys,
             source,
             source_len,
             target,
@@ -275,6 +276,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
         );
         range.min = min(range.min, tile_range.min);
         range.max = max(range.max, tile_range.max);
+        tile += cubes_per_row;
     }
     if first_pass {
         let cube_range = cube_range(range, blueprint.use_planes);
@@ -424,12 +426,14 @@ pub(crate) fn gather_count_kernel<K: Numeric>(
 
 /// Gather, pass 2: every key below the boundary, and the ties whose slot is below `k`, to
 /// their slots (radix keys and positions, `[rows, k]`); the cube walks its tiles in order,
-/// so its slots follow index order.
+/// so its slots follow index order. A cube whose chunk has nothing to write (by pass 1's
+/// counts) reads nothing.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gather_scatter_kernel<K: Numeric>(
     values: &[K],
     state: &[u32],
+    cube_counts: &[u32],
     cube_offsets: &[u32],
     cand_keys: &mut [u32],
     cand_positions: &mut [u32],
@@ -451,6 +455,12 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
     let base = chunk.row * 2 * cubes_per_row;
     let mut less = cube_offsets[base + chunk.part];
     let mut equal = cube_offsets[base + cubes_per_row + chunk.part];
+    // Uniform per cube: a chunk with no key below the boundary and no tie that gets a slot
+    // (most chunks when `k` is small) reads nothing.
+    let ties_here = cube_counts[base + cubes_per_row + chunk.part];
+    if cube_counts[base + chunk.part] == 0u32 && (ties_here == 0u32 || equal >= k) {
+        terminate!();
+    }
     let bound = state[chunk.row * STATE_WORDS + STATE_BOUND];
     for tile in chunk.first..chunk.end {
         let slots = GatherSlots {

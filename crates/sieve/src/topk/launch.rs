@@ -446,9 +446,9 @@ impl Run<'_> {
         let passes = KEY_BITS / DIGIT_BITS;
         for pass in 0..passes {
             let shift = KEY_BITS - DIGIT_BITS * (pass + 1);
-            // SAFETY: one cube per chunk of tiles of the longest source (the row), surplus
-            // cubes return, keys past a row's source are not read; appends stay within the
-            // row's `len` slots (a source never holds more than its row).
+            // SAFETY: `cubes_per_row` cubes per row take the tiles of the row's source in
+            // turn, surplus cubes return, keys past a row's source are not read; appends stay
+            // within the row's `len` slots (a source never holds more than its row).
             unsafe {
                 radix_histogram_kernel::launch_unchecked(
                     self.client,
@@ -462,9 +462,7 @@ impl Run<'_> {
                     self.buffer(&appended, rows),
                     self.buffer(&ranges, rows * 2),
                     self.problem.len,
-                    chunks.tiles_per_row,
                     chunks.cubes_per_row,
-                    chunks.tiles_per_cube,
                     chunks.total_cubes,
                     shift,
                     pass == 0,
@@ -550,6 +548,7 @@ impl Run<'_> {
                 CubeDim::new_1d(blueprint.units),
                 self.input(),
                 self.buffer(state, rows * STATE_WORDS),
+                self.buffer(&cube_counts, count_len),
                 self.buffer(&cube_offsets, count_len),
                 self.buffer(&cand_keys, outputs),
                 self.buffer(&cand_positions, outputs),
