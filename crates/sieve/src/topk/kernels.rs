@@ -49,12 +49,14 @@ pub(crate) fn rank_kernel<K: Numeric, I: Numeric>(
     #[unroll]
     for e in 0..blueprint.elements_per_unit {
         let local = (e * CUBE_DIM + UNIT_POS) as usize;
+        // Padding past the row: the largest radix key, which `ranks_in_row` never counts.
+        keys[local] = 0xFFFF_FFFFu32;
         if local < len {
             keys[local] = key_at::<K>(values, row_base + local, read);
         }
     }
     sync_cube();
-    let ranks = ranks_in_row(&keys, len, blueprint.elements_per_unit);
+    let ranks = ranks_in_row(&keys, blueprint.elements_per_unit);
     #[unroll]
     for e in 0..blueprint.elements_per_unit {
         let local = (e * CUBE_DIM + UNIT_POS) as usize;

@@ -245,35 +245,43 @@ pub fn gather_tile<K: Numeric>(
     total
 }
 
-/// The ranks of one unit's keys (row positions `e * CUBE_DIM + UNIT_POS`) among
-/// `keys[0..len]` (shared memory): for each, how many keys are smaller plus how many equal
-/// ones come before it. One sweep over the row serves all of the unit's keys. Ranks of
-/// distinct positions are distinct; positions past `len` get meaningless ranks.
+/// The ranks of one unit's keys (row positions `e * CUBE_DIM + UNIT_POS`) among the row's
+/// keys in shared memory (`keys[0..len]`, padded to the tile with `u32::MAX`): for each, how
+/// many keys are smaller plus how many equal ones come before it. Ranks of distinct positions
+/// are distinct; positions past `len` get meaningless ranks.
+///
+/// One sweep over the row serves all of the unit's keys, in segments of `CUBE_DIM` keys:
+/// every key of segment `j` comes before the unit's key `e` when `j < e` (equal keys count)
+/// and after it when `j > e` (they do not), so only segment `e` itself compares positions.
+/// The padding never counts: it is only ever compared as a later key.
 #[cube]
-pub fn ranks_in_row(
-    keys: &Shared<[u32]>,
-    len: usize,
-    #[comptime] elements_per_unit: u32,
-) -> Array<u32> {
-    let mut mine = Array::<u32>::new(elements_per_unit as usize);
-    let mut ranks = Array::<u32>::new(elements_per_unit as usize);
+pub fn ranks_in_row(keys: &Shared<[u32]>, #[comptime] elements_per_unit: u32) -> Array<u32> {
+    let epu = elements_per_unit;
+    let mut mine = Array::<u32>::new(epu as usize);
+    let mut ranks = Array::<u32>::new(epu as usize);
     #[unroll]
-    for e in 0..elements_per_unit {
-        let local = (e * CUBE_DIM + UNIT_POS) as usize;
-        mine[e as usize] = 0u32;
-        if local < len {
-            mine[e as usize] = keys[local];
-        }
+    for e in 0..epu {
+        mine[e as usize] = keys[(e * CUBE_DIM + UNIT_POS) as usize];
         ranks[e as usize] = 0u32;
     }
-    for m in 0..len {
-        let other = keys[m];
-        #[unroll]
-        for e in 0..elements_per_unit {
-            let local = (e * CUBE_DIM + UNIT_POS) as usize;
-            let key = mine[e as usize];
-            if other < key || (other == key && m < local) {
-                ranks[e as usize] += 1u32;
+    #[unroll]
+    for j in 0..epu {
+        for i in 0..CUBE_DIM {
+            let other = keys[(j * CUBE_DIM + i) as usize];
+            #[unroll]
+            for e in 0..epu {
+                let key = mine[e as usize];
+                if comptime!(j < e) {
+                    if other <= key {
+                        ranks[e as usize] += 1u32;
+                    }
+                } else if comptime!(j > e) {
+                    if other < key {
+                        ranks[e as usize] += 1u32;
+                    }
+                } else if other < key || (other == key && i < UNIT_POS) {
+                    ranks[e as usize] += 1u32;
+                }
             }
         }
     }
