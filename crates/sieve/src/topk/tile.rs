@@ -367,12 +367,12 @@ pub fn histogram_tile<K: Numeric>(
             range.max = max(range.max, key);
         }
     }
-    // Every unit takes part in the rank (uniform control flow), whether or not it appends.
-    let ranks = cube_exclusive_sum(matches, blueprint.units, blueprint.use_planes);
     if target != SOURCE_INPUT {
-        // Uniform per cube. The matches go to shared memory in rank order, then out in one
-        // coalesced sweep to the cube's block of the target. (This tile's cube-wide sum
-        // ordered the previous tile's sweep before these writes.)
+        // Uniform per cube (a pass with nowhere to append skips the rank altogether). The
+        // matches go to shared memory in rank order, then out in one coalesced sweep to the
+        // cube's block of the target. (This tile's cube-wide sum orders the previous tile's
+        // sweep before these writes.)
+        let ranks = cube_exclusive_sum(matches, blueprint.units, blueprint.use_planes);
         let mut staging = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
         let mut block = Shared::<u32>::new();
         let mut slot = ranks.before as usize;
