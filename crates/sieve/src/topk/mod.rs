@@ -30,21 +30,24 @@
 //! - [`TopkStrategy::RankByCounting`]: one cube per row, the row's radix keys in shared
 //!   memory; every element counts the elements that outrank it (a smaller key, or an equal
 //!   key at a lower index): that count is its rank, and ranks below `k` write themselves to
-//!   output slot `rank` (sorted output directly). `O(len^2 / units)` work per row: rows up to
-//!   [`TopkTuning::rank_capacity`] keys (a few thousand).
+//!   output slot `rank` (sorted output directly). Each unit sweeps the row once for all of
+//!   its keys. `O(len^2 / units)` work per row: rows up to [`TopkTuning::rank_capacity`]
+//!   keys (a few thousand).
 //! - [`TopkStrategy::ThresholdBisection`]: finds each row's boundary key `T` (the `k`-th
 //!   smallest radix key) bit by bit, most significant first: each step is one parallel
 //!   counting pass (how many keys of the row are below the guess), so at most 32 passes;
 //!   the search stops early once every row's prefix pins down exactly `k` keys (the count is
 //!   reported in [`TopkReport::counting_passes`]). Then the *gather*: every key below `T`,
 //!   plus the first `k - count(< T)` keys equal to `T` in index order, placed by a scan of
-//!   per-tile counts; then the `k` chosen are sorted by (key, index) with [`crate::sort`].
+//!   per-cube counts (each cube of a pass takes a chunk of consecutive tiles, see
+//!   [`TopkTuning::target_cubes`]; a chunk with nothing to write is not read again); then
+//!   the `k` chosen are sorted by (key, index) with [`crate::sort`].
 //! - [`TopkStrategy::RadixSelect`]: the boundary key found by four MSB-first 8-bit digit
 //!   passes: each pass builds a 256-bin histogram of the next digit of the keys that match
 //!   the boundary prefix found so far (per-tile shared-memory counters added into a per-row
 //!   histogram), and a prefix sum over the 256 bins picks the digit the `k`-th key has.
 //!   Between passes the matching keys (the candidates) are compacted, so passes 2 and 3 read
-//!   only candidates; a row whose candidates would not shrink keeps reading its current
+//!   only candidates (their tiles dealt out to all of the row's cubes in turn); a row whose candidates would not shrink keeps reading its current
 //!   source instead of copying it. The first pass also records each row's smallest and
 //!   largest key: a digit that every key of the row shares (their range agrees on it and on
 //!   every bit above) is the smallest key's, and its pass reads nothing, so all-equal and
@@ -53,14 +56,17 @@
 //!   same gather and sort as the bisection.
 //! - [`TopkStrategy::SortAndSlice`]: [`crate::sort::sort`] of the whole row with positions
 //!   (stable, descending for top-k) into a workspace, then the first `k` of each row copied.
-//! - [`TopkStrategy::Auto`]: not measured on a GPU yet; the rule is:
+//! - [`TopkStrategy::Auto`] (checked against the H200 rows in `docs/PERFORMANCE.md`:
+//!   rank-by-counting wins at [16384, 128], radix select at [64, 128256], [4096, 32768],
+//!   [2^24] and [2^28]; sort-and-slice is 2-5x slower there, threshold bisection 4-10x):
 //!   1. `len <= 1024` and the row fits [`TopkTuning::rank_capacity`]: `RankByCounting` (one
 //!      launch, at most 1024 comparisons per element);
 //!   2. else a row fits the sort's in-cube capacity ([`crate::sort::SortTuning::in_cube_capacity`]):
 //!      `SortAndSlice` (one cube per row sorts it in one launch);
 //!   3. else `2 * k > len`: `SortAndSlice` (the chosen set is most of the row: sorting it is
 //!      most of a full sort anyway);
-//!   4. else `RadixSelect` (a fixed number of passes, the full input read about four times).
+//!   4. else `RadixSelect` (at most four digit passes, the input read by the first two, the
+//!      gather's count and the chunks of its scatter that hold chosen keys).
 //!
 //!   `ThresholdBisection` is never chosen by `Auto`: it reads the input up to 32 times.
 
