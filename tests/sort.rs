@@ -514,4 +514,28 @@ fn bad_calls_get_clear_errors() {
     .expect_err("rows too long for one cube are refused")
     .to_string();
     assert!(e.contains("problem.len"), "{e}");
+    let caps = DeviceCaps::of(&client);
+    let shared = client.properties().hardware.max_shared_memory_size;
+    let e = sort::sort(
+        &client,
+        SortIo {
+            key_dtype: Dtype::F32,
+            ..io
+        },
+        SortProblem { rows: 1, len: 8 },
+        SortOrder::Ascending,
+        SortOptions {
+            strategy: SortStrategy::InCube,
+            tuning: Some(SortTuning {
+                in_cube_keys_per_unit: 3,
+                ..SortTuning::for_device(&caps, shared)
+            }),
+        },
+    )
+    .expect_err("keys per unit that are not a power of two are refused")
+    .to_string();
+    assert!(
+        e.contains("tuning.in_cube_keys_per_unit") && e.contains("power of two"),
+        "{e}"
+    );
 }

@@ -674,4 +674,22 @@ fn bad_calls_get_clear_errors() {
     .expect_err("a bad tuning is refused")
     .to_string();
     assert!(e.contains("tuning.elements_per_unit"), "{e}");
+    let e = topk::topk(
+        &client,
+        io,
+        ok,
+        TopkOptions {
+            tuning: Some(TopkTuning {
+                target_cubes: 0,
+                ..default_tuning(&client)
+            }),
+            ..TopkOptions::default()
+        },
+    )
+    .expect_err("zero cubes per pass are refused")
+    .to_string();
+    assert!(
+        e.contains("tuning.target_cubes") && e.contains("at least 1"),
+        "{e}"
+    );
 }

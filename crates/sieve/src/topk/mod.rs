@@ -170,7 +170,9 @@ impl TopkTuning {
         TopkTuning {
             units_per_cube: 256u32.max(caps.plane_size_max),
             elements_per_unit: 8,
-            target_cubes: caps.multiprocessors.map_or(2048, |sms| sms.saturating_mul(32)),
+            target_cubes: caps
+                .multiprocessors
+                .map_or(2048, |sms| sms.saturating_mul(32)),
             use_planes: caps.plane_ops,
             max_units: caps.max_units_per_cube.min(1024),
             max_shared_bytes: shared_bytes,
