@@ -58,6 +58,13 @@ impl Case {
         self.shape.iter().product()
     }
 
+    /// The `key=` param as a `u32` (tuning overrides), `None` when the case does not name it.
+    pub fn param_u32(&self, key: &str) -> Option<u32> {
+        self.params
+            .get(key)
+            .map(|v| v.parse::<u32>().expect("an integer"))
+    }
+
     pub fn dim(&self) -> usize {
         self.params
             .get("dim")

@@ -470,11 +470,7 @@ fn raw_rows(
 /// A tuning from the case's `units=` / `epu=` (elements per unit) params over the device's
 /// defaults; `None` when the case names neither.
 fn tuning_override(case: &Case, client: &Client, strategy: CompactStrategy) -> Option<ScanTuning> {
-    let get = |k: &str| {
-        case.params
-            .get(k)
-            .map(|v| v.parse::<u32>().expect("an integer"))
-    };
+    let get = |k: &str| case.param_u32(k);
     let (units, epu) = (get("units"), get("epu"));
     if units.is_none() && epu.is_none() {
         return None;

@@ -515,11 +515,7 @@ fn check_sorted(
 /// `in_cube_bits=` and `in_cube_epu=` (keys per unit of the in-cube sort) params over the
 /// device's defaults; `None` when the case names none.
 fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
-    let get = |k: &str| {
-        case.params
-            .get(k)
-            .map(|v| v.parse::<u32>().expect("an integer"))
-    };
+    let get = |k: &str| case.param_u32(k);
     let keys = ["units", "epu", "bits", "in_cube_bits", "in_cube_epu"];
     if keys.iter().all(|k| get(k).is_none()) {
         return None;

@@ -252,11 +252,7 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
 /// A top-k tuning from the case's `units=`, `epu=` (keys per unit of a tile) and `cubes=`
 /// (cubes per pass) params over the device's defaults; `None` when the case names none.
 fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning> {
-    let get = |k: &str| {
-        case.params
-            .get(k)
-            .map(|v| v.parse::<u32>().expect("an integer"))
-    };
+    let get = |k: &str| case.param_u32(k);
     if ["units", "epu", "cubes"].iter().all(|k| get(k).is_none()) {
         return None;
     }

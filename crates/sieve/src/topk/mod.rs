@@ -44,8 +44,8 @@
 //!   the `k` chosen are sorted by (key, index) with [`crate::sort`].
 //! - [`TopkStrategy::RadixSelect`]: the boundary key found by four MSB-first 8-bit digit
 //!   passes: each pass builds a 256-bin histogram of the next digit of the keys that match
-//!   the boundary prefix found so far (per-tile shared-memory counters added into a per-row
-//!   histogram), and a prefix sum over the 256 bins picks the digit the `k`-th key has.
+//!   the boundary prefix found so far (each cube's shared-memory counters, over all of its
+//!   tiles, added into a per-row histogram), and a prefix sum over the 256 bins picks the digit the `k`-th key has.
 //!   Between passes the matching keys (the candidates) are compacted, so passes 2 and 3 read
 //!   only candidates (their tiles dealt out to all of the row's cubes in turn); a row whose candidates would not shrink keeps reading its current
 //!   source instead of copying it. The first pass also records each row's smallest and
