@@ -24,6 +24,40 @@ const STRATEGIES: [TopkStrategy; 4] = [
     TopkStrategy::SortAndSlice,
 ];
 
+/// The shapes a strategy runs in: the radix select runs one cube per row or device-wide
+/// passes, by the row length (`TopkTuning::row_cube_max_len`); tests force each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    Default,
+    RowCube,
+    DeviceWide,
+}
+
+/// Every strategy, the radix select in both shapes.
+const VARIANTS: [(TopkStrategy, Shape); 5] = [
+    (TopkStrategy::RankByCounting, Shape::Default),
+    (TopkStrategy::ThresholdBisection, Shape::Default),
+    (TopkStrategy::RadixSelect, Shape::RowCube),
+    (TopkStrategy::RadixSelect, Shape::DeviceWide),
+    (TopkStrategy::SortAndSlice, Shape::Default),
+];
+
+/// The tuning that forces `shape` on top of `base` (`None`: the device's default).
+fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<TopkTuning> {
+    let tuning = base.unwrap_or_else(|| default_tuning(client));
+    match shape {
+        Shape::Default => base,
+        Shape::RowCube => Some(TopkTuning {
+            row_cube_max_len: usize::MAX,
+            ..tuning
+        }),
+        Shape::DeviceWide => Some(TopkTuning {
+            row_cube_max_len: 0,
+            ..tuning
+        }),
+    }
+}
+
 fn default_tuning(client: &Client) -> TopkTuning {
     TopkTuning::for_device(
         &DeviceCaps::of(client),
@@ -33,12 +67,16 @@ fn default_tuning(client: &Client) -> TopkTuning {
 
 /// Small tiles (one plane of units, 2 keys each) so short rows cross many tiles, and few
 /// cubes per pass, so each cube walks a chunk of many tiles (the last chunk of a row shorter).
+/// The one-cube-per-row radix select (when a test forces it) has tiles as small, and fewer
+/// units than digits.
 fn tiny_tuning(client: &Client) -> TopkTuning {
     let caps = DeviceCaps::of(client);
+    let units = caps.plane_size_max.max(4).next_power_of_two();
     TopkTuning {
-        units_per_cube: caps.plane_size_max.max(4).next_power_of_two(),
+        units_per_cube: units,
         elements_per_unit: 2,
         target_cubes: 5,
+        row_units_per_cube: units,
         ..default_tuning(client)
     }
 }
@@ -146,7 +184,7 @@ fn check_every_strategy<T: SortKey>(
     ks: &[usize],
     case: &str,
 ) {
-    for strategy in STRATEGIES {
+    for (strategy, shape) in VARIANTS {
         if !runs(client, strategy, len) {
             continue;
         }
@@ -160,13 +198,14 @@ fn check_every_strategy<T: SortKey>(
                         largest,
                         sorted,
                         strategy,
-                        tuning: None,
+                        tuning: shaped(client, None, shape),
                     };
                     let problem = TopkProblem { rows, len, k };
                     let got = run(client, bits, dtype, problem, options, Dtype::I32);
                     assert_eq!(got.report.strategy, strategy, "{case}: strategy that ran");
                     let case = format!(
-                        "{case}: [{rows}, {len}] k {k} {} largest {largest} sorted {sorted}",
+                        "{case}: [{rows}, {len}] k {k} {} {shape:?} largest {largest} sorted \
+                         {sorted}",
                         strategy.name()
                     );
                     check(&got, keys, bits, problem, &options, &case);
@@ -339,17 +378,26 @@ fn every_length_across_a_tile_boundary() {
         let rows = 2;
         let keys: Vec<i32> = (0..rows * len).map(|_| rng.random_range(-5..5)).collect();
         let bits: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
-        for strategy in [TopkStrategy::ThresholdBisection, TopkStrategy::RadixSelect] {
+        for (strategy, shape) in VARIANTS {
+            if !matches!(
+                strategy,
+                TopkStrategy::ThresholdBisection | TopkStrategy::RadixSelect
+            ) {
+                continue;
+            }
             for k in [1, len / 3 + 1, len - 1] {
                 let options = TopkOptions {
                     largest: k % 2 == 0,
                     sorted: true,
                     strategy,
-                    tuning: Some(tuning),
+                    tuning: shaped(&client, Some(tuning), shape),
                 };
                 let problem = TopkProblem { rows, len, k };
                 let got = run(&client, &bits, Dtype::I32, problem, options, Dtype::U32);
-                let case = format!("seed {seed}: len {len} k {k} {}", strategy.name());
+                let case = format!(
+                    "seed {seed}: len {len} k {k} {} {shape:?}",
+                    strategy.name()
+                );
                 check(&got, &keys, &bits, problem, &options, &case);
             }
         }
@@ -373,18 +421,26 @@ fn candidates_shrink_over_many_tiles() {
             _ => 0x5555_5555,
         })
         .collect();
-    for strategy in [TopkStrategy::RadixSelect, TopkStrategy::ThresholdBisection] {
+    let variants = [
+        (TopkStrategy::RadixSelect, Shape::DeviceWide),
+        (TopkStrategy::RadixSelect, Shape::RowCube),
+        (TopkStrategy::ThresholdBisection, Shape::Default),
+    ];
+    for (strategy, shape) in variants {
         for k in [1, 37, 2500, 4999] {
             for largest in [true, false] {
                 let options = TopkOptions {
                     largest,
                     sorted: true,
                     strategy,
-                    tuning: Some(tuning),
+                    tuning: shaped(&client, Some(tuning), shape),
                 };
                 let problem = TopkProblem { rows, len, k };
                 let got = run(&client, &keys, Dtype::U32, problem, options, Dtype::I32);
-                let case = format!("seed {seed}: k {k} largest {largest} {}", strategy.name());
+                let case = format!(
+                    "seed {seed}: k {k} largest {largest} {} {shape:?}",
+                    strategy.name()
+                );
                 check(&got, &keys, &keys, problem, &options, &case);
             }
         }
@@ -402,12 +458,12 @@ fn many_short_rows() {
     let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
     // One cube per row (rank, sort) or per tile (tiny tiles: one per row): grids past 65,535
     // cubes; the per-row kernels run 66,000 units.
-    for strategy in STRATEGIES {
+    for (strategy, shape) in VARIANTS {
         let options = TopkOptions {
             largest: true,
             sorted: true,
             strategy,
-            tuning: Some(tiny_tuning(&client)),
+            tuning: shaped(&client, Some(tiny_tuning(&client)), shape),
         };
         let problem = TopkProblem { rows, len, k };
         let got = run(&client, &bits, Dtype::F32, problem, options, Dtype::I32);
@@ -417,7 +473,7 @@ fn many_short_rows() {
             &bits,
             problem,
             &options,
-            &format!("seed {seed}: {}", strategy.name()),
+            &format!("seed {seed}: {} {shape:?}", strategy.name()),
         );
     }
 }
@@ -690,6 +746,24 @@ fn bad_calls_get_clear_errors() {
     .to_string();
     assert!(
         e.contains("tuning.target_cubes") && e.contains("at least 1"),
+        "{e}"
+    );
+    let e = topk::topk(
+        &client,
+        io,
+        ok,
+        TopkOptions {
+            tuning: Some(TopkTuning {
+                row_units_per_cube: 3,
+                ..default_tuning(&client)
+            }),
+            ..TopkOptions::default()
+        },
+    )
+    .expect_err("a row cube of 3 units is refused")
+    .to_string();
+    assert!(
+        e.contains("tuning.row_units_per_cube") && e.contains("a power of two"),
         "{e}"
     );
 }

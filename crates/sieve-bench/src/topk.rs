@@ -79,7 +79,7 @@ fn run_rank<const D: usize>(
         )
     }));
 
-    // Raw strategies, with the case's `units=` / `epu=` / `cubes=` overrides if any.
+    // Raw strategies, with the case's tuning overrides (`topk_tuning_override`) if any.
     let tuning = topk_tuning_override(case, client);
     let input = client.create_from_slice(bytemuck::cast_slice(&data));
     let values_out = client.empty(4 * (out as usize).max(1));
@@ -249,11 +249,14 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
     None
 }
 
-/// A top-k tuning from the case's `units=`, `epu=` (keys per unit of a tile) and `cubes=`
-/// (cubes per pass) params over the device's defaults; `None` when the case names none.
+/// A top-k tuning from the case's `units=`, `epu=` (keys per unit of a tile), `cubes=`
+/// (cubes per pass), `row_units=` (units of the one-cube-per-row radix select) and
+/// `row_max=` (the longest row it takes) params over the device's defaults; `None` when the
+/// case names none.
 fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning> {
     let get = |k: &str| case.param_u32(k);
-    if ["units", "epu", "cubes"].iter().all(|k| get(k).is_none()) {
+    let names = ["units", "epu", "cubes", "row_units", "row_max"];
+    if names.iter().all(|k| get(k).is_none()) {
         return None;
     }
     let caps = DeviceCaps::of(client);
@@ -263,6 +266,8 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
         units_per_cube: get("units").unwrap_or(base.units_per_cube),
         elements_per_unit: get("epu").unwrap_or(base.elements_per_unit),
         target_cubes: get("cubes").unwrap_or(base.target_cubes),
+        row_units_per_cube: get("row_units").unwrap_or(base.row_units_per_cube),
+        row_cube_max_len: get("row_max").map_or(base.row_cube_max_len, |m| m as usize),
         ..base
     })
 }

@@ -85,11 +85,16 @@ impl DeviceCaps {
     /// A clear error unless `units` (a tuning's units per cube) is a power of two from the
     /// widest plane to the largest cube.
     pub fn check_units_per_cube(&self, units: u32) -> Result<(), SieveError> {
+        self.check_units("tuning.units_per_cube", units)
+    }
+
+    /// As [`DeviceCaps::check_units_per_cube`], for the tuning field named `name`.
+    pub fn check_units(&self, name: &'static str, units: u32) -> Result<(), SieveError> {
         let min_units = self.plane_size_max.max(1);
         let max_units = self.max_units_per_cube.min(1024);
         if !units.is_power_of_two() || units < min_units || units > max_units {
             return Err(SieveError::invalid(
-                "tuning.units_per_cube",
+                name,
                 units,
                 format!(
                     "a power of two in {min_units}..={max_units} (at least the plane width, at \

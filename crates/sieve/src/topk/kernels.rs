@@ -18,7 +18,7 @@ use super::tile::{
     BoundCounts, DIGITS, GatherSlots, KeyRead, SOURCE_A, SOURCE_B, SOURCE_INPUT, STATE_BOUND,
     STATE_DONE, STATE_HI_COUNT, STATE_LO, STATE_NEED, STATE_SHARED_FROM, STATE_SOURCE,
     STATE_SOURCE_LEN, STATE_TARGET, STATE_WORDS, TopkBlueprint, chunk_of_cube, count_tile,
-    gather_tile, histogram_tile, key_at, ranks_in_row,
+    find_digit, gather_tile, histogram_tile, key_at, ranks_in_row, row_histogram_tile,
 };
 use crate::common::cube::{U32Range, cube_exclusive_sum, cube_range};
 use crate::common::grid::linear_cube_index;
@@ -373,6 +373,113 @@ pub(crate) fn radix_digit_kernel(
         state[s + STATE_SOURCE_LEN] = source_len;
         state[s + STATE_TARGET] = next_target;
         state[s + STATE_SHARED_FROM] = shared_from;
+    }
+}
+
+/// Radix select of whole rows, one cube per row, in one launch: the four MSB-first digit
+/// passes (each a sweep over the row's tiles into the cube's shared histogram, then
+/// [`find_digit`]) and the gather (`gather_tile` over the row's tiles in order, writing the
+/// chosen radix keys and positions to `[rows, k]` candidates, as the device-wide gather
+/// does). Later sweeps find the row in cache. The first sweep also takes the row's key
+/// range: digits every key shares are the smallest key's, and their sweeps are skipped.
+#[cube(launch_unchecked)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn row_select_kernel<K: Numeric>(
+    values: &[K],
+    cand_keys: &mut [u32],
+    cand_positions: &mut [u32],
+    len: usize,
+    k: u32,
+    rows: usize,
+    #[comptime] read: KeyRead,
+    #[comptime] blueprint: TopkBlueprint,
+    #[define(K)] _dtype: ElemType,
+) {
+    let row = linear_cube_index();
+    if row >= rows {
+        terminate!();
+    }
+    let row_base = row * len;
+    let tile_keys = comptime!(blueprint.tile());
+    let tiles = len.div_ceil(tile_keys);
+    let bins = Shared::<[Atomic<u32>]>::new_slice(DIGITS);
+    let mut prefix = 0u32;
+    let mut need = k;
+    let mut smallest = 0u32;
+    // Bits from `shared_from` up are the same in every key of the row (32: unknown yet).
+    let mut shared_from = 32u32;
+    for pass in 0..4u32 {
+        let shift = 24u32 - 8u32 * pass;
+        // Uniform per cube (from the cube-wide range).
+        if shift >= shared_from {
+            prefix |= smallest & (0xFFu32 << shift);
+        } else {
+            let mut d = UNIT_POS as usize;
+            while d < DIGITS {
+                bins[d].store(0u32);
+                d += CUBE_DIM as usize;
+            }
+            sync_cube();
+            // The prefix bits chosen so far (none in the first pass; `shift + 8` is 32 there).
+            let mut high_mask = 0u32;
+            if pass > 0u32 {
+                high_mask = 0xFFFF_FFFFu32 << (shift + 8u32);
+            }
+            let mut range = U32Range {
+                min: 0xFFFF_FFFFu32,
+                max: 0u32,
+            };
+            for tile in 0..tiles {
+                let tile_range = row_histogram_tile::<K>(
+                    values,
+                    &bins,
+                    row_base,
+                    tile * tile_keys,
+                    len,
+                    prefix,
+                    high_mask,
+                    shift,
+                    read,
+                    blueprint,
+                );
+                range.min = min(range.min, tile_range.min);
+                range.max = max(range.max, tile_range.max);
+            }
+            if pass == 0u32 {
+                let row_range = cube_range(range, blueprint.use_planes);
+                smallest = row_range.min;
+                shared_from = 32u32 - u32::leading_zeros(row_range.min ^ row_range.max);
+            }
+            sync_cube();
+            let choice = find_digit(&bins, need, blueprint);
+            prefix |= choice.digit << shift;
+            need -= choice.before;
+        }
+    }
+    // `prefix` is the boundary: the `k - need` keys below it all go, then ties in index order.
+    let mut less = 0u32;
+    let mut equal = k - need;
+    for tile in 0..tiles {
+        let slots = GatherSlots {
+            out_base: row * k as usize,
+            less,
+            equal,
+            k,
+        };
+        let taken = gather_tile::<K>(
+            values,
+            cand_keys,
+            cand_positions,
+            row_base,
+            tile * tile_keys,
+            len,
+            prefix,
+            slots,
+            read,
+            blueprint,
+        );
+        less += taken & 0xFFFFu32;
+        equal += taken >> 16u32;
     }
 }
 

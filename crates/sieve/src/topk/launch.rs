@@ -7,7 +7,7 @@ use cubecl::server::Handle;
 use super::kernels::{
     bisect_count_kernel, bisect_update_kernel, finish_kernel, gather_count_kernel,
     gather_scatter_kernel, init_state_kernel, radix_digit_kernel, radix_histogram_kernel,
-    rank_kernel,
+    rank_kernel, row_select_kernel,
 };
 use super::tile::{DIGITS, KeyRead, STATE_WORDS, TopkBlueprint};
 use super::{
@@ -72,6 +72,9 @@ pub fn topk(
             let state = run.init_state();
             report.counting_passes = run.bisect(&state);
             run.gather_and_finish(&state);
+        }
+        TopkStrategy::RadixSelect if problem.len <= tuning.row_cube_max_len => {
+            report.counting_passes = run.row_select();
         }
         TopkStrategy::RadixSelect => {
             let state = run.init_state();
@@ -158,6 +161,20 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
                 "at least 1, with a tile below 65,536 keys whose keys ({tile_bytes} bytes with \
                  the bins and the spine) fit the device's {} bytes of shared memory",
                 tuning.max_shared_bytes
+            ),
+        ));
+    }
+    caps.check_units("tuning.row_units_per_cube", tuning.row_units_per_cube)?;
+    let row_tile = tuning.row_units_per_cube as usize * tuning.elements_per_unit as usize;
+    let row_bytes = row_tile * 4 + 4 * DIGITS + 4 * tuning.row_units_per_cube as usize;
+    if row_tile >= 1 << 16 || row_bytes > tuning.max_shared_bytes {
+        return Err(SieveError::invalid(
+            "tuning.row_units_per_cube",
+            tuning.row_units_per_cube,
+            format!(
+                "a row-select tile ({} keys per unit) below 65,536 keys whose keys ({row_bytes} \
+                 bytes with the bins and the spine) fit the device's {} bytes of shared memory",
+                tuning.elements_per_unit, tuning.max_shared_bytes
             ),
         ));
     }
@@ -492,6 +509,41 @@ impl Run<'_> {
         passes
     }
 
+    /// Radix select with one cube per row ([`row_select_kernel`]: every digit pass and the
+    /// gather in one launch), then the outputs as [`Run::gather_and_finish`] writes them.
+    /// Returns the number of digit passes.
+    fn row_select(&self) -> u32 {
+        let rows = self.problem.rows;
+        let outputs = self.outputs();
+        let blueprint = TopkBlueprint {
+            units: self.tuning.row_units_per_cube,
+            ..self.blueprint()
+        };
+        let cand_keys = self.workspace(outputs);
+        let cand_positions = self.workspace(outputs);
+        // SAFETY: one cube per row, surplus cubes return; reads stay within the row; slots
+        // are distinct within a row and below `k` (fewer than `k` keys lie below the
+        // boundary, ties past `k` are not written).
+        unsafe {
+            row_select_kernel::launch_unchecked(
+                self.client,
+                cube_count_1d(self.client, rows),
+                CubeDim::new_1d(blueprint.units),
+                self.input(),
+                self.buffer(&cand_keys, outputs),
+                self.buffer(&cand_positions, outputs),
+                self.problem.len,
+                self.problem.k as u32,
+                rows,
+                self.read,
+                blueprint,
+                self.io.value_dtype.elem_type(),
+            );
+        }
+        self.order_and_finish(&cand_keys, &cand_positions);
+        KEY_BITS / DIGIT_BITS
+    }
+
     /// Every row's chosen keys (below the boundary, then the first ties) in `[rows, k]`
     /// workspaces, sorted by (key, index) when asked, then the outputs.
     fn gather_and_finish(&self, state: &Handle) {
@@ -563,6 +615,16 @@ impl Run<'_> {
                 self.io.value_dtype.elem_type(),
             );
         }
+        self.order_and_finish(&cand_keys, &cand_positions);
+    }
+
+    /// The outputs from the `[rows, k]` chosen radix keys and positions (keys below the
+    /// boundary in index order, then the ties in index order), sorted by (key, index) first
+    /// when asked.
+    fn order_and_finish(&self, cand_keys: &Handle, cand_positions: &Handle) {
+        let rows = self.problem.rows;
+        let k = self.problem.k;
+        let outputs = self.outputs();
         let order = if self.sorted {
             // Keys below the boundary are in index order, then the ties in index order: a
             // stable sort by radix key orders them by (key, index).
@@ -570,7 +632,7 @@ impl Run<'_> {
             sort::sort(
                 self.client,
                 SortIo {
-                    keys: &cand_keys,
+                    keys: cand_keys,
                     key_dtype: Dtype::U32,
                     keys_out: None,
                     indices_out: Some(&order),
@@ -585,7 +647,7 @@ impl Run<'_> {
         } else {
             None
         };
-        self.finish(&cand_positions, k, order.as_ref());
+        self.finish(cand_positions, k, order.as_ref());
     }
 
     /// Writes the outputs from the chosen positions (`[rows, stride]`), reordered by `order`

@@ -148,6 +148,13 @@ pub struct TopkTuning {
     /// cube-wide sums, atomics into per-row counters) are paid once per chunk. Enough to fill
     /// the device a few times over.
     pub target_cubes: u32,
+    /// Rows up to this long run [`TopkStrategy::RadixSelect`] with one cube per row: every
+    /// digit pass and the gather in one launch, the row read from cache after the first
+    /// sweep. Longer rows run device-wide passes (each row's tiles spread over many cubes).
+    pub row_cube_max_len: usize,
+    /// Units of a one-cube-per-row radix select (a power of two, at least the plane width);
+    /// its tiles hold `row_units_per_cube * elements_per_unit` keys.
+    pub row_units_per_cube: u32,
     /// Use plane operations (the device must have them).
     pub use_planes: bool,
     /// Most units a cube may have (the rank-by-counting cube's limit).
@@ -173,6 +180,8 @@ impl TopkTuning {
             target_cubes: caps
                 .multiprocessors
                 .map_or(2048, |sms| sms.saturating_mul(32)),
+            row_cube_max_len: 1 << 17,
+            row_units_per_cube: 512u32.min(caps.max_units_per_cube).max(caps.plane_size_max),
             use_planes: caps.plane_ops,
             max_units: caps.max_units_per_cube.min(1024),
             max_shared_bytes: shared_bytes,

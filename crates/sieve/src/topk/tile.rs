@@ -296,9 +296,6 @@ pub fn ranks_in_row(keys: &Shared<[u32]>, #[comptime] elements_per_unit: u32) ->
 /// counter, so blocks land in the order cubes get there, which nothing downstream depends on
 /// (later passes only count). Returns the range
 /// of the keys the unit counted (`min > max` if none). Every unit must call it.
-///
-/// With planes, a digit the whole plane agrees on is added once, for the plane: all-equal
-/// and low-entropy rows would otherwise send every unit's add to the same shared bin.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 pub fn histogram_tile<K: Numeric>(
@@ -346,19 +343,7 @@ pub fn histogram_tile<K: Numeric>(
                 hit = (key >> (shift + 8u32)) == (prefix >> (shift + 8u32));
             }
         }
-        let digit = (key >> shift) & 0xFFu32;
-        if blueprint.use_planes {
-            let lead = plane_broadcast(digit, 0u32);
-            if plane_all(hit && digit == lead) {
-                if UNIT_POS_PLANE == 0 {
-                    bins[lead as usize].fetch_add(PLANE_DIM);
-                }
-            } else if hit {
-                bins[digit as usize].fetch_add(1u32);
-            }
-        } else if hit {
-            bins[digit as usize].fetch_add(1u32);
-        }
+        count_digit(bins, (key >> shift) & 0xFFu32, hit, blueprint.use_planes);
         held[e as usize] = key;
         if hit {
             hit_mask |= 1u32 << e;
@@ -399,4 +384,119 @@ pub fn histogram_tile<K: Numeric>(
         }
     }
     range
+}
+
+/// Counts one unit's digit into the cube's shared bins when `hit`. With planes, a digit the
+/// whole plane agrees on is added once, for the plane: all-equal and low-entropy rows would
+/// otherwise send every unit's add to the same shared bin. Every unit of the plane must call
+/// it (hit or not).
+#[cube]
+pub fn count_digit(
+    bins: &Shared<[Atomic<u32>]>,
+    digit: u32,
+    hit: bool,
+    #[comptime] use_planes: bool,
+) {
+    if use_planes {
+        let lead = plane_broadcast(digit, 0u32);
+        if plane_all(hit && digit == lead) {
+            if UNIT_POS_PLANE == 0 {
+                bins[lead as usize].fetch_add(PLANE_DIM);
+            }
+        } else if hit {
+            bins[digit as usize].fetch_add(1u32);
+        }
+    } else if hit {
+        bins[digit as usize].fetch_add(1u32);
+    }
+}
+
+/// Radix select of a whole row in one cube, one digit pass over one tile of the row (striped,
+/// coalesced reads): every key matching the row's prefix on the bits `high_mask` keeps (all
+/// of them in the first pass, whose mask is 0) is counted in `bins` by its digit at `shift`.
+/// Returns the range of the keys counted (`min > max` if none). Every unit must call it.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+pub fn row_histogram_tile<K: Numeric>(
+    values: &[K],
+    bins: &Shared<[Atomic<u32>]>,
+    row_base: usize,
+    start: usize,
+    len: usize,
+    prefix: u32,
+    high_mask: u32,
+    shift: u32,
+    #[comptime] read: KeyRead,
+    #[comptime] blueprint: TopkBlueprint,
+) -> U32Range {
+    let mut range = U32Range {
+        min: 0xFFFF_FFFFu32,
+        max: 0u32,
+    };
+    #[unroll]
+    for e in 0..blueprint.elements_per_unit {
+        let index = start + (e * CUBE_DIM + UNIT_POS) as usize;
+        let mut key = 0u32;
+        let mut hit = false;
+        if index < len {
+            key = key_at::<K>(values, row_base + index, read);
+            hit = ((key ^ prefix) & high_mask) == 0u32;
+        }
+        count_digit(bins, (key >> shift) & 0xFFu32, hit, blueprint.use_planes);
+        if hit {
+            range.min = min(range.min, key);
+            range.max = max(range.max, key);
+        }
+    }
+    range
+}
+
+/// The digit a radix select keeps, and how many of the counted keys have smaller digits.
+#[derive(CubeType, Clone, Copy)]
+pub struct DigitChoice {
+    pub digit: u32,
+    pub before: u32,
+}
+
+/// The digit whose bin holds the `need`-th (1-based) of the keys counted in `bins`, which
+/// must hold at least `need`: each unit sums a run of consecutive bins, a cube-wide
+/// exclusive sum places the runs, and the unit whose run holds the `need`-th key publishes
+/// its digit. Any number of units (a power of two); every unit must call it and gets the
+/// choice.
+#[cube]
+pub fn find_digit(
+    bins: &Shared<[Atomic<u32>]>,
+    need: u32,
+    #[comptime] blueprint: TopkBlueprint,
+) -> DigitChoice {
+    let per_unit = comptime!(DIGITS.div_ceil(blueprint.units as usize) as u32);
+    let first = UNIT_POS * per_unit;
+    let mut run = 0u32;
+    #[unroll]
+    for j in 0..per_unit {
+        let digit = (first + j) as usize;
+        if digit < DIGITS {
+            run += bins[digit].load();
+        }
+    }
+    let placed = cube_exclusive_sum(run, blueprint.units, blueprint.use_planes);
+    let mut choice = Shared::<[u32]>::new_slice(2usize);
+    let mut before = placed.before;
+    #[unroll]
+    for j in 0..per_unit {
+        let digit = (first + j) as usize;
+        if digit < DIGITS {
+            let count = bins[digit].load();
+            if before < need && need <= before + count {
+                choice[0] = digit as u32;
+                choice[1] = before;
+            }
+            before += count;
+        }
+    }
+    sync_cube();
+    DigitChoice {
+        digit: choice[0],
+        before: choice[1],
+    }
 }
