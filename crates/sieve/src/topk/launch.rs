@@ -150,7 +150,7 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
     // Tiles hold their radix keys in shared memory, beside the digit bins and the scan spine;
     // per-tile counts are packed in 16 bits.
     let tile_bytes = tuning.tile() * 4 + 4 * DIGITS + 4 * tuning.units_per_cube as usize;
-    if tuning.elements_per_unit == 0
+    if !(1..=32).contains(&tuning.elements_per_unit)
         || tuning.tile() >= 1 << 16
         || tile_bytes > tuning.max_shared_bytes
     {
@@ -158,7 +158,7 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
             "tuning.elements_per_unit",
             tuning.elements_per_unit,
             format!(
-                "at least 1, with a tile below 65,536 keys whose keys ({tile_bytes} bytes with \
+                "1..=32 (one bit each in a 32-bit mask), with a tile below 65,536 keys whose keys ({tile_bytes} bytes with \
                  the bins and the spine) fit the device's {} bytes of shared memory",
                 tuning.max_shared_bytes
             ),

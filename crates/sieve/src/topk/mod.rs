@@ -141,7 +141,7 @@ pub struct TopkIo<'a> {
 pub struct TopkTuning {
     /// Units per cube of the tiled passes (a power of two, at least the plane width).
     pub units_per_cube: u32,
-    /// Keys per unit per tile (a tile holds fewer than 65,536 keys).
+    /// Keys per unit per tile, 1 to 32 (a tile holds fewer than 65,536 keys).
     pub elements_per_unit: u32,
     /// About how many cubes a pass over the input launches: each takes a chunk of
     /// consecutive tiles of one row, so its fixed costs (clearing and flushing a histogram,

@@ -72,6 +72,77 @@ pub fn key_at<K: Numeric>(values: &[K], index: usize, #[comptime] read: KeyRead)
     radix_key::<K>(values[index], read.kind, read.largest)
 }
 
+/// Loads the unit's radix keys of one tile (striped, coalesced: key `e` at row position
+/// `start + e * CUBE_DIM + UNIT_POS`) into `held`, and returns a mask with bit `e` set for
+/// each key that exists (position below `len`; keys past it are 0). A full tile (all but a
+/// row's last) loads with no per-key checks, so its loads issue back to back.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+pub fn load_tile_keys<K: Numeric>(
+    values: &[K],
+    held: &mut Array<u32>,
+    row_base: usize,
+    start: usize,
+    len: usize,
+    #[comptime] read: KeyRead,
+    #[comptime] blueprint: TopkBlueprint,
+) -> u32 {
+    let epu = blueprint.elements_per_unit;
+    let mut valid = 0u32;
+    if start + comptime!(blueprint.tile()) <= len {
+        #[unroll]
+        for e in 0..epu {
+            let index = row_base + start + (e * CUBE_DIM + UNIT_POS) as usize;
+            held[e as usize] = key_at::<K>(values, index, read);
+        }
+        valid = comptime!(((1u64 << blueprint.elements_per_unit) - 1) as u32);
+    } else {
+        #[unroll]
+        for e in 0..epu {
+            let index = start + (e * CUBE_DIM + UNIT_POS) as usize;
+            held[e as usize] = 0u32;
+            if index < len {
+                held[e as usize] = key_at::<K>(values, row_base + index, read);
+                valid |= 1u32 << e;
+            }
+        }
+    }
+    valid
+}
+
+/// [`load_tile_keys`] from a candidate buffer (radix keys already, and writable, as the
+/// radix-select pass that reads one may append to the other).
+#[cube]
+pub fn load_tile_candidates(
+    candidates: &mut [u32],
+    held: &mut Array<u32>,
+    row_base: usize,
+    start: usize,
+    len: usize,
+    #[comptime] blueprint: TopkBlueprint,
+) -> u32 {
+    let epu = blueprint.elements_per_unit;
+    let mut valid = 0u32;
+    if start + comptime!(blueprint.tile()) <= len {
+        #[unroll]
+        for e in 0..epu {
+            held[e as usize] = candidates[row_base + start + (e * CUBE_DIM + UNIT_POS) as usize];
+        }
+        valid = comptime!(((1u64 << blueprint.elements_per_unit) - 1) as u32);
+    } else {
+        #[unroll]
+        for e in 0..epu {
+            let index = start + (e * CUBE_DIM + UNIT_POS) as usize;
+            held[e as usize] = 0u32;
+            if index < len {
+                held[e as usize] = candidates[row_base + index];
+                valid |= 1u32 << e;
+            }
+        }
+    }
+    valid
+}
+
 /// How many keys of a tile one unit reads (striped, coalesced) are below and equal to a bound.
 #[derive(CubeType, Clone, Copy)]
 pub struct BoundCounts {
@@ -94,11 +165,12 @@ pub fn count_tile<K: Numeric>(
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
 ) {
+    let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
+    let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
     #[unroll]
     for e in 0..blueprint.elements_per_unit {
-        let index = start + (e * CUBE_DIM + UNIT_POS) as usize;
-        if index < len {
-            let key = key_at::<K>(values, row_base + index, read);
+        if (valid >> e) & 1u32 == 1u32 {
+            let key = held[e as usize];
             if key < bound {
                 counts.below += 1u32;
             } else if key == bound {
@@ -178,14 +250,12 @@ pub fn gather_tile<K: Numeric>(
 ) -> u32 {
     let epu = blueprint.elements_per_unit;
     let mut held = Array::<u32>::new(epu as usize);
+    let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
     let mut striped = 0u32;
     #[unroll]
     for e in 0..epu {
-        let local = (e * CUBE_DIM + UNIT_POS) as usize;
-        held[e as usize] = 0u32;
-        if start + local < len {
-            let key = key_at::<K>(values, row_base + start + local, read);
-            held[e as usize] = key;
+        if (valid >> e) & 1u32 == 1u32 {
+            let key = held[e as usize];
             if key < bound {
                 striped += 1u32;
             } else if key == bound {
@@ -325,26 +395,21 @@ pub fn histogram_tile<K: Numeric>(
         min: 0xFFFF_FFFFu32,
         max: 0u32,
     };
+    let valid = if source == SOURCE_INPUT {
+        load_tile_keys::<K>(values, &mut held, row_base, start, source_len, read, blueprint)
+    } else if source == SOURCE_A {
+        load_tile_candidates(cand_a, &mut held, row_base, start, source_len, blueprint)
+    } else {
+        load_tile_candidates(cand_b, &mut held, row_base, start, source_len, blueprint)
+    };
     #[unroll]
     for e in 0..epu {
-        let index = start + (e * CUBE_DIM + UNIT_POS) as usize;
-        let mut key = 0u32;
-        let mut hit = false;
-        if index < source_len {
-            key = if source == SOURCE_INPUT {
-                key_at::<K>(values, row_base + index, read)
-            } else if source == SOURCE_A {
-                cand_a[row_base + index]
-            } else {
-                cand_b[row_base + index]
-            };
-            hit = true;
-            if !first_pass {
-                hit = (key >> (shift + 8u32)) == (prefix >> (shift + 8u32));
-            }
+        let key = held[e as usize];
+        let mut hit = (valid >> e) & 1u32 == 1u32;
+        if !first_pass {
+            hit = hit && (key >> (shift + 8u32)) == (prefix >> (shift + 8u32));
         }
         count_digit(bins, (key >> shift) & 0xFFu32, hit, blueprint.use_planes);
-        held[e as usize] = key;
         if hit {
             hit_mask |= 1u32 << e;
             matches += 1u32;
@@ -433,15 +498,12 @@ pub fn row_histogram_tile<K: Numeric>(
         min: 0xFFFF_FFFFu32,
         max: 0u32,
     };
+    let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
+    let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
     #[unroll]
     for e in 0..blueprint.elements_per_unit {
-        let index = start + (e * CUBE_DIM + UNIT_POS) as usize;
-        let mut key = 0u32;
-        let mut hit = false;
-        if index < len {
-            key = key_at::<K>(values, row_base + index, read);
-            hit = ((key ^ prefix) & high_mask) == 0u32;
-        }
+        let key = held[e as usize];
+        let hit = (valid >> e) & 1u32 == 1u32 && ((key ^ prefix) & high_mask) == 0u32;
         count_digit(bins, (key >> shift) & 0xFFu32, hit, blueprint.use_planes);
         if hit {
             range.min = min(range.min, key);
