@@ -43,7 +43,11 @@
 //!   [`TopkTuning::target_cubes`]; a chunk with nothing to write is not read again); then
 //!   the `k` chosen are sorted by (key, index) with [`crate::sort`].
 //! - [`TopkStrategy::RadixSelect`]: the boundary key found by four MSB-first 8-bit digit
-//!   passes: each pass builds a 256-bin histogram of the next digit of the keys that match
+//!   passes, then the same gather. Rows up to [`TopkTuning::row_cube_max_len`] keys run
+//!   one cube per row, everything in one launch: each digit pass sweeps the row (re-read
+//!   from cache) into the cube's shared histogram and picks the digit; the first sweep's
+//!   key range skips the digits every key shares; then the cube gathers the row's chosen
+//!   keys tile by tile in index order. Longer rows run device-wide passes: each pass builds a 256-bin histogram of the next digit of the keys that match
 //!   the boundary prefix found so far (each cube's shared-memory counters, over all of its
 //!   tiles, added into a per-row histogram), and a prefix sum over the 256 bins picks the digit the `k`-th key has.
 //!   Between passes the matching keys (the candidates) are compacted, so passes 2 and 3 read
@@ -65,8 +69,9 @@
 //!      `SortAndSlice` (one cube per row sorts it in one launch);
 //!   3. else `2 * k > len`: `SortAndSlice` (the chosen set is most of the row: sorting it is
 //!      most of a full sort anyway);
-//!   4. else `RadixSelect` (at most four digit passes, the input read by the first two, the
-//!      gather's count and the chunks of its scatter that hold chosen keys).
+//!   4. else `RadixSelect` (one cube per row for rows up to 2^17 keys; longer rows: at most
+//!      four device-wide digit passes, the input read by the first two, the gather's count
+//!      and the chunks of its scatter that hold chosen keys).
 //!
 //!   `ThresholdBisection` is never chosen by `Auto`: it reads the input up to 32 times.
 
