@@ -68,7 +68,8 @@ fn default_tuning(client: &Client) -> TopkTuning {
 /// Small tiles (one plane of units, 2 keys each) so short rows cross many tiles, and few
 /// cubes per pass, so each cube walks a chunk of many tiles (the last chunk of a row shorter).
 /// The one-cube-per-row radix select (when a test forces it) has tiles as small, and fewer
-/// units than digits.
+/// units than digits. The scatter's tiles are two pass tiles (so chunks of an odd number of
+/// tiles end in half a scatter tile); one round of plane merging, then single adds.
 fn tiny_tuning(client: &Client) -> TopkTuning {
     let caps = DeviceCaps::of(client);
     let units = caps.plane_size_max.max(4).next_power_of_two();
@@ -77,6 +78,8 @@ fn tiny_tuning(client: &Client) -> TopkTuning {
         elements_per_unit: 2,
         target_cubes: 5,
         row_units_per_cube: units,
+        gather_elements_per_unit: 4,
+        plane_merge_rounds: 1,
         ..default_tuning(client)
     }
 }
@@ -394,10 +397,7 @@ fn every_length_across_a_tile_boundary() {
                 };
                 let problem = TopkProblem { rows, len, k };
                 let got = run(&client, &bits, Dtype::I32, problem, options, Dtype::U32);
-                let case = format!(
-                    "seed {seed}: len {len} k {k} {} {shape:?}",
-                    strategy.name()
-                );
+                let case = format!("seed {seed}: len {len} k {k} {} {shape:?}", strategy.name());
                 check(&got, &keys, &bits, problem, &options, &case);
             }
         }
@@ -764,6 +764,43 @@ fn bad_calls_get_clear_errors() {
     .to_string();
     assert!(
         e.contains("tuning.row_units_per_cube") && e.contains("a power of two"),
+        "{e}"
+    );
+    let e = topk::topk(
+        &client,
+        io,
+        ok,
+        TopkOptions {
+            tuning: Some(TopkTuning {
+                elements_per_unit: 8,
+                gather_elements_per_unit: 12,
+                ..default_tuning(&client)
+            }),
+            ..TopkOptions::default()
+        },
+    )
+    .expect_err("a scatter tile that is not whole pass tiles is refused")
+    .to_string();
+    assert!(
+        e.contains("tuning.gather_elements_per_unit") && e.contains("multiple"),
+        "{e}"
+    );
+    let e = topk::topk(
+        &client,
+        io,
+        ok,
+        TopkOptions {
+            tuning: Some(TopkTuning {
+                elements_per_unit: 33,
+                ..default_tuning(&client)
+            }),
+            ..TopkOptions::default()
+        },
+    )
+    .expect_err("33 keys per unit are refused")
+    .to_string();
+    assert!(
+        e.contains("tuning.elements_per_unit") && e.contains("1..=32"),
         "{e}"
     );
 }

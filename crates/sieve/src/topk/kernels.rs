@@ -534,8 +534,8 @@ pub(crate) fn gather_count_kernel<K: Numeric>(
 }
 
 /// Gather, pass 2: every key below the boundary, and the ties whose slot is below `k`, to
-/// their slots (radix keys and positions, `[rows, k]`); the cube walks its tiles in order,
-/// so its slots follow index order. A cube whose chunk has nothing to write (by pass 1's
+/// their slots (radix keys and positions, `[rows, k]`); the cube walks its chunk in order,
+/// in tiles of the `gather` shape, so its slots follow index order. A cube whose chunk has nothing to write (by pass 1's
 /// counts) reads nothing.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
@@ -554,6 +554,7 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
     total_cubes: usize,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
+    #[comptime] gather: TopkBlueprint,
     #[define(K)] _dtype: ElemType,
 ) {
     let cube = linear_cube_index();
@@ -571,7 +572,12 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
         terminate!();
     }
     let bound = state[chunk.row * STATE_WORDS + STATE_BOUND];
-    for tile in chunk.first..chunk.end {
+    // The chunk's keys, walked in gather tiles (`gather`, a multiple of the passes' tile:
+    // fewer cube-wide sums per key when most tiles have keys to write, i.e. large `k`).
+    let tile_keys = comptime!(blueprint.tile());
+    let chunk_end = min(chunk.end * tile_keys, len);
+    let mut start = chunk.first * tile_keys;
+    while start < chunk_end {
         let slots = GatherSlots {
             out_base: chunk.row * k as usize,
             less,
@@ -583,15 +589,16 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
             cand_keys,
             cand_positions,
             chunk.row * len,
-            tile * comptime!(blueprint.tile()),
-            len,
+            start,
+            chunk_end,
             bound,
             slots,
             read,
-            blueprint,
+            gather,
         );
         less += taken & 0xFFFFu32;
         equal += taken >> 16u32;
+        start += comptime!(gather.tile());
     }
 }
 

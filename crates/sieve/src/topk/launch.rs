@@ -178,6 +178,22 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
             ),
         ));
     }
+    let gather_tile = tuning.units_per_cube as usize * tuning.gather_elements_per_unit as usize;
+    if !(1..=32).contains(&tuning.gather_elements_per_unit)
+        || tuning.gather_elements_per_unit % tuning.elements_per_unit != 0
+        || gather_tile >= 1 << 16
+        || gather_tile * 4 + 4 * tuning.units_per_cube as usize > tuning.max_shared_bytes
+    {
+        return Err(SieveError::invalid(
+            "tuning.gather_elements_per_unit",
+            tuning.gather_elements_per_unit,
+            format!(
+                "1..=32, a multiple of elements_per_unit ({}), with a gather tile below 65,536 \
+                 keys that fits the device's {} bytes of shared memory",
+                tuning.elements_per_unit, tuning.max_shared_bytes
+            ),
+        ));
+    }
     if tuning.target_cubes == 0 {
         return Err(SieveError::invalid(
             "tuning.target_cubes",
@@ -290,6 +306,7 @@ impl Run<'_> {
             units: self.tuning.units_per_cube,
             elements_per_unit: self.tuning.elements_per_unit,
             use_planes: self.tuning.use_planes,
+            merge_rounds: self.tuning.plane_merge_rounds,
         }
     }
 
@@ -326,7 +343,7 @@ impl Run<'_> {
         let blueprint = TopkBlueprint {
             units,
             elements_per_unit,
-            use_planes: self.tuning.use_planes,
+            ..self.blueprint()
         };
         // SAFETY: one cube per row, surplus cubes return; reads stay within the row, each
         // output slot below `k` is written by the one element of that rank.
@@ -612,6 +629,10 @@ impl Run<'_> {
                 chunks.total_cubes,
                 self.read,
                 blueprint,
+                TopkBlueprint {
+                    elements_per_unit: self.tuning.gather_elements_per_unit,
+                    ..blueprint
+                },
                 self.io.value_dtype.elem_type(),
             );
         }

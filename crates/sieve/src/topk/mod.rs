@@ -160,12 +160,35 @@ pub struct TopkTuning {
     /// Units of a one-cube-per-row radix select (a power of two, at least the plane width);
     /// its tiles hold `row_units_per_cube * elements_per_unit` keys.
     pub row_units_per_cube: u32,
+    /// Keys per unit of the gather's scatter tiles: a multiple of `elements_per_unit`, at
+    /// most 32. Larger tiles mean fewer cube-wide sums per key where most tiles hold chosen
+    /// keys (large `k`).
+    pub gather_elements_per_unit: u32,
+    /// Rounds of merging equal digits of a plane into one histogram add (see the histogram
+    /// passes); 0 adds one per key. Only with planes.
+    pub plane_merge_rounds: u32,
     /// Use plane operations (the device must have them).
     pub use_planes: bool,
     /// Most units a cube may have (the rank-by-counting cube's limit).
     pub max_units: u32,
     /// Shared memory per cube, bytes.
     pub max_shared_bytes: usize,
+}
+
+/// Keys per unit of the passes' tiles by default.
+const ELEMENTS_PER_UNIT: u32 = 8;
+
+/// Units of the one-cube-per-row radix select: the most a cube may have (up to 1024), halved
+/// until its tile's keys, the bins and the scan spine fit in shared memory.
+fn row_units(caps: &crate::DeviceCaps, shared_bytes: usize, elements_per_unit: u32) -> u32 {
+    let fits = |units: u32| {
+        units as usize * (elements_per_unit as usize + 1) * 4 + 4 * tile::DIGITS <= shared_bytes
+    };
+    let mut units = caps.max_units_per_cube.min(1024);
+    while units > caps.plane_size_max && !fits(units) {
+        units /= 2;
+    }
+    units.max(caps.plane_size_max)
 }
 
 /// The longest row rank-by-counting takes, whatever the shared memory: its work grows with
@@ -177,16 +200,20 @@ pub const RANK_AUTO_LEN: usize = 1024;
 
 impl TopkTuning {
     /// 256 units x 8 keys per tile; 32 cubes per multiprocessor in a pass (4 waves of 8
-    /// resident 256-unit cubes), 2048 cubes where the device does not say how many it has.
+    /// resident 256-unit cubes), 2048 cubes where the device does not say how many it has;
+    /// one-cube-per-row selects of up to 1024 units (as many as fit) for rows up to 2^17
+    /// keys; scatter tiles of 16 keys per unit; two plane merge rounds.
     pub fn for_device(caps: &crate::DeviceCaps, shared_bytes: usize) -> Self {
         TopkTuning {
             units_per_cube: 256u32.max(caps.plane_size_max),
-            elements_per_unit: 8,
+            elements_per_unit: ELEMENTS_PER_UNIT,
             target_cubes: caps
                 .multiprocessors
                 .map_or(2048, |sms| sms.saturating_mul(32)),
             row_cube_max_len: 1 << 17,
-            row_units_per_cube: 512u32.min(caps.max_units_per_cube).max(caps.plane_size_max),
+            row_units_per_cube: row_units(caps, shared_bytes, ELEMENTS_PER_UNIT),
+            gather_elements_per_unit: 16,
+            plane_merge_rounds: 2,
             use_planes: caps.plane_ops,
             max_units: caps.max_units_per_cube.min(1024),
             max_shared_bytes: shared_bytes,

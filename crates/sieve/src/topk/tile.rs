@@ -50,6 +50,9 @@ pub struct TopkBlueprint {
     /// Keys per unit; a tile is `units * elements_per_unit` keys.
     pub elements_per_unit: u32,
     pub use_planes: bool,
+    /// Histogram adds: rounds of merging a plane's equal digits into one add (see
+    /// [`count_digit`]).
+    pub merge_rounds: u32,
 }
 
 impl TopkBlueprint {
@@ -396,7 +399,9 @@ pub fn histogram_tile<K: Numeric>(
         max: 0u32,
     };
     let valid = if source == SOURCE_INPUT {
-        load_tile_keys::<K>(values, &mut held, row_base, start, source_len, read, blueprint)
+        load_tile_keys::<K>(
+            values, &mut held, row_base, start, source_len, read, blueprint,
+        )
     } else if source == SOURCE_A {
         load_tile_candidates(cand_a, &mut held, row_base, start, source_len, blueprint)
     } else {
@@ -409,7 +414,7 @@ pub fn histogram_tile<K: Numeric>(
         if !first_pass {
             hit = hit && (key >> (shift + 8u32)) == (prefix >> (shift + 8u32));
         }
-        count_digit(bins, (key >> shift) & 0xFFu32, hit, blueprint.use_planes);
+        count_digit(bins, (key >> shift) & 0xFFu32, hit, blueprint);
         if hit {
             hit_mask |= 1u32 << e;
             matches += 1u32;
@@ -451,29 +456,69 @@ pub fn histogram_tile<K: Numeric>(
     range
 }
 
-/// Counts one unit's digit into the cube's shared bins when `hit`. With planes, a digit the
-/// whole plane agrees on is added once, for the plane: all-equal and low-entropy rows would
-/// otherwise send every unit's add to the same shared bin. Every unit of the plane must call
-/// it (hit or not).
+/// Counts one unit's digit into the cube's shared bins when `hit`. Same-bin adds from one
+/// plane serialise, and float keys crowd a few bins (the top digit of values in [-1, 1) takes
+/// a handful of values), so with planes up to `merge_rounds` rounds merge equal digits first:
+/// each round takes the digit of the plane's first lane still waiting, and that lane adds
+/// the count of the lanes holding it (a ballot) in one add. Lanes still waiting after the
+/// rounds add one each. A round costs two ballots and a shuffle; rounds stop once no lane
+/// waits (all-equal keys: one round). Every unit of the plane must call it (hit or not).
 #[cube]
 pub fn count_digit(
     bins: &Shared<[Atomic<u32>]>,
     digit: u32,
     hit: bool,
-    #[comptime] use_planes: bool,
+    #[comptime] blueprint: TopkBlueprint,
 ) {
-    if use_planes {
-        let lead = plane_broadcast(digit, 0u32);
-        if plane_all(hit && digit == lead) {
-            if UNIT_POS_PLANE == 0 {
-                bins[lead as usize].fetch_add(PLANE_DIM);
+    if blueprint.use_planes {
+        let mut waiting = hit;
+        #[unroll]
+        for _ in 0..blueprint.merge_rounds {
+            let lanes = plane_ballot(waiting);
+            // Uniform per plane.
+            if lanes_in(lanes) > 0u32 {
+                let first = first_lane(lanes);
+                let lead = plane_shuffle(digit, first);
+                let mine = waiting && digit == lead;
+                let merged = lanes_in(plane_ballot(mine));
+                if UNIT_POS_PLANE == first {
+                    bins[lead as usize].fetch_add(merged);
+                }
+                waiting = waiting && !mine;
             }
-        } else if hit {
+        }
+        if waiting {
             bins[digit as usize].fetch_add(1u32);
         }
     } else if hit {
         bins[digit as usize].fetch_add(1u32);
     }
+}
+
+/// How many lanes a ballot holds.
+#[cube]
+pub fn lanes_in(ballot: Vector<u32, Const<4>>) -> u32 {
+    let counts = ballot.count_ones();
+    counts.extract(0usize)
+        + counts.extract(1usize)
+        + counts.extract(2usize)
+        + counts.extract(3usize)
+}
+
+/// The lowest lane a ballot holds (the ballot must hold one).
+#[cube]
+pub fn first_lane(ballot: Vector<u32, Const<4>>) -> u32 {
+    let mut lane = 0u32;
+    let mut found = false;
+    #[unroll]
+    for word in 0..4u32 {
+        let bits = ballot.extract(word as usize);
+        if !found && bits != 0u32 {
+            lane = 32u32 * word + bits.find_first_set() - 1u32;
+            found = true;
+        }
+    }
+    lane
 }
 
 /// Radix select of a whole row in one cube, one digit pass over one tile of the row (striped,
@@ -504,7 +549,7 @@ pub fn row_histogram_tile<K: Numeric>(
     for e in 0..blueprint.elements_per_unit {
         let key = held[e as usize];
         let hit = (valid >> e) & 1u32 == 1u32 && ((key ^ prefix) & high_mask) == 0u32;
-        count_digit(bins, (key >> shift) & 0xFFu32, hit, blueprint.use_planes);
+        count_digit(bins, (key >> shift) & 0xFFu32, hit, blueprint);
         if hit {
             range.min = min(range.min, key);
             range.max = max(range.max, key);
