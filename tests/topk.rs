@@ -69,7 +69,7 @@ fn default_tuning(client: &Client) -> TopkTuning {
 /// cubes per pass, so each cube walks a chunk of many tiles (the last chunk of a row shorter).
 /// The one-cube-per-row radix select (when a test forces it) has tiles as small, and fewer
 /// units than digits. The scatter's tiles are two pass tiles (so chunks of an odd number of
-/// tiles end in half a scatter tile); one round of plane merging, then single adds.
+/// tiles end in half a scatter tile).
 fn tiny_tuning(client: &Client) -> TopkTuning {
     let caps = DeviceCaps::of(client);
     let units = caps.plane_size_max.max(4).next_power_of_two();
@@ -79,7 +79,6 @@ fn tiny_tuning(client: &Client) -> TopkTuning {
         target_cubes: 5,
         row_units_per_cube: units,
         gather_elements_per_unit: 4,
-        plane_merge_rounds: 1,
         ..default_tuning(client)
     }
 }

@@ -251,9 +251,8 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
 
 /// A top-k tuning from the case's `units=`, `epu=` (keys per unit of a tile), `cubes=`
 /// (cubes per pass), `row_units=` (units of the one-cube-per-row radix select) and
-/// `row_max=` (the longest row it takes), `gather_epu=` (keys per unit of the scatter's
-/// tiles) and `rounds=` (plane merge rounds of the histogram adds) params over the device's
-/// defaults; `None` when the case names none.
+/// `row_max=` (the longest row it takes) and `gather_epu=` (keys per unit of the scatter's
+/// tiles) params over the device's defaults; `None` when the case names none.
 fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning> {
     let get = |k: &str| case.param_u32(k);
     let names = [
@@ -263,7 +262,6 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
         "row_units",
         "row_max",
         "gather_epu",
-        "rounds",
     ];
     if names.iter().all(|k| get(k).is_none()) {
         return None;
@@ -278,7 +276,6 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
         row_units_per_cube: get("row_units").unwrap_or(base.row_units_per_cube),
         row_cube_max_len: get("row_max").map_or(base.row_cube_max_len, |m| m as usize),
         gather_elements_per_unit: get("gather_epu").unwrap_or(base.gather_elements_per_unit),
-        plane_merge_rounds: get("rounds").unwrap_or(base.plane_merge_rounds),
         ..base
     })
 }

@@ -306,7 +306,6 @@ impl Run<'_> {
             units: self.tuning.units_per_cube,
             elements_per_unit: self.tuning.elements_per_unit,
             use_planes: self.tuning.use_planes,
-            merge_rounds: self.tuning.plane_merge_rounds,
         }
     }
 

@@ -164,9 +164,6 @@ pub struct TopkTuning {
     /// most 32. Larger tiles mean fewer cube-wide sums per key where most tiles hold chosen
     /// keys (large `k`).
     pub gather_elements_per_unit: u32,
-    /// Rounds of merging equal digits of a plane into one histogram add (see the histogram
-    /// passes); 0 adds one per key. Only with planes.
-    pub plane_merge_rounds: u32,
     /// Use plane operations (the device must have them).
     pub use_planes: bool,
     /// Most units a cube may have (the rank-by-counting cube's limit).
@@ -202,7 +199,8 @@ impl TopkTuning {
     /// 256 units x 8 keys per tile; 32 cubes per multiprocessor in a pass (4 waves of 8
     /// resident 256-unit cubes), 2048 cubes where the device does not say how many it has;
     /// one-cube-per-row selects of up to 1024 units (as many as fit) for rows up to 2^17
-    /// keys; scatter tiles of 16 keys per unit; two plane merge rounds.
+    /// keys; scatter tiles as the passes' (larger ones measured slower on the H200: 16 and
+    /// 32 keys per unit took 1.1x and 1.4x at [2^28] k = 100000).
     pub fn for_device(caps: &crate::DeviceCaps, shared_bytes: usize) -> Self {
         TopkTuning {
             units_per_cube: 256u32.max(caps.plane_size_max),
@@ -212,8 +210,7 @@ impl TopkTuning {
                 .map_or(2048, |sms| sms.saturating_mul(32)),
             row_cube_max_len: 1 << 17,
             row_units_per_cube: row_units(caps, shared_bytes, ELEMENTS_PER_UNIT),
-            gather_elements_per_unit: 16,
-            plane_merge_rounds: 2,
+            gather_elements_per_unit: ELEMENTS_PER_UNIT,
             use_planes: caps.plane_ops,
             max_units: caps.max_units_per_cube.min(1024),
             max_shared_bytes: shared_bytes,

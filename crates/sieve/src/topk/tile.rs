@@ -50,9 +50,6 @@ pub struct TopkBlueprint {
     /// Keys per unit; a tile is `units * elements_per_unit` keys.
     pub elements_per_unit: u32,
     pub use_planes: bool,
-    /// Histogram adds: rounds of merging a plane's equal digits into one add (see
-    /// [`count_digit`]).
-    pub merge_rounds: u32,
 }
 
 impl TopkBlueprint {
@@ -414,7 +411,6 @@ pub fn histogram_tile<K: Numeric>(
         if !first_pass {
             hit = hit && (key >> (shift + 8u32)) == (prefix >> (shift + 8u32));
         }
-        count_digit(bins, (key >> shift) & 0xFFu32, hit, blueprint);
         if hit {
             hit_mask |= 1u32 << e;
             matches += 1u32;
@@ -422,6 +418,7 @@ pub fn histogram_tile<K: Numeric>(
             range.max = max(range.max, key);
         }
     }
+    count_digits(bins, &held, hit_mask, shift, blueprint);
     if target != SOURCE_INPUT {
         // Uniform per cube (a pass with nowhere to append skips the rank altogether). The
         // matches go to shared memory in rank order, then out in one coalesced sweep to the
@@ -456,69 +453,47 @@ pub fn histogram_tile<K: Numeric>(
     range
 }
 
-/// Counts one unit's digit into the cube's shared bins when `hit`. Same-bin adds from one
-/// plane serialise, and float keys crowd a few bins (the top digit of values in [-1, 1) takes
-/// a handful of values), so with planes up to `merge_rounds` rounds merge equal digits first:
-/// each round takes the digit of the plane's first lane still waiting, and that lane adds
-/// the count of the lanes holding it (a ballot) in one add. Lanes still waiting after the
-/// rounds add one each. A round costs two ballots and a shuffle; rounds stop once no lane
-/// waits (all-equal keys: one round). Every unit of the plane must call it (hit or not).
+/// Counts the digits at `shift` of the unit's keys flagged in `hits` (bit `e` for `held[e]`)
+/// into the cube's shared bins. With planes, a tile whose keys are all hits with one digit
+/// across the whole plane (all-equal and low-entropy rows, where every add would hit one
+/// bin) is one add for the plane: one broadcast and one vote per tile. Otherwise every key
+/// adds one. (Merging equal digits key by key, by ballot rounds, cost more than the
+/// conflicts it saved on random float keys: 1.65 -> 2.50 ms at [2^28] k = 1000 with one
+/// round on the H200, `bench/results/h200/topk/notes.md`.) Every unit of the plane must call
+/// it.
 #[cube]
-pub fn count_digit(
+pub fn count_digits(
     bins: &Shared<[Atomic<u32>]>,
-    digit: u32,
-    hit: bool,
+    held: &Array<u32>,
+    hits: u32,
+    shift: u32,
     #[comptime] blueprint: TopkBlueprint,
 ) {
+    let epu = blueprint.elements_per_unit;
+    let mut one_add = false;
+    let mut lead = 0u32;
     if blueprint.use_planes {
-        let mut waiting = hit;
+        lead = plane_broadcast((held[0] >> shift) & 0xFFu32, 0u32);
+        let mut same = hits == comptime!(((1u64 << blueprint.elements_per_unit) - 1) as u32);
         #[unroll]
-        for _ in 0..blueprint.merge_rounds {
-            let lanes = plane_ballot(waiting);
-            // Uniform per plane.
-            if lanes_in(lanes) > 0u32 {
-                let first = first_lane(lanes);
-                let lead = plane_shuffle(digit, first);
-                let mine = waiting && digit == lead;
-                let merged = lanes_in(plane_ballot(mine));
-                if UNIT_POS_PLANE == first {
-                    bins[lead as usize].fetch_add(merged);
-                }
-                waiting = waiting && !mine;
+        for e in 0..epu {
+            same = same && ((held[e as usize] >> shift) & 0xFFu32) == lead;
+        }
+        one_add = plane_all(same);
+    }
+    // Uniform per plane.
+    if one_add {
+        if UNIT_POS_PLANE == 0 {
+            bins[lead as usize].fetch_add(PLANE_DIM * epu);
+        }
+    } else {
+        #[unroll]
+        for e in 0..epu {
+            if (hits >> e) & 1u32 == 1u32 {
+                bins[((held[e as usize] >> shift) & 0xFFu32) as usize].fetch_add(1u32);
             }
         }
-        if waiting {
-            bins[digit as usize].fetch_add(1u32);
-        }
-    } else if hit {
-        bins[digit as usize].fetch_add(1u32);
     }
-}
-
-/// How many lanes a ballot holds.
-#[cube]
-pub fn lanes_in(ballot: Vector<u32, Const<4>>) -> u32 {
-    let counts = ballot.count_ones();
-    counts.extract(0usize)
-        + counts.extract(1usize)
-        + counts.extract(2usize)
-        + counts.extract(3usize)
-}
-
-/// The lowest lane a ballot holds (the ballot must hold one).
-#[cube]
-pub fn first_lane(ballot: Vector<u32, Const<4>>) -> u32 {
-    let mut lane = 0u32;
-    let mut found = false;
-    #[unroll]
-    for word in 0..4u32 {
-        let bits = ballot.extract(word as usize);
-        if !found && bits != 0u32 {
-            lane = 32u32 * word + bits.find_first_set() - 1u32;
-            found = true;
-        }
-    }
-    lane
 }
 
 /// Radix select of a whole row in one cube, one digit pass over one tile of the row (striped,
@@ -545,16 +520,17 @@ pub fn row_histogram_tile<K: Numeric>(
     };
     let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
     let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
+    let mut hits = 0u32;
     #[unroll]
     for e in 0..blueprint.elements_per_unit {
         let key = held[e as usize];
-        let hit = (valid >> e) & 1u32 == 1u32 && ((key ^ prefix) & high_mask) == 0u32;
-        count_digit(bins, (key >> shift) & 0xFFu32, hit, blueprint);
-        if hit {
+        if (valid >> e) & 1u32 == 1u32 && ((key ^ prefix) & high_mask) == 0u32 {
+            hits |= 1u32 << e;
             range.min = min(range.min, key);
             range.max = max(range.max, key);
         }
     }
+    count_digits(bins, &held, hits, shift, blueprint);
     range
 }
 
