@@ -55,9 +55,9 @@
 //!   source instead of copying it. The first pass also records each row's smallest and
 //!   largest key: a digit that every key of the row shares (their range agrees on it and on
 //!   every bit above) is the smallest key's, and its pass reads nothing, so all-equal and
-//!   low-entropy rows cost one histogram pass, not four. With planes, a digit a whole plane
-//!   agrees on goes into the shared histogram as one add instead of one per unit. Then the
-//!   same gather and sort as the bisection.
+//!   low-entropy rows cost one histogram pass, not four. With planes, a tile whose keys
+//!   across a whole plane share one digit goes into the shared histogram as one add
+//!   instead of one per key. Then the same gather and sort as the bisection.
 //! - [`TopkStrategy::SortAndSlice`]: [`crate::sort::sort`] of the whole row with positions
 //!   (stable, descending for top-k) into a workspace, then the first `k` of each row copied.
 //! - [`TopkStrategy::Auto`] (checked against the H200 rows in `docs/PERFORMANCE.md`:
