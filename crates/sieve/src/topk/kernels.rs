@@ -15,9 +15,9 @@ use cubecl::prelude::*;
 const _: () = assert!(SOURCE_INPUT == 0 && SOURCE_A == 1 && SOURCE_B == 2);
 
 use super::tile::{
-    BoundCounts, DIGITS, GatherSlots, KeyRead, SOURCE_A, SOURCE_B, SOURCE_INPUT, STATE_BOUND,
+    DIGITS, GatherSlots, KeyRead, SOURCE_A, SOURCE_B, SOURCE_INPUT, STATE_BOUND,
     STATE_DONE, STATE_HI_COUNT, STATE_LO, STATE_NEED, STATE_SHARED_FROM, STATE_SOURCE,
-    STATE_SOURCE_LEN, STATE_TARGET, STATE_WORDS, TopkBlueprint, chunk_of_cube, count_tile,
+    STATE_SOURCE_LEN, STATE_TARGET, STATE_WORDS, TopkBlueprint, chunk_of_cube, count_chunk,
     find_digit, gather_tile, histogram_tile, key_at, ranks_in_row, row_histogram_tile,
 };
 use crate::common::cube::{U32Range, cube_exclusive_sum, cube_range};
@@ -124,22 +124,7 @@ pub(crate) fn bisect_count_kernel<K: Numeric>(
         terminate!();
     }
     let guess = state[s + STATE_LO] | (1u32 << bit);
-    let mut counts_here = BoundCounts {
-        below: 0u32,
-        equal: 0u32,
-    };
-    for tile in chunk.first..chunk.end {
-        count_tile::<K>(
-            values,
-            &mut counts_here,
-            chunk.row * len,
-            tile * comptime!(blueprint.tile()),
-            len,
-            guess,
-            read,
-            blueprint,
-        );
-    }
+    let counts_here = count_chunk::<K>(values, &chunk, len, guess, read, blueprint);
     let below = cube_exclusive_sum(counts_here.below, blueprint.units, blueprint.use_planes);
     if UNIT_POS == 0 {
         counts[chunk.row].fetch_add(below.total);
@@ -508,22 +493,7 @@ pub(crate) fn gather_count_kernel<K: Numeric>(
     }
     let chunk = chunk_of_cube(cube, tiles_per_row, cubes_per_row, tiles_per_cube);
     let bound = state[chunk.row * STATE_WORDS + STATE_BOUND];
-    let mut counts = BoundCounts {
-        below: 0u32,
-        equal: 0u32,
-    };
-    for tile in chunk.first..chunk.end {
-        count_tile::<K>(
-            values,
-            &mut counts,
-            chunk.row * len,
-            tile * comptime!(blueprint.tile()),
-            len,
-            bound,
-            read,
-            blueprint,
-        );
-    }
+    let counts = count_chunk::<K>(values, &chunk, len, bound, read, blueprint);
     let below = cube_exclusive_sum(counts.below, blueprint.units, blueprint.use_planes);
     let equal = cube_exclusive_sum(counts.equal, blueprint.units, blueprint.use_planes);
     if UNIT_POS == 0 {

@@ -180,6 +180,37 @@ pub fn count_tile<K: Numeric>(
     }
 }
 
+/// How many of the unit's keys in a cube's chunk of tiles (see [`chunk_of_cube`]) are below
+/// and equal to `bound` ([`count_tile`] over the chunk's tiles). No synchronisation: the
+/// cube sums its units' counts after.
+#[cube]
+pub fn count_chunk<K: Numeric>(
+    values: &[K],
+    chunk: &TileChunk,
+    len: usize,
+    bound: u32,
+    #[comptime] read: KeyRead,
+    #[comptime] blueprint: TopkBlueprint,
+) -> BoundCounts {
+    let mut counts = BoundCounts {
+        below: 0u32,
+        equal: 0u32,
+    };
+    for tile in chunk.first..chunk.end {
+        count_tile::<K>(
+            values,
+            &mut counts,
+            chunk.row * len,
+            tile * comptime!(blueprint.tile()),
+            len,
+            bound,
+            read,
+            blueprint,
+        );
+    }
+    counts
+}
+
 /// The tiles one cube of a pass over the input takes: tiles `first..end` of row `row`, the
 /// cube being the `part`-th of its row. A cube takes several tiles so that its fixed costs
 /// (clearing and flushing the histogram, the cube-wide sums, the atomics into per-row
