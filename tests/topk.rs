@@ -714,92 +714,61 @@ fn bad_calls_get_clear_errors() {
         );
         assert!(e.contains("i64"), "{e}");
     }
-    let e = topk::topk(
-        &client,
-        io,
-        ok,
-        TopkOptions {
-            tuning: Some(TopkTuning {
+    // Bad tunings, each refused by the field's name and its valid range.
+    let base = default_tuning(&client);
+    let refused = |tuning: TopkTuning| {
+        topk::topk(
+            &client,
+            io,
+            ok,
+            TopkOptions {
+                tuning: Some(tuning),
+                ..TopkOptions::default()
+            },
+        )
+        .expect_err("a bad tuning is refused")
+        .to_string()
+    };
+    let bad = [
+        (
+            TopkTuning {
                 elements_per_unit: 0,
-                ..default_tuning(&client)
-            }),
-            ..TopkOptions::default()
-        },
-    )
-    .expect_err("a bad tuning is refused")
-    .to_string();
-    assert!(e.contains("tuning.elements_per_unit"), "{e}");
-    let e = topk::topk(
-        &client,
-        io,
-        ok,
-        TopkOptions {
-            tuning: Some(TopkTuning {
+                ..base
+            },
+            ["tuning.elements_per_unit", "1..=32"],
+        ),
+        (
+            TopkTuning {
+                elements_per_unit: 33,
+                ..base
+            },
+            ["tuning.elements_per_unit", "1..=32"],
+        ),
+        (
+            TopkTuning {
                 target_cubes: 0,
-                ..default_tuning(&client)
-            }),
-            ..TopkOptions::default()
-        },
-    )
-    .expect_err("zero cubes per pass are refused")
-    .to_string();
-    assert!(
-        e.contains("tuning.target_cubes") && e.contains("at least 1"),
-        "{e}"
-    );
-    let e = topk::topk(
-        &client,
-        io,
-        ok,
-        TopkOptions {
-            tuning: Some(TopkTuning {
+                ..base
+            },
+            ["tuning.target_cubes", "at least 1"],
+        ),
+        (
+            TopkTuning {
                 row_units_per_cube: 3,
-                ..default_tuning(&client)
-            }),
-            ..TopkOptions::default()
-        },
-    )
-    .expect_err("a row cube of 3 units is refused")
-    .to_string();
-    assert!(
-        e.contains("tuning.row_units_per_cube") && e.contains("a power of two"),
-        "{e}"
-    );
-    let e = topk::topk(
-        &client,
-        io,
-        ok,
-        TopkOptions {
-            tuning: Some(TopkTuning {
+                ..base
+            },
+            ["tuning.row_units_per_cube", "a power of two"],
+        ),
+        (
+            TopkTuning {
                 elements_per_unit: 8,
                 gather_elements_per_unit: 12,
-                ..default_tuning(&client)
-            }),
-            ..TopkOptions::default()
-        },
-    )
-    .expect_err("a scatter tile that is not whole pass tiles is refused")
-    .to_string();
-    assert!(
-        e.contains("tuning.gather_elements_per_unit") && e.contains("multiple"),
-        "{e}"
-    );
-    let e = topk::topk(
-        &client,
-        io,
-        ok,
-        TopkOptions {
-            tuning: Some(TopkTuning {
-                elements_per_unit: 33,
-                ..default_tuning(&client)
-            }),
-            ..TopkOptions::default()
-        },
-    )
-    .expect_err("33 keys per unit are refused")
-    .to_string();
-    assert!(
-        e.contains("tuning.elements_per_unit") && e.contains("1..=32"),
-        "{e}"
-    );
+                ..base
+            },
+            ["tuning.gather_elements_per_unit", "multiple"],
+        ),
+    ];
+    for (tuning, words) in bad {
+        let e = refused(tuning);
+        assert!(words.iter().all(|w| e.contains(w)), "{tuning:?}: {e}");
+    }
 }

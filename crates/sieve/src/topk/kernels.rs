@@ -15,10 +15,10 @@ use cubecl::prelude::*;
 const _: () = assert!(SOURCE_INPUT == 0 && SOURCE_A == 1 && SOURCE_B == 2);
 
 use super::tile::{
-    DIGITS, GatherSlots, KeyRead, SOURCE_A, SOURCE_B, SOURCE_INPUT, STATE_BOUND,
-    STATE_DONE, STATE_HI_COUNT, STATE_LO, STATE_NEED, STATE_SHARED_FROM, STATE_SOURCE,
-    STATE_SOURCE_LEN, STATE_TARGET, STATE_WORDS, TopkBlueprint, chunk_of_cube, count_chunk,
-    find_digit, gather_tile, histogram_tile, key_at, ranks_in_row, row_histogram_tile,
+    DIGITS, GatherSlots, KeyRead, SOURCE_A, SOURCE_B, SOURCE_INPUT, STATE_BOUND, STATE_DONE,
+    STATE_HI_COUNT, STATE_LO, STATE_NEED, STATE_SHARED_FROM, STATE_SOURCE, STATE_SOURCE_LEN,
+    STATE_TARGET, STATE_WORDS, TopkBlueprint, chunk_of_cube, count_chunk, find_digit, gather_tile,
+    histogram_tile, key_at, ranks_in_row, row_histogram_tile,
 };
 use crate::common::cube::{U32Range, cube_exclusive_sum, cube_range};
 use crate::common::grid::linear_cube_index;
