@@ -180,7 +180,9 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
     }
     let gather_tile = tuning.units_per_cube as usize * tuning.gather_elements_per_unit as usize;
     if !(1..=32).contains(&tuning.gather_elements_per_unit)
-        || tuning.gather_elements_per_unit % tuning.elements_per_unit != 0
+        || !tuning
+            .gather_elements_per_unit
+            .is_multiple_of(tuning.elements_per_unit)
         || gather_tile >= 1 << 16
         || gather_tile * 4 + 4 * tuning.units_per_cube as usize > tuning.max_shared_bytes
     {
