@@ -12,6 +12,7 @@ use super::kernels::{
 use super::tile::{DIGITS, KeyRead, STATE_WORDS, TopkBlueprint};
 use super::{
     RANK_AUTO_LEN, TopkIo, TopkOptions, TopkProblem, TopkReport, TopkStrategy, TopkTuning,
+    tile_shared_bytes,
 };
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
@@ -149,7 +150,7 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
     caps.check_units_per_cube(tuning.units_per_cube)?;
     // Tiles hold their radix keys in shared memory, beside the digit bins and the scan spine;
     // per-tile counts are packed in 16 bits.
-    let tile_bytes = tuning.tile() * 4 + 4 * DIGITS + 4 * tuning.units_per_cube as usize;
+    let tile_bytes = tile_shared_bytes(tuning.units_per_cube, tuning.elements_per_unit);
     if !(1..=32).contains(&tuning.elements_per_unit)
         || tuning.tile() >= 1 << 16
         || tile_bytes > tuning.max_shared_bytes
@@ -158,15 +159,16 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
             "tuning.elements_per_unit",
             tuning.elements_per_unit,
             format!(
-                "1..=32 (one bit each in a 32-bit mask), with a tile below 65,536 keys whose keys ({tile_bytes} bytes with \
-                 the bins and the spine) fit the device's {} bytes of shared memory",
+                "1..=32 (one bit each in a 32-bit mask), with a tile below 65,536 keys whose \
+                 keys ({tile_bytes} bytes with the bins and the spine) fit the device's {} \
+                 bytes of shared memory",
                 tuning.max_shared_bytes
             ),
         ));
     }
     caps.check_units("tuning.row_units_per_cube", tuning.row_units_per_cube)?;
     let row_tile = tuning.row_units_per_cube as usize * tuning.elements_per_unit as usize;
-    let row_bytes = row_tile * 4 + 4 * DIGITS + 4 * tuning.row_units_per_cube as usize;
+    let row_bytes = tile_shared_bytes(tuning.row_units_per_cube, tuning.elements_per_unit);
     if row_tile >= 1 << 16 || row_bytes > tuning.max_shared_bytes {
         return Err(SieveError::invalid(
             "tuning.row_units_per_cube",

@@ -47,12 +47,14 @@
 //!   one cube per row, everything in one launch: each digit pass sweeps the row (re-read
 //!   from cache) into the cube's shared histogram and picks the digit; the first sweep's
 //!   key range skips the digits every key shares; then the cube gathers the row's chosen
-//!   keys tile by tile in index order. Longer rows run device-wide passes: each pass builds a 256-bin histogram of the next digit of the keys that match
-//!   the boundary prefix found so far (each cube's shared-memory counters, over all of its
-//!   tiles, added into a per-row histogram), and a prefix sum over the 256 bins picks the digit the `k`-th key has.
-//!   Between passes the matching keys (the candidates) are compacted, so passes 2 and 3 read
-//!   only candidates (their tiles dealt out to all of the row's cubes in turn); a row whose candidates would not shrink keeps reading its current
-//!   source instead of copying it. The first pass also records each row's smallest and
+//!   keys tile by tile in index order. Longer rows run device-wide passes: each pass
+//!   builds a 256-bin histogram of the next digit of the keys that match the boundary
+//!   prefix found so far (each cube's shared-memory counters, over all of its tiles, added
+//!   into a per-row histogram), and a prefix sum over the 256 bins picks the digit the
+//!   `k`-th key has. Between passes the matching keys (the candidates) are compacted, so
+//!   passes 2 and 3 read only candidates (their tiles dealt out to all of the row's cubes in
+//!   turn); a row whose candidates would not shrink keeps reading its current source
+//!   instead of copying it. The first pass also records each row's smallest and
 //!   largest key: a digit that every key of the row shares (their range agrees on it and on
 //!   every bit above) is the smallest key's, and its pass reads nothing, so all-equal and
 //!   low-entropy rows cost one histogram pass, not four. With planes, a tile whose keys
@@ -175,12 +177,16 @@ pub struct TopkTuning {
 /// Keys per unit of the passes' tiles by default.
 const ELEMENTS_PER_UNIT: u32 = 8;
 
+/// Shared memory of a tiled top-k cube: the tile's radix keys, the digit bins and the scan
+/// spine (one word per unit).
+pub(crate) fn tile_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
+    4 * (units as usize * elements_per_unit as usize + tile::DIGITS + units as usize)
+}
+
 /// Units of the one-cube-per-row radix select: the most a cube may have (up to 1024), halved
 /// until its tile's keys, the bins and the scan spine fit in shared memory.
 fn row_units(caps: &crate::DeviceCaps, shared_bytes: usize, elements_per_unit: u32) -> u32 {
-    let fits = |units: u32| {
-        units as usize * (elements_per_unit as usize + 1) * 4 + 4 * tile::DIGITS <= shared_bytes
-    };
+    let fits = |units: u32| tile_shared_bytes(units, elements_per_unit) <= shared_bytes;
     let mut units = caps.max_units_per_cube.min(1024);
     while units > caps.plane_size_max && !fits(units) {
         units /= 2;
