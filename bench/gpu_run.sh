@@ -51,7 +51,7 @@ if [[ $steps == *sanitize* ]]; then
       every_length integers_with_duplicates many_short_rows all_equal bad_calls
     # Racecheck is far slower than memcheck: it skips the every-strategy specials test and
     # the every-length sweep (over 400 small calls; more than 200 s under racecheck).
-    topk_filter="candidates_shrink integers_with_duplicates all_equal bad_calls"
+    topk_filter="candidates_shrink minima_bound integers_with_duplicates all_equal bad_calls"
     [ "$tool" = memcheck ] && topk_filter="floats_with_specials every_length $topk_filter"
     [ -x .gpu/topk-cuda ] && run "sanitize-topk-$tool" compute-sanitizer --tool "$tool" \
       --error-exitcode 9 .gpu/topk-cuda --test-threads 1 $topk_filter

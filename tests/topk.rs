@@ -25,19 +25,32 @@ const STRATEGIES: [TopkStrategy; 4] = [
 ];
 
 /// The shapes a strategy runs in: the radix select runs one cube per row or device-wide
-/// passes, by the row length (`TopkTuning::row_cube_max_len`); tests force each.
+/// passes, by the row length (`TopkTuning::row_cube_max_len`), and one-row cubes (rank by
+/// counting, the radix select's row cube) try the minima bound first for small `k`
+/// (`TopkTuning::bound_units_per_k`); tests force each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Shape {
     Default,
+    /// The minima bound tried for every `k` up to the cube's units (falling back where too
+    /// many keys lie under it).
+    Bound,
+    /// No minima bound.
+    NoBound,
+    /// One cube per row, with `Bound`.
     RowCube,
+    /// One cube per row, with `NoBound`: digit passes only.
+    RowCubeDigits,
     DeviceWide,
 }
 
-/// Every strategy, the radix select in both shapes.
-const VARIANTS: [(TopkStrategy, Shape); 5] = [
-    (TopkStrategy::RankByCounting, Shape::Default),
+/// Every strategy, rank by counting with and without the bound, the radix select in every
+/// shape.
+const VARIANTS: [(TopkStrategy, Shape); 7] = [
+    (TopkStrategy::RankByCounting, Shape::Bound),
+    (TopkStrategy::RankByCounting, Shape::NoBound),
     (TopkStrategy::ThresholdBisection, Shape::Default),
     (TopkStrategy::RadixSelect, Shape::RowCube),
+    (TopkStrategy::RadixSelect, Shape::RowCubeDigits),
     (TopkStrategy::RadixSelect, Shape::DeviceWide),
     (TopkStrategy::SortAndSlice, Shape::Default),
 ];
@@ -45,17 +58,20 @@ const VARIANTS: [(TopkStrategy, Shape); 5] = [
 /// The tuning that forces `shape` on top of `base` (`None`: the device's default).
 fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<TopkTuning> {
     let tuning = base.unwrap_or_else(|| default_tuning(client));
-    match shape {
-        Shape::Default => base,
-        Shape::RowCube => Some(TopkTuning {
-            row_cube_max_len: usize::MAX,
-            ..tuning
-        }),
-        Shape::DeviceWide => Some(TopkTuning {
-            row_cube_max_len: 0,
-            ..tuning
-        }),
-    }
+    let row_cube = usize::MAX;
+    let (row_cube_max_len, bound_units_per_k) = match shape {
+        Shape::Default => return base,
+        Shape::Bound => (tuning.row_cube_max_len, 1),
+        Shape::NoBound => (tuning.row_cube_max_len, 0),
+        Shape::RowCube => (row_cube, 1),
+        Shape::RowCubeDigits => (row_cube, 0),
+        Shape::DeviceWide => (0, tuning.bound_units_per_k),
+    };
+    Some(TopkTuning {
+        row_cube_max_len,
+        bound_units_per_k,
+        ..tuning
+    })
 }
 
 fn default_tuning(client: &Client) -> TopkTuning {
@@ -423,6 +439,7 @@ fn candidates_shrink_over_many_tiles() {
     let variants = [
         (TopkStrategy::RadixSelect, Shape::DeviceWide),
         (TopkStrategy::RadixSelect, Shape::RowCube),
+        (TopkStrategy::RadixSelect, Shape::RowCubeDigits),
         (TopkStrategy::ThresholdBisection, Shape::Default),
     ];
     for (strategy, shape) in variants {
@@ -441,6 +458,79 @@ fn candidates_shrink_over_many_tiles() {
                     strategy.name()
                 );
                 check(&got, &keys, &keys, problem, &options, &case);
+            }
+        }
+    }
+}
+
+#[test]
+fn minima_bound_and_its_fallback() {
+    // The minima bound of both one-row cubes (rank by counting; the radix select's row cube,
+    // with tiny tiles: a plane of units, so the bound holds at most that many keys): rows of
+    // random keys (few keys under the bound: it answers), rows where many keys tie with the
+    // bound or lie under it (it falls back), each `k` the bound may take and more, rows
+    // shorter than the units (units that read nothing), both directions, sorted and not; the
+    // same rows with the bound off must agree.
+    let client = client();
+    let (mut rng, seed) = rng("minima_bound_and_its_fallback");
+    let tiny = tiny_tuning(&client);
+    let units = tiny.row_units_per_cube as usize;
+    for len in [units / 2 + 1, units, 3 * units + 5, 1000] {
+        let rows = 5;
+        let keys: Vec<f32> = (0..rows * len)
+            .map(|i| match i / len {
+                // Distinct-ish random keys.
+                0 | 1 => rng.random_range(-1.0f32..1.0),
+                // A few values, heavy ties.
+                2 => rng.random_range(0i32..3) as f32,
+                // Two keys under every other: the bound is the common key above them.
+                3 => {
+                    if i % len == len / 3 || i % len == len - 1 {
+                        -f32::INFINITY
+                    } else {
+                        0.5
+                    }
+                }
+                // NaN (largest) and -0.0 / +0.0 (equal) scattered over random keys.
+                _ => match rng.random_range(0..6) {
+                    0 => f32::NAN,
+                    1 => -0.0,
+                    2 => 0.0,
+                    _ => rng.random_range(-1.0f32..1.0),
+                },
+            })
+            .collect();
+        let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
+        let mut ks = vec![1, 2, units / 2, units.min(len), len / 8, len / 2];
+        ks.sort_unstable();
+        ks.dedup();
+        for strategy in [TopkStrategy::RadixSelect, TopkStrategy::RankByCounting] {
+            for &k in ks.iter().filter(|&&k| k >= 1) {
+                for largest in [true, false] {
+                    for sorted in [true, false] {
+                        for bound_units_per_k in [1, 0] {
+                            let options = TopkOptions {
+                                largest,
+                                sorted,
+                                strategy,
+                                tuning: Some(TopkTuning {
+                                    row_cube_max_len: usize::MAX,
+                                    bound_units_per_k,
+                                    ..tiny
+                                }),
+                            };
+                            let problem = TopkProblem { rows, len, k };
+                            let got =
+                                run(&client, &bits, Dtype::F32, problem, options, Dtype::I32);
+                            let case = format!(
+                                "seed {seed}: [{rows}, {len}] k {k} {} largest {largest} \
+                                 sorted {sorted} bound_units_per_k {bound_units_per_k}",
+                                strategy.name()
+                            );
+                            check(&got, &keys, &bits, problem, &options, &case);
+                        }
+                    }
+                }
             }
         }
     }

@@ -25,6 +25,9 @@ pub struct Row {
     /// Calls per timed sample (see `timing`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batch: Option<usize>,
+    /// Host time per call to queue it (see `timing::Stats::queue_ms`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_ms: Option<f64>,
     pub status: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -66,6 +69,7 @@ impl Row {
             floor_bytes,
             gbps: None,
             batch: None,
+            queue_ms: None,
             status: "ok".into(),
             note: None,
         }
@@ -77,6 +81,7 @@ impl Row {
         self.max_ms = Some(stats.max_ms);
         self.gbps = Some(self.floor_bytes as f64 / (stats.median_ms * 1e-3) / 1e9);
         self.batch = Some(stats.batch);
+        self.queue_ms = Some(stats.queue_ms);
         self
     }
 
@@ -126,7 +131,7 @@ impl Report {
             .and_then(|r| r.gbps);
         println!("device: {} ({})", self.device, self.backend);
         println!(
-            "{:<12} {:<14} {:<5} {:<44} {:<6} {:>10} {:>10} {:>10} {:>8} {:>7}  {}",
+            "{:<12} {:<14} {:<5} {:<44} {:<6} {:>10} {:>10} {:>10} {:>8} {:>7} {:>9}  {}",
             "op",
             "shape",
             "dtype",
@@ -137,6 +142,7 @@ impl Report {
             "max ms",
             "GB/s",
             "% copy",
+            "queue ms",
             "status"
         );
         for r in &self.rows {
@@ -148,7 +154,7 @@ impl Report {
                 _ => "-".into(),
             };
             println!(
-                "{:<12} {:<14} {:<5} {:<44} {:<6} {:>10} {:>10} {:>10} {:>8} {:>7}  {}{}",
+                "{:<12} {:<14} {:<5} {:<44} {:<6} {:>10} {:>10} {:>10} {:>8} {:>7} {:>9}  {}{}",
                 r.op,
                 shape.join("x"),
                 r.dtype,
@@ -161,6 +167,7 @@ impl Report {
                     .map(|g| format!("{g:.0}"))
                     .unwrap_or_else(|| "-".into()),
                 pct,
+                f(r.queue_ms),
                 r.status,
                 r.note
                     .as_ref()

@@ -19,27 +19,38 @@ pub struct Stats {
     pub max_ms: f64,
     /// Calls per timed sample.
     pub batch: usize,
+    /// Host time per call to queue it (the batch's calls before the sync, per call; median
+    /// over the samples). Where it reaches `median_ms`, the host, not the device, sets the
+    /// pace of back-to-back calls.
+    pub queue_ms: f64,
 }
 
 /// Times `call` (which only queues work); `sync` waits for the device.
 pub fn time(runs: usize, mut call: impl FnMut(), mut sync: impl FnMut()) -> Stats {
+    // (per call: the whole sample, the calls before the sync)
     let mut timed_batch = |batch: usize| {
         let start = Instant::now();
         for _ in 0..batch {
             call();
         }
+        let queued = start.elapsed();
         sync();
-        start.elapsed().as_secs_f64() * 1e3 / batch as f64
+        let per_call = |d: std::time::Duration| d.as_secs_f64() * 1e3 / batch as f64;
+        (per_call(start.elapsed()), per_call(queued))
     };
     timed_batch(1);
-    let single = timed_batch(1);
+    let single = timed_batch(1).0;
     let batch = ((SAMPLE_MS / single.max(1e-6)).ceil() as usize).clamp(1, MAX_BATCH);
-    let mut ms: Vec<f64> = (0..runs).map(|_| timed_batch(batch)).collect();
+    let samples: Vec<(f64, f64)> = (0..runs).map(|_| timed_batch(batch)).collect();
+    let mut ms: Vec<f64> = samples.iter().map(|s| s.0).collect();
+    let mut queue: Vec<f64> = samples.iter().map(|s| s.1).collect();
     ms.sort_by(f64::total_cmp);
+    queue.sort_by(f64::total_cmp);
     Stats {
         median_ms: ms[ms.len() / 2],
         min_ms: ms[0],
         max_ms: ms[ms.len() - 1],
         batch,
+        queue_ms: queue[queue.len() / 2],
     }
 }

@@ -251,8 +251,10 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
 
 /// A top-k tuning from the case's `units=`, `epu=` (keys per unit of a tile), `cubes=`
 /// (cubes per pass), `row_units=` (units of the one-cube-per-row radix select) and
-/// `row_max=` (the longest row it takes) and `gather_epu=` (keys per unit of the scatter's
-/// tiles) params over the device's defaults; `None` when the case names none.
+/// `row_max=` (the longest row it takes), `bound=` (`bound_units_per_k`: one-row cubes try
+/// the minima bound for `k` up to their units over this; 0: never) and `gather_epu=` (keys
+/// per unit of the scatter's tiles) params over the device's defaults; `None` when the case
+/// names none.
 fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning> {
     let get = |k: &str| case.param_u32(k);
     let names = [
@@ -261,6 +263,7 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
         "cubes",
         "row_units",
         "row_max",
+        "bound",
         "gather_epu",
     ];
     if names.iter().all(|k| get(k).is_none()) {
@@ -274,6 +277,7 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
         elements_per_unit: get("epu").unwrap_or(base.elements_per_unit),
         target_cubes: get("cubes").unwrap_or(base.target_cubes),
         row_units_per_cube: get("row_units").unwrap_or(base.row_units_per_cube),
+        bound_units_per_k: get("bound").unwrap_or(base.bound_units_per_k),
         row_cube_max_len: get("row_max").map_or(base.row_cube_max_len, |m| m as usize),
         gather_elements_per_unit: get("gather_epu").unwrap_or(base.gather_elements_per_unit),
         ..base

@@ -17,14 +17,17 @@ const _: () = assert!(SOURCE_INPUT == 0 && SOURCE_A == 1 && SOURCE_B == 2);
 use super::tile::{
     DIGITS, GatherSlots, KeyRead, SOURCE_A, SOURCE_B, SOURCE_INPUT, STATE_BOUND, STATE_DONE,
     STATE_HI_COUNT, STATE_LO, STATE_NEED, STATE_SHARED_FROM, STATE_SOURCE, STATE_SOURCE_LEN,
-    STATE_TARGET, STATE_WORDS, TopkBlueprint, chunk_of_cube, count_chunk, find_digit, gather_tile,
-    histogram_tile, key_at, ranks_in_row, row_histogram_tile,
+    STATE_TARGET, STATE_WORDS, TopkBlueprint, chunk_of_cube, clear_bins, count_chunk, find_digit,
+    gather_tile, histogram_tile, key_at, rank_under_minima_bound, ranks_in_row,
+    row_histogram_tile, select_under_minima_bound,
 };
 use crate::common::cube::{U32Range, cube_exclusive_sum, cube_range};
 use crate::common::grid::linear_cube_index;
 
 /// Rank by counting: one cube per row, the row's radix keys in shared memory; every element
-/// whose rank is below `k` writes itself to output slot `rank`.
+/// whose rank is below `k` writes itself to output slot `rank`. With `k <= bound_max_k` only
+/// the keys under the minima bound are ranked, among themselves
+/// ([`rank_under_minima_bound`]), unless too many lie under it.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn rank_kernel<K: Numeric, I: Numeric>(
@@ -34,6 +37,7 @@ pub(crate) fn rank_kernel<K: Numeric, I: Numeric>(
     len: usize,
     k: usize,
     rows: usize,
+    bound_max_k: u32,
     #[comptime] read: KeyRead,
     #[comptime] write_values: bool,
     #[comptime] write_indices: bool,
@@ -56,18 +60,36 @@ pub(crate) fn rank_kernel<K: Numeric, I: Numeric>(
         }
     }
     sync_cube();
-    let ranks = ranks_in_row(&keys, blueprint.elements_per_unit);
-    #[unroll]
-    for e in 0..blueprint.elements_per_unit {
-        let local = (e * CUBE_DIM + UNIT_POS) as usize;
-        if local < len {
-            let rank = ranks[e as usize] as usize;
-            if rank < k {
-                if write_values {
-                    values_out[row * k + rank] = values[row_base + local];
-                }
-                if write_indices {
-                    indices_out[row * k + rank] = I::cast_from(local as u32);
+    let mut ranked = false;
+    // Uniform per cube, as is `fits`.
+    if k <= bound_max_k as usize {
+        let candidate = rank_under_minima_bound(&keys, len, k as u32, blueprint);
+        ranked = candidate.fits;
+        let rank = candidate.rank as usize;
+        if rank < k {
+            let local = candidate.position as usize;
+            if write_values {
+                values_out[row * k + rank] = values[row_base + local];
+            }
+            if write_indices {
+                indices_out[row * k + rank] = I::cast_from(candidate.position);
+            }
+        }
+    }
+    if !ranked {
+        let ranks = ranks_in_row(&keys, blueprint);
+        #[unroll]
+        for e in 0..blueprint.elements_per_unit {
+            let local = (e * CUBE_DIM + UNIT_POS) as usize;
+            if local < len {
+                let rank = ranks[e as usize] as usize;
+                if rank < k {
+                    if write_values {
+                        values_out[row * k + rank] = values[row_base + local];
+                    }
+                    if write_indices {
+                        indices_out[row * k + rank] = I::cast_from(local as u32);
+                    }
                 }
             }
         }
@@ -217,11 +239,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
         terminate!();
     }
     let bins = Shared::<[Atomic<u32>]>::new_slice(DIGITS);
-    let mut d = UNIT_POS as usize;
-    while d < DIGITS {
-        bins[d].store(0u32);
-        d += CUBE_DIM as usize;
-    }
+    clear_bins(&bins);
     sync_cube();
     // Literals, not the constants, so the variables are runtime ones: SOURCE_INPUT is 0.
     let mut source = 0u32;
@@ -361,12 +379,14 @@ pub(crate) fn radix_digit_kernel(
     }
 }
 
-/// Radix select of whole rows, one cube per row, in one launch: the four MSB-first digit
-/// passes (each a sweep over the row's tiles into the cube's shared histogram, then
-/// [`find_digit`]) and the gather (`gather_tile` over the row's tiles in order, writing the
-/// chosen radix keys and positions to `[rows, k]` candidates, as the device-wide gather
-/// does). Later sweeps find the row in cache. The first sweep also takes the row's key
-/// range: digits every key shares are the smallest key's, and their sweeps are skipped.
+/// Radix select of whole rows, one cube per row, in one launch, writing the chosen radix keys
+/// and positions to `[rows, k]` candidates as the device-wide gather does. With `k <=
+/// bound_max_k` the cube first tries [`select_under_minima_bound`] (two sweeps; sorted
+/// candidates); where too many keys lie under the bound, or `k` is larger, it runs the four
+/// MSB-first digit passes (each a sweep over the row's tiles into the cube's shared
+/// histogram, then [`find_digit`]) and the gather (`gather_tile` over the row's tiles in
+/// order). Later sweeps find the row in cache. The first digit sweep also takes the row's
+/// key range: digits every key shares are the smallest key's, and their sweeps are skipped.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn row_select_kernel<K: Numeric>(
@@ -376,6 +396,7 @@ pub(crate) fn row_select_kernel<K: Numeric>(
     len: usize,
     k: u32,
     rows: usize,
+    bound_max_k: u32,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
     #[define(K)] _dtype: ElemType,
@@ -385,9 +406,55 @@ pub(crate) fn row_select_kernel<K: Numeric>(
         terminate!();
     }
     let row_base = row * len;
+    let bins = Shared::<[Atomic<u32>]>::new_slice(DIGITS);
+    let mut selected = false;
+    // Uniform per cube, as is the result.
+    if k <= bound_max_k {
+        selected = select_under_minima_bound::<K>(
+            values,
+            &bins,
+            cand_keys,
+            cand_positions,
+            row_base,
+            row * k as usize,
+            len,
+            k,
+            read,
+            blueprint,
+        );
+    }
+    if !selected {
+        select_by_digits::<K>(
+            values,
+            &bins,
+            cand_keys,
+            cand_positions,
+            row,
+            len,
+            k,
+            read,
+            blueprint,
+        );
+    }
+}
+
+/// The digit passes and the gather of [`row_select_kernel`], for one row.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn select_by_digits<K: Numeric>(
+    values: &[K],
+    bins: &Shared<[Atomic<u32>]>,
+    cand_keys: &mut [u32],
+    cand_positions: &mut [u32],
+    row: usize,
+    len: usize,
+    k: u32,
+    #[comptime] read: KeyRead,
+    #[comptime] blueprint: TopkBlueprint,
+) {
+    let row_base = row * len;
     let tile_keys = comptime!(blueprint.tile());
     let tiles = len.div_ceil(tile_keys);
-    let bins = Shared::<[Atomic<u32>]>::new_slice(DIGITS);
     let mut prefix = 0u32;
     let mut need = k;
     let mut smallest = 0u32;
@@ -399,11 +466,7 @@ pub(crate) fn row_select_kernel<K: Numeric>(
         if shift >= shared_from {
             prefix |= smallest & (0xFFu32 << shift);
         } else {
-            let mut d = UNIT_POS as usize;
-            while d < DIGITS {
-                bins[d].store(0u32);
-                d += CUBE_DIM as usize;
-            }
+            clear_bins(bins);
             sync_cube();
             // The prefix bits chosen so far (none in the first pass; `shift + 8` is 32 there).
             let mut high_mask = 0u32;
@@ -417,7 +480,7 @@ pub(crate) fn row_select_kernel<K: Numeric>(
             for tile in 0..tiles {
                 let tile_range = row_histogram_tile::<K>(
                     values,
-                    &bins,
+                    bins,
                     row_base,
                     tile * tile_keys,
                     len,
@@ -436,7 +499,7 @@ pub(crate) fn row_select_kernel<K: Numeric>(
                 shared_from = 32u32 - u32::leading_zeros(row_range.min ^ row_range.max);
             }
             sync_cube();
-            let choice = find_digit(&bins, need, blueprint);
+            let choice = find_digit(bins, need, blueprint);
             prefix |= choice.digit << shift;
             need -= choice.before;
         }

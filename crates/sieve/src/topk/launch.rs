@@ -12,7 +12,7 @@ use super::kernels::{
 use super::tile::{DIGITS, KeyRead, STATE_WORDS, TopkBlueprint};
 use super::{
     RANK_AUTO_LEN, TopkIo, TopkOptions, TopkProblem, TopkReport, TopkStrategy, TopkTuning,
-    tile_shared_bytes,
+    row_shared_bytes, tile_shared_bytes,
 };
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
@@ -168,14 +168,15 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
     }
     caps.check_units("tuning.row_units_per_cube", tuning.row_units_per_cube)?;
     let row_tile = tuning.row_units_per_cube as usize * tuning.elements_per_unit as usize;
-    let row_bytes = tile_shared_bytes(tuning.row_units_per_cube, tuning.elements_per_unit);
+    let row_bytes = row_shared_bytes(tuning.row_units_per_cube, tuning.elements_per_unit);
     if row_tile >= 1 << 16 || row_bytes > tuning.max_shared_bytes {
         return Err(SieveError::invalid(
             "tuning.row_units_per_cube",
             tuning.row_units_per_cube,
             format!(
                 "a row-select tile ({} keys per unit) below 65,536 keys whose keys ({row_bytes} \
-                 bytes with the bins and the spine) fit the device's {} bytes of shared memory",
+                 bytes with the bins, the spines and the bound's candidates) fit the device's {} \
+                 bytes of shared memory",
                 tuning.elements_per_unit, tuning.max_shared_bytes
             ),
         ));
@@ -361,6 +362,7 @@ impl Run<'_> {
                 len,
                 self.problem.k,
                 self.problem.rows,
+                self.tuning.bound_max_k(units),
                 self.read,
                 self.io.values_out.is_some(),
                 self.io.indices_out.is_some(),
@@ -555,6 +557,7 @@ impl Run<'_> {
                 self.problem.len,
                 self.problem.k as u32,
                 rows,
+                self.tuning.bound_max_k(blueprint.units),
                 self.read,
                 blueprint,
                 self.io.value_dtype.elem_type(),

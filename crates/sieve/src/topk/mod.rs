@@ -32,7 +32,10 @@
 //!   key at a lower index): that count is its rank, and ranks below `k` write themselves to
 //!   output slot `rank` (sorted output directly). Each unit sweeps the row once for all of
 //!   its keys. `O(len^2 / units)` work per row: rows up to [`TopkTuning::rank_capacity`]
-//!   keys (a few thousand).
+//!   keys (a few thousand). For small `k` (see [`TopkTuning::bound_units_per_k`]) the cube
+//!   first takes the *minima bound* (below): only the keys at or under it are ranked, among
+//!   themselves (about `k` against about `k` on random data), unless more keys than the
+//!   cube has units lie under it.
 //! - [`TopkStrategy::ThresholdBisection`]: finds each row's boundary key `T` (the `k`-th
 //!   smallest radix key) bit by bit, most significant first: each step is one parallel
 //!   counting pass (how many keys of the row are below the guess), so at most 32 passes;
@@ -47,7 +50,16 @@
 //!   one cube per row, everything in one launch: each digit pass sweeps the row (re-read
 //!   from cache) into the cube's shared histogram and picks the digit; the first sweep's
 //!   key range skips the digits every key shares; then the cube gathers the row's chosen
-//!   keys tile by tile in index order. Longer rows run device-wide passes: each pass
+//!   keys tile by tile in index order. Before that, for small `k` (see
+//!   [`TopkTuning::bound_units_per_k`]), the cube tries the *minima bound*: one sweep takes
+//!   each unit's smallest key, the `k`-th smallest of those minima bounds the row's `k`-th
+//!   key from above (`k` distinct units each read a key at or below it), so every chosen
+//!   key, and every key that outranks one, lies at or under it; a second sweep collects
+//!   those keys into shared memory (about `k` of them on random data), and each is ranked
+//!   among them by (key, index): two sweeps instead of five, and sorted candidates. Where
+//!   more keys than the cube has units lie under the bound (all-equal or low-entropy rows,
+//!   where the bound is a common key) the cube runs the digit passes after all, having
+//!   spent two sweeps. Longer rows run device-wide passes: each pass
 //!   builds a 256-bin histogram of the next digit of the keys that match the boundary
 //!   prefix found so far (each cube's shared-memory counters, over all of its tiles, added
 //!   into a per-row histogram), and a prefix sum over the 256 bins picks the digit the
@@ -162,6 +174,14 @@ pub struct TopkTuning {
     /// Units of a one-cube-per-row radix select (a power of two, at least the plane width);
     /// its tiles hold `row_units_per_cube * elements_per_unit` keys.
     pub row_units_per_cube: u32,
+    /// The *minima bound* (see the module docs) is tried first by a one-row cube (the
+    /// rank-by-counting cube, the one-cube-per-row radix select) whose `k` is at most its
+    /// units over this; 0 turns it off, 1 tries it for every `k` up to the units. It falls
+    /// back to the full method where more keys than the cube has units lie under the bound.
+    /// The bound is the `k`-th smallest of the units' minima: the smaller `k` is against the
+    /// units, the fewer random keys lie under it (about `1.2 k` at a quarter), and the rarer
+    /// a fallback.
+    pub bound_units_per_k: u32,
     /// Keys per unit of the gather's scatter tiles: a multiple of `elements_per_unit`, at
     /// most 32. Larger tiles mean fewer cube-wide sums per key where most tiles hold chosen
     /// keys (large `k`).
@@ -177,16 +197,31 @@ pub struct TopkTuning {
 /// Keys per unit of the passes' tiles by default.
 const ELEMENTS_PER_UNIT: u32 = 8;
 
+/// The minima bound runs by default for `k` up to a cube's units over this. With `k` a
+/// quarter of the units, about `1.2 k` random keys lie under the bound (`len * p` where
+/// `(1 - p)^(len / units) = 3 / 4`), well inside the cube's capacity of one per unit.
+const BOUND_UNITS_PER_K: u32 = 4;
+
 /// Shared memory of a tiled top-k cube: the tile's radix keys, the digit bins and the scan
 /// spine (one word per unit).
 pub(crate) fn tile_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
     4 * (units as usize * elements_per_unit as usize + tile::DIGITS + units as usize)
 }
 
+/// Shared memory of a one-cube-per-row radix select, every allocation counted (not every
+/// compiler overlaps allocations whose lifetimes do not: the SPIR-V path does not): the
+/// gather's tile of keys, the digit bins, six words per unit (the scan spines of the
+/// gather's two cube-wide sums and of the two digit searches, the minima bound's candidate
+/// keys and positions) and a few words (two digit choices, the key range, the candidate
+/// counter).
+pub(crate) fn row_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
+    4 * (units as usize * elements_per_unit as usize + tile::DIGITS + 6 * units as usize + 8)
+}
+
 /// Units of the one-cube-per-row radix select: the most a cube may have (up to 1024), halved
-/// until its tile's keys, the bins and the scan spine fit in shared memory.
+/// until its shared memory ([`row_shared_bytes`]) fits.
 fn row_units(caps: &crate::DeviceCaps, shared_bytes: usize, elements_per_unit: u32) -> u32 {
-    let fits = |units: u32| tile_shared_bytes(units, elements_per_unit) <= shared_bytes;
+    let fits = |units: u32| row_shared_bytes(units, elements_per_unit) <= shared_bytes;
     let mut units = caps.max_units_per_cube.min(1024);
     while units > caps.plane_size_max && !fits(units) {
         units /= 2;
@@ -205,9 +240,10 @@ impl TopkTuning {
     /// 256 units x 8 keys per tile; 32 cubes per multiprocessor in a pass (4 waves of 8
     /// resident 256-unit cubes), 2048 cubes where the device does not say how many it has;
     /// one-cube-per-row selects of up to 1024 units (as many as fit) for rows up to 2^17
-    /// keys; scatter tiles as the passes' (larger ones measured slower on the H200: 16 and
+    /// keys; the minima bound for `k` up to a quarter of a one-row cube's units; scatter tiles as the passes' (larger ones measured slower on the H200: 16 and
     /// 32 keys per unit took 1.1x and 1.4x at [2^28] k = 100000).
     pub fn for_device(caps: &crate::DeviceCaps, shared_bytes: usize) -> Self {
+        let row_units_per_cube = row_units(caps, shared_bytes, ELEMENTS_PER_UNIT);
         TopkTuning {
             units_per_cube: 256u32.max(caps.plane_size_max),
             elements_per_unit: ELEMENTS_PER_UNIT,
@@ -215,7 +251,8 @@ impl TopkTuning {
                 .multiprocessors
                 .map_or(2048, |sms| sms.saturating_mul(32)),
             row_cube_max_len: 1 << 17,
-            row_units_per_cube: row_units(caps, shared_bytes, ELEMENTS_PER_UNIT),
+            row_units_per_cube,
+            bound_units_per_k: BOUND_UNITS_PER_K,
             gather_elements_per_unit: ELEMENTS_PER_UNIT,
             use_planes: caps.plane_ops,
             max_units: caps.max_units_per_cube.min(1024),
@@ -228,11 +265,18 @@ impl TopkTuning {
         self.units_per_cube as usize * self.elements_per_unit as usize
     }
 
+    /// The largest `k` for which a one-row cube of `units` tries the minima bound (see
+    /// [`TopkTuning::bound_units_per_k`]; 0: never).
+    pub fn bound_max_k(&self, units: u32) -> u32 {
+        units.checked_div(self.bound_units_per_k).unwrap_or(0)
+    }
+
     /// The longest row [`TopkStrategy::RankByCounting`] takes: the largest power of two of
-    /// 4-byte keys that fits in shared memory beside 4 KiB, at most [`RANK_MAX_LEN`] and 16
-    /// per unit.
+    /// keys that fits in shared memory beside 4 KiB at 6 bytes a key (the 4-byte key, and per
+    /// unit, one per 8 keys, its minimum, a scan-spine word and a candidate key and
+    /// position for the minima bound), at most [`RANK_MAX_LEN`] and 16 per unit.
     pub fn rank_capacity(&self) -> usize {
-        let fit = self.max_shared_bytes.saturating_sub(4096) / 4;
+        let fit = self.max_shared_bytes.saturating_sub(4096) / 6;
         if fit == 0 {
             return 0;
         }
@@ -271,7 +315,9 @@ pub struct TopkReport {
     /// The strategy that ran (`Auto` resolved).
     pub strategy: TopkStrategy,
     /// Counting passes over the input the boundary search took: one per bisection step
-    /// (`ThresholdBisection`, at most 32), one per digit (`RadixSelect`: 4); 0 for the
-    /// other strategies, and when no search is needed (`k = 0`, `k = len`, empty problems).
+    /// (`ThresholdBisection`, at most 32), one per digit (`RadixSelect`: 4, the most it
+    /// runs: the host does not learn which digit passes a row skipped, or whether the row
+    /// cube's minima bound answered instead); 0 for the other strategies, and when no search
+    /// is needed (`k = 0`, `k = len`, empty problems).
     pub counting_passes: u32,
 }

@@ -43,6 +43,11 @@ pub const SOURCE_B: u32 = 2;
 /// Bins of a radix-select digit (8 bits).
 pub const DIGITS: usize = 256;
 
+/// Rank-by-counting cubes of up to this many units (rows up to 256 keys) unroll their sweep
+/// over the row ([`ranks_in_row`]); larger cubes keep a loop (the unrolled body grows with
+/// units times keys per unit).
+pub const RANK_UNROLL_UNITS: u32 = 32;
+
 /// Compile-time shape of a top-k tile: only what changes control flow or array sizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TopkBlueprint {
@@ -354,10 +359,12 @@ pub fn gather_tile<K: Numeric>(
 /// One sweep over the row serves all of the unit's keys, in segments of `CUBE_DIM` keys:
 /// every key of segment `j` comes before the unit's key `e` when `j < e` (equal keys count)
 /// and after it when `j > e` (they do not), so only segment `e` itself compares positions.
-/// The padding never counts: it is only ever compared as a later key.
+/// The padding never counts: it is only ever compared as a later key. A cube of at most
+/// [`RANK_UNROLL_UNITS`] units unrolls the sweep (positions become constants: no loop
+/// counter, and the position test against its own is a compare with an immediate).
 #[cube]
-pub fn ranks_in_row(keys: &Shared<[u32]>, #[comptime] elements_per_unit: u32) -> Array<u32> {
-    let epu = elements_per_unit;
+pub fn ranks_in_row(keys: &Shared<[u32]>, #[comptime] blueprint: TopkBlueprint) -> Array<u32> {
+    let epu = blueprint.elements_per_unit;
     let mut mine = Array::<u32>::new(epu as usize);
     let mut ranks = Array::<u32>::new(epu as usize);
     #[unroll]
@@ -367,7 +374,8 @@ pub fn ranks_in_row(keys: &Shared<[u32]>, #[comptime] elements_per_unit: u32) ->
     }
     #[unroll]
     for j in 0..epu {
-        for i in 0..CUBE_DIM {
+        #[unroll(blueprint.units <= RANK_UNROLL_UNITS)]
+        for i in 0..blueprint.units {
             let other = keys[(j * CUBE_DIM + i) as usize];
             #[unroll]
             for e in 0..epu {
@@ -387,6 +395,112 @@ pub fn ranks_in_row(keys: &Shared<[u32]>, #[comptime] elements_per_unit: u32) ->
         }
     }
     ranks
+}
+
+/// One unit's share of [`rank_under_minima_bound`]: whether the bound held few enough keys
+/// (`fits`, the same for every unit), and if so the row position and rank of the candidate
+/// the unit ranked (`rank` is `u32::MAX` when it ranked none).
+#[derive(CubeType, Clone, Copy)]
+pub struct BoundedRank {
+    pub fits: bool,
+    pub position: u32,
+    pub rank: u32,
+}
+
+/// Rank by counting under the minima bound, for a row in shared memory (`keys[0..len]`,
+/// positions `e * CUBE_DIM + UNIT_POS`, `1 <= k <= CUBE_DIM`, `k <= len`): each unit takes
+/// the smallest of its keys; the `k`-th smallest of those minima (each unit counts the
+/// minima below its own, ties by unit, and the one with `k - 1` below publishes it) bounds
+/// the row's `k`-th key from above, so every chosen key, and every key that outranks one,
+/// is at or below it. Those keys go to shared memory with their positions (slots from a
+/// cube-wide sum of the units' counts), and each is ranked among them only: about `k` keys against about `k`,
+/// instead of every key against the row. Where more than `CUBE_DIM` keys lie under the
+/// bound (ties with it: all-equal and low-entropy rows) nothing is ranked and `fits` is
+/// false. Every unit must call it.
+#[cube]
+pub fn rank_under_minima_bound(
+    keys: &Shared<[u32]>,
+    len: usize,
+    k: u32,
+    #[comptime] blueprint: TopkBlueprint,
+) -> BoundedRank {
+    let epu = blueprint.elements_per_unit;
+    let units = blueprint.units;
+    let mut smallest = 0xFFFF_FFFFu32;
+    #[unroll]
+    for e in 0..epu {
+        let local = (e * CUBE_DIM + UNIT_POS) as usize;
+        if local < len {
+            smallest = min(smallest, keys[local]);
+        }
+    }
+    let mut minima = Shared::<[u32]>::new_slice(comptime!(units as usize));
+    minima[UNIT_POS as usize] = smallest;
+    sync_cube();
+    // Units that read no key hold u32::MAX: at least k units read one (k <= min(len,
+    // units)), and ties go to the lower unit, so the k-th minimum is a real key's.
+    let mut below = 0u32;
+    #[unroll(units <= RANK_UNROLL_UNITS)]
+    for i in 0..units {
+        let other = minima[i as usize];
+        if other < smallest || (other == smallest && i < UNIT_POS) {
+            below += 1u32;
+        }
+    }
+    let mut published = Shared::<[u32]>::new_slice(1usize);
+    if below == k - 1 {
+        published[0] = smallest;
+    }
+    sync_cube();
+    let bound = published[0];
+    let mut under = 0u32;
+    #[unroll]
+    for e in 0..epu {
+        let local = (e * CUBE_DIM + UNIT_POS) as usize;
+        if local < len && keys[local] <= bound {
+            under += 1u32;
+        }
+    }
+    let placed = cube_exclusive_sum(under, units, blueprint.use_planes);
+    let fits = placed.total <= units;
+    let mut cand_keys = Shared::<[u32]>::new_slice(comptime!(units as usize));
+    let mut cand_positions = Shared::<[u32]>::new_slice(comptime!(units as usize));
+    if fits {
+        let mut slot = placed.before as usize;
+        #[unroll]
+        for e in 0..epu {
+            let local = (e * CUBE_DIM + UNIT_POS) as usize;
+            if local < len {
+                let key = keys[local];
+                if key <= bound {
+                    cand_keys[slot] = key;
+                    cand_positions[slot] = local as u32;
+                    slot += 1;
+                }
+            }
+        }
+    }
+    sync_cube();
+    let mut result = BoundedRank {
+        fits,
+        position: 0u32,
+        rank: 0xFFFF_FFFFu32,
+    };
+    if fits && UNIT_POS < placed.total {
+        let key = cand_keys[UNIT_POS as usize];
+        let position = cand_positions[UNIT_POS as usize];
+        let mut rank = 0u32;
+        // (Slots follow units, not positions: ties compare positions.)
+        for j in 0..placed.total {
+            let other = cand_keys[j as usize];
+            if other < key || (other == key && cand_positions[j as usize] < position) {
+                rank += 1u32;
+            }
+        }
+        result.position = position;
+        result.rank = rank;
+    }
+    result
 }
 
 /// Radix select, one pass over one tile of a row's current candidate source (`source`:
@@ -613,4 +727,167 @@ pub fn find_digit(
         digit: choice[0],
         before: choice[1],
     }
+}
+
+/// Zeroes the cube's digit bins (no synchronisation: the caller syncs before counting).
+#[cube]
+pub fn clear_bins(bins: &Shared<[Atomic<u32>]>) {
+    let mut d = UNIT_POS as usize;
+    while d < DIGITS {
+        bins[d].store(0u32);
+        d += CUBE_DIM as usize;
+    }
+}
+
+/// The smallest radix key among the keys one unit reads in a sweep over a whole row (tile
+/// by tile, striped: key `e` of tile `t` at row position `t * tile + e * CUBE_DIM +
+/// UNIT_POS`); `u32::MAX` if it reads none. Loads only: no shared memory, no
+/// synchronisation.
+#[cube]
+pub fn unit_min_key<K: Numeric>(
+    values: &[K],
+    row_base: usize,
+    len: usize,
+    #[comptime] read: KeyRead,
+    #[comptime] blueprint: TopkBlueprint,
+) -> u32 {
+    let tile_keys = comptime!(blueprint.tile());
+    let tiles = len.div_ceil(tile_keys);
+    let mut smallest = 0xFFFF_FFFFu32;
+    let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
+    for tile in 0..tiles {
+        let valid = load_tile_keys::<K>(
+            values,
+            &mut held,
+            row_base,
+            tile * tile_keys,
+            len,
+            read,
+            blueprint,
+        );
+        #[unroll]
+        for e in 0..blueprint.elements_per_unit {
+            if (valid >> e) & 1u32 == 1u32 {
+                smallest = min(smallest, held[e as usize]);
+            }
+        }
+    }
+    smallest
+}
+
+/// The `k`-th smallest (1-based, `1 <= k <= CUBE_DIM`) of the keys the cube's units hold,
+/// one key each: four MSB-first 8-bit digit rounds, each a count of the matching units'
+/// digits into the cube's `bins` and [`find_digit`]. Every unit must call it and gets the
+/// key.
+#[cube]
+pub fn kth_smallest_unit_key(
+    bins: &Shared<[Atomic<u32>]>,
+    key: u32,
+    k: u32,
+    #[comptime] blueprint: TopkBlueprint,
+) -> u32 {
+    let mut prefix = 0u32;
+    let mut need = k;
+    for round in 0..4u32 {
+        let shift = 24u32 - 8u32 * round;
+        clear_bins(bins);
+        sync_cube();
+        // The digits chosen so far (none in the first round, where `shift + 8` is 32).
+        let mut high_mask = 0u32;
+        if round > 0u32 {
+            high_mask = 0xFFFF_FFFFu32 << (shift + 8u32);
+        }
+        if ((key ^ prefix) & high_mask) == 0u32 {
+            bins[((key >> shift) & 0xFFu32) as usize].fetch_add(1u32);
+        }
+        sync_cube();
+        let choice = find_digit(bins, need, blueprint);
+        prefix |= choice.digit << shift;
+        need -= choice.before;
+    }
+    prefix
+}
+
+/// Top-k of a whole row in one cube when the row's `k` smallest keys are few and easy to
+/// bound (`1 <= k <= CUBE_DIM`), in two sweeps and no digit passes:
+/// 1. every unit takes the smallest key it reads ([`unit_min_key`]), and the `k`-th smallest
+///    of those minima ([`kth_smallest_unit_key`]) is the *bound*: `k` distinct units each
+///    read a key at or below it, so the row's `k`-th smallest key is at or below it too, and
+///    every chosen key (ties included) is at or below it;
+/// 2. the keys at or below the bound, with their positions, go to shared memory (slots from
+///    a shared counter: arrival order, which nothing depends on); each is ranked among them
+///    by (key, position), which is its rank in the row, as every key that outranks a chosen
+///    key is at or below the bound too. Ranks below `k` go to candidate slot `rank` of
+///    `cand_keys` / `cand_positions` (from `out_base`): sorted order, positions in the row.
+///
+/// For random data about `k` keys qualify. Where more than `CUBE_DIM` do (all-equal or
+/// low-entropy rows: the bound is then a common key) nothing is written and it returns
+/// `false`: the caller selects by digit passes instead (a unit stops reading once the
+/// counter has passed the capacity). Every unit must call it; the result is the same for
+/// all.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+pub fn select_under_minima_bound<K: Numeric>(
+    values: &[K],
+    bins: &Shared<[Atomic<u32>]>,
+    cand_keys: &mut [u32],
+    cand_positions: &mut [u32],
+    row_base: usize,
+    out_base: usize,
+    len: usize,
+    k: u32,
+    #[comptime] read: KeyRead,
+    #[comptime] blueprint: TopkBlueprint,
+) -> bool {
+    let capacity = comptime!(blueprint.units);
+    let mut keys = Shared::<[u32]>::new_slice(comptime!(blueprint.units as usize));
+    let mut positions = Shared::<[u32]>::new_slice(comptime!(blueprint.units as usize));
+    let found = Shared::<[Atomic<u32>]>::new_slice(1usize);
+    if UNIT_POS == 0 {
+        found[0].store(0u32);
+    }
+    let smallest = unit_min_key::<K>(values, row_base, len, read, blueprint);
+    // Its first sync also orders the counter's clear before any add.
+    let bound = kth_smallest_unit_key(bins, smallest, k, blueprint);
+    let tile_keys = comptime!(blueprint.tile());
+    let tiles = len.div_ceil(tile_keys);
+    let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
+    let mut tile = 0usize;
+    // The counter only grows, so a unit that sees it past the capacity can stop: the row
+    // falls back whatever the others add.
+    while tile < tiles && found[0].load() <= capacity {
+        let start = tile * tile_keys;
+        let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
+        #[unroll]
+        for e in 0..blueprint.elements_per_unit {
+            let key = held[e as usize];
+            if (valid >> e) & 1u32 == 1u32 && key <= bound {
+                let slot = found[0].fetch_add(1u32);
+                if slot < capacity {
+                    keys[slot as usize] = key;
+                    positions[slot as usize] = (start + (e * CUBE_DIM + UNIT_POS) as usize) as u32;
+                }
+            }
+        }
+        tile += 1;
+    }
+    sync_cube();
+    let count = found[0].load();
+    let fits = count <= capacity;
+    if fits && UNIT_POS < count {
+        let key = keys[UNIT_POS as usize];
+        let position = positions[UNIT_POS as usize];
+        let mut rank = 0u32;
+        for j in 0..count {
+            let other = keys[j as usize];
+            if other < key || (other == key && positions[j as usize] < position) {
+                rank += 1u32;
+            }
+        }
+        if rank < k {
+            cand_keys[out_base + rank as usize] = key;
+            cand_positions[out_base + rank as usize] = position;
+        }
+    }
+    fits
 }
