@@ -605,7 +605,8 @@ pub fn histogram_tile<K: Numeric>(
 /// adds one. (Merging equal digits key by key, by ballot rounds, cost more than the
 /// conflicts it saved on random float keys: 1.65 -> 2.50 ms at [2^28] k = 1000 with one
 /// round on the H200, `bench/results/h200/topk/notes.md`.) Every unit of the plane must call
-/// it.
+/// it. Without planes no plane builtin appears in the kernel at all (a device without
+/// subgroups refuses a shader that names one, even in a branch never taken).
 #[cube]
 pub fn count_digits(
     bins: &Shared<[Atomic<u32>]>,
@@ -615,28 +616,39 @@ pub fn count_digits(
     #[comptime] blueprint: TopkBlueprint,
 ) {
     let epu = blueprint.elements_per_unit;
-    let mut one_add = false;
-    let mut lead = 0u32;
     if blueprint.use_planes {
-        lead = plane_broadcast((held[0] >> shift) & 0xFFu32, 0u32);
+        let lead = plane_broadcast((held[0] >> shift) & 0xFFu32, 0u32);
         let mut same = hits == comptime!(((1u64 << blueprint.elements_per_unit) - 1) as u32);
         #[unroll]
         for e in 0..epu {
             same = same && ((held[e as usize] >> shift) & 0xFFu32) == lead;
         }
-        one_add = plane_all(same);
-    }
-    // Uniform per plane.
-    if one_add {
-        if UNIT_POS_PLANE == 0 {
-            bins[lead as usize].fetch_add(PLANE_DIM * epu);
+        // Uniform per plane.
+        if plane_all(same) {
+            if UNIT_POS_PLANE == 0 {
+                bins[lead as usize].fetch_add(PLANE_DIM * epu);
+            }
+        } else {
+            add_digits(bins, held, hits, shift, epu);
         }
     } else {
-        #[unroll]
-        for e in 0..epu {
-            if (hits >> e) & 1u32 == 1u32 {
-                bins[((held[e as usize] >> shift) & 0xFFu32) as usize].fetch_add(1u32);
-            }
+        add_digits(bins, held, hits, shift, epu);
+    }
+}
+
+/// One shared add per key flagged in `hits`, at its digit at `shift`.
+#[cube]
+fn add_digits(
+    bins: &Shared<[Atomic<u32>]>,
+    held: &Array<u32>,
+    hits: u32,
+    shift: u32,
+    #[comptime] elements_per_unit: u32,
+) {
+    #[unroll]
+    for e in 0..elements_per_unit {
+        if (hits >> e) & 1u32 == 1u32 {
+            bins[((held[e as usize] >> shift) & 0xFFu32) as usize].fetch_add(1u32);
         }
     }
 }
