@@ -269,6 +269,7 @@ fn special_floats(rng: &mut StdRng, n: usize) -> Vec<f32> {
 
 #[test]
 fn floats_with_specials_every_strategy() {
+    let _serial = serial();
     let client = client();
     let (mut rng, seed) = rng("floats_with_specials_every_strategy");
     for (rows, len) in [(1, 0), (2, 1), (3, 31), (2, 33), (1, 97), (2, 4097)] {
@@ -293,6 +294,7 @@ fn floats_with_specials_every_strategy() {
 
 #[test]
 fn random_floats_no_ties() {
+    let _serial = serial();
     let client = client();
     let (mut rng, seed) = rng("random_floats_no_ties");
     let (rows, len) = (2, 3001);
@@ -314,6 +316,7 @@ fn random_floats_no_ties() {
 
 #[test]
 fn integers_with_duplicates() {
+    let _serial = serial();
     let client = client();
     let (mut rng, seed) = rng("integers_with_duplicates");
     let (rows, len) = (3, 1031);
@@ -352,6 +355,7 @@ fn integers_with_duplicates() {
 
 #[test]
 fn all_equal_sorted_reversed_and_all_nan() {
+    let _serial = serial();
     let client = client();
     let len = 2003;
     let inputs: [(&str, Vec<f32>); 5] = [
@@ -388,6 +392,7 @@ fn all_equal_sorted_reversed_and_all_nan() {
 
 #[test]
 fn every_length_across_a_tile_boundary() {
+    let _serial = serial();
     let client = client();
     let (mut rng, seed) = rng("every_length_across_a_tile_boundary");
     let tuning = tiny_tuning(&client);
@@ -421,6 +426,7 @@ fn every_length_across_a_tile_boundary() {
 
 #[test]
 fn candidates_shrink_over_many_tiles() {
+    let _serial = serial();
     // Long rows of tiny tiles with keys that share their high digits in different amounts,
     // so the radix select appends candidates in passes 1 and 2 from many cubes, skips the
     // passes whose digit a whole row shares (rows 1 to 3), and does both in one launch.
@@ -465,6 +471,7 @@ fn candidates_shrink_over_many_tiles() {
 
 #[test]
 fn minima_bound_and_its_fallback() {
+    let _serial = serial();
     // The minima bound of both one-row cubes (rank by counting; the radix select's row cube,
     // with tiny tiles: a plane of units, so the bound holds at most that many keys): rows of
     // random keys (few keys under the bound: it answers), rows where many keys tie with the
@@ -538,6 +545,7 @@ fn minima_bound_and_its_fallback() {
 
 #[test]
 fn many_short_rows() {
+    let _serial = serial();
     let client = client();
     let (mut rng, seed) = rng("many_short_rows");
     let (rows, len, k) = (66_000, 5, 2);
@@ -569,6 +577,7 @@ fn many_short_rows() {
 
 #[test]
 fn index_dtypes() {
+    let _serial = serial();
     let client = client();
     let (mut rng, seed) = rng("index_dtypes");
     let (rows, len, k) = (2, 300, 17);
@@ -594,6 +603,7 @@ fn index_dtypes() {
 
 #[test]
 fn deterministic_and_one_output_only() {
+    let _serial = serial();
     let client = client();
     let (mut rng, seed) = rng("deterministic_and_one_output_only");
     let len = 50_000;
@@ -642,6 +652,7 @@ fn deterministic_and_one_output_only() {
 
 #[test]
 fn bisection_reports_its_counting_passes() {
+    let _serial = serial();
     let client = client();
     let (mut rng, seed) = rng("bisection_reports_its_counting_passes");
     let len = 65_536;
@@ -689,6 +700,7 @@ fn bisection_reports_its_counting_passes() {
 
 #[test]
 fn auto_rule_and_names() {
+    let _serial = serial();
     let client = client();
     let names: Vec<&str> = TopkStrategy::ALL.iter().map(|s| s.name()).collect();
     assert_eq!(
@@ -732,6 +744,7 @@ fn auto_rule_and_names() {
 
 #[test]
 fn bad_calls_get_clear_errors() {
+    let _serial = serial();
     let client = client();
     let values = client.empty(64);
     let io = TopkIo {
