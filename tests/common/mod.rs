@@ -13,11 +13,13 @@ pub fn client() -> Client {
 }
 
 /// Holds the device for one test at a time, for test binaries whose tests must not share it
-/// concurrently. The top-k tests take it: run two at a time on lavapipe (libtest's default
-/// on two cores), one of them twice in three full runs blocked forever in `Client::read_one`
-/// (the bisection's counter read) with every thread idle; the stuck test passed when run
-/// with fewer others, and the suite runs one test at a time on the H200. The cause (in the
-/// runtime's read path, by the stacks) is not found. A failed test poisons nothing: the lock is taken back from a panic.
+/// concurrently. The top-k tests take it: on a machine without Vulkan drivers, where wgpu
+/// falls back to its GL backend (llvmpipe), two top-k tests at a time (libtest's default
+/// on two cores) left one blocked forever in `Client::read_one` twice in three full runs,
+/// and a cumsum test elsewhere died on wgpu's "Could not lock adapter context"; CI's
+/// lavapipe (Vulkan) was not seen to hang. One test at a time costs the suite nothing on two
+/// cores (167 s against 166). A failed test poisons nothing: the lock is taken back from a
+/// panic.
 pub fn serial() -> std::sync::MutexGuard<'static, ()> {
     static DEVICE: std::sync::Mutex<()> = std::sync::Mutex::new(());
     DEVICE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
