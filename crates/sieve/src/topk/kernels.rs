@@ -568,8 +568,8 @@ pub(crate) fn gather_count_kernel<K: Numeric>(
 
 /// Gather, pass 2: every key below the boundary, and the ties whose slot is below `k`, to
 /// their slots (radix keys and positions, `[rows, k]`); the cube walks its chunk in order,
-/// in tiles of the `gather` shape, so its slots follow index order. A cube whose chunk has nothing to write (by pass 1's
-/// counts) reads nothing.
+/// in tiles of the `gather` shape, so its slots follow index order. A cube whose chunk has
+/// nothing to write (by pass 1's counts) reads nothing.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gather_scatter_kernel<K: Numeric>(

@@ -59,11 +59,10 @@
 //!   among them by (key, index): two sweeps instead of five, and sorted candidates. Where
 //!   more keys than the cube has units lie under the bound (all-equal or low-entropy rows,
 //!   where the bound is a common key) the cube runs the digit passes after all, having
-//!   spent two sweeps. Longer rows run device-wide passes: each pass
-//!   builds a 256-bin histogram of the next digit of the keys that match the boundary
-//!   prefix found so far (each cube's shared-memory counters, over all of its tiles, added
-//!   into a per-row histogram), and a prefix sum over the 256 bins picks the digit the
-//!   `k`-th key has. Between passes the matching keys (the candidates) are compacted, so
+//!   spent two sweeps. Longer rows run device-wide passes: each pass builds a 256-bin
+//!   histogram of the next digit of the keys that match the boundary prefix found so far
+//!   (each cube's shared-memory counters, over all of its tiles, added into a per-row
+//!   histogram), and a prefix sum over the 256 bins picks the digit the `k`-th key has. Between passes the matching keys (the candidates) are compacted, so
 //!   passes 2 and 3 read only candidates (their tiles dealt out to all of the row's cubes in
 //!   turn); a row whose candidates would not shrink keeps reading its current source
 //!   instead of copying it. The first pass also records each row's smallest and
@@ -240,8 +239,9 @@ impl TopkTuning {
     /// 256 units x 8 keys per tile; 32 cubes per multiprocessor in a pass (4 waves of 8
     /// resident 256-unit cubes), 2048 cubes where the device does not say how many it has;
     /// one-cube-per-row selects of up to 1024 units (as many as fit) for rows up to 2^17
-    /// keys; the minima bound for `k` up to a quarter of a one-row cube's units; scatter tiles as the passes' (larger ones measured slower on the H200: 16 and
-    /// 32 keys per unit took 1.1x and 1.4x at [2^28] k = 100000).
+    /// keys; the minima bound for `k` up to a quarter of a one-row cube's units; scatter
+    /// tiles as the passes' (larger ones measured slower on the H200: 16 and 32 keys per
+    /// unit took 1.1x and 1.4x at [2^28] k = 100000).
     pub fn for_device(caps: &crate::DeviceCaps, shared_bytes: usize) -> Self {
         let row_units_per_cube = row_units(caps, shared_bytes, ELEMENTS_PER_UNIT);
         TopkTuning {

@@ -413,8 +413,8 @@ pub struct BoundedRank {
 /// minima below its own, ties by unit, and the one with `k - 1` below publishes it) bounds
 /// the row's `k`-th key from above, so every chosen key, and every key that outranks one,
 /// is at or below it. Those keys go to shared memory with their positions (slots from a
-/// cube-wide sum of the units' counts), and each is ranked among them only: about `k` keys against about `k`,
-/// instead of every key against the row. Where more than `CUBE_DIM` keys lie under the
+/// cube-wide sum of the units' counts), and each is ranked among them only: about `k` keys
+/// against about `k`, instead of every key against the row. Where more than `CUBE_DIM` keys lie under the
 /// bound (ties with it: all-equal and low-entropy rows) nothing is ranked and `fits` is
 /// false. Every unit must call it.
 #[cube]
