@@ -4,7 +4,7 @@
 //! k = 0, 1, n-1, n, every strategy, unsorted output (same set), empty tensors, gradients,
 //! bad k, the Flex fallback.
 
-mod common;
+use crate::common;
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use common::{assert_same, bits, first_k_along, i64s, rng, special_f32};

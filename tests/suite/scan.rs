@@ -2,7 +2,7 @@
 //! kinds; odd and tiny lengths, every length across one tile boundary, many rows (a grid
 //! past 65,535 cubes), rows beyond 2^24, adversarial floats, and run-to-run determinism.
 
-mod common;
+use crate::common;
 
 use common::*;
 use cubecl::prelude::Client;

@@ -2,7 +2,7 @@
 //! Flex fallback) against CPU references: every dim, views, Int and Float, empty tensors,
 //! gradients.
 
-mod common;
+use crate::common;
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use common::rng;

@@ -2,7 +2,7 @@
 //! CPU references: densities 0, 0.001, 0.5, 1; every dim; views; Float and Int; negative keys
 //! and the sign bit; empty tensors; gradients; the Flex fallback.
 
-mod common;
+use crate::common;
 
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 use common::{assert_same, f32s, i64s, rng};

@@ -4,7 +4,7 @@
 //! lengths, every length across one tile boundary, many rows (a grid past 65,535 cubes);
 //! NaN and +-0.0 thresholds; determinism; and the errors bad calls get.
 
-mod common;
+use crate::common;
 
 use common::*;
 use cubecl::prelude::Client;

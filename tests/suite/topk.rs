@@ -4,7 +4,7 @@
 //! prime lengths, every length across a tile boundary, many rows; all-equal rows;
 //! determinism; the bisection's pass count; the errors bad calls get.
 
-mod common;
+use crate::common;
 
 use common::*;
 use cubecl::prelude::Client;

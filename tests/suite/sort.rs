@@ -3,7 +3,7 @@
 //! tiny, odd and prime lengths, every length across one LSD tile boundary, many rows;
 //! determinism; the errors bad calls get.
 
-mod common;
+use crate::common;
 
 use common::*;
 use cubecl::prelude::Client;

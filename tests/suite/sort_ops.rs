@@ -4,7 +4,7 @@
 //! duplicates) and Int, short rows (one cube) and long ones (LSD passes), empty tensors,
 //! gradients, the Flex fallback.
 
-mod common;
+use crate::common;
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use common::{assert_same, bits, first_k_along, i64s, rng, special_f32};

@@ -3,7 +3,7 @@
 //! sizes across tile boundaries; ranks 1 to 3; views; Float and Int; empty tensors;
 //! gradients; the Flex fallback; fused neighbours.
 
-mod common;
+use crate::common;
 
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 use common::{assert_same, f32s, i64s, rng};

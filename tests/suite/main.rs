@@ -1,0 +1,15 @@
+//! The integration tests, as one test binary: every family's raw API and its Burn ops against
+//! CPU references. One binary links Burn and the kernels once, so CI links one program and a
+//! GPU call carries (and runs under compute-sanitizer) one file per runtime.
+
+mod common;
+
+mod burn_ops;
+mod compact;
+mod filter_ops;
+mod scan;
+mod sort;
+mod sort_ops;
+mod split_ops;
+mod topk;
+mod topk_ops;
