@@ -219,8 +219,7 @@ fn ranks_by_counting(client: &cubecl::prelude::Client) -> bool {
     let mut rng = StdRng::seed_from_u64(2029);
     let scores: Vec<f32> = (0..n).map(|_| rng.random_range(0..50) as f32).collect();
     let caps = sieve::DeviceCaps::of(client);
-    let shared = client.properties().hardware.max_shared_memory_size;
-    let capacity = TopkTuning::for_device(&caps, shared).rank_capacity();
+    let capacity = TopkTuning::for_device(&caps).rank_capacity(&caps);
     let strategy = if n <= capacity {
         TopkStrategy::RankByCounting
     } else {

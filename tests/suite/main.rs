@@ -8,6 +8,7 @@ mod burn_ops;
 mod compact;
 mod filter_ops;
 mod scan;
+mod small_devices;
 mod sort;
 mod sort_ops;
 mod split_ops;

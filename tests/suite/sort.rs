@@ -19,11 +19,10 @@ const POISON: u32 = 0xDEAD_BEEF;
 /// Small LSD tiles (one plane of units, 2 keys each) so short rows cross many tiles.
 fn tiny_tuning(client: &Client) -> SortTuning {
     let caps = DeviceCaps::of(client);
-    let shared = client.properties().hardware.max_shared_memory_size;
     SortTuning {
         units_per_cube: caps.plane_size_max.max(4).next_power_of_two(),
         elements_per_unit: 2,
-        ..SortTuning::for_device(&caps, shared)
+        ..SortTuning::for_device(&caps)
     }
 }
 
@@ -99,11 +98,8 @@ fn special_floats(rng: &mut StdRng, n: usize) -> Vec<f32> {
 
 /// The longest row the in-cube sort takes on this device.
 fn in_cube_capacity(client: &Client) -> usize {
-    SortTuning::for_device(
-        &DeviceCaps::of(client),
-        client.properties().hardware.max_shared_memory_size,
-    )
-    .in_cube_capacity(&DeviceCaps::of(client))
+    let caps = DeviceCaps::of(client);
+    SortTuning::for_device(&caps).in_cube_capacity(&caps)
 }
 
 fn strategies() -> [SortStrategy; 2] {
@@ -515,7 +511,6 @@ fn bad_calls_get_clear_errors() {
     .to_string();
     assert!(e.contains("problem.len"), "{e}");
     let caps = DeviceCaps::of(&client);
-    let shared = client.properties().hardware.max_shared_memory_size;
     let e = sort::sort(
         &client,
         SortIo {
@@ -528,7 +523,7 @@ fn bad_calls_get_clear_errors() {
             strategy: SortStrategy::InCube,
             tuning: Some(SortTuning {
                 in_cube_keys_per_unit: 3,
-                ..SortTuning::for_device(&caps, shared)
+                ..SortTuning::for_device(&caps)
             }),
         },
     )

@@ -75,10 +75,7 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
 }
 
 fn default_tuning(client: &Client) -> TopkTuning {
-    TopkTuning::for_device(
-        &DeviceCaps::of(client),
-        client.properties().hardware.max_shared_memory_size,
-    )
+    TopkTuning::for_device(&DeviceCaps::of(client))
 }
 
 /// Small tiles (one plane of units, 2 keys each) so short rows cross many tiles, and few
@@ -101,7 +98,8 @@ fn tiny_tuning(client: &Client) -> TopkTuning {
 
 /// Whether `strategy` can run rows of `len` (rank-by-counting has a capacity).
 fn runs(client: &Client, strategy: TopkStrategy, len: usize) -> bool {
-    strategy != TopkStrategy::RankByCounting || len <= default_tuning(client).rank_capacity()
+    strategy != TopkStrategy::RankByCounting
+        || len <= default_tuning(client).rank_capacity(&DeviceCaps::of(client))
 }
 
 struct Got {
@@ -714,11 +712,8 @@ fn auto_rule_and_names() {
         ]
     );
     let (mut rng, seed) = rng("auto_rule_and_names");
-    let sort_capacity = sieve::sort::SortTuning::for_device(
-        &DeviceCaps::of(&client),
-        client.properties().hardware.max_shared_memory_size,
-    )
-    .in_cube_capacity(&DeviceCaps::of(&client));
+    let caps = DeviceCaps::of(&client);
+    let sort_capacity = sieve::sort::SortTuning::for_device(&caps).in_cube_capacity(&caps);
     let long = sort_capacity + 1;
     let cases = [
         (100, 5, TopkStrategy::RankByCounting),

@@ -521,7 +521,7 @@ fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
         return None;
     }
     let caps = DeviceCaps::of(client);
-    let base = SortTuning::for_device(&caps, client.properties().hardware.max_shared_memory_size);
+    let base = SortTuning::for_device(&caps);
     Some(SortTuning {
         units_per_cube: get("units").unwrap_or(base.units_per_cube),
         elements_per_unit: get("epu").unwrap_or(base.elements_per_unit),

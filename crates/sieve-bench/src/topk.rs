@@ -270,8 +270,7 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
         return None;
     }
     let caps = DeviceCaps::of(client);
-    let base =
-        topk::TopkTuning::for_device(&caps, client.properties().hardware.max_shared_memory_size);
+    let base = topk::TopkTuning::for_device(&caps);
     Some(topk::TopkTuning {
         units_per_cube: get("units").unwrap_or(base.units_per_cube),
         elements_per_unit: get("epu").unwrap_or(base.elements_per_unit),

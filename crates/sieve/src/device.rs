@@ -1,5 +1,12 @@
-//! What a device can do, read once from its client: plane operations and widths, element
-//! types, 64-bit atomics, and whether cubes of one launch are guaranteed forward progress.
+//! What a device can do, read once from its client: plane operations and widths, units per
+//! cube, shared memory, element types, 64-bit atomics, and whether cubes of one launch are
+//! guaranteed forward progress. Every default tuning is derived from these facts, and every
+//! entry point reads them once ([`DeviceCaps::of`]) and hands them to the calls it nests.
+//!
+//! [`with_limits`] lowers the limits for the calls made inside it on the current thread: to
+//! test small devices on a large one, or to stay inside limits smaller than the device's.
+
+use std::cell::Cell;
 
 use cubecl::features::{AtomicUsage, Plane};
 use cubecl::ir::{ElemType, Type, UIntKind};
@@ -20,6 +27,8 @@ pub struct DeviceCaps {
     pub plane_size_max: u32,
     /// Most units one cube may have.
     pub max_units_per_cube: u32,
+    /// Shared memory one cube may allocate, in bytes.
+    pub max_shared_bytes: usize,
     /// Streaming multiprocessors (compute units), where the runtime says.
     pub multiprocessors: Option<u32>,
     /// Widest vector (in elements) the device loads in one instruction.
@@ -34,10 +43,69 @@ pub struct DeviceCaps {
     pub i64: bool,
     /// Buffers of 8-bit elements (byte masks).
     pub u8: bool,
+    /// The [`with_limits`] override these facts were lowered by (all `None`: the device's own).
+    pub limits: DeviceLimits,
+}
+
+/// Limits that lower what [`DeviceCaps::of`] reports, for the calls made inside
+/// [`with_limits`] on the current thread. `None` keeps the device's own value; a limit can only
+/// lower it (a larger value, or `plane_ops: Some(true)` on a device without plane operations,
+/// changes nothing). Plane widths are the hardware's and cannot be overridden.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct DeviceLimits {
+    /// At most this many units per cube (Vulkan guarantees 128; sieve's tunings run from 64).
+    pub max_units_per_cube: Option<u32>,
+    /// At most this many bytes of shared memory per cube (Vulkan guarantees 16 KiB).
+    pub max_shared_bytes: Option<usize>,
+    /// `Some(false)`: no plane operations (the unit-serial and split fallbacks run).
+    pub plane_ops: Option<bool>,
+}
+
+impl DeviceLimits {
+    /// The tighter of two sets of limits, field by field.
+    fn and(self, other: DeviceLimits) -> DeviceLimits {
+        fn tighter<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        }
+        DeviceLimits {
+            max_units_per_cube: tighter(self.max_units_per_cube, other.max_units_per_cube),
+            max_shared_bytes: tighter(self.max_shared_bytes, other.max_shared_bytes),
+            plane_ops: tighter(self.plane_ops, other.plane_ops),
+        }
+    }
+}
+
+thread_local! {
+    /// The limits of the innermost [`with_limits`] scope on this thread.
+    static LIMITS: Cell<DeviceLimits> = Cell::new(DeviceLimits::default());
+}
+
+/// Runs `f` with the device limits lowered to `limits` (tightened by any enclosing scope) for
+/// every sieve call `f` makes on this thread: [`DeviceCaps::of`] reports the lowered limits, so
+/// default tunings, `Auto` strategy choices and tuning checks all stay inside them. Other
+/// threads are not affected. The previous limits come back when `f` returns or panics.
+///
+/// Burn ops under Fusion run when their stream is flushed (a read, or a full queue), so read
+/// their results inside the scope for the limits to apply to them.
+pub fn with_limits<R>(limits: DeviceLimits, f: impl FnOnce() -> R) -> R {
+    struct Restore(DeviceLimits);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            LIMITS.with(|cell| cell.set(self.0));
+        }
+    }
+    let previous = LIMITS.with(|cell| cell.replace(cell.get().and(limits)));
+    let _restore = Restore(previous);
+    f()
 }
 
 impl DeviceCaps {
+    /// The device's capabilities, lowered by the current thread's [`with_limits`] scope.
     pub fn of(client: &Client) -> Self {
+        let limits = LIMITS.with(Cell::get);
         let properties = client.properties();
         let hardware = &properties.hardware;
         let runtime = client.name();
@@ -47,10 +115,20 @@ impl DeviceCaps {
         DeviceCaps {
             runtime,
             device_name: properties.identity.name.clone(),
-            plane_ops: properties.features.plane.contains(Plane::Ops),
+            plane_ops: properties.features.plane.contains(Plane::Ops)
+                && limits.plane_ops.unwrap_or(true),
             plane_size_min: hardware.plane_size_min,
             plane_size_max: hardware.plane_size_max,
-            max_units_per_cube: hardware.max_units_per_cube,
+            max_units_per_cube: limits
+                .max_units_per_cube
+                .map_or(hardware.max_units_per_cube, |limit| {
+                    limit.min(hardware.max_units_per_cube)
+                }),
+            max_shared_bytes: limits
+                .max_shared_bytes
+                .map_or(hardware.max_shared_memory_size, |limit| {
+                    limit.min(hardware.max_shared_memory_size)
+                }),
             multiprocessors: hardware.num_streaming_multiprocessors,
             max_vector_size: hardware.max_vector_size,
             forward_progress: matches!(runtime, "cuda" | "hip"),
@@ -61,7 +139,22 @@ impl DeviceCaps {
             u8: client
                 .properties()
                 .supports_type(ElemType::UInt(UIntKind::U8)),
+            limits,
         }
+    }
+
+    /// Units for a cube that wants `wanted`: the largest power of two at most `wanted`, the
+    /// device's units per cube and 1024, but never below the widest plane (a cube holds whole
+    /// planes). Every default tuning takes its units here, so it fits any device.
+    pub fn cube_units(&self, wanted: u32) -> u32 {
+        let cap = wanted.min(self.max_units_per_cube).clamp(1, 1024);
+        let power = 1u32 << (u32::BITS - 1 - cap.leading_zeros());
+        power.max(self.plane_size_max.max(1))
+    }
+
+    /// The most units a cube may have, as a power of two ([`DeviceCaps::cube_units`] of 1024).
+    pub fn max_cube_units(&self) -> u32 {
+        self.cube_units(1024)
     }
 
     /// A clear error if `dtype` cannot be scanned on this device.
@@ -117,9 +210,33 @@ impl DeviceCaps {
         Ok(())
     }
 
-    /// `runtime: name`, for messages.
+    /// `runtime: name`, for messages (with the limits a [`with_limits`] scope set, if any).
     pub fn describe(&self) -> String {
-        format!("{}: {}", self.runtime, self.device_name)
+        if self.limits == DeviceLimits::default() {
+            format!("{}: {}", self.runtime, self.device_name)
+        } else {
+            format!(
+                "{}: {}, limited to {} units per cube, {} bytes of shared memory{}",
+                self.runtime,
+                self.device_name,
+                self.max_units_per_cube,
+                self.max_shared_bytes,
+                if self.plane_ops {
+                    ""
+                } else {
+                    ", no plane operations"
+                }
+            )
+        }
+    }
+
+    /// `N units per cube, M bytes of shared memory`, for messages about tunings and
+    /// capacities that these limits set.
+    pub fn describe_limits(&self) -> String {
+        format!(
+            "{} units per cube, {} bytes of shared memory",
+            self.max_units_per_cube, self.max_shared_bytes
+        )
     }
 }
 

@@ -19,7 +19,10 @@ pub fn fill_zero(client: &Client, buffer: &Handle, len: usize, elem: ElemType) {
     if len == 0 {
         return;
     }
-    let units = 256u32;
+    // At most the device's own units per cube (any device runs it; no tuning is involved).
+    let units = 256u32
+        .min(client.properties().hardware.max_units_per_cube)
+        .max(1);
     let cubes = len.div_ceil(units as usize);
     // SAFETY: every write is bounds-checked against `len`, which the caller sized the buffer for.
     unsafe {

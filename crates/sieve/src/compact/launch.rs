@@ -15,8 +15,8 @@ use super::{
 };
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
-use crate::scan::launch::{check_tuning, vector_size_for};
-use crate::scan::{self, ScanKind, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
+use crate::scan::launch::{check_tuning, scan_with, vector_size_for};
+use crate::scan::{ScanKind, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
 use crate::{DeviceCaps, Dtype, SieveError};
 
 /// Compacts (or splits) every row of a `[rows, len]` problem; see the module docs for the
@@ -70,23 +70,29 @@ pub fn compact(
         threshold: InputScalar::new(threshold, io.value_dtype.elem_type()),
         rule,
         tuning,
+        elementwise_units: caps.cube_units(ELEMENTWISE_UNITS),
+        caps: &caps,
     };
     match strategy {
-        CompactStrategy::Scatter => run.scatter(rejected),
+        CompactStrategy::Scatter => run.scatter(rejected)?,
         CompactStrategy::ScatterLookback => {
             run.scatter_lookback();
             if rejected == Rejected::Zero {
                 run.zero_tail();
             }
         }
-        CompactStrategy::Gather => run.gather(rejected),
+        CompactStrategy::Gather => run.gather(rejected)?,
         CompactStrategy::Auto => unreachable!("resolve_strategy never returns Auto"),
     }
     Ok(strategy)
 }
 
+/// Units of the elementwise kernels (fewer where a cube may not have them).
+const ELEMENTWISE_UNITS: u32 = 256;
+
 /// Default tiles: the scan's, except for compactions that read only a mask and write only
-/// positions, whose tiles carry few bytes per element: those take 256 units x 32 elements.
+/// positions, whose tiles carry few bytes per element: those take 256 units x 32 elements
+/// (fewer units where a cube may not have them).
 /// Measured on an H200 through CUDA (argwhere of 2^28 bytes at density 0.5, scatter):
 /// 256 x 32: 0.545 ms, 512 x 32: 0.595, 512 x 16: 0.652, 256 x 64: 0.777, 512 x 64: 0.868;
 /// with values (mask_select f32), 512 x 16 stays best (0.714 against 0.877 for 256 x 32).
@@ -100,7 +106,7 @@ fn compact_tuning(
     let mask_only = matches!(flags, Flags::Mask { .. }) && io.values_out.is_none();
     if mask_only && !lookback {
         ScanTuning {
-            units_per_cube: 256u32.max(caps.plane_size_max),
+            units_per_cube: caps.cube_units(256),
             elements_per_unit: 32,
             ..base
         }
@@ -264,6 +270,10 @@ struct Run<'a> {
     threshold: InputScalar,
     rule: FlagRule,
     tuning: ScanTuning,
+    /// Units of the elementwise kernels on this device.
+    elementwise_units: u32,
+    /// Read once by [`compact`], handed to the nested scans.
+    caps: &'a DeviceCaps,
 }
 
 /// How the rows are cut into vectors and tiles.
@@ -357,7 +367,7 @@ impl<'a> Run<'a> {
     }
 
     /// Portable: count tiles, scan the counts, rank and scatter.
-    fn scatter(&self, rejected: Rejected) {
+    fn scatter(&self, rejected: Rejected) -> Result<(), SieveError> {
         let layout = self.layout(self.tuning.max_vector_size);
         let config = self.config(rejected, layout.vector_size);
         let cube_dim = CubeDim::new_1d(config.blueprint.units);
@@ -384,8 +394,9 @@ impl<'a> Run<'a> {
                     [self.value_elem(), self.mask_elem],
                 );
             }
-            scan::scan(
+            scan_with(
                 self.client,
+                self.caps,
                 &counts,
                 &offsets,
                 ScanProblem {
@@ -398,8 +409,7 @@ impl<'a> Run<'a> {
                     strategy: ScanStrategy::ReduceThenScan,
                     tuning: None,
                 },
-            )
-            .expect("scan of tile counts: u32 rows are always supported");
+            )?;
             (counts, offsets)
         } else {
             (self.placeholder(), self.placeholder())
@@ -429,6 +439,7 @@ impl<'a> Run<'a> {
                 [self.value_elem(), self.mask_elem, self.index_elem()],
             );
         }
+        Ok(())
     }
 
     /// One pass with decoupled look-back (`Drop` placement).
@@ -472,7 +483,7 @@ impl<'a> Run<'a> {
     /// Writes zeros after each row's survivors (after a `Drop` pass wrote the counts).
     fn zero_tail(&self) {
         let config = self.config(Rejected::Zero, 1);
-        let units = 256u32;
+        let units = self.elementwise_units;
         // SAFETY: one unit per slot, bounds-checked against `rows * len`.
         unsafe {
             zero_tail_kernel::launch_unchecked(
@@ -492,13 +503,13 @@ impl<'a> Run<'a> {
 
     /// "Turn the scatter around": flags, their inclusive running count, then one unit per
     /// output slot binary-searches for its source.
-    fn gather(&self, rejected: Rejected) {
+    fn gather(&self, rejected: Rejected) -> Result<(), SieveError> {
         let layout = self.layout(self.tuning.max_vector_size);
         let config = self.config(rejected, 1);
         let elements = self.elements();
         let flags = self.client.empty(elements * 4);
         let running = self.client.empty(elements * 4);
-        let units = 256u32;
+        let units = self.elementwise_units;
         let vectors = elements / layout.vector_size;
         // SAFETY: one unit per vector of flags, bounds-checked against `vectors`.
         unsafe {
@@ -516,8 +527,9 @@ impl<'a> Run<'a> {
                 [self.value_elem(), self.mask_elem],
             );
         }
-        scan::scan(
+        scan_with(
             self.client,
+            self.caps,
             &flags,
             &running,
             ScanProblem {
@@ -527,8 +539,7 @@ impl<'a> Run<'a> {
             Dtype::U32,
             ScanKind::Inclusive,
             ScanOptions::default(),
-        )
-        .expect("scan of flags: u32 rows are always supported");
+        )?;
         // SAFETY: one unit per output slot, bounds-checked against `rows * len`; sources are
         // positions within the slot's row.
         unsafe {
@@ -547,5 +558,6 @@ impl<'a> Run<'a> {
                 [self.value_elem(), self.index_elem()],
             );
         }
+        Ok(())
     }
 }

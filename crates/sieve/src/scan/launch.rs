@@ -24,7 +24,31 @@ pub fn scan(
     kind: ScanKind,
     options: ScanOptions,
 ) -> Result<ScanStrategy, SieveError> {
-    let caps = DeviceCaps::of(client);
+    scan_with(
+        client,
+        &DeviceCaps::of(client),
+        input,
+        output,
+        problem,
+        dtype,
+        kind,
+        options,
+    )
+}
+
+/// [`scan`] with the device's capabilities already read (by the entry point that nests this
+/// scan), so one call reads them once.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scan_with(
+    client: &Client,
+    caps: &DeviceCaps,
+    input: &Handle,
+    output: &Handle,
+    problem: ScanProblem,
+    dtype: Dtype,
+    kind: ScanKind,
+    options: ScanOptions,
+) -> Result<ScanStrategy, SieveError> {
     if dtype == Dtype::BF16 {
         return Err(SieveError::invalid(
             "dtype",
@@ -33,12 +57,12 @@ pub fn scan(
         ));
     }
     caps.check_dtype(dtype)?;
-    let strategy = resolve_strategy(&caps, dtype, options.strategy)?;
+    let strategy = resolve_strategy(caps, dtype, options.strategy)?;
     let lookback = strategy == ScanStrategy::DecoupledLookback;
     let tuning = options
         .tuning
-        .unwrap_or_else(|| ScanTuning::for_device(&caps, lookback));
-    check_tuning(&caps, &tuning)?;
+        .unwrap_or_else(|| ScanTuning::for_device(caps, lookback));
+    check_tuning(caps, &tuning)?;
     if problem.rows == 0 || problem.len == 0 {
         return Ok(strategy);
     }

@@ -18,19 +18,16 @@ pub struct ScanTuning {
 }
 
 impl ScanTuning {
-    /// Defaults for this device: 512 units where a cube may have them (else 256), 16
-    /// elements per unit for reduce-then-scan, 32 for the look-back, whose tiles each pay a
-    /// serial walk (so it wants fewer, larger tiles). Chosen from a sweep on an H200 through
-    /// CUDA (`bench/results/h200/sweep-cuda.json`): 2^28 f32, look-back 512 x 32: 0.91 ms
-    /// (256 x 32: 1.03 ms), reduce-then-scan 512 x 16: 0.92 ms (256 x 16: 0.95 ms).
+    /// Defaults for this device: 512 units where a cube may have them (else as many as it
+    /// may: [`DeviceCaps::cube_units`]), 16 elements per unit for reduce-then-scan, 32 for the
+    /// look-back, whose tiles each pay a serial walk (so it wants fewer, larger tiles). Chosen
+    /// from a sweep on an H200 through CUDA (`bench/results/h200/sweep-cuda.json`): 2^28 f32,
+    /// look-back 512 x 32: 0.91 ms (256 x 32: 1.03 ms), reduce-then-scan 512 x 16: 0.92 ms
+    /// (256 x 16: 0.95 ms). A tile needs one spine word per unit of shared memory, which any
+    /// device has.
     pub fn for_device(caps: &DeviceCaps, lookback: bool) -> Self {
-        let units = if caps.max_units_per_cube >= 512 {
-            512
-        } else {
-            256
-        };
         ScanTuning {
-            units_per_cube: units.max(caps.plane_size_max),
+            units_per_cube: caps.cube_units(512),
             elements_per_unit: if lookback { 32 } else { 16 },
             max_vector_size: caps.max_vector_size.clamp(1, 4),
             use_planes: caps.plane_ops,

@@ -11,10 +11,11 @@ use super::keys::KeyKind;
 use super::tile::SortBlueprint;
 use super::{SortIo, SortOptions, SortOrder, SortProblem, SortStrategy, SortTuning};
 use crate::common::grid::cube_count_1d;
-use crate::scan::{self, ScanKind, ScanOptions, ScanProblem};
+use crate::scan::launch::scan_with;
+use crate::scan::{ScanKind, ScanOptions, ScanProblem};
 use crate::{DeviceCaps, Dtype, SieveError};
 
-/// Units of the elementwise kernels.
+/// Units of the elementwise kernels (fewer where a cube may not have them).
 const ELEMENTWISE_UNITS: u32 = 256;
 
 /// Sorts every row of a `[rows, len]` problem (see the module docs). Returns the strategy
@@ -30,7 +31,19 @@ pub fn sort(
     order: SortOrder,
     options: SortOptions,
 ) -> Result<SortStrategy, SieveError> {
-    let caps = DeviceCaps::of(client);
+    sort_with(client, &DeviceCaps::of(client), io, problem, order, options)
+}
+
+/// [`sort`] with the device's capabilities already read (by the entry point that nests this
+/// sort), so one call reads them once.
+pub(crate) fn sort_with(
+    client: &Client,
+    caps: &DeviceCaps,
+    io: SortIo<'_>,
+    problem: SortProblem,
+    order: SortOrder,
+    options: SortOptions,
+) -> Result<SortStrategy, SieveError> {
     let kind = match io.key_dtype {
         Dtype::F32 => KeyKind::F32,
         Dtype::I32 => KeyKind::I32,
@@ -65,12 +78,11 @@ pub fn sort(
         ));
     }
     caps.check_dtype(io.index_dtype)?;
-    let shared = client.properties().hardware.max_shared_memory_size;
     let tuning = options
         .tuning
-        .unwrap_or_else(|| SortTuning::for_device(&caps, shared));
-    check_tuning(&caps, &tuning)?;
-    let capacity = tuning.in_cube_capacity(&caps);
+        .unwrap_or_else(|| SortTuning::for_device(caps));
+    check_tuning(caps, &tuning)?;
+    let capacity = tuning.in_cube_capacity(caps);
     let strategy = match options.strategy {
         SortStrategy::Auto if problem.len <= capacity && kind != KeyKind::I64 => {
             SortStrategy::InCube
@@ -87,7 +99,10 @@ pub fn sort(
             return Err(SieveError::invalid(
                 "problem.len",
                 problem.len,
-                format!("at most {capacity} for the in-cube sort on this device"),
+                format!(
+                    "at most {capacity} for the in-cube sort on this device ({})",
+                    caps.describe_limits()
+                ),
             ));
         }
         other => other,
@@ -103,10 +118,11 @@ pub fn sort(
         descending: order == SortOrder::Descending,
         tuning,
         caps,
+        elementwise_units: caps.cube_units(ELEMENTWISE_UNITS),
     };
     match strategy {
         SortStrategy::InCube => run.in_cube(),
-        SortStrategy::Lsd => run.lsd(),
+        SortStrategy::Lsd => run.lsd()?,
         SortStrategy::Auto => unreachable!("resolved above"),
     }
     Ok(strategy)
@@ -132,14 +148,14 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
         ));
     }
     let tile_bytes = tuning.lsd_tile_bytes(caps);
-    if tuning.elements_per_unit == 0 || tile_bytes > tuning.max_shared_bytes {
+    if tuning.elements_per_unit == 0 || tile_bytes > caps.max_shared_bytes {
         return Err(SieveError::invalid(
             "tuning.elements_per_unit",
             tuning.elements_per_unit,
             format!(
-                "at least 1, with a tile of keys and positions ({tile_bytes} bytes) within the \
-                 device's {} bytes of shared memory",
-                tuning.max_shared_bytes
+                "at least 1, with a tile of keys and positions ({tile_bytes} bytes with the \
+                 ranker's state, radix_bits {}) within the device's {} bytes of shared memory",
+                tuning.radix_bits, caps.max_shared_bytes
             ),
         ));
     }
@@ -172,7 +188,10 @@ struct Run<'a> {
     kind: KeyKind,
     descending: bool,
     tuning: SortTuning,
-    caps: DeviceCaps,
+    /// Read once by [`sort`], handed to the nested scans.
+    caps: &'a DeviceCaps,
+    /// Units of the elementwise kernels on this device.
+    elementwise_units: u32,
 }
 
 impl Run<'_> {
@@ -204,7 +223,7 @@ impl Run<'_> {
 
     /// One cube per row; units and keys per unit sized to the row (powers of two).
     fn in_cube(&self) {
-        let blueprint = self.tuning.in_cube_blueprint(&self.caps, self.problem.len);
+        let blueprint = self.tuning.in_cube_blueprint(self.caps, self.problem.len);
         // SAFETY: one cube per row, surplus cubes return; every access is within the row.
         unsafe {
             sort_in_cube_kernel::launch_unchecked(
@@ -229,19 +248,19 @@ impl Run<'_> {
     fn elementwise_grid(&self) -> CubeCount {
         cube_count_1d(
             self.client,
-            self.elements().div_ceil(ELEMENTWISE_UNITS as usize),
+            self.elements().div_ceil(self.elementwise_units as usize),
         )
     }
 
     /// The LSD sort for each kind of key: 32-bit keys ride through the passes as they are;
     /// f16 and bf16 keys are encoded to radix words and i64 keys sorted word by word, then the
     /// outputs are gathered by the final positions.
-    fn lsd(&self) {
+    fn lsd(&self) -> Result<(), SieveError> {
         let n = self.elements();
         let want_keys = self.io.keys_out.is_some();
         let want_indices = self.io.indices_out.is_some();
         if !want_keys && !want_indices {
-            return;
+            return Ok(());
         }
         if self.kind.carried_raw() {
             self.passes(
@@ -251,8 +270,8 @@ impl Run<'_> {
                 None,
                 want_indices,
                 Sink::Outputs,
-            );
-            return;
+            )?;
+            return Ok(());
         }
         let radix = self.client.empty(4 * n);
         let positions = self.client.empty(4 * n);
@@ -266,7 +285,7 @@ impl Run<'_> {
                 None,
                 true,
                 Sink::Positions(&low_positions),
-            );
+            )?;
             self.encode_wide(&radix, Some(&low_positions), true);
             self.passes(
                 &radix,
@@ -275,7 +294,7 @@ impl Run<'_> {
                 Some(&low_positions),
                 true,
                 Sink::Positions(&positions),
-            );
+            )?;
             2
         } else {
             // SAFETY: one unit per element, bounds-checked.
@@ -283,7 +302,7 @@ impl Run<'_> {
                 encode_kernel::launch_unchecked(
                     self.client,
                     self.elementwise_grid(),
-                    CubeDim::new_1d(ELEMENTWISE_UNITS),
+                    CubeDim::new_1d(self.elementwise_units),
                     self.buffer(self.io.keys),
                     self.buffer(&radix),
                     n,
@@ -299,10 +318,11 @@ impl Run<'_> {
                 None,
                 true,
                 Sink::Positions(&positions),
-            );
+            )?;
             1
         };
         self.decode(&positions, words);
+        Ok(())
     }
 
     /// One radix word of i64 keys (read as `u32` pairs) into `radix`; the high word at the
@@ -314,7 +334,7 @@ impl Run<'_> {
             encode_wide_kernel::launch_unchecked(
                 self.client,
                 self.elementwise_grid(),
-                CubeDim::new_1d(ELEMENTWISE_UNITS),
+                CubeDim::new_1d(self.elementwise_units),
                 BufferArg::from_raw_parts(self.io.keys.clone(), 2 * n),
                 self.output(positions),
                 self.buffer(radix),
@@ -354,7 +374,7 @@ impl Run<'_> {
             decode_kernel::launch_unchecked(
                 self.client,
                 self.elementwise_grid(),
-                CubeDim::new_1d(ELEMENTWISE_UNITS),
+                CubeDim::new_1d(self.elementwise_units),
                 keys_in,
                 self.buffer(positions),
                 keys_out,
@@ -380,10 +400,10 @@ impl Run<'_> {
         first_positions: Option<&Handle>,
         with_positions: bool,
         sink: Sink<'_>,
-    ) {
+    ) -> Result<(), SieveError> {
         let n = self.elements();
         let len = self.problem.len;
-        let blueprint = lsd_blueprint(&self.caps, &self.tuning);
+        let blueprint = lsd_blueprint(self.caps, &self.tuning);
         let tiles_per_row = len.div_ceil(blueprint.tile());
         let total_tiles = self.problem.rows * tiles_per_row;
         let digits = blueprint.digits();
@@ -455,8 +475,9 @@ impl Run<'_> {
                     blueprint,
                 );
             }
-            scan::scan(
+            scan_with(
                 self.client,
+                self.caps,
                 &counts,
                 &offsets,
                 ScanProblem {
@@ -466,8 +487,7 @@ impl Run<'_> {
                 Dtype::U32,
                 ScanKind::Exclusive,
                 ScanOptions::default(),
-            )
-            .expect("scan of digit counts: u32 rows are always supported");
+            )?;
             // SAFETY: as above; each key lands on a distinct slot of its own row (the slots of
             // a row are a permutation of 0..len).
             unsafe {
@@ -490,5 +510,6 @@ impl Run<'_> {
                 );
             }
         }
+        Ok(())
     }
 }

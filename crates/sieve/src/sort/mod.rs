@@ -39,7 +39,7 @@
 
 mod kernels;
 pub(crate) mod keys;
-mod launch;
+pub(crate) mod launch;
 pub mod reference;
 mod tile;
 
@@ -97,7 +97,10 @@ pub struct SortIo<'a> {
     pub index_dtype: Dtype,
 }
 
-/// Tile shapes and digit widths: plain data, chosen from the device, overridable.
+/// Tile shapes and digit widths: plain data, chosen from the device, overridable. The device's
+/// limits (units per cube, shared memory) are not fields: they come from
+/// [`DeviceCaps`](crate::DeviceCaps) at each call, and a tuning that does not fit them is
+/// refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SortTuning {
     /// Units per cube of the LSD passes (a power of two, at least the plane width).
@@ -117,36 +120,41 @@ pub struct SortTuning {
     pub in_cube_keys_per_unit: u32,
     /// Rank with plane votes (the device must have plane operations); else one-bit splits.
     pub use_planes: bool,
-    /// Most units a cube may have (the in-cube sort's limit).
-    pub max_units: u32,
-    /// Shared memory per cube, bytes.
-    pub max_shared_bytes: usize,
 }
 
 impl SortTuning {
     /// Rows up to this many keys rank with `short_row_radix_bits`.
     pub const SHORT_ROW: usize = 256;
 
-    /// 256 units x up to 8 keys (a 2048-key tile; fewer keys when the tile and the ranker's
-    /// state would not fit in shared memory: the split ranker needs twice the bytes), 8-bit
+    /// 256 units (or as many as a cube may have) x up to 8 keys (a 2048-key tile), 8-bit
     /// digits (4 passes for 32-bit keys); in one cube 8-bit digits, 6-bit for short rows.
     /// Measured on the H200 (`bench/results/h200/log-sort-tuning.txt`): 2048-key tiles sort
     /// 2^28 pairs in 16.1 ms, 4096-key tiles in 19.2 ms, 6144-key tiles in 28.2 ms; rows of
     /// 128 keys sort in 0.086 ms with 6-bit digits, 0.095 ms with 4-bit, 0.104 ms with 8-bit.
-    pub fn for_device(caps: &crate::DeviceCaps, shared_bytes: usize) -> Self {
+    ///
+    /// Where the LSD tile and its ranker's state do not fit the device's shared memory, the
+    /// tile takes fewer keys per unit (the split ranker needs 8 bytes a key more), then the
+    /// digits narrow (the plane ranker's counters grow with planes x digits: 64 KiB for 256
+    /// units in 4-lane planes at 8 bits). Not measured on such devices: this keeps them
+    /// correct; the in-cube sort's capacity shrinks with the same limits.
+    pub fn for_device(caps: &crate::DeviceCaps) -> Self {
         let mut tuning = SortTuning {
-            units_per_cube: 256u32.max(caps.plane_size_max),
+            units_per_cube: caps.cube_units(256),
             elements_per_unit: 8,
             radix_bits: 8,
             in_cube_radix_bits: 8,
             short_row_radix_bits: 6,
             in_cube_keys_per_unit: 8,
             use_planes: caps.plane_ops,
-            max_units: caps.max_units_per_cube.min(1024),
-            max_shared_bytes: shared_bytes,
         };
-        while tuning.elements_per_unit > 1 && tuning.lsd_tile_bytes(caps) > shared_bytes {
-            tuning.elements_per_unit /= 2;
+        while tuning.lsd_tile_bytes(caps) > caps.max_shared_bytes {
+            if tuning.elements_per_unit > 1 {
+                tuning.elements_per_unit /= 2;
+            } else if tuning.radix_bits > 1 {
+                tuning.radix_bits -= 1;
+            } else {
+                break;
+            }
         }
         tuning
     }
@@ -169,7 +177,7 @@ impl SortTuning {
     }
 
     /// The in-cube blueprint for rows of `len` keys: units from the plane width up to the
-    /// tuning's limit, about `in_cube_keys_per_unit` keys each, both powers of two.
+    /// most a cube may have, about `in_cube_keys_per_unit` keys each, both powers of two.
     pub(crate) fn in_cube_blueprint(
         &self,
         caps: &crate::DeviceCaps,
@@ -179,7 +187,7 @@ impl SortTuning {
         let units = (len
             .div_ceil(self.in_cube_keys_per_unit.max(1) as usize)
             .next_power_of_two() as u32)
-            .clamp(min_units, self.max_units);
+            .clamp(min_units, caps.max_cube_units());
         let elements_per_unit = (len.div_ceil(units as usize).next_power_of_two() as u32).max(1);
         let radix_bits = if len <= Self::SHORT_ROW {
             self.short_row_radix_bits
@@ -193,10 +201,10 @@ impl SortTuning {
     /// two of keys whose tile (8 bytes a key with its position, plus the ranker's state)
     /// fits in shared memory, at most 16 keys per unit.
     pub fn in_cube_capacity(&self, caps: &crate::DeviceCaps) -> usize {
-        let mut len = self.max_units as usize * 16;
+        let mut len = caps.max_cube_units() as usize * 16;
         while len > 1 {
             let blueprint = self.in_cube_blueprint(caps, len);
-            if blueprint.tile() * 8 + blueprint.ranking_bytes() <= self.max_shared_bytes {
+            if blueprint.tile() * 8 + blueprint.ranking_bytes() <= caps.max_shared_bytes {
                 return len;
             }
             len /= 2;

@@ -301,8 +301,9 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     }
 }
 
-/// Radix select, digit choice: one cube of 256 units per row, one bin each. The exclusive
-/// sum of the bins finds the digit whose keys hold the row's `need`-th key; the digit joins
+/// Radix select, digit choice: one cube of `units` per row (any power of two up to 256,
+/// each owning `256 / units` consecutive bins). The exclusive sum of the bins finds the digit
+/// whose keys hold the row's `need`-th key; the digit joins
 /// the prefix, `need` drops by the keys of smaller digits. The candidates the pass appended
 /// become the next source, and the next pass appends (to the other buffer) only if
 /// `append_next` and the matching keys are fewer than the source holds. Clears the histogram
@@ -321,6 +322,7 @@ pub(crate) fn radix_digit_kernel(
     rows: usize,
     shift: u32,
     #[comptime] append_next: bool,
+    #[comptime] units: u32,
     #[comptime] use_planes: bool,
 ) {
     let row = linear_cube_index();
@@ -332,25 +334,49 @@ pub(crate) fn radix_digit_kernel(
     let differ = min ^ ranges[2 * row + 1];
     // Bits from `shared_from` up are the same in every key of the row.
     let shared_from = 32u32 - u32::leading_zeros(differ);
+    let per_unit = comptime!(DIGITS.div_ceil(units as usize) as u32);
+    let first = row * DIGITS + (UNIT_POS * per_unit) as usize;
     if shift >= shared_from {
         // Uniform per cube. The first pass did count (the bins hold every key in one digit):
         // clear them.
-        let bin = row * DIGITS + UNIT_POS as usize;
-        histograms[bin] = 0u32;
+        #[unroll]
+        for j in 0..per_unit {
+            histograms[first + j as usize] = 0u32;
+        }
         if UNIT_POS == 0 {
             state[s + STATE_BOUND] = state[s + STATE_BOUND] | (min & (0xFFu32 << shift));
             state[s + STATE_SHARED_FROM] = shared_from;
         }
         terminate!();
     }
-    let digit = UNIT_POS;
-    let bin = row * DIGITS + digit as usize;
-    let count = histograms[bin];
+    let mut counts = Array::<u32>::new(per_unit as usize);
+    let mut run = 0u32;
+    #[unroll]
+    for j in 0..per_unit {
+        let count = histograms[first + j as usize];
+        histograms[first + j as usize] = 0u32;
+        counts[j as usize] = count;
+        run += count;
+    }
     let need = state[s + STATE_NEED];
-    let counted = cube_exclusive_sum(count, comptime!(DIGITS as u32), use_planes);
-    histograms[bin] = 0u32;
-    let before = counted.before;
-    if before < need && need <= before + count {
+    let counted = cube_exclusive_sum(run, units, use_planes);
+    // The one bin (of one unit) whose keys hold the `need`-th: its digit, the keys before it.
+    // `none` (no digit of this unit) is written as a literal, so the variable is a runtime one.
+    let none = comptime!(DIGITS as u32);
+    let mut digit = 256u32;
+    let mut before = counted.before;
+    let mut count = 0u32;
+    #[unroll]
+    for j in 0..per_unit {
+        let c = counts[j as usize];
+        if digit == none && before < need && need <= before + c {
+            digit = UNIT_POS * per_unit + j;
+            count = c;
+        } else if digit == none {
+            before += c;
+        }
+    }
+    if digit < none {
         let mut source = state[s + STATE_SOURCE];
         let mut source_len = state[s + STATE_SOURCE_LEN];
         let target = state[s + STATE_TARGET];

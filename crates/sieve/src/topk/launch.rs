@@ -16,12 +16,14 @@ use super::{
 };
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
-use crate::scan::{self, ScanKind, ScanOptions, ScanProblem};
+use crate::scan::launch::scan_with;
+use crate::scan::{ScanKind, ScanOptions, ScanProblem};
 use crate::sort::keys::KeyKind;
-use crate::sort::{self, SortIo, SortOptions, SortOrder, SortProblem, SortTuning};
+use crate::sort::launch::sort_with;
+use crate::sort::{SortIo, SortOptions, SortOrder, SortProblem, SortTuning};
 use crate::{DeviceCaps, Dtype, SieveError};
 
-/// Units of the per-row and elementwise kernels.
+/// Units of the per-row and elementwise kernels (fewer where a cube may not have them).
 const ELEMENTWISE_UNITS: u32 = 256;
 /// Radix bits of a key.
 const KEY_BITS: u32 = 32;
@@ -43,12 +45,11 @@ pub fn topk(
 ) -> Result<TopkReport, SieveError> {
     let caps = DeviceCaps::of(client);
     let kind = validate(&caps, &io, problem)?;
-    let shared = client.properties().hardware.max_shared_memory_size;
     let tuning = options
         .tuning
-        .unwrap_or_else(|| TopkTuning::for_device(&caps, shared));
+        .unwrap_or_else(|| TopkTuning::for_device(&caps));
     check_tuning(&caps, &tuning)?;
-    let strategy = resolve_strategy(client, &caps, &tuning, problem, options.strategy)?;
+    let strategy = resolve_strategy(&caps, &tuning, problem, options.strategy)?;
     let mut report = TopkReport {
         strategy,
         counting_passes: 0,
@@ -66,23 +67,25 @@ pub fn topk(
         },
         sorted: options.sorted,
         tuning,
+        elementwise_units: caps.cube_units(ELEMENTWISE_UNITS),
+        caps: &caps,
     };
     match strategy {
         TopkStrategy::RankByCounting => run.rank_by_counting(),
         TopkStrategy::ThresholdBisection => {
             let state = run.init_state();
             report.counting_passes = run.bisect(&state);
-            run.gather_and_finish(&state);
+            run.gather_and_finish(&state)?;
         }
         TopkStrategy::RadixSelect if problem.len <= tuning.row_cube_max_len => {
-            report.counting_passes = run.row_select();
+            report.counting_passes = run.row_select()?;
         }
         TopkStrategy::RadixSelect => {
             let state = run.init_state();
             report.counting_passes = run.radix_select(&state);
-            run.gather_and_finish(&state);
+            run.gather_and_finish(&state)?;
         }
-        TopkStrategy::SortAndSlice => run.sort_and_slice(),
+        TopkStrategy::SortAndSlice => run.sort_and_slice()?,
         TopkStrategy::Auto => unreachable!("resolved above"),
     }
     Ok(report)
@@ -153,7 +156,7 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
     let tile_bytes = tile_shared_bytes(tuning.units_per_cube, tuning.elements_per_unit);
     if !(1..=32).contains(&tuning.elements_per_unit)
         || tuning.tile() >= 1 << 16
-        || tile_bytes > tuning.max_shared_bytes
+        || tile_bytes > caps.max_shared_bytes
     {
         return Err(SieveError::invalid(
             "tuning.elements_per_unit",
@@ -162,14 +165,14 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
                 "1..=32 (one bit each in a 32-bit mask), with a tile below 65,536 keys whose \
                  keys ({tile_bytes} bytes with the bins and the spine) fit the device's {} \
                  bytes of shared memory",
-                tuning.max_shared_bytes
+                caps.max_shared_bytes
             ),
         ));
     }
     caps.check_units("tuning.row_units_per_cube", tuning.row_units_per_cube)?;
     let row_tile = tuning.row_units_per_cube as usize * tuning.elements_per_unit as usize;
     let row_bytes = row_shared_bytes(tuning.row_units_per_cube, tuning.elements_per_unit);
-    if row_tile >= 1 << 16 || row_bytes > tuning.max_shared_bytes {
+    if row_tile >= 1 << 16 || row_bytes > caps.max_shared_bytes {
         return Err(SieveError::invalid(
             "tuning.row_units_per_cube",
             tuning.row_units_per_cube,
@@ -177,7 +180,7 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
                 "a row-select tile ({} keys per unit) below 65,536 keys whose keys ({row_bytes} \
                  bytes with the bins, the spines and the bound's candidates) fit the device's {} \
                  bytes of shared memory",
-                tuning.elements_per_unit, tuning.max_shared_bytes
+                tuning.elements_per_unit, caps.max_shared_bytes
             ),
         ));
     }
@@ -187,7 +190,7 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
             .gather_elements_per_unit
             .is_multiple_of(tuning.elements_per_unit)
         || gather_tile >= 1 << 16
-        || gather_tile * 4 + 4 * tuning.units_per_cube as usize > tuning.max_shared_bytes
+        || gather_tile * 4 + 4 * tuning.units_per_cube as usize > caps.max_shared_bytes
     {
         return Err(SieveError::invalid(
             "tuning.gather_elements_per_unit",
@@ -195,7 +198,7 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
             format!(
                 "1..=32, a multiple of elements_per_unit ({}), with a gather tile below 65,536 \
                  keys that fits the device's {} bytes of shared memory",
-                tuning.elements_per_unit, tuning.max_shared_bytes
+                tuning.elements_per_unit, caps.max_shared_bytes
             ),
         ));
     }
@@ -210,18 +213,15 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
 }
 
 fn resolve_strategy(
-    client: &Client,
     caps: &DeviceCaps,
     tuning: &TopkTuning,
     problem: TopkProblem,
     asked: TopkStrategy,
 ) -> Result<TopkStrategy, SieveError> {
-    let rank_capacity = tuning.rank_capacity();
+    let rank_capacity = tuning.rank_capacity(caps);
     Ok(match asked {
         TopkStrategy::Auto => {
-            let sort_capacity =
-                SortTuning::for_device(caps, client.properties().hardware.max_shared_memory_size)
-                    .in_cube_capacity(caps);
+            let sort_capacity = SortTuning::for_device(caps).in_cube_capacity(caps);
             if problem.len <= RANK_AUTO_LEN.min(rank_capacity) {
                 TopkStrategy::RankByCounting
             } else if problem.len <= sort_capacity || 2 * problem.k > problem.len {
@@ -234,7 +234,10 @@ fn resolve_strategy(
             return Err(SieveError::invalid(
                 "problem.len",
                 problem.len,
-                format!("at most {rank_capacity} for rank_by_counting on this device"),
+                format!(
+                    "at most {rank_capacity} for rank_by_counting on this device ({})",
+                    caps.describe_limits()
+                ),
             ));
         }
         other => other,
@@ -263,6 +266,10 @@ struct Run<'a> {
     read: KeyRead,
     sorted: bool,
     tuning: TopkTuning,
+    /// Units of the per-row and elementwise kernels on this device.
+    elementwise_units: u32,
+    /// Read once by [`topk`], handed to the rank cube and the nested sorts and scans.
+    caps: &'a DeviceCaps,
 }
 
 impl Run<'_> {
@@ -333,16 +340,16 @@ impl Run<'_> {
     fn per_row_grid(&self) -> CubeCount {
         cube_count_1d(
             self.client,
-            self.problem.rows.div_ceil(ELEMENTWISE_UNITS as usize),
+            self.problem.rows.div_ceil(self.elementwise_units as usize),
         )
     }
 
     /// One cube per row, units and keys per unit sized to the row (powers of two).
     fn rank_by_counting(&self) {
         let len = self.problem.len;
-        let min_units = DeviceCaps::of(self.client).plane_size_max.max(1);
-        let units =
-            (len.div_ceil(8).next_power_of_two() as u32).clamp(min_units, self.tuning.max_units);
+        let min_units = self.caps.plane_size_max.max(1);
+        let units = (len.div_ceil(8).next_power_of_two() as u32)
+            .clamp(min_units, self.caps.max_cube_units());
         let elements_per_unit = (len.div_ceil(units as usize).next_power_of_two() as u32).max(1);
         let blueprint = TopkBlueprint {
             units,
@@ -381,7 +388,7 @@ impl Run<'_> {
             init_state_kernel::launch_unchecked(
                 self.client,
                 self.per_row_grid(),
-                CubeDim::new_1d(ELEMENTWISE_UNITS),
+                CubeDim::new_1d(self.elementwise_units),
                 self.buffer(&state, rows * STATE_WORDS),
                 rows,
                 self.problem.len as u32,
@@ -436,7 +443,7 @@ impl Run<'_> {
                 bisect_update_kernel::launch_unchecked(
                     self.client,
                     self.per_row_grid(),
-                    CubeDim::new_1d(ELEMENTWISE_UNITS),
+                    CubeDim::new_1d(self.elementwise_units),
                     self.buffer(state, rows * STATE_WORDS),
                     self.buffer(&counts, rows),
                     self.buffer(&searching, 1),
@@ -483,6 +490,8 @@ impl Run<'_> {
         let cand_a = self.workspace(n);
         let cand_b = self.workspace(n);
         let passes = KEY_BITS / DIGIT_BITS;
+        // One bin per unit where a cube may have as many units as there are digits.
+        let digit_units = self.caps.cube_units(DIGITS as u32);
         for pass in 0..passes {
             let shift = KEY_BITS - DIGIT_BITS * (pass + 1);
             // SAFETY: `cubes_per_row` cubes per row take the tiles of the row's source in
@@ -510,12 +519,12 @@ impl Run<'_> {
                     self.io.value_dtype.elem_type(),
                 );
             }
-            // SAFETY: one cube of 256 units per row, one bin each.
+            // SAFETY: one cube per row, each unit a run of bins.
             unsafe {
                 radix_digit_kernel::launch_unchecked(
                     self.client,
                     cube_count_1d(self.client, rows),
-                    CubeDim::new_1d(DIGITS as u32),
+                    CubeDim::new_1d(digit_units),
                     self.buffer(state, rows * STATE_WORDS),
                     self.buffer(&histograms, rows * DIGITS),
                     self.buffer(&appended, rows),
@@ -524,6 +533,7 @@ impl Run<'_> {
                     shift,
                     // Passes 1 and 2 may append; pass 3 is the last.
                     pass + 1 < passes - 1,
+                    digit_units,
                     self.tuning.use_planes,
                 );
             }
@@ -534,7 +544,7 @@ impl Run<'_> {
     /// Radix select with one cube per row ([`row_select_kernel`]: every digit pass and the
     /// gather in one launch), then the outputs as [`Run::gather_and_finish`] writes them.
     /// Returns the number of digit passes.
-    fn row_select(&self) -> u32 {
+    fn row_select(&self) -> Result<u32, SieveError> {
         let rows = self.problem.rows;
         let outputs = self.outputs();
         let blueprint = TopkBlueprint {
@@ -563,13 +573,13 @@ impl Run<'_> {
                 self.io.value_dtype.elem_type(),
             );
         }
-        self.order_and_finish(&cand_keys, &cand_positions);
-        KEY_BITS / DIGIT_BITS
+        self.order_and_finish(&cand_keys, &cand_positions)?;
+        Ok(KEY_BITS / DIGIT_BITS)
     }
 
     /// Every row's chosen keys (below the boundary, then the first ties) in `[rows, k]`
     /// workspaces, sorted by (key, index) when asked, then the outputs.
-    fn gather_and_finish(&self, state: &Handle) {
+    fn gather_and_finish(&self, state: &Handle) -> Result<(), SieveError> {
         let rows = self.problem.rows;
         let k = self.problem.k;
         let outputs = self.outputs();
@@ -601,8 +611,9 @@ impl Run<'_> {
                 self.io.value_dtype.elem_type(),
             );
         }
-        scan::scan(
+        scan_with(
             self.client,
+            self.caps,
             &cube_counts,
             &cube_offsets,
             ScanProblem {
@@ -612,8 +623,7 @@ impl Run<'_> {
             Dtype::U32,
             ScanKind::Exclusive,
             ScanOptions::default(),
-        )
-        .expect("scan of per-cube counts: u32 rows are always supported");
+        )?;
         // SAFETY: as above; slots are distinct within a row and below `k` (fewer than `k`
         // keys lie below the boundary, ties past `k` are not written).
         unsafe {
@@ -642,13 +652,17 @@ impl Run<'_> {
                 self.io.value_dtype.elem_type(),
             );
         }
-        self.order_and_finish(&cand_keys, &cand_positions);
+        self.order_and_finish(&cand_keys, &cand_positions)
     }
 
     /// The outputs from the `[rows, k]` chosen radix keys and positions (keys below the
     /// boundary in index order, then the ties in index order), sorted by (key, index) first
     /// when asked.
-    fn order_and_finish(&self, cand_keys: &Handle, cand_positions: &Handle) {
+    fn order_and_finish(
+        &self,
+        cand_keys: &Handle,
+        cand_positions: &Handle,
+    ) -> Result<(), SieveError> {
         let rows = self.problem.rows;
         let k = self.problem.k;
         let outputs = self.outputs();
@@ -656,8 +670,9 @@ impl Run<'_> {
             // Keys below the boundary are in index order, then the ties in index order: a
             // stable sort by radix key orders them by (key, index).
             let order = self.workspace(outputs);
-            sort::sort(
+            sort_with(
                 self.client,
+                self.caps,
                 SortIo {
                     keys: cand_keys,
                     key_dtype: Dtype::U32,
@@ -668,13 +683,13 @@ impl Run<'_> {
                 SortProblem { rows, len: k },
                 SortOrder::Ascending,
                 SortOptions::default(),
-            )
-            .expect("sort of u32 candidates: always supported");
+            )?;
             Some(order)
         } else {
             None
         };
         self.finish(cand_positions, k, order.as_ref());
+        Ok(())
     }
 
     /// Writes the outputs from the chosen positions (`[rows, stride]`), reordered by `order`
@@ -691,8 +706,11 @@ impl Run<'_> {
         unsafe {
             finish_kernel::launch_unchecked(
                 self.client,
-                cube_count_1d(self.client, outputs.div_ceil(ELEMENTWISE_UNITS as usize)),
-                CubeDim::new_1d(ELEMENTWISE_UNITS),
+                cube_count_1d(
+                    self.client,
+                    outputs.div_ceil(self.elementwise_units as usize),
+                ),
+                CubeDim::new_1d(self.elementwise_units),
                 self.input(),
                 self.buffer(positions, positions_len),
                 order_arg,
@@ -711,10 +729,11 @@ impl Run<'_> {
     }
 
     /// The stable sort of every row's radix keys with positions, then the first `k` of each.
-    fn sort_and_slice(&self) {
+    fn sort_and_slice(&self) -> Result<(), SieveError> {
         let positions = self.workspace(self.elements());
-        sort::sort(
+        sort_with(
             self.client,
+            self.caps,
             SortIo {
                 keys: self.io.values,
                 key_dtype: self.io.value_dtype,
@@ -732,8 +751,8 @@ impl Run<'_> {
                 SortOrder::Ascending
             },
             SortOptions::default(),
-        )
-        .expect("sort of validated keys");
+        )?;
         self.finish(&positions, self.problem.len, None);
+        Ok(())
     }
 }

@@ -154,7 +154,9 @@ pub struct TopkIo<'a> {
 }
 
 /// Tile shapes of the counting, histogram and gather passes: plain data, chosen from the
-/// device, overridable.
+/// device, overridable. The device's limits (units per cube, shared memory) are not fields:
+/// they come from [`DeviceCaps`](crate::DeviceCaps) at each call, and a tuning that does not
+/// fit them is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TopkTuning {
     /// Units per cube of the tiled passes (a power of two, at least the plane width).
@@ -187,10 +189,6 @@ pub struct TopkTuning {
     pub gather_elements_per_unit: u32,
     /// Use plane operations (the device must have them).
     pub use_planes: bool,
-    /// Most units a cube may have (the rank-by-counting cube's limit).
-    pub max_units: u32,
-    /// Shared memory per cube, bytes.
-    pub max_shared_bytes: usize,
 }
 
 /// Keys per unit of the passes' tiles by default.
@@ -219,13 +217,13 @@ pub(crate) fn row_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
 
 /// Units of the one-cube-per-row radix select: the most a cube may have (up to 1024), halved
 /// until its shared memory ([`row_shared_bytes`]) fits.
-fn row_units(caps: &crate::DeviceCaps, shared_bytes: usize, elements_per_unit: u32) -> u32 {
-    let fits = |units: u32| row_shared_bytes(units, elements_per_unit) <= shared_bytes;
-    let mut units = caps.max_units_per_cube.min(1024);
+fn row_units(caps: &crate::DeviceCaps, elements_per_unit: u32) -> u32 {
+    let fits = |units: u32| row_shared_bytes(units, elements_per_unit) <= caps.max_shared_bytes;
+    let mut units = caps.max_cube_units();
     while units > caps.plane_size_max && !fits(units) {
         units /= 2;
     }
-    units.max(caps.plane_size_max)
+    units
 }
 
 /// The longest row rank-by-counting takes, whatever the shared memory: its work grows with
@@ -236,27 +234,33 @@ pub const RANK_MAX_LEN: usize = 4096;
 pub const RANK_AUTO_LEN: usize = 1024;
 
 impl TopkTuning {
-    /// 256 units x 8 keys per tile; 32 cubes per multiprocessor in a pass (4 waves of 8
-    /// resident 256-unit cubes), 2048 cubes where the device does not say how many it has;
-    /// one-cube-per-row selects of up to 1024 units (as many as fit) for rows up to 2^17
-    /// keys; the minima bound for `k` up to a quarter of a one-row cube's units; scatter
-    /// tiles as the passes' (larger ones measured slower on the H200: 16 and 32 keys per
-    /// unit took 1.1x and 1.4x at [2^28] k = 100000).
-    pub fn for_device(caps: &crate::DeviceCaps, shared_bytes: usize) -> Self {
-        let row_units_per_cube = row_units(caps, shared_bytes, ELEMENTS_PER_UNIT);
+    /// 256 units (or as many as a cube may have) x 8 keys per tile; 32 cubes per
+    /// multiprocessor in a pass (4 waves of 8 resident 256-unit cubes), 2048 cubes where the
+    /// device does not say how many it has; one-cube-per-row selects of up to 1024 units (as
+    /// many as fit) for rows up to 2^17 keys; the minima bound for `k` up to a quarter of a
+    /// one-row cube's units; scatter tiles as the passes' (larger ones measured slower on the
+    /// H200: 16 and 32 keys per unit took 1.1x and 1.4x at [2^28] k = 100000). A tile of 256
+    /// x 8 keys takes 10 KiB of shared memory, so it fits any device (16 KiB at least); fewer
+    /// keys per unit where it would not.
+    pub fn for_device(caps: &crate::DeviceCaps) -> Self {
+        let units_per_cube = caps.cube_units(256);
+        let mut elements_per_unit = ELEMENTS_PER_UNIT;
+        while elements_per_unit > 1
+            && tile_shared_bytes(units_per_cube, elements_per_unit) > caps.max_shared_bytes
+        {
+            elements_per_unit /= 2;
+        }
         TopkTuning {
-            units_per_cube: 256u32.max(caps.plane_size_max),
-            elements_per_unit: ELEMENTS_PER_UNIT,
+            units_per_cube,
+            elements_per_unit,
             target_cubes: caps
                 .multiprocessors
                 .map_or(2048, |sms| sms.saturating_mul(32)),
             row_cube_max_len: 1 << 17,
-            row_units_per_cube,
+            row_units_per_cube: row_units(caps, elements_per_unit),
             bound_units_per_k: BOUND_UNITS_PER_K,
-            gather_elements_per_unit: ELEMENTS_PER_UNIT,
+            gather_elements_per_unit: elements_per_unit,
             use_planes: caps.plane_ops,
-            max_units: caps.max_units_per_cube.min(1024),
-            max_shared_bytes: shared_bytes,
         }
     }
 
@@ -274,14 +278,17 @@ impl TopkTuning {
     /// The longest row [`TopkStrategy::RankByCounting`] takes: the largest power of two of
     /// keys that fits in shared memory beside 4 KiB at 6 bytes a key (the 4-byte key, and per
     /// unit, one per 8 keys, its minimum, a scan-spine word and a candidate key and
-    /// position for the minima bound), at most [`RANK_MAX_LEN`] and 16 per unit.
-    pub fn rank_capacity(&self) -> usize {
-        let fit = self.max_shared_bytes.saturating_sub(4096) / 6;
+    /// position for the minima bound), at most [`RANK_MAX_LEN`] and 16 per unit of the
+    /// largest cube.
+    pub fn rank_capacity(&self, caps: &crate::DeviceCaps) -> usize {
+        let fit = caps.max_shared_bytes.saturating_sub(4096) / 6;
         if fit == 0 {
             return 0;
         }
         let power = 1usize << (usize::BITS - 1 - fit.leading_zeros());
-        power.min(RANK_MAX_LEN).min(self.max_units as usize * 16)
+        power
+            .min(RANK_MAX_LEN)
+            .min(caps.max_cube_units() as usize * 16)
     }
 }
 
