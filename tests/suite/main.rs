@@ -9,6 +9,7 @@ mod compact;
 mod filter_ops;
 mod scan;
 mod small_devices;
+mod soundness;
 mod sort;
 mod sort_ops;
 mod split_ops;

@@ -36,7 +36,7 @@ impl SieveOps for CubeBackend {
         pad: bool,
         index_dtype: IntDType,
     ) -> (CubeTensor, CubeTensor) {
-        compact_values("mask_select", x, mask, per_row, pad, index_dtype)
+        compact_values(compact_op(per_row, pad), x, mask, per_row, pad, index_dtype)
     }
 
     fn sieve_int_compact(
@@ -46,7 +46,7 @@ impl SieveOps for CubeBackend {
         pad: bool,
         index_dtype: IntDType,
     ) -> (CubeTensor, CubeTensor) {
-        compact_values("mask_select", x, mask, per_row, pad, index_dtype)
+        compact_values(compact_op(per_row, pad), x, mask, per_row, pad, index_dtype)
     }
 
     fn sieve_float_partition(
@@ -232,11 +232,9 @@ pub(crate) fn rows_along(x: CubeTensor, dim: usize) -> Rows {
     let rank = x.meta.num_dims();
     let shape = x.meta.shape().clone();
     let len = shape[dim];
-    let rows = if len == 0 {
-        0
-    } else {
-        shape.num_elements() / len
-    };
+    // The product of the other dims, not `numel / len`: along a size-0 dim there are still
+    // rows (of length 0), and the split writes their counts (zeros).
+    let rows = (0..rank).filter(|&d| d != dim).map(|d| shape[d]).product();
     let swap = (dim + 1 != rank).then(|| {
         let mut axes: Vec<usize> = (0..rank).collect();
         axes.swap(dim, rank - 1);
@@ -292,6 +290,15 @@ fn prefix_view(x: CubeTensor, len: usize) -> CubeTensor {
 /// An uninitialised contiguous tensor on `like`'s device.
 pub(crate) fn empty_of(like: &CubeTensor, shape: Shape, dtype: DType) -> CubeTensor {
     empty_device_contiguous_dtype(like.client.clone(), like.device.clone(), shape, dtype)
+}
+
+/// The public op a compaction serves, for its panic messages.
+fn compact_op(per_row: bool, pad: bool) -> &'static str {
+    match (per_row, pad) {
+        (true, _) => "compact_rows",
+        (false, true) => "mask_select_padded",
+        (false, false) => "mask_select",
+    }
 }
 
 /// Compacts `x` by `mask` (same shape): the whole tensor in row-major order, or each row of

@@ -7,7 +7,8 @@ use burn::backend::{
     Backend, TensorMetadata, get_device_settings,
     tensor::{BoolTensor, FloatTensor, IntTensor},
 };
-use burn::tensor::{IndexingUpdateOp, IntDType, Shape, Slice, TensorData, try_read_sync};
+use burn::tensor::{DType, IndexingUpdateOp, IntDType, Shape, Slice, TensorData, try_read_sync};
+use sieve::sort::reference::{SortKey, sort_rows};
 
 use crate::meta::compact_shapes;
 
@@ -199,8 +200,14 @@ pub fn split_by_bit<B: Backend>(
 }
 
 /// The stable sort permutation along `dim` of row-major `values` of `shape`, in sieve's order
-/// (`sieve::sort::reference`), as indices along `dim` in the same layout.
-fn stable_permutation(values: &[f64], shape: &Shape, dim: usize, descending: bool) -> Vec<i64> {
+/// (each row sorted by `sieve::sort::reference::sort_rows`, the kernels' CPU twin), as
+/// indices along `dim` in the same layout.
+fn stable_permutation<T: SortKey>(
+    values: &[T],
+    shape: &Shape,
+    dim: usize,
+    descending: bool,
+) -> Vec<i64> {
     let len = shape[dim];
     let inner: usize = (dim + 1..shape.num_dims()).map(|d| shape[d]).product();
     let outer = values.len() / (len * inner).max(1);
@@ -208,23 +215,39 @@ fn stable_permutation(values: &[f64], shape: &Shape, dim: usize, descending: boo
     for o in 0..outer {
         for i in 0..inner {
             let at = |k: usize| (o * len + k) * inner + i;
-            let mut order: Vec<usize> = (0..len).collect();
-            order.sort_by(|&a, &b| {
-                let (x, y) = (values[at(a)], values[at(b)]);
-                let o = match (x.is_nan(), y.is_nan()) {
-                    (true, true) => std::cmp::Ordering::Equal,
-                    (true, false) => std::cmp::Ordering::Greater,
-                    (false, true) => std::cmp::Ordering::Less,
-                    _ => x.partial_cmp(&y).unwrap(),
-                };
-                if descending { o.reverse() } else { o }
-            });
+            let row: Vec<T> = (0..len).map(|k| values[at(k)]).collect();
+            let order = sort_rows(&row, 1, len, descending);
             for (slot, k) in order.into_iter().enumerate() {
                 out[at(slot)] = k as i64;
             }
         }
     }
     out
+}
+
+/// [`stable_permutation`] of `data`, compared in a type that holds every key exactly: signed
+/// integers as i64, unsigned as u64 (keys that differ only past 2^53 stay apart), floats as
+/// f64 (f16, bf16 and f32 widen exactly; PyTorch's order: NaN largest, -0.0 == +0.0).
+fn stable_permutation_of(
+    data: &TensorData,
+    shape: &Shape,
+    dim: usize,
+    descending: bool,
+) -> Vec<i64> {
+    match data.dtype() {
+        DType::I64 | DType::I32 | DType::I16 | DType::I8 => {
+            let keys: Vec<i64> = data.iter::<i64>().collect();
+            stable_permutation(&keys, shape, dim, descending)
+        }
+        DType::U64 | DType::U32 | DType::U16 | DType::U8 => {
+            let keys: Vec<u64> = data.iter::<u64>().collect();
+            stable_permutation(&keys, shape, dim, descending)
+        }
+        _ => {
+            let keys: Vec<f64> = data.iter::<f64>().collect();
+            stable_permutation(&keys, shape, dim, descending)
+        }
+    }
 }
 
 /// Stable sort on the host (the fallback reads the data: it serves CPU backends), then a
@@ -267,8 +290,7 @@ fn host_sort_indices<B: Backend>(
     descending: bool,
     index_dtype: IntDType,
 ) -> IntTensor<B> {
-    let values: Vec<f64> = data.iter::<f64>().collect();
-    let order = stable_permutation(&values, shape, dim, descending);
+    let order = stable_permutation_of(&data, shape, dim, descending);
     B::int_from_data(
         TensorData::new(order, shape.clone()).convert_dtype(index_dtype.into()),
         device,

@@ -26,6 +26,19 @@ pub enum SieveError {
         device: String,
         reason: &'static str,
     },
+    /// A caller's buffer holds fewer bytes than the call reads or writes through it (checked
+    /// before anything launches; a bigger buffer is fine).
+    #[error(
+        "buffer `{name}` is too small: {needed} bytes needed ({elements} {elem} elements), the \
+         handle holds {given} bytes"
+    )]
+    BufferTooSmall {
+        name: &'static str,
+        elements: usize,
+        elem: &'static str,
+        needed: u128,
+        given: u64,
+    },
 }
 
 impl SieveError {

@@ -2,7 +2,8 @@
 //! plane-level `#[cube]` functions that kernels call. Nothing here launches a kernel.
 
 pub mod address;
+pub(crate) mod buffers;
 pub mod cube;
-pub mod fill;
+pub(crate) mod fill;
 pub mod grid;
 pub mod lookback;

@@ -13,6 +13,7 @@ use super::{
     CompactIo, CompactOptions, CompactProblem, CompactStrategy, FlagRule, Flags, MaskStorage,
     Rejected,
 };
+use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
 use crate::scan::launch::{check_tuning, scan_with, vector_size_for};
@@ -24,7 +25,8 @@ use crate::{DeviceCaps, Dtype, SieveError};
 ///
 /// Errors before anything launches: a missing or contradictory buffer, an index dtype that
 /// cannot hold a row position, a dtype the device lacks, a forced strategy the device (or
-/// the `rejected` mode) cannot run, or a tuning that does not fit the device.
+/// the `rejected` mode) cannot run, a tuning that does not fit the device, or (checked
+/// last) a buffer smaller than the problem or a view off the device's binding alignment.
 pub fn compact(
     client: &Client,
     flags: Flags<'_>,
@@ -41,6 +43,7 @@ pub fn compact(
         .tuning
         .unwrap_or_else(|| compact_tuning(&caps, lookback, &flags, &io));
     check_tuning(&caps, &tuning)?;
+    check_buffers(client, &flags, &io, problem)?;
     if problem.rows == 0 {
         return Ok(strategy);
     }
@@ -228,6 +231,29 @@ fn validate(
     caps.check_dtype(io.value_dtype)?;
     caps.check_dtype(io.index_dtype)?;
     Ok(())
+}
+
+/// Every caller buffer holds what the call reads or writes through it: `[rows, len]` elements,
+/// `rows` counts (checked last, before anything launches; `rows * len` is validated).
+fn check_buffers(
+    client: &Client,
+    flags: &Flags<'_>,
+    io: &CompactIo<'_>,
+    problem: CompactProblem,
+) -> Result<(), SieveError> {
+    let rules = BufferRules::of(client);
+    let elements = problem.rows * problem.len;
+    if let Flags::Mask { mask, storage } = flags {
+        let (elem, bytes) = match storage {
+            MaskStorage::U8 => ("u8", 1),
+            MaskStorage::U32 => ("u32", 4),
+        };
+        rules.check("flags.mask", mask, elements, elem, bytes)?;
+    }
+    rules.check_optional("io.values", io.values, elements, io.value_dtype)?;
+    rules.check_optional("io.values_out", io.values_out, elements, io.value_dtype)?;
+    rules.check_optional("io.indices_out", io.indices_out, elements, io.index_dtype)?;
+    rules.check_dtype("io.counts", io.counts, problem.rows, io.index_dtype)
 }
 
 fn resolve_strategy(

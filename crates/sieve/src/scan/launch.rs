@@ -6,6 +6,7 @@ use cubecl::server::Handle;
 
 use super::kernels::{reduce_tiles_kernel, scan_lookback_kernel, scan_tiles_kernel};
 use super::{ScanKind, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
+use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
 use crate::{DeviceCaps, Dtype, SieveError};
@@ -14,7 +15,8 @@ use crate::{DeviceCaps, Dtype, SieveError};
 /// (same size, a different buffer). Returns the strategy that ran.
 ///
 /// Errors before anything launches: unsupported dtype, a forced strategy the device cannot
-/// run, or a tuning that does not fit the device.
+/// run, a tuning that does not fit the device, or (checked last) a buffer smaller than the
+/// problem or a view off the device's binding alignment.
 pub fn scan(
     client: &Client,
     input: &Handle,
@@ -63,6 +65,7 @@ pub(crate) fn scan_with(
         .tuning
         .unwrap_or_else(|| ScanTuning::for_device(caps, lookback));
     check_tuning(caps, &tuning)?;
+    check_buffers(client, input, output, problem, dtype)?;
     if problem.rows == 0 || problem.len == 0 {
         return Ok(strategy);
     }
@@ -107,6 +110,21 @@ fn resolve_strategy(
         }
         ScanStrategy::Auto => Ok(ScanStrategy::ReduceThenScan),
     }
+}
+
+/// Both caller buffers hold the problem's `rows * len` elements (checked last, before
+/// anything launches).
+fn check_buffers(
+    client: &Client,
+    input: &Handle,
+    output: &Handle,
+    problem: ScanProblem,
+    dtype: Dtype,
+) -> Result<(), SieveError> {
+    let rules = BufferRules::of(client);
+    let elements = problem.rows.saturating_mul(problem.len);
+    rules.check_dtype("input", input, elements, dtype)?;
+    rules.check_dtype("output", output, elements, dtype)
 }
 
 pub(crate) fn check_tuning(caps: &DeviceCaps, tuning: &ScanTuning) -> Result<(), SieveError> {

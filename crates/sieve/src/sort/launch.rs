@@ -10,6 +10,7 @@ use super::kernels::{
 use super::keys::KeyKind;
 use super::tile::SortBlueprint;
 use super::{SortIo, SortOptions, SortOrder, SortProblem, SortStrategy, SortTuning};
+use crate::common::buffers::BufferRules;
 use crate::common::grid::cube_count_1d;
 use crate::scan::launch::scan_with;
 use crate::scan::{ScanKind, ScanOptions, ScanProblem};
@@ -23,7 +24,8 @@ const ELEMENTWISE_UNITS: u32 = 256;
 ///
 /// Errors before anything launches: an unsupported key or index dtype, a row too long for
 /// 32-bit positions or the index dtype, a forced `InCube` on rows that do not fit one cube,
-/// or a tuning that does not fit the device.
+/// a tuning that does not fit the device, or (checked last) a buffer smaller than the problem
+/// or a view off the device's binding alignment.
 pub fn sort(
     client: &Client,
     io: SortIo<'_>,
@@ -110,6 +112,7 @@ pub(crate) fn sort_with(
     if problem.rows == 0 || problem.len == 0 {
         return Ok(strategy);
     }
+    check_buffers(client, &io, problem)?;
     let run = Run {
         client,
         io,
@@ -126,6 +129,16 @@ pub(crate) fn sort_with(
         SortStrategy::Auto => unreachable!("resolved above"),
     }
     Ok(strategy)
+}
+
+/// Every caller buffer holds the problem's `[rows, len]` elements (checked last, before
+/// anything launches).
+fn check_buffers(client: &Client, io: &SortIo<'_>, problem: SortProblem) -> Result<(), SieveError> {
+    let rules = BufferRules::of(client);
+    let elements = problem.rows.saturating_mul(problem.len);
+    rules.check_dtype("io.keys", io.keys, elements, io.key_dtype)?;
+    rules.check_optional("io.keys_out", io.keys_out, elements, io.key_dtype)?;
+    rules.check_optional("io.indices_out", io.indices_out, elements, io.index_dtype)
 }
 
 fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError> {

@@ -7,17 +7,24 @@ pub trait SortKey: Copy {
     fn order(a: &Self, b: &Self) -> Ordering;
 }
 
-impl SortKey for f32 {
-    /// -inf < ... < -0.0 == +0.0 < ... < +inf < NaN, all NaNs equal.
-    fn order(a: &f32, b: &f32) -> Ordering {
-        match (a.is_nan(), b.is_nan()) {
-            (true, true) => Ordering::Equal,
-            (true, false) => Ordering::Greater,
-            (false, true) => Ordering::Less,
-            _ => a.partial_cmp(b).unwrap(),
+macro_rules! float_key {
+    ($($t:ty),*) => {$(
+        impl SortKey for $t {
+            /// -inf < ... < -0.0 == +0.0 < ... < +inf < NaN, all NaNs equal.
+            fn order(a: &$t, b: &$t) -> Ordering {
+                match (a.is_nan(), b.is_nan()) {
+                    (true, true) => Ordering::Equal,
+                    (true, false) => Ordering::Greater,
+                    (false, true) => Ordering::Less,
+                    // Neither is NaN, so the order is total.
+                    _ => a.partial_cmp(b).unwrap_or(Ordering::Equal),
+                }
+            }
         }
-    }
+    )*};
 }
+// f64 serves the Flex fallback, whose float keys (f16, bf16, f32, f64) widen to f64 exactly.
+float_key!(f32, f64);
 
 macro_rules! int_key {
     ($($t:ty),*) => {$(
@@ -26,7 +33,8 @@ macro_rules! int_key {
         }
     )*};
 }
-int_key!(i32, u32, i64);
+// u64 (and i64 exact past 2^53) for the Flex fallback's integer keys.
+int_key!(i32, u32, i64, u64);
 
 /// Each row of `keys` (`[rows, len]`) stably sorted: the permutation (positions within the
 /// row), ascending or descending; equal keys keep their input order either way.

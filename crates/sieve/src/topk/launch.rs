@@ -14,6 +14,7 @@ use super::{
     RANK_AUTO_LEN, TopkIo, TopkOptions, TopkProblem, TopkReport, TopkStrategy, TopkTuning,
     row_shared_bytes, tile_shared_bytes,
 };
+use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
 use crate::scan::launch::scan_with;
@@ -35,8 +36,9 @@ const DIGIT_BITS: u32 = 8;
 ///
 /// Errors before anything launches: an unsupported value or index dtype, `k` outside
 /// `0..=len`, a row too long for 32-bit positions or the index dtype, a forced
-/// `RankByCounting` on rows that do not fit one cube, or a tuning that does not fit the
-/// device.
+/// `RankByCounting` on rows that do not fit one cube, a tuning that does not fit the
+/// device, or (checked last) a buffer smaller than the problem or a view off the device's
+/// binding alignment.
 pub fn topk(
     client: &Client,
     io: TopkIo<'_>,
@@ -57,6 +59,7 @@ pub fn topk(
     if problem.rows == 0 || problem.k == 0 {
         return Ok(report);
     }
+    check_buffers(client, &io, problem)?;
     let run = Run {
         client,
         io,
@@ -147,6 +150,16 @@ fn validate(
     }
     caps.check_dtype(io.index_dtype)?;
     Ok(kind)
+}
+
+/// Every caller buffer holds what the call touches: the `[rows, len]` input, `[rows, k]`
+/// outputs (checked last, before anything launches; `rows * len` is validated).
+fn check_buffers(client: &Client, io: &TopkIo<'_>, problem: TopkProblem) -> Result<(), SieveError> {
+    let rules = BufferRules::of(client);
+    let (inputs, outputs) = (problem.rows * problem.len, problem.rows * problem.k);
+    rules.check_dtype("io.values", io.values, inputs, io.value_dtype)?;
+    rules.check_optional("io.values_out", io.values_out, outputs, io.value_dtype)?;
+    rules.check_optional("io.indices_out", io.indices_out, outputs, io.index_dtype)
 }
 
 fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError> {
