@@ -7,7 +7,6 @@ mod common;
 mod burn_ops;
 mod compact;
 mod filter_ops;
-mod huge;
 mod props;
 mod scan;
 mod small_devices;
