@@ -175,7 +175,10 @@ fn scan_refuses_short_buffers() {
 fn scan_counts_a_view_from_its_offset() {
     let client = client();
     let align = client.properties().memory.alignment as usize;
-    assert!(align % 4 == 0, "binding alignment {align} is whole words");
+    assert!(
+        align.is_multiple_of(4),
+        "binding alignment {align} is whole words"
+    );
     let skip = align / 4;
     let data: Vec<u32> = (0..(skip + ROWS * LEN) as u32).collect();
     let output = poisoned(&client, ROWS * LEN, POISON);
@@ -413,7 +416,7 @@ fn ints<const D: usize>(t: Tensor<D, Int>) -> Vec<i64> {
 /// that is allocated next and never written reads 7, not a lucky 0.
 fn dirty_the_pool(device: &Device, elements: usize) {
     let dirt = Tensor::<1, Int>::full([elements.max(1)], 7, device);
-    assert_eq!(ints(dirt.clone().slice([0..1])), vec![7]);
+    assert!(ints(dirt.clone()).iter().all(|&v| v == 7));
     drop(dirt);
 }
 
