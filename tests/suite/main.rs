@@ -7,6 +7,7 @@ mod common;
 mod burn_ops;
 mod compact;
 mod filter_ops;
+mod huge;
 mod props;
 mod scan;
 mod small_devices;

@@ -150,3 +150,34 @@ fn flex_falls_back_to_the_stable_sort() {
         vec![4, 2]
     );
 }
+
+/// The public op at its default tuning on every row length up to 300 (and the lengths of the
+/// H200 hang report): every one-row-cube shape the default `Auto` picks (rank by counting's
+/// units x keys-per-unit blueprints change at 33, 65, 129, 257 keys), with the minima bound's
+/// `k` (1), the full rank's (53, and `len`), and rows that are not a multiple of anything.
+/// Through CUDA, rows of 129..=256 keys never returned (issue 13): this is its regression
+/// test, run on every runtime the GPU check covers.
+#[test]
+fn default_tuning_at_every_short_row_length() {
+    let device = Device::default();
+    let (mut rng, seed) = rng("default_tuning_at_every_short_row_length");
+    let mut shapes: Vec<[usize; 2]> = (1..=300).map(|len| [3, len]).collect();
+    shapes.extend([[1, 255], [220, 255], [220, 256], [1, 1000], [2, 1024], [2, 1025]]);
+    for shape in shapes {
+        let n = shape[0] * shape[1];
+        let data: Vec<f32> = (0..n).map(|_| special_f32(&mut rng)).collect();
+        let flat: Vec<u32> = data.iter().map(|v| v.to_bits()).collect();
+        let x = Tensor::<2>::from_data(TensorData::new(data.clone(), shape), &device);
+        let len = shape[1];
+        let mut ks = vec![1, 10.min(len), 53.min(len), 64.min(len), len];
+        ks.dedup();
+        for k in ks {
+            let case = format!("seed {seed}: {shape:?} k {k}");
+            let (indices, source) = first_k_along(&data, &shape, 1, k, true);
+            let want: Vec<u32> = source.iter().map(|&s| flat[s]).collect();
+            let (values, got) = sieve_burn::topk_with_indices(x.clone(), k, 1);
+            assert_same(&bits(values), &want, &format!("{case}: values"));
+            assert_same(&i64s(got), &indices, &format!("{case}: indices"));
+        }
+    }
+}

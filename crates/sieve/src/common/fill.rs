@@ -4,9 +4,10 @@
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
+use super::address::address_type;
 use super::grid::{cube_count_1d, linear_cube_index};
 
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 fn fill_zero_kernel<T: Numeric>(buffer: &mut [T], len: usize, #[define(T)] _dtype: ElemType) {
     let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
     if index < len {
@@ -30,6 +31,7 @@ pub fn fill_zero(client: &Client, buffer: &Handle, len: usize, elem: ElemType) {
             client,
             cube_count_1d(client, cubes),
             CubeDim::new_1d(units),
+            address_type(&[len]),
             BufferArg::from_raw_parts(buffer.clone(), len),
             len,
             elem,

@@ -2,6 +2,11 @@
 //! [`super::tile`]. Each works on `[rows, row_vectors]` vectors cut into `tiles_per_row`
 //! tiles per row (tile `t` is tile `t % tiles_per_row` of row `t / tiles_per_row`), except
 //! the gather kernels, which run one unit per element or output slot.
+//!
+//! Every kernel here keeps the rules of `docs/ARCHITECTURE.md` ("Rules every kernel keeps"):
+//! every unit reaches every `sync_cube` and plane operation on every path; a nest of
+//! `#[unroll]` loops stays within [`crate::common::UNROLL_BODIES`] bodies; `PLANE_DIM`, never
+//! 32; `address_type = "dynamic"`, with 64-bit addresses only where a launch needs them.
 
 use cubecl::prelude::*;
 
@@ -15,7 +20,7 @@ use crate::common::lookback::{take_tile_number, tile_prefix};
 use crate::scan::tile::scan_registers;
 
 /// Scatter, pass 1: the number of flagged elements of every tile.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn count_tiles_kernel<E: Numeric, M: Numeric, N: Size>(
     values: &[Vector<E, N>],
     mask: &[Vector<M, N>],
@@ -50,7 +55,7 @@ pub(crate) fn count_tiles_kernel<E: Numeric, M: Numeric, N: Size>(
 /// Scatter, last pass: rank every tile's flags, add the tile's offset (the exclusive scan of
 /// the tile counts, when a row has more than one tile) and write each element to its slot.
 /// The row's last tile writes the row's count.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, N: Size>(
     values: &[Vector<E, N>],
@@ -125,7 +130,7 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, N: Size>(
 /// Single pass: rank every tile, find its offset by decoupled look-back, write its
 /// survivors. **Needs forward progress between cubes** (see `common::lookback`). The row's
 /// last tile writes the row's count. `Drop` only: the row total is not known while writing.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scatter_lookback_kernel<E: Numeric, M: Numeric, I: Numeric, N: Size>(
     values: &[Vector<E, N>],
@@ -192,7 +197,7 @@ pub(crate) fn scatter_lookback_kernel<E: Numeric, M: Numeric, I: Numeric, N: Siz
 
 /// After a `Drop` compaction, makes it `Zero`: every slot of row `r` from `counts[r]` on gets
 /// value and index 0. One unit per slot.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn zero_tail_kernel<E: Numeric, I: Numeric>(
     values_out: &mut [E],
     indices_out: &mut [I],
@@ -220,7 +225,7 @@ pub(crate) fn zero_tail_kernel<E: Numeric, I: Numeric>(
 }
 
 /// Gather, pass 1: every element's flag as a u32, for the running count.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn write_flags_kernel<E: Numeric, M: Numeric, N: Size>(
     values: &[Vector<E, N>],
     mask: &[Vector<M, N>],
@@ -271,7 +276,7 @@ fn first_exceeding(
 /// Gather, last pass: "turn the scatter around". One unit per output slot; slot `s` of a row
 /// takes the element whose inclusive running count first exceeds `s`; with `Keep`, slots
 /// past the count take the rejected elements the same way. Slot 0 writes the row's count.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gather_kernel<E: Numeric, I: Numeric>(
     values: &[E],

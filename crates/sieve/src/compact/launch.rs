@@ -13,6 +13,7 @@ use super::{
     CompactIo, CompactOptions, CompactProblem, CompactStrategy, FlagRule, Flags, MaskStorage,
     Rejected,
 };
+use crate::common::address::{AddressType, address_type, check_extent, check_index_capacity};
 use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
@@ -43,6 +44,12 @@ pub fn compact(
         .tuning
         .unwrap_or_else(|| compact_tuning(&caps, lookback, &flags, &io));
     check_tuning(&caps, &tuning)?;
+    check_extent(
+        client,
+        &caps,
+        "problem.rows * problem.len",
+        problem.rows * problem.len,
+    )?;
     check_buffers(client, &flags, &io, problem)?;
     if problem.rows == 0 {
         return Ok(strategy);
@@ -150,6 +157,7 @@ fn validate(
             ));
         }
     };
+    check_index_capacity("io.index_dtype", io.index_dtype, problem.len)?;
     if problem.len > index_max {
         return Err(SieveError::invalid(
             "problem.len",
@@ -315,6 +323,12 @@ impl<'a> Run<'a> {
         self.problem.rows * self.problem.len
     }
 
+    /// The address type of every launch: each binds the `rows * len` inputs or outputs, the
+    /// largest buffers of the call (tile workspaces hold fewer elements).
+    fn address(&self) -> AddressType {
+        address_type(&[self.elements()])
+    }
+
     fn config(&self, rejected: Rejected, vector_size: usize) -> CompactConfig {
         CompactConfig {
             rule: self.rule,
@@ -408,6 +422,7 @@ impl<'a> Run<'a> {
                     self.client,
                     grid.clone(),
                     cube_dim,
+                    self.address(),
                     layout.vector_size,
                     self.values_arg(),
                     self.mask_arg(),
@@ -448,6 +463,7 @@ impl<'a> Run<'a> {
                 self.client,
                 grid,
                 cube_dim,
+                self.address(),
                 layout.vector_size,
                 self.values_arg(),
                 self.mask_arg(),
@@ -488,6 +504,7 @@ impl<'a> Run<'a> {
                 self.client,
                 cube_count_1d(self.client, layout.total_tiles),
                 CubeDim::new_1d(config.blueprint.units),
+                self.address(),
                 layout.vector_size,
                 self.values_arg(),
                 self.mask_arg(),
@@ -516,6 +533,7 @@ impl<'a> Run<'a> {
                 self.client,
                 cube_count_1d(self.client, self.elements().div_ceil(units as usize)),
                 CubeDim::new_1d(units),
+                self.address(),
                 self.values_out_arg(),
                 self.indices_out_arg(),
                 self.counts_arg(),
@@ -543,6 +561,7 @@ impl<'a> Run<'a> {
                 self.client,
                 cube_count_1d(self.client, vectors.div_ceil(units as usize)),
                 CubeDim::new_1d(units),
+                self.address(),
                 layout.vector_size,
                 self.values_arg(),
                 self.mask_arg(),
@@ -573,6 +592,7 @@ impl<'a> Run<'a> {
                 self.client,
                 cube_count_1d(self.client, elements.div_ceil(units as usize)),
                 CubeDim::new_1d(units),
+                self.address(),
                 self.values_arg(),
                 BufferArg::from_raw_parts(running, elements),
                 self.values_out_arg(),

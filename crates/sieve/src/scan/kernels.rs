@@ -4,6 +4,11 @@
 //! Every kernel works on `[rows, row_vectors]` vectors; a row is cut into `tiles_per_row`
 //! tiles, and tile `t` of the whole problem is tile `t % tiles_per_row` of row
 //! `t / tiles_per_row`.
+//!
+//! Every kernel here keeps the rules of `docs/ARCHITECTURE.md` ("Rules every kernel keeps"):
+//! every unit reaches every `sync_cube` and plane operation on every path; a nest of
+//! `#[unroll]` loops stays within [`crate::common::UNROLL_BODIES`] bodies; `PLANE_DIM`, never
+//! 32; `address_type = "dynamic"`, with 64-bit addresses only where a launch needs them.
 
 use cubecl::prelude::*;
 
@@ -12,7 +17,7 @@ use crate::common::grid::linear_cube_index;
 use crate::common::lookback::{take_tile_number, tile_prefix};
 
 /// Reduce-then-scan, pass 1: the sum of every tile.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn reduce_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
     input: &[Vector<E, N>],
     tile_sums: &mut [A],
@@ -37,7 +42,7 @@ pub(crate) fn reduce_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
 
 /// Reduce-then-scan, last pass: scan every tile and add its offset (the exclusive scan of
 /// the tile sums, when a row has more than one tile).
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn scan_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
     input: &[Vector<E, N>],
     output: &mut [Vector<E, N>],
@@ -89,7 +94,7 @@ pub(crate) fn scan_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
 ///
 /// Deterministic: the prefix is folded forward from the nearest inclusive prefix, so it is
 /// bit for bit the chain `((t0 + t1) + t2) + ...` however far the walk went.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn scan_lookback_kernel<E: Numeric, A: Numeric, N: Size>(
     input: &[Vector<E, N>],
     output: &mut [Vector<E, N>],

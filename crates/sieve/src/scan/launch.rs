@@ -6,6 +6,7 @@ use cubecl::server::Handle;
 
 use super::kernels::{reduce_tiles_kernel, scan_lookback_kernel, scan_tiles_kernel};
 use super::{ScanKind, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
+use crate::common::address::{address_type, check_extent};
 use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
@@ -65,6 +66,12 @@ pub(crate) fn scan_with(
         .tuning
         .unwrap_or_else(|| ScanTuning::for_device(caps, lookback));
     check_tuning(caps, &tuning)?;
+    check_extent(
+        client,
+        caps,
+        "problem.rows * problem.len",
+        problem.rows.saturating_mul(problem.len),
+    )?;
     check_buffers(client, input, output, problem, dtype)?;
     if problem.rows == 0 || problem.len == 0 {
         return Ok(strategy);
@@ -213,6 +220,7 @@ impl Pass<'_> {
                     self.client,
                     cube_count_1d(self.client, layout.total_tiles),
                     CubeDim::new_1d(layout.blueprint.units),
+                    address_type(&[problem.rows * problem.len, layout.total_tiles]),
                     layout.vector_size,
                     self.buffer(input, problem),
                     BufferArg::from_raw_parts(sums.clone(), layout.total_tiles),
@@ -251,6 +259,7 @@ impl Pass<'_> {
                 self.client,
                 cube_count_1d(self.client, layout.total_tiles),
                 CubeDim::new_1d(layout.blueprint.units),
+                address_type(&[problem.rows * problem.len, layout.total_tiles]),
                 layout.vector_size,
                 self.buffer(input, problem),
                 self.buffer(output, problem),
@@ -281,6 +290,7 @@ impl Pass<'_> {
                 self.client,
                 cube_count_1d(self.client, layout.total_tiles),
                 CubeDim::new_1d(layout.blueprint.units),
+                address_type(&[problem.rows * problem.len, layout.total_tiles]),
                 layout.vector_size,
                 self.buffer(input, problem),
                 self.buffer(output, problem),

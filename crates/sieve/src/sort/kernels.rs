@@ -2,6 +2,11 @@
 //! [`super::keys`]. LSD kernels work on tiles (`tile t` is tile `t % tiles_per_row` of row
 //! `t / tiles_per_row`), elementwise kernels on one unit per element, the in-cube sort on one
 //! cube per row.
+//!
+//! Every kernel here keeps the rules of `docs/ARCHITECTURE.md` ("Rules every kernel keeps"):
+//! every unit reaches every `sync_cube` and plane operation on every path; a nest of
+//! `#[unroll]` loops stays within [`crate::common::UNROLL_BODIES`] bodies; `PLANE_DIM`, never
+//! 32; `address_type = "dynamic"`, with 64-bit addresses only where a launch needs them.
 
 use cubecl::prelude::*;
 
@@ -72,7 +77,7 @@ fn pass_radix(word: u32, #[comptime] pass: PassConfig) -> u32 {
 }
 
 /// Radix words of half-float keys (for the passes that sort them as `u32`).
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn encode_kernel<K: Numeric>(
     keys: &[K],
     radix: &mut [u32],
@@ -90,7 +95,7 @@ pub(crate) fn encode_kernel<K: Numeric>(
 
 /// One radix word of i64 keys, read as little-endian `u32` pairs (no 64-bit arithmetic). The
 /// high word is read at the position the low-word passes gave each slot.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn encode_wide_kernel(
     words: &[u32],
     positions: &[u32],
@@ -120,7 +125,7 @@ pub(crate) fn encode_wide_kernel(
 /// LSD pass, step 1: how many keys of each tile have each digit, written digit-major per row
 /// (`counts[(row * digits + digit) * tiles_per_row + part]`), so that an exclusive scan of a
 /// row's counts gives each (digit, tile) its first output slot.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn histogram_kernel(
     keys: &[u32],
     counts: &mut [u32],
@@ -164,7 +169,7 @@ pub(crate) fn histogram_kernel(
 /// LSD pass, step 2: every tile ranks its keys by the pass's digit ([`rank_tile`]), puts
 /// them in digit order in shared memory, and writes each to its (digit, tile)'s first slot
 /// plus its rank within the digit: consecutive units write consecutive slots of a digit.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scatter_kernel<I: Numeric>(
     keys_in: &[u32],
@@ -275,7 +280,7 @@ pub(crate) fn scatter_kernel<I: Numeric>(
 /// The outputs of a sorted row from its positions: the input key at each sorted position
 /// (bit for bit; `words` 32-bit words per key when `K` is `u32`, so i64 keys move as pairs)
 /// and the position itself.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn decode_kernel<K: Numeric, I: Numeric>(
     keys: &[K],
@@ -310,7 +315,7 @@ pub(crate) fn decode_kernel<K: Numeric, I: Numeric>(
 /// A whole row sorted by one cube: radix keys and positions held in registers, one ranking
 /// per digit ([`rank_tile`]) from the least significant, the keys reordered through shared
 /// memory after each; then the outputs written in sorted order.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sort_in_cube_kernel<K: Numeric, I: Numeric>(
     keys: &[K],

@@ -10,6 +10,7 @@ use super::kernels::{
 use super::keys::KeyKind;
 use super::tile::SortBlueprint;
 use super::{SortIo, SortOptions, SortOrder, SortProblem, SortStrategy, SortTuning};
+use crate::common::address::{AddressType, address_type, check_extent, check_index_capacity};
 use crate::common::buffers::BufferRules;
 use crate::common::grid::cube_count_1d;
 use crate::scan::launch::scan_with;
@@ -69,6 +70,7 @@ pub(crate) fn sort_with(
             ));
         }
     };
+    check_index_capacity("io.index_dtype", io.index_dtype, problem.len)?;
     if problem.len > index_max {
         return Err(SieveError::invalid(
             "problem.len",
@@ -112,7 +114,6 @@ pub(crate) fn sort_with(
     if problem.rows == 0 || problem.len == 0 {
         return Ok(strategy);
     }
-    check_buffers(client, &io, problem)?;
     let run = Run {
         client,
         io,
@@ -123,6 +124,8 @@ pub(crate) fn sort_with(
         caps,
         elementwise_units: caps.cube_units(ELEMENTWISE_UNITS),
     };
+    check_extent(client, caps, "problem.rows * problem.len", run.extent())?;
+    check_buffers(client, &io, problem)?;
     match strategy {
         SortStrategy::InCube => run.in_cube(),
         SortStrategy::Lsd => run.lsd()?,
@@ -212,6 +215,25 @@ impl Run<'_> {
         self.problem.rows * self.problem.len
     }
 
+    /// The most elements any buffer of this sort binds: the keys (i64 keys as two words
+    /// each), or the LSD passes' digit counts (more than the keys when tiles hold fewer keys
+    /// than there are digits).
+    fn extent(&self) -> usize {
+        let words = if self.kind == KeyKind::I64 { 2 } else { 1 };
+        let blueprint = lsd_blueprint(self.caps, &self.tuning);
+        let counts = self
+            .problem
+            .rows
+            .saturating_mul(self.problem.len.div_ceil(blueprint.tile()))
+            .saturating_mul(blueprint.digits());
+        self.elements().saturating_mul(words).max(counts)
+    }
+
+    /// The address type of every launch of this sort, from [`Run::extent`].
+    fn address(&self) -> AddressType {
+        address_type(&[self.extent()])
+    }
+
     fn buffer(&self, handle: &Handle) -> BufferArg {
         // SAFETY: the caller's buffers (and the workspaces) hold `rows * len` elements; every
         // access is bounded by it.
@@ -243,6 +265,7 @@ impl Run<'_> {
                 self.client,
                 cube_count_1d(self.client, self.problem.rows),
                 CubeDim::new_1d(blueprint.units),
+                self.address(),
                 self.buffer(self.io.keys),
                 self.output(self.io.keys_out),
                 self.output(self.io.indices_out),
@@ -316,6 +339,7 @@ impl Run<'_> {
                     self.client,
                     self.elementwise_grid(),
                     CubeDim::new_1d(self.elementwise_units),
+                    self.address(),
                     self.buffer(self.io.keys),
                     self.buffer(&radix),
                     n,
@@ -348,6 +372,7 @@ impl Run<'_> {
                 self.client,
                 self.elementwise_grid(),
                 CubeDim::new_1d(self.elementwise_units),
+                self.address(),
                 BufferArg::from_raw_parts(self.io.keys.clone(), 2 * n),
                 self.output(positions),
                 self.buffer(radix),
@@ -388,6 +413,7 @@ impl Run<'_> {
                 self.client,
                 self.elementwise_grid(),
                 CubeDim::new_1d(self.elementwise_units),
+                self.address(),
                 keys_in,
                 self.buffer(positions),
                 keys_out,
@@ -478,6 +504,7 @@ impl Run<'_> {
                     self.client,
                     grid.clone(),
                     cube_dim,
+                    self.address(),
                     self.buffer(keys_in),
                     BufferArg::from_raw_parts(counts.clone(), total_tiles * digits),
                     len,
@@ -508,6 +535,7 @@ impl Run<'_> {
                     self.client,
                     grid.clone(),
                     cube_dim,
+                    self.address(),
                     self.buffer(keys_in),
                     self.output(positions_in),
                     keys_out,

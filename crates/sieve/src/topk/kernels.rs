@@ -8,6 +8,11 @@
 //! Control flow around cube-wide sums depends only on launch constants, cube positions and
 //! per-row state every unit of a cube reads alike, never on the keys: cubes with nothing to
 //! do still take part, with no keys.
+//!
+//! Every kernel here keeps the rules of `docs/ARCHITECTURE.md` ("Rules every kernel keeps"):
+//! every unit reaches every `sync_cube` and plane operation on every path; a nest of
+//! `#[unroll]` loops stays within [`crate::common::UNROLL_BODIES`] bodies; `PLANE_DIM`, never
+//! 32; `address_type = "dynamic"`, with 64-bit addresses only where a launch needs them.
 
 use cubecl::prelude::*;
 
@@ -28,7 +33,7 @@ use crate::common::grid::linear_cube_index;
 /// whose rank is below `k` writes itself to output slot `rank`. With `k <= bound_max_k` only
 /// the keys under the minima bound are ranked, among themselves
 /// ([`rank_under_minima_bound`]), unless too many lie under it.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn rank_kernel<K: Numeric, I: Numeric>(
     values: &[K],
@@ -98,7 +103,7 @@ pub(crate) fn rank_kernel<K: Numeric, I: Numeric>(
 
 /// The search state of every row before the first pass (see `tile::STATE_*`). With
 /// `k == len` every key is taken: the boundary is the largest radix key and no pass runs.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn init_state_kernel(state: &mut [u32], rows: usize, len: u32, k: u32) {
     let row = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
     if row >= rows {
@@ -119,7 +124,7 @@ pub(crate) fn init_state_kernel(state: &mut [u32], rows: usize, len: u32, k: u32
 /// Bisection step, counting pass: how many keys of each unfinished row are below the row's
 /// guess `lo | 1 << bit`, added into `counts[row]` (one atomic add per cube, after its
 /// chunk of tiles).
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn bisect_count_kernel<K: Numeric>(
     values: &[K],
@@ -155,13 +160,11 @@ pub(crate) fn bisect_count_kernel<K: Numeric>(
 
 /// Bisection step, decision (one unit per row): keep the half the `k`-th key is in; the row
 /// is done once exactly `k` keys lie below the interval's end (that end is the boundary) or
-/// the interval is one key wide. Clears the row's count; counts the rows still searching
-/// into `searching`.
-#[cube(launch_unchecked)]
+/// the interval is one key wide. Clears the row's count.
+#[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn bisect_update_kernel(
     state: &mut [u32],
     counts: &mut [u32],
-    searching: &mut [Atomic<u32>],
     rows: usize,
     k: u32,
     bit: u32,
@@ -195,8 +198,6 @@ pub(crate) fn bisect_update_kernel(
         }
         if done {
             state[s + STATE_DONE] = 1u32;
-        } else {
-            searching[0].fetch_add(1u32);
         }
     }
 }
@@ -209,7 +210,7 @@ pub(crate) fn bisect_update_kernel(
 /// `fetch_max` from zero, so one zero fill initialises them); a later pass whose digit every
 /// key of the row shares (`shift >= STATE_SHARED_FROM`, see `radix_digit_kernel`) reads
 /// nothing, as its digit is the minimum's.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn radix_histogram_kernel<K: Numeric>(
     values: &[K],
@@ -312,7 +313,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
 /// shares (its pass counted nothing, or, in the first pass, counted every key in one bin)
 /// is the minimum's, and changes nothing else: every earlier digit was shared too, so no
 /// candidates were ever appended.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn radix_digit_kernel(
     state: &mut [u32],
@@ -413,7 +414,7 @@ pub(crate) fn radix_digit_kernel(
 /// histogram, then [`find_digit`]) and the gather (`gather_tile` over the row's tiles in
 /// order). Later sweeps find the row in cache. The first digit sweep also takes the row's
 /// key range: digits every key shares are the smallest key's, and their sweeps are skipped.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn row_select_kernel<K: Numeric>(
     values: &[K],
@@ -561,7 +562,7 @@ fn select_by_digits<K: Numeric>(
 /// and how many equal it, written as `[row][below: cubes | equal: cubes]`, so an exclusive
 /// scan of a row gives each cube the first slot of its keys below, and of its ties (after
 /// every key below).
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gather_count_kernel<K: Numeric>(
     values: &[K],
@@ -596,7 +597,7 @@ pub(crate) fn gather_count_kernel<K: Numeric>(
 /// their slots (radix keys and positions, `[rows, k]`); the cube walks its chunk in order,
 /// in tiles of the `gather` shape, so its slots follow index order. A cube whose chunk has
 /// nothing to write (by pass 1's counts) reads nothing.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gather_scatter_kernel<K: Numeric>(
     values: &[K],
@@ -663,7 +664,7 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
 
 /// The outputs: output `j` of row `r` is the input element at position
 /// `positions[r * position_stride + c]`, where `c = order[j]` (`reorder`) or `j % k`.
-#[cube(launch_unchecked)]
+#[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn finish_kernel<K: Numeric, I: Numeric>(
     values: &[K],

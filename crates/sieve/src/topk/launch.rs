@@ -14,6 +14,7 @@ use super::{
     RANK_AUTO_LEN, TopkIo, TopkOptions, TopkProblem, TopkReport, TopkStrategy, TopkTuning,
     row_shared_bytes, tile_shared_bytes,
 };
+use crate::common::address::{AddressType, address_type, check_extent, check_index_capacity};
 use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
@@ -59,7 +60,6 @@ pub fn topk(
     if problem.rows == 0 || problem.k == 0 {
         return Ok(report);
     }
-    check_buffers(client, &io, problem)?;
     let run = Run {
         client,
         io,
@@ -73,6 +73,8 @@ pub fn topk(
         elementwise_units: caps.cube_units(ELEMENTWISE_UNITS),
         caps: &caps,
     };
+    check_extent(client, &caps, "problem.rows * problem.len", run.extent())?;
+    check_buffers(client, &io, problem)?;
     match strategy {
         TopkStrategy::RankByCounting => run.rank_by_counting(),
         TopkStrategy::ThresholdBisection => {
@@ -130,6 +132,7 @@ fn validate(
         ));
     }
     // Positions are 32-bit, and the bisection counts `len` itself in a 32-bit word.
+    check_index_capacity("io.index_dtype", io.index_dtype, problem.len)?;
     let len_max = index_max.min(u32::MAX as usize - 1);
     if problem.len > len_max {
         return Err(SieveError::invalid(
@@ -290,6 +293,19 @@ impl Run<'_> {
         self.problem.rows * self.problem.len
     }
 
+    /// The most elements any buffer of this top-k binds: the input, or a per-row workspace
+    /// (digit histograms, search state, per-chunk counts) when rows are short.
+    fn extent(&self) -> usize {
+        let per_row = DIGITS.max(STATE_WORDS).max(2 * self.chunks().cubes_per_row);
+        (self.problem.rows.saturating_mul(self.problem.len))
+            .max(self.problem.rows.saturating_mul(per_row))
+    }
+
+    /// The address type of every launch of this top-k, from [`Run::extent`].
+    fn address(&self) -> AddressType {
+        address_type(&[self.extent()])
+    }
+
     fn outputs(&self) -> usize {
         self.problem.rows * self.problem.k
     }
@@ -376,6 +392,7 @@ impl Run<'_> {
                 self.client,
                 cube_count_1d(self.client, self.problem.rows),
                 CubeDim::new_1d(units),
+                self.address(),
                 self.input(),
                 self.output(self.io.values_out),
                 self.output(self.io.indices_out),
@@ -402,6 +419,7 @@ impl Run<'_> {
                 self.client,
                 self.per_row_grid(),
                 CubeDim::new_1d(self.elementwise_units),
+                self.address(),
                 self.buffer(&state, rows * STATE_WORDS),
                 rows,
                 self.problem.len as u32,
@@ -412,9 +430,11 @@ impl Run<'_> {
     }
 
     /// The boundary of every row by bisection on the radix-key axis, most significant bit
-    /// first; each step is one counting pass and one decision per row. After each step the
-    /// host reads how many rows are still searching and stops when none is. Returns the
-    /// number of counting passes.
+    /// first; each step is one counting pass and one decision per row. All 32 steps are
+    /// queued without reading the device (a Burn op must not block: WebGPU and wasm callers
+    /// cannot wait on a read); a row that has found its boundary has every cube of the later
+    /// steps return at once, so a step after every row is done costs two empty launches.
+    /// Returns the number of counting passes queued.
     fn bisect(&self, state: &Handle) -> u32 {
         let rows = self.problem.rows;
         if self.problem.k == self.problem.len {
@@ -424,12 +444,9 @@ impl Run<'_> {
         let blueprint = self.blueprint();
         let chunks = self.chunks();
         let counts = self.workspace(rows);
-        let searching = self.workspace(1);
         let u32_elem = ElemType::UInt(UIntKind::U32);
         fill_zero(self.client, &counts, rows, u32_elem);
-        let mut passes = 0;
         for bit in (0..KEY_BITS).rev() {
-            fill_zero(self.client, &searching, 1, u32_elem);
             // SAFETY: one cube per chunk of tiles, surplus cubes return; one atomic add per
             // cube into its row's count.
             unsafe {
@@ -437,6 +454,7 @@ impl Run<'_> {
                     self.client,
                     chunks.grid(self.client),
                     CubeDim::new_1d(blueprint.units),
+                    self.address(),
                     self.input(),
                     self.buffer(state, rows * STATE_WORDS),
                     self.buffer(&counts, rows),
@@ -457,25 +475,16 @@ impl Run<'_> {
                     self.client,
                     self.per_row_grid(),
                     CubeDim::new_1d(self.elementwise_units),
+                    self.address(),
                     self.buffer(state, rows * STATE_WORDS),
                     self.buffer(&counts, rows),
-                    self.buffer(&searching, 1),
                     rows,
                     self.problem.k as u32,
                     bit,
                 );
             }
-            passes += 1;
-            let bytes = self
-                .client
-                .read_one(searching.clone())
-                .expect("reading the bisection's row counter");
-            let left = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-            if left == 0 {
-                break;
-            }
         }
-        passes
+        KEY_BITS
     }
 
     /// The boundary of every row by four MSB-first 8-bit digit passes (histogram of the
@@ -515,6 +524,7 @@ impl Run<'_> {
                     self.client,
                     chunks.grid(self.client),
                     CubeDim::new_1d(blueprint.units),
+                    self.address(),
                     self.input(),
                     self.buffer(&cand_a, n),
                     self.buffer(&cand_b, n),
@@ -538,6 +548,7 @@ impl Run<'_> {
                     self.client,
                     cube_count_1d(self.client, rows),
                     CubeDim::new_1d(digit_units),
+                    self.address(),
                     self.buffer(state, rows * STATE_WORDS),
                     self.buffer(&histograms, rows * DIGITS),
                     self.buffer(&appended, rows),
@@ -574,6 +585,7 @@ impl Run<'_> {
                 self.client,
                 cube_count_1d(self.client, rows),
                 CubeDim::new_1d(blueprint.units),
+                self.address(),
                 self.input(),
                 self.buffer(&cand_keys, outputs),
                 self.buffer(&cand_positions, outputs),
@@ -611,6 +623,7 @@ impl Run<'_> {
                 self.client,
                 grid.clone(),
                 CubeDim::new_1d(blueprint.units),
+                self.address(),
                 self.input(),
                 self.buffer(state, rows * STATE_WORDS),
                 self.buffer(&cube_counts, count_len),
@@ -644,6 +657,7 @@ impl Run<'_> {
                 self.client,
                 grid,
                 CubeDim::new_1d(blueprint.units),
+                self.address(),
                 self.input(),
                 self.buffer(state, rows * STATE_WORDS),
                 self.buffer(&cube_counts, count_len),
@@ -724,6 +738,7 @@ impl Run<'_> {
                     outputs.div_ceil(self.elementwise_units as usize),
                 ),
                 CubeDim::new_1d(self.elementwise_units),
+                self.address(),
                 self.input(),
                 self.buffer(positions, positions_len),
                 order_arg,

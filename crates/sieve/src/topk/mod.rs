@@ -38,9 +38,10 @@
 //!   cube has units lie under it.
 //! - [`TopkStrategy::ThresholdBisection`]: finds each row's boundary key `T` (the `k`-th
 //!   smallest radix key) bit by bit, most significant first: each step is one parallel
-//!   counting pass (how many keys of the row are below the guess), so at most 32 passes;
-//!   the search stops early once every row's prefix pins down exactly `k` keys (the count is
-//!   reported in [`TopkReport::counting_passes`]). Then the *gather*: every key below `T`,
+//!   counting pass (how many keys of the row are below the guess), 32 passes queued with no
+//!   read of the device in between (a call must not block); a row whose prefix pins down
+//!   exactly `k` keys is done, and its cubes in later passes return at once. Then the
+//!   *gather*: every key below `T`,
 //!   plus the first `k - count(< T)` keys equal to `T` in index order, placed by a scan of
 //!   per-cube counts (each cube of a pass takes a chunk of consecutive tiles, see
 //!   [`TopkTuning::target_cubes`]; a chunk with nothing to write is not read again); then
@@ -321,8 +322,9 @@ impl Default for TopkOptions {
 pub struct TopkReport {
     /// The strategy that ran (`Auto` resolved).
     pub strategy: TopkStrategy,
-    /// Counting passes over the input the boundary search took: one per bisection step
-    /// (`ThresholdBisection`, at most 32), one per digit (`RadixSelect`: 4, the most it
+    /// Counting passes over the input the boundary search queued: one per bisection step
+    /// (`ThresholdBisection`: always 32, as the host never reads how many rows are still
+    /// searching; a done row's cubes return at once), one per digit (`RadixSelect`: 4, the most it
     /// runs: the host does not learn which digit passes a row skipped, or whether the row
     /// cube's minima bound answered instead); 0 for the other strategies, and when no search
     /// is needed (`k = 0`, `k = len`, empty problems).

@@ -6,6 +6,7 @@
 
 use cubecl::prelude::*;
 
+use crate::common::UNROLL_BODIES;
 use crate::common::cube::{U32Range, cube_exclusive_sum};
 use crate::sort::keys::{KeyKind, radix_key};
 
@@ -43,9 +44,9 @@ pub const SOURCE_B: u32 = 2;
 /// Bins of a radix-select digit (8 bits).
 pub const DIGITS: usize = 256;
 
-/// Rank-by-counting cubes of up to this many units (rows up to 256 keys) unroll their sweep
-/// over the row ([`ranks_in_row`]); larger cubes keep a loop (the unrolled body grows with
-/// units times keys per unit).
+/// Rank-by-counting cubes of up to this many units unroll their loops over the units
+/// ([`ranks_in_row`] also within [`UNROLL_BODIES`], as its nest grows with units times keys
+/// per unit squared); larger cubes keep a loop.
 pub const RANK_UNROLL_UNITS: u32 = 32;
 
 /// Compile-time shape of a top-k tile: only what changes control flow or array sizes.
@@ -361,7 +362,9 @@ pub fn gather_tile<K: Numeric>(
 /// and after it when `j > e` (they do not), so only segment `e` itself compares positions.
 /// The padding never counts: it is only ever compared as a later key. A cube of at most
 /// [`RANK_UNROLL_UNITS`] units unrolls the sweep (positions become constants: no loop
-/// counter, and the position test against its own is a compare with an immediate).
+/// counter, and the position test against its own is a compare with an immediate) when the
+/// whole nest (`units * elements_per_unit^2` compares) stays within [`UNROLL_BODIES`]: 32
+/// units x 8 keys (rows of 129-256 keys) unrolled took ~100 s to compile through CUDA.
 #[cube]
 pub fn ranks_in_row(keys: &Shared<[u32]>, #[comptime] blueprint: TopkBlueprint) -> Array<u32> {
     let epu = blueprint.elements_per_unit;
@@ -374,7 +377,8 @@ pub fn ranks_in_row(keys: &Shared<[u32]>, #[comptime] blueprint: TopkBlueprint) 
     }
     #[unroll]
     for j in 0..epu {
-        #[unroll(blueprint.units <= RANK_UNROLL_UNITS)]
+        #[unroll(blueprint.units <= RANK_UNROLL_UNITS
+            && blueprint.units * epu * epu <= UNROLL_BODIES)]
         for i in 0..blueprint.units {
             let other = keys[(j * CUBE_DIM + i) as usize];
             #[unroll]
