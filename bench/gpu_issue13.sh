@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Issue 13's GPU checks on the H200, from prebuilt binaries in .gpu/ (xz-compressed; carry
+# [".gpu", ".gl"]): the one integration-test binary per runtime (`suite-cuda`, NVRTC;
+# `suite-vulkan`, wgpu's SPIR-V compiler) and `sieve-bench-cuda`. Every test process runs
+# under `timeout`, so a hang is a failure. Logs go to $OUT (one file per step).
+#
+# usage: bash bench/gpu_issue13.sh tests | huge | sanitize | bench
+#   tests     the whole suite through CUDA and through Vulkan, the property suite at
+#             SIEVE_PROP_CASES (default 2000) cases per op, and compute-sanitizer memcheck
+#             over the whole CUDA suite (at SANITIZE_PROP_CASES, default 20), concurrently
+#   huge      the past-2^32 tests (`--ignored huge::`), one process per test (each needs
+#             up to ~90 GB of the card), then racecheck over the CUDA suite (RACE_FILTER)
+#   bench     the standard rows through CUDA, then torch (same card, same call)
+set -uo pipefail
+for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done; ldconfig
+for f in .gpu/*.xz; do xz -d -f "$f"; done; chmod +x .gpu/*
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+summary() { # file: the libtest / sanitizer verdict lines and any failure
+  grep -E "test result|ERROR SUMMARY|RACECHECK SUMMARY|Target application returned|FAILED|panicked" "$1" | head -20
+}
+limit=${LIMIT:-540}
+case "$1" in
+tests)
+  cases=${SIEVE_PROP_CASES:-2000}
+  SIEVE_PROP_CASES=$cases timeout $limit .gpu/suite-cuda --test-threads 4 > "$OUT/tests-cuda.txt" 2>&1 &
+  SIEVE_PROP_CASES=$cases timeout $limit .gpu/suite-vulkan --test-threads 4 > "$OUT/tests-vulkan.txt" 2>&1 &
+  SIEVE_PROP_CASES=${SANITIZE_PROP_CASES:-20} timeout $limit compute-sanitizer --tool memcheck \
+    --error-exitcode 9 .gpu/suite-cuda --test-threads 1 > "$OUT/memcheck-cuda.txt" 2>&1 &
+  wait
+  for f in tests-cuda tests-vulkan memcheck-cuda; do echo "== $f"; summary "$OUT/$f.txt"; done
+  ;;
+huge)
+  for t in $(.gpu/suite-cuda --list --ignored 2>/dev/null | grep '^huge::' | sed 's/: test$//'); do
+    SIEVE_HUGE=1 timeout 240 .gpu/suite-cuda --ignored --exact "$t" --nocapture >> "$OUT/huge-cuda.txt" 2>&1
+    echo "$t rc=$?"
+  done
+  summary "$OUT/huge-cuda.txt"
+  SIEVE_PROP_CASES=${SANITIZE_PROP_CASES:-20} timeout ${RACE_LIMIT:-240} compute-sanitizer \
+    --tool racecheck --error-exitcode 9 .gpu/suite-cuda --test-threads 1 ${RACE_FILTER:-} \
+    > "$OUT/racecheck-cuda.txt" 2>&1
+  echo "== racecheck rc=$?"; summary "$OUT/racecheck-cuda.txt"
+  ;;
+bench)
+  timeout 400 .gpu/sieve-bench-cuda --json "$OUT/cuda.json" > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench rc=$?"
+  timeout 300 python3 bench/torch_reference.py "$OUT/torch.json" > "$OUT/bench-torch.txt" 2>&1
+  echo "torch rc=$?"
+  grep -E "^(cumsum|copy|mask_select|argwhere|compact_rows|sort[a-z_]*|argsort[a-z_]*|stable_partition|split_by_bit|topk_with_indices) " "$OUT/bench-cuda.txt" | grep -v burn | head -60
+  ;;
+esac
