@@ -4,8 +4,9 @@
 # `suite-vulkan`, wgpu's SPIR-V compiler) and `sieve-bench-cuda`. Every test process runs
 # under `timeout`, so a hang is a failure. Logs go to $OUT (one file per step).
 #
-# usage: bash bench/gpu_issue13.sh tests | huge | sanitize | bench
-#   tests     the whole suite through CUDA and through Vulkan, the property suite at
+# usage: bash bench/gpu_issue13.sh tests | huge | bench
+#   tests     the whole suite through CUDA and through Vulkan (VK=wgpu: the default-feature
+#             binary, wgpu's WGSL path, which picks Vulkan on the H200), the property suite at
 #             SIEVE_PROP_CASES (default 2000) cases per op, and compute-sanitizer memcheck
 #             over the whole CUDA suite (at SANITIZE_PROP_CASES, default 20), concurrently
 #   huge      the past-2^32 tests (`--ignored huge::`), one process per test (each needs
@@ -22,13 +23,25 @@ summary() { # file: the libtest / sanitizer verdict lines and any failure
 limit=${LIMIT:-540}
 case "$1" in
 tests)
+  # The regression test of the compile-time "hang", alone and timed first.
+  for b in cuda ${VK:-vulkan}; do
+    s=$SECONDS; timeout 120 .gpu/suite-$b --exact topk_ops::default_tuning_at_every_short_row_length \
+      > "$OUT/regression-$b.txt" 2>&1; echo "regression-$b rc=$? $((SECONDS - s)) s"
+  done
+  # Everything but the properties, and the properties at SIEVE_PROP_CASES, both runtimes and
+  # memcheck at once (one card, 16 cores: the kernels' first-use compiles are host work).
   cases=${SIEVE_PROP_CASES:-2000}
-  SIEVE_PROP_CASES=$cases timeout $limit .gpu/suite-cuda --test-threads 4 > "$OUT/tests-cuda.txt" 2>&1 &
-  SIEVE_PROP_CASES=$cases timeout $limit .gpu/suite-vulkan --test-threads 4 > "$OUT/tests-vulkan.txt" 2>&1 &
+  for b in cuda ${VK:-vulkan}; do
+    timeout $limit .gpu/suite-$b --test-threads 4 --skip props:: > "$OUT/tests-$b.txt" 2>&1 &
+    SIEVE_PROP_CASES=$cases timeout $limit .gpu/suite-$b --test-threads 8 props:: \
+      > "$OUT/props-$b.txt" 2>&1 &
+  done
   SIEVE_PROP_CASES=${SANITIZE_PROP_CASES:-20} timeout $limit compute-sanitizer --tool memcheck \
     --error-exitcode 9 .gpu/suite-cuda --test-threads 1 > "$OUT/memcheck-cuda.txt" 2>&1 &
   wait
-  for f in tests-cuda tests-vulkan memcheck-cuda; do echo "== $f"; summary "$OUT/$f.txt"; done
+  for f in tests-cuda props-cuda tests-${VK:-vulkan} props-${VK:-vulkan} memcheck-cuda; do
+    echo "== $f"; summary "$OUT/$f.txt"
+  done
   ;;
 huge)
   for t in $(.gpu/suite-cuda --list --ignored 2>/dev/null | grep '^huge::' | sed 's/: test$//'); do
