@@ -22,7 +22,9 @@ pub fn client() -> Client {
 /// panic.
 pub fn serial() -> std::sync::MutexGuard<'static, ()> {
     static DEVICE: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    DEVICE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    DEVICE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A random generator with a fresh seed (or `SIEVE_SEED`), announced so a failure can be

@@ -525,8 +525,7 @@ fn minima_bound_and_its_fallback() {
                                 }),
                             };
                             let problem = TopkProblem { rows, len, k };
-                            let got =
-                                run(&client, &bits, Dtype::F32, problem, options, Dtype::I32);
+                            let got = run(&client, &bits, Dtype::F32, problem, options, Dtype::I32);
                             let case = format!(
                                 "seed {seed}: [{rows}, {len}] k {k} {} largest {largest} \
                                  sorted {sorted} bound_units_per_k {bound_units_per_k}",

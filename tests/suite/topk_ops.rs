@@ -162,7 +162,14 @@ fn default_tuning_at_every_short_row_length() {
     let device = Device::default();
     let (mut rng, seed) = rng("default_tuning_at_every_short_row_length");
     let mut shapes: Vec<[usize; 2]> = (1..=300).map(|len| [3, len]).collect();
-    shapes.extend([[1, 255], [220, 255], [220, 256], [1, 1000], [2, 1024], [2, 1025]]);
+    shapes.extend([
+        [1, 255],
+        [220, 255],
+        [220, 256],
+        [1, 1000],
+        [2, 1024],
+        [2, 1025],
+    ]);
     for shape in shapes {
         let n = shape[0] * shape[1];
         let data: Vec<f32> = (0..n).map(|_| special_f32(&mut rng)).collect();

@@ -23,8 +23,8 @@ use super::tile::{
     DIGITS, GatherSlots, KeyRead, SOURCE_A, SOURCE_B, SOURCE_INPUT, STATE_BOUND, STATE_DONE,
     STATE_HI_COUNT, STATE_LO, STATE_NEED, STATE_SHARED_FROM, STATE_SOURCE, STATE_SOURCE_LEN,
     STATE_TARGET, STATE_WORDS, TopkBlueprint, chunk_of_cube, clear_bins, count_chunk, find_digit,
-    gather_tile, histogram_tile, key_at, rank_under_minima_bound, ranks_in_row,
-    row_histogram_tile, select_under_minima_bound,
+    gather_tile, histogram_tile, key_at, rank_under_minima_bound, ranks_in_row, row_histogram_tile,
+    select_under_minima_bound,
 };
 use crate::common::cube::{U32Range, cube_exclusive_sum, cube_range};
 use crate::common::grid::linear_cube_index;
