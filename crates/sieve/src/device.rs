@@ -91,15 +91,7 @@ thread_local! {
 /// Burn ops under Fusion run when their stream is flushed (a read, or a full queue), so read
 /// their results inside the scope for the limits to apply to them.
 pub fn with_limits<R>(limits: DeviceLimits, f: impl FnOnce() -> R) -> R {
-    struct Restore(DeviceLimits);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            LIMITS.with(|cell| cell.set(self.0));
-        }
-    }
-    let previous = LIMITS.with(|cell| cell.replace(cell.get().and(limits)));
-    let _restore = Restore(previous);
-    f()
+    crate::common::with_thread_value(&LIMITS, LIMITS.get().and(limits), f)
 }
 
 impl DeviceCaps {

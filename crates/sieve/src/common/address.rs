@@ -36,14 +36,7 @@ thread_local! {
 /// [`crate::device::with_limits`], Burn ops under Fusion run when their stream is flushed,
 /// so read their results inside the scope.
 pub fn with_wide_addressing<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            FORCE_WIDE.with(|cell| cell.set(self.0));
-        }
-    }
-    let _restore = Restore(FORCE_WIDE.with(|cell| cell.replace(true)));
-    f()
+    super::with_thread_value(&FORCE_WIDE, true, f)
 }
 
 /// The address type of a launch whose buffers hold `lens` elements (every buffer it binds,

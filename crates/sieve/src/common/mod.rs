@@ -8,6 +8,28 @@ pub(crate) mod fill;
 pub mod grid;
 pub mod lookback;
 
+use std::cell::Cell;
+use std::thread::LocalKey;
+
+/// Runs `f` with the thread-local `key` set to `value`, and puts the previous value back when
+/// `f` returns or panics: the scoped per-thread overrides ([`crate::device::with_limits`],
+/// [`address::with_wide_addressing`]) are this, so concurrently running calls on other
+/// threads never see them.
+pub(crate) fn with_thread_value<T: Copy + 'static, R>(
+    key: &'static LocalKey<Cell<T>>,
+    value: T,
+    f: impl FnOnce() -> R,
+) -> R {
+    struct Restore<T: Copy + 'static>(&'static LocalKey<Cell<T>>, T);
+    impl<T: Copy + 'static> Drop for Restore<T> {
+        fn drop(&mut self) {
+            self.0.set(self.1);
+        }
+    }
+    let _restore = Restore(key, key.replace(value));
+    f()
+}
+
 /// The most loop bodies one nest of `#[unroll]` loops may expand to, for every tuning the
 /// checks accept. Unrolling multiplies: a nest whose trip counts are tuning fields
 /// (`units * elements_per_unit^2` in top-k's rank sweep) grows the kernel with their

@@ -6,7 +6,7 @@ use cubecl::server::Handle;
 
 use super::kernels::{reduce_tiles_kernel, scan_lookback_kernel, scan_tiles_kernel};
 use super::{ScanKind, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
-use crate::common::address::{address_type, check_extent};
+use crate::common::address::{AddressType, address_type, check_extent};
 use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
@@ -167,6 +167,8 @@ struct Layout {
     tiles_per_row: usize,
     total_tiles: usize,
     blueprint: super::TileBlueprint,
+    /// Every pass of the scan binds the `rows * len` input or output and per-tile words.
+    address: AddressType,
 }
 
 impl Pass<'_> {
@@ -180,12 +182,14 @@ impl Pass<'_> {
         let row_vectors = problem.len / vector_size;
         let blueprint = self.tuning.blueprint(vector_size);
         let tiles_per_row = row_vectors.div_ceil(blueprint.tile_vectors());
+        let total_tiles = problem.rows * tiles_per_row;
         Layout {
             vector_size,
             row_vectors,
             tiles_per_row,
-            total_tiles: problem.rows * tiles_per_row,
+            total_tiles,
             blueprint,
+            address: address_type(&[problem.rows * problem.len, total_tiles]),
         }
     }
 
@@ -220,7 +224,7 @@ impl Pass<'_> {
                     self.client,
                     cube_count_1d(self.client, layout.total_tiles),
                     CubeDim::new_1d(layout.blueprint.units),
-                    address_type(&[problem.rows * problem.len, layout.total_tiles]),
+                    layout.address,
                     layout.vector_size,
                     self.buffer(input, problem),
                     BufferArg::from_raw_parts(sums.clone(), layout.total_tiles),
@@ -259,7 +263,7 @@ impl Pass<'_> {
                 self.client,
                 cube_count_1d(self.client, layout.total_tiles),
                 CubeDim::new_1d(layout.blueprint.units),
-                address_type(&[problem.rows * problem.len, layout.total_tiles]),
+                layout.address,
                 layout.vector_size,
                 self.buffer(input, problem),
                 self.buffer(output, problem),
@@ -290,7 +294,7 @@ impl Pass<'_> {
                 self.client,
                 cube_count_1d(self.client, layout.total_tiles),
                 CubeDim::new_1d(layout.blueprint.units),
-                address_type(&[problem.rows * problem.len, layout.total_tiles]),
+                layout.address,
                 layout.vector_size,
                 self.buffer(input, problem),
                 self.buffer(output, problem),
