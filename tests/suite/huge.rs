@@ -7,8 +7,9 @@
 //!   refused with a message naming i64.
 //! - GPU-sized (`#[ignore]`d: `SIEVE_HUGE=1 cargo test --release --test suite -- --ignored
 //!   huge::`, one H200): the Burn ops on tensors past 2^32 elements (rows whose start passes
-//!   2^32 included), built on the device from closed forms (`arange`, `expand`) and checked
-//!   by samples and counts, never a host copy of the whole tensor.
+//!   2^32 included), built on the device from closed forms (`iota`, `expand`) and checked
+//!   by samples and counts, never a host copy of the whole tensor. Each prints how long
+//!   its calls took (with `--nocapture`), so a slow call is told from a stuck one.
 
 use burn::tensor::{Bool, Device, Int, IntDType, Tensor, s};
 use sieve::common::address::{AddressType, with_wide_addressing};
@@ -313,6 +314,47 @@ fn small_index_dtypes_are_refused_naming_i64() {
     );
 }
 
+/// A compaction row past u32::MAX elements (a flattened tensor past 4 G elements) runs only
+/// through `Scatter`: the strategies with 32-bit running counts refuse it by name, before
+/// anything launches (the placeholder buffers are never touched).
+#[test]
+fn long_compaction_rows_refuse_32_bit_strategies() {
+    let client = client();
+    let placeholder = upload(&client, &[0u32; 16]);
+    let len = u32::MAX as usize + 1;
+    for strategy in [CompactStrategy::Gather, CompactStrategy::ScatterLookback] {
+        let err = sieve::compact::compact(
+            &client,
+            Flags::Mask {
+                mask: &placeholder,
+                storage: MaskStorage::U32,
+            },
+            CompactIo {
+                values: None,
+                value_dtype: Dtype::U32,
+                values_out: None,
+                indices_out: Some(&placeholder),
+                counts: &placeholder,
+                index_dtype: Dtype::I64,
+            },
+            CompactProblem { rows: 1, len },
+            Rejected::Drop,
+            CompactOptions {
+                strategy,
+                tuning: None,
+            },
+        )
+        .expect_err("a row past u32::MAX elements must be refused");
+        let text = err.to_string();
+        assert!(
+            text.contains(strategy.name()) && text.contains("u32::MAX")
+                || text.contains("64-bit") && strategy == CompactStrategy::ScatterLookback,
+            "{}: the refusal should name the strategy and the row limit: {text}",
+            strategy.name()
+        );
+    }
+}
+
 // ---- GPU-sized: past 2^32 elements -------------------------------------------------------
 
 const HUGE: &str = "needs SIEVE_HUGE=1 and a GPU with >= 80 GB";
@@ -337,6 +379,21 @@ fn huge_device() -> Device {
         "run the huge tests alone (-- --ignored huge::): the device's int dtype was set before"
     );
     device
+}
+
+/// `0, 1, ..., n - 1` made on the device (Burn's `arange` builds its values on the host: 16
+/// bytes per element there for the sizes here).
+fn iota(n: usize, device: &Device) -> Tensor<1, Int> {
+    sieve_burn::cumsum(Tensor::<1, Int>::ones([n], device), 0).sub_scalar(1)
+}
+
+/// Runs `f`, waits for the device, and prints how long it took.
+fn timed<T>(what: &str, device: &Device, f: impl FnOnce() -> T) -> T {
+    let start = std::time::Instant::now();
+    let out = f();
+    let _ = device.sync();
+    eprintln!("{what}: {:.2} s", start.elapsed().as_secs_f64());
+    out
 }
 
 /// `[ROWS, COLS]` f32 with every element of row `r` equal to `r`, made on the device.
@@ -400,11 +457,11 @@ fn huge_mask_select_and_argwhere() {
     let device = huge_device();
     // 2^32 + 7 positions; every third one is selected: the j-th survivor is 3j.
     let n = (1usize << 32) + 7;
-    let mask = Tensor::<1, Int>::arange(0..n as i64, &device)
-        .remainder_scalar(3)
-        .equal_elem(0);
+    let mask = timed("mask", &device, || {
+        iota(n, &device).remainder_scalar(3).equal_elem(0)
+    });
     let survivors = n.div_ceil(3);
-    let positions = sieve_burn::argwhere(mask.clone());
+    let positions = timed("argwhere", &device, || sieve_burn::argwhere(mask.clone()));
     assert_eq!(positions.dims(), [survivors, 1], "argwhere count");
     for j in [0, 1, survivors / 2, (1 << 32) / 3, survivors - 1] {
         let got: Vec<i64> = positions
@@ -416,8 +473,10 @@ fn huge_mask_select_and_argwhere() {
         assert_eq!(got, vec![3 * j as i64], "argwhere survivor {j}");
     }
     drop(positions);
-    let values = Tensor::<1, Int>::arange(0..n as i64, &device);
-    let picked = sieve_burn::mask_select(values, mask);
+    let values = iota(n, &device);
+    let picked = timed("mask_select", &device, || {
+        sieve_burn::mask_select(values, mask)
+    });
     assert_eq!(picked.dims(), [survivors], "mask_select count");
     for j in [0, survivors / 2, (1 << 32) / 3, survivors - 1] {
         let got: Vec<i64> = picked
@@ -506,11 +565,15 @@ fn huge_sort_with_i64_indices() {
     // len - 1 - i: ascending, slot j holds key j from position len - 1 - j. (A sort with
     // indices past 2^32 elements needs about 32 bytes per key: more than one H200 holds.)
     let len = (1usize << 31) + 8;
-    let x = Tensor::<1, Int>::arange(0..len as i64, &device)
-        .neg()
-        .add_scalar(len as i64 - 1)
-        .cast(burn::tensor::IntDType::I32);
-    let (values, indices) = sieve_burn::sort_with_indices(x, 0);
+    let x = timed("keys", &device, || {
+        iota(len, &device)
+            .neg()
+            .add_scalar(len as i64 - 1)
+            .cast(burn::tensor::IntDType::I32)
+    });
+    let (values, indices) = timed("sort_with_indices", &device, || {
+        sieve_burn::sort_with_indices(x, 0)
+    });
     for j in [0, 1, 1 << 31, len - 1] {
         let got: Vec<i64> = indices
             .clone()

@@ -19,18 +19,20 @@ use crate::common::grid::linear_cube_index;
 use crate::common::lookback::{take_tile_number, tile_prefix};
 use crate::scan::tile::scan_registers;
 
-/// Scatter, pass 1: the number of flagged elements of every tile.
+/// Scatter, pass 1: the number of flagged elements of every tile, as `C` (u32, or i64 when
+/// a row's running count may pass u32: see `Run::tile_count_dtype`).
 #[cube(launch_unchecked, address_type = "dynamic")]
-pub(crate) fn count_tiles_kernel<E: Numeric, M: Numeric, N: Size>(
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn count_tiles_kernel<E: Numeric, M: Numeric, C: Numeric, N: Size>(
     values: &[Vector<E, N>],
     mask: &[Vector<M, N>],
     threshold: InputScalar,
-    tile_counts: &mut [u32],
+    tile_counts: &mut [C],
     row_vectors: usize,
     tiles_per_row: usize,
     total_tiles: usize,
     #[comptime] config: CompactConfig,
-    #[define(E, M)] _dtypes: [ElemType; 2],
+    #[define(E, M, C)] _dtypes: [ElemType; 3],
 ) {
     let tile = linear_cube_index();
     if tile >= total_tiles {
@@ -48,30 +50,31 @@ pub(crate) fn count_tiles_kernel<E: Numeric, M: Numeric, N: Size>(
         config,
     );
     if UNIT_POS == 0 {
-        tile_counts[tile] = count;
+        tile_counts[tile] = C::cast_from(count);
     }
 }
 
 /// Scatter, last pass: rank every tile's flags, add the tile's offset (the exclusive scan of
 /// the tile counts, when a row has more than one tile) and write each element to its slot.
-/// The row's last tile writes the row's count.
+/// The row's last tile writes the row's count. Offsets within a row are `usize` (the
+/// launch's address type: 64-bit wherever a row may pass u32 elements).
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, N: Size>(
+pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeric, N: Size>(
     values: &[Vector<E, N>],
     mask: &[Vector<M, N>],
     threshold: InputScalar,
     values_out: &mut [E],
     indices_out: &mut [I],
     counts: &mut [I],
-    tile_counts: &[u32],
-    tile_offsets: &[u32],
+    tile_counts: &[C],
+    tile_offsets: &[C],
     row_vectors: usize,
     tiles_per_row: usize,
     total_tiles: usize,
     #[comptime] with_offsets: bool,
     #[comptime] config: CompactConfig,
-    #[define(E, M, I)] _dtypes: [ElemType; 3],
+    #[define(E, M, I, C)] _dtypes: [ElemType; 4],
 ) {
     let tile = linear_cube_index();
     if tile >= total_tiles {
@@ -100,11 +103,11 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, N: Size>(
     );
     let total = scan_registers::<u32, N>(&mut ranks, blueprint);
     let last = row * tiles_per_row + tiles_per_row - 1;
-    let mut offset = 0u32;
-    let mut row_total = total;
+    let mut offset = 0usize;
+    let mut row_total = total as usize;
     if with_offsets {
-        offset = tile_offsets[tile];
-        row_total = tile_offsets[last] + tile_counts[last];
+        offset = usize::cast_from(tile_offsets[tile]);
+        row_total = usize::cast_from(tile_offsets[last]) + usize::cast_from(tile_counts[last]);
     }
     let placement = TilePlacement {
         out_row_base: row_base * ranks[0].vector_size().comptime(),
@@ -123,7 +126,7 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, N: Size>(
         config,
     );
     if tile == last && UNIT_POS == 0 {
-        counts[row] = I::cast_from(offset + total);
+        counts[row] = I::cast_from(offset + total as usize);
     }
 }
 
@@ -173,11 +176,12 @@ pub(crate) fn scatter_lookback_kernel<E: Numeric, M: Numeric, I: Numeric, N: Siz
         config,
     );
     let total = scan_registers::<u32, N>(&mut ranks, blueprint);
+    // Rows are at most u32::MAX elements here: the status words pack 32-bit sums.
     let offset = tile_prefix::<u32>(status, tile, part, total, blueprint.use_planes);
     let placement = TilePlacement {
         out_row_base: row_base * ranks[0].vector_size().comptime(),
-        offset,
-        row_total: 0u32,
+        offset: offset as usize,
+        row_total: 0usize,
     };
     scatter_tile::<E, I, N>(
         &held,

@@ -38,7 +38,7 @@ pub fn compact(
 ) -> Result<CompactStrategy, SieveError> {
     let caps = DeviceCaps::of(client);
     validate(&caps, &flags, &io, problem)?;
-    let strategy = resolve_strategy(&caps, rejected, options.strategy)?;
+    let strategy = resolve_strategy(&caps, rejected, options.strategy, problem)?;
     let lookback = strategy == CompactStrategy::ScatterLookback;
     let tuning = options
         .tuning
@@ -131,13 +131,6 @@ fn validate(
     io: &CompactIo<'_>,
     problem: CompactProblem,
 ) -> Result<(), SieveError> {
-    if problem.len > u32::MAX as usize {
-        return Err(SieveError::invalid(
-            "problem.len",
-            problem.len,
-            format!("at most {} (ranks within a row are 32-bit)", u32::MAX),
-        ));
-    }
     if problem.rows.checked_mul(problem.len).is_none() {
         return Err(SieveError::invalid(
             "problem.rows * problem.len",
@@ -264,27 +257,41 @@ fn check_buffers(
     rules.check_dtype("io.counts", io.counts, problem.rows, io.index_dtype)
 }
 
+/// Rows longer than this run only through `Scatter`, whose tile offsets go 64-bit: the
+/// look-back packs 32-bit sums into its status words and the gather's running count is u32.
+const U32_ROW: usize = u32::MAX as usize;
+
 fn resolve_strategy(
     caps: &DeviceCaps,
     rejected: Rejected,
     asked: CompactStrategy,
+    problem: CompactProblem,
 ) -> Result<CompactStrategy, SieveError> {
+    let long_rows = "rows longer than u32::MAX elements need 64-bit running counts (Scatter has \
+                     them)";
     let lookback_blocker = if !caps.atomic_u64 {
         Some("it needs atomic load/store of 64-bit words")
     } else if rejected == Rejected::Keep {
         Some("a split places rejected elements after the row total, unknown in one pass")
+    } else if problem.len > U32_ROW {
+        Some(long_rows)
     } else {
         None
     };
+    let refuse = |reason| {
+        Err(SieveError::UnsupportedStrategy {
+            strategy: asked.name(),
+            device: caps.describe(),
+            reason,
+        })
+    };
     match asked {
-        CompactStrategy::Scatter | CompactStrategy::Gather => Ok(asked),
+        CompactStrategy::Scatter => Ok(asked),
+        CompactStrategy::Gather if problem.len > U32_ROW => refuse(long_rows),
+        CompactStrategy::Gather => Ok(asked),
         CompactStrategy::ScatterLookback => match lookback_blocker {
             None => Ok(asked),
-            Some(reason) => Err(SieveError::UnsupportedStrategy {
-                strategy: asked.name(),
-                device: caps.describe(),
-                reason,
-            }),
+            Some(reason) => refuse(reason),
         },
         // Measured on an H200 (docs/PERFORMANCE.md): the three-pass scatter beat the
         // single-pass look-back through CUDA (0.72 vs 1.08 ms, 2^28 f32 at density 0.5, every
@@ -327,6 +334,16 @@ impl<'a> Run<'a> {
     /// largest buffers of the call (tile workspaces hold fewer elements).
     fn address(&self) -> AddressType {
         address_type(&[self.elements()])
+    }
+
+    /// The dtype of the scatter's tile counts and offsets: u32, or i64 with 64-bit addresses
+    /// (the only launches where a row, and so a running count, may pass u32; forcing wide
+    /// addressing on small inputs runs this path too).
+    fn tile_count_dtype(&self) -> Dtype {
+        match self.address() {
+            AddressType::U32 => Dtype::U32,
+            _ => Dtype::I64,
+        }
     }
 
     fn config(&self, rejected: Rejected, vector_size: usize) -> CompactConfig {
@@ -413,9 +430,11 @@ impl<'a> Run<'a> {
         let cube_dim = CubeDim::new_1d(config.blueprint.units);
         let grid = cube_count_1d(self.client, layout.total_tiles);
         let with_offsets = layout.tiles_per_row > 1;
+        let count_dtype = self.tile_count_dtype();
+        let count_bytes = count_dtype.size_bytes();
         let (tile_counts, tile_offsets) = if with_offsets {
-            let counts = self.client.empty(layout.total_tiles * 4);
-            let offsets = self.client.empty(layout.total_tiles * 4);
+            let counts = self.client.empty(layout.total_tiles * count_bytes);
+            let offsets = self.client.empty(layout.total_tiles * count_bytes);
             // SAFETY: one count per tile; surplus cubes return before touching memory.
             unsafe {
                 count_tiles_kernel::launch_unchecked(
@@ -432,7 +451,7 @@ impl<'a> Run<'a> {
                     layout.tiles_per_row,
                     layout.total_tiles,
                     config,
-                    [self.value_elem(), self.mask_elem],
+                    [self.value_elem(), self.mask_elem, count_dtype.elem_type()],
                 );
             }
             scan_with(
@@ -444,7 +463,7 @@ impl<'a> Run<'a> {
                     rows: self.problem.rows,
                     len: layout.tiles_per_row,
                 },
-                Dtype::U32,
+                count_dtype,
                 ScanKind::Exclusive,
                 ScanOptions {
                     strategy: ScanStrategy::ReduceThenScan,
@@ -455,7 +474,11 @@ impl<'a> Run<'a> {
         } else {
             (self.placeholder(), self.placeholder())
         };
-        let workspace_len = if with_offsets { layout.total_tiles } else { 16 };
+        let workspace_len = if with_offsets {
+            layout.total_tiles
+        } else {
+            64 / count_bytes
+        };
         // SAFETY: as above; outputs are written at slots below `len` of each row (ranks are
         // bounded by the row's element count), counts once per row.
         unsafe {
@@ -478,7 +501,12 @@ impl<'a> Run<'a> {
                 layout.total_tiles,
                 with_offsets,
                 config,
-                [self.value_elem(), self.mask_elem, self.index_elem()],
+                [
+                    self.value_elem(),
+                    self.mask_elem,
+                    self.index_elem(),
+                    count_dtype.elem_type(),
+                ],
             );
         }
         Ok(())

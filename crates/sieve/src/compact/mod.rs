@@ -14,8 +14,10 @@
 //!   `BitClear` flags integers whose given bit is 0 (the one-bit split keeps them first).
 //!   A mask element is true when it is not zero.
 //! - Deterministic: every strategy writes the same bits on every run.
-//! - Rows longer than `u32::MAX` elements are refused (ranks are 32-bit); `rows == 0` or
-//!   `len == 0` launches nothing (counts of an empty row are written as 0 when `len == 0`).
+//! - Rows longer than `u32::MAX` elements (one flattened tensor past 4 G elements) run
+//!   through `Scatter` with 64-bit addresses and tile offsets; the other strategies refuse
+//!   them (their running counts are 32-bit).
+//! - `rows == 0` or `len == 0` launches nothing (counts of an empty row are written as 0 when `len == 0`).
 //!
 //! # Strategies (one engine)
 //! Every strategy ranks a tile's flags with the same register scan as [`crate::scan`]

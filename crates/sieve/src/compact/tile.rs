@@ -130,9 +130,9 @@ pub struct TilePlacement {
     /// First element of the row in the outputs.
     pub out_row_base: usize,
     /// Survivors of the row before this tile.
-    pub offset: u32,
+    pub offset: usize,
     /// Survivors of the whole row (read only when rejected elements are placed).
-    pub row_total: u32,
+    pub row_total: usize,
 }
 
 /// Writes each element of a ranked tile to its slot: a survivor to `offset` + its rank among
@@ -164,9 +164,9 @@ pub fn scatter_tile<E: Numeric, I: Numeric, N: Size>(
             for j in 0..width {
                 let position = index * width + j;
                 // Survivors of the row before this element (ranks are inclusive).
-                let before = placement.offset + r.extract(j) - f.extract(j);
+                let before = placement.offset + (r.extract(j) - f.extract(j)) as usize;
                 if f.extract(j) == 1u32 {
-                    let slot = placement.out_row_base + before as usize;
+                    let slot = placement.out_row_base + before;
                     write_slot::<E, I>(
                         values_out,
                         indices_out,
@@ -176,9 +176,8 @@ pub fn scatter_tile<E: Numeric, I: Numeric, N: Size>(
                         config,
                     );
                 } else if comptime!(config.rejected != Rejected::Drop) {
-                    let rejected_before = position - before as usize;
-                    let slot =
-                        placement.out_row_base + placement.row_total as usize + rejected_before;
+                    let rejected_before = position - before;
+                    let slot = placement.out_row_base + placement.row_total + rejected_before;
                     if comptime!(config.rejected == Rejected::Keep) {
                         write_slot::<E, I>(
                             values_out,
