@@ -8,9 +8,13 @@
 #   tests     the whole suite through CUDA and through Vulkan (VK=wgpu: the default-feature
 #             binary, wgpu's WGSL path, which picks Vulkan on the H200), the property suite at
 #             SIEVE_PROP_CASES (default 2000) cases per op, and compute-sanitizer memcheck
-#             over the whole CUDA suite (at SANITIZE_PROP_CASES, default 20), concurrently
+#             and racecheck over the whole CUDA suite (at SANITIZE_PROP_CASES, default 20;
+#             racecheck in four processes, one per group of modules, which cover the suite),
+#             all concurrently
 #   huge      the past-2^32 tests (`--ignored huge::`), one process per test (each needs
-#             up to ~90 GB of the card), then racecheck over the CUDA suite (RACE_FILTER)
+#             up to ~90 GB of the card), each call timed, with the GPU's utilisation and the
+#             process's CPU time sampled every 5 s (a stuck kernel shows the GPU busy and the
+#             host idle; host work the reverse)
 #   bench     the standard rows through CUDA, then torch (same card, same call)
 set -uo pipefail
 for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done; ldconfig
@@ -38,21 +42,43 @@ tests)
   done
   SIEVE_PROP_CASES=${SANITIZE_PROP_CASES:-20} timeout $limit compute-sanitizer --tool memcheck \
     --error-exitcode 9 .gpu/suite-cuda --test-threads 1 > "$OUT/memcheck-cuda.txt" 2>&1 &
+  # Racecheck: the groups together are every module of the suite (checked below).
+  groups=("scan:: compact:: filter_ops:: soundness::" "sort:: sort_ops:: split_ops::" "topk::"
+    "topk_ops:: burn_ops:: small_devices:: huge:: props::")
+  for g in 0 1 2 3; do
+    SIEVE_PROP_CASES=${SANITIZE_PROP_CASES:-20} timeout $limit compute-sanitizer --tool racecheck \
+      --error-exitcode 9 .gpu/suite-cuda --test-threads 2 ${groups[$g]} \
+      > "$OUT/racecheck-cuda-$g.txt" 2>&1 &
+  done
   wait
-  for f in tests-cuda props-cuda tests-${VK:-vulkan} props-${VK:-vulkan} memcheck-cuda; do
+  modules=$(.gpu/suite-cuda --list 2>/dev/null | grep ': test$' | cut -d: -f1 | sort -u)
+  for m in $modules; do
+    echo " ${groups[*]} " | grep -q " $m:: " || echo "racecheck groups miss module $m"
+  done
+  for f in tests-cuda props-cuda tests-${VK:-vulkan} props-${VK:-vulkan} memcheck-cuda \
+    racecheck-cuda-0 racecheck-cuda-1 racecheck-cuda-2 racecheck-cuda-3; do
     echo "== $f"; summary "$OUT/$f.txt"
   done
   ;;
 huge)
-  for t in $(.gpu/suite-cuda --list --ignored 2>/dev/null | grep '^huge::' | sed 's/: test$//'); do
-    SIEVE_HUGE=1 timeout 240 .gpu/suite-cuda --ignored --exact "$t" --nocapture >> "$OUT/huge-cuda.txt" 2>&1
-    echo "$t rc=$?"
+  for t in $(.gpu/suite-cuda --list --ignored 2>/dev/null | grep '^huge::huge_' | sed 's/: test$//'); do
+    echo "== $t" | tee -a "$OUT/huge-samples.txt" >> "$OUT/huge-cuda.txt"
+    start=$SECONDS
+    SIEVE_HUGE=1 timeout ${HUGE_LIMIT:-240} .gpu/suite-cuda --ignored --exact "$t" --nocapture \
+      >> "$OUT/huge-cuda.txt" 2>&1 &
+    pid=$!
+    sleep 2
+    while kill -0 $pid 2>/dev/null; do
+      p=$(pgrep -P $pid | head -1); p=${p:-$pid}
+      cpu=$(awk '{print $14+$15}' /proc/$p/stat 2>/dev/null)
+      gpu=$(nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader)
+      echo "  t=$((SECONDS - start))s cpu_ticks=$cpu gpu=$gpu" >> "$OUT/huge-samples.txt"
+      sleep 5
+    done
+    wait $pid; echo "$t rc=$? $((SECONDS - start)) s"
   done
   summary "$OUT/huge-cuda.txt"
-  SIEVE_PROP_CASES=${SANITIZE_PROP_CASES:-20} timeout ${RACE_LIMIT:-240} compute-sanitizer \
-    --tool racecheck --error-exitcode 9 .gpu/suite-cuda --test-threads 1 ${RACE_FILTER:-} \
-    > "$OUT/racecheck-cuda.txt" 2>&1
-  echo "== racecheck rc=$?"; summary "$OUT/racecheck-cuda.txt"
+  grep -E "^[a-z_ ]+: [0-9.]+ s$" "$OUT/huge-cuda.txt"
   ;;
 bench)
   timeout 400 .gpu/sieve-bench-cuda --json "$OUT/cuda.json" > "$OUT/bench-cuda.txt" 2>&1

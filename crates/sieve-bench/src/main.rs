@@ -91,10 +91,13 @@ fn main() {
         for row in rows {
             report.push(row);
         }
+        // Rewritten after every case, so a run stopped by a time limit keeps what it timed.
+        if let Some(path) = &cli.json {
+            report.write_json(path).expect("writing the JSON report");
+        }
     }
     report.print();
-    if let Some(path) = cli.json {
-        report.write_json(&path).expect("writing the JSON report");
+    if let Some(path) = &cli.json {
         eprintln!("wrote {}", path.display());
     }
 }
