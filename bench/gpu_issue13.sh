@@ -81,9 +81,9 @@ huge)
   grep -E "^[a-z_ ]+: [0-9.]+ s$" "$OUT/huge-cuda.txt"
   ;;
 bench)
-  timeout 400 .gpu/sieve-bench-cuda --json "$OUT/cuda.json" > "$OUT/bench-cuda.txt" 2>&1
+  timeout ${BENCH_LIMIT:-400} .gpu/sieve-bench-cuda --json "$OUT/cuda.json" > "$OUT/bench-cuda.txt" 2>&1
   echo "bench rc=$?"
-  timeout 300 python3 bench/torch_reference.py "$OUT/torch.json" > "$OUT/bench-torch.txt" 2>&1
+  timeout ${TORCH_LIMIT:-300} python3 bench/torch_reference.py "$OUT/torch.json" > "$OUT/bench-torch.txt" 2>&1
   echo "torch rc=$?"
   grep -E "^(cumsum|copy|mask_select|argwhere|compact_rows|sort[a-z_]*|argsort[a-z_]*|stable_partition|split_by_bit|topk_with_indices) " "$OUT/bench-cuda.txt" | grep -v burn | head -60
   ;;

@@ -560,40 +560,56 @@ fn huge_sort() {
 #[test]
 #[ignore = "needs SIEVE_HUGE=1 and a GPU with >= 80 GB"]
 fn huge_sort_with_i64_indices() {
+    // One row of 2^31 + 8 keys: positions past i32, so i64 indices. (A sort with indices
+    // past 2^32 elements needs about 32 bytes per key: more than one H200 holds.)
     let device = huge_device();
-    // One row of 2^31 + 8 keys (positions past i32, so i64 indices), descending keys
-    // len - 1 - i: ascending, slot j holds key j from position len - 1 - j. (A sort with
-    // indices past 2^32 elements needs about 32 bytes per key: more than one H200 holds.)
-    let len = (1usize << 31) + 8;
-    let x = timed("keys", &device, || {
-        iota(len, &device)
+    sort_descending_keys_with_indices(&device, (1usize << 31) + 8, 1 << 31);
+}
+
+/// The huge sort's check at CI size (the device's own int dtype), so its logic runs in CI.
+#[test]
+fn sort_descending_keys_with_indices_at_ci_size() {
+    sort_descending_keys_with_indices(&Device::default(), 100_003, 50_000);
+}
+
+/// Sorts one row of `len` distinct i32 keys made on the device, descending: position `p`
+/// holds `len - 1 - p - shift` (`shift` keeps them in i32). Ascending, slot `j` must hold
+/// `j - shift`, from position `len - 1 - j`: checked at the row's ends, around `shift` and
+/// at 4,096 slots spread over the row, gathered on the device (a whole-row check through
+/// stock Burn's comparisons and reductions took minutes at 2^31 keys on the H200).
+fn sort_descending_keys_with_indices(device: &Device, len: usize, shift: i64) {
+    let x = timed("keys", device, || {
+        iota(len, device)
             .neg()
-            .add_scalar(len as i64 - 1)
-            .cast(burn::tensor::IntDType::I32)
+            .add_scalar(len as i64 - 1 - shift)
+            .cast(IntDType::I32)
     });
-    let (values, indices) = timed("sort_with_indices", &device, || {
+    let (values, indices) = timed("sort_with_indices", device, || {
         sieve_burn::sort_with_indices(x, 0)
     });
-    for j in [0, 1, 1 << 31, len - 1] {
-        let got: Vec<i64> = indices
-            .clone()
-            .slice(s![j..j + 1])
-            .into_data()
-            .iter::<i64>()
-            .collect();
-        assert_eq!(
-            got,
-            vec![(len - 1 - j) as i64],
-            "sort_with_indices index at {j}"
-        );
-        let got: Vec<i64> = values
-            .clone()
-            .slice(s![j..j + 1])
+    let spread = 4096;
+    let mut slots: Vec<i64> = (0..spread)
+        .map(|i| (i * (len - 1) / (spread - 1)) as i64)
+        .collect();
+    let s0 = shift as usize;
+    slots.extend([1, 7, 8, s0 - 1, s0, s0 + 1, len - 2].map(|j| j as i64));
+    let at = Tensor::<1, Int>::from_data(
+        burn::tensor::TensorData::new(slots.clone(), [slots.len()]),
+        device,
+    );
+    let read = |t: Tensor<1, Int>| -> Vec<i64> {
+        t.select(0, at.clone())
             .cast(IntDType::I64)
             .into_data()
             .iter::<i64>()
-            .collect();
-        assert_eq!(got, vec![j as i64], "sort_with_indices value at {j}");
+            .collect()
+    };
+    let (got_values, got_indices) = timed("gather the samples", device, || {
+        (read(values), read(indices))
+    });
+    for ((&j, value), index) in slots.iter().zip(got_values).zip(got_indices) {
+        assert_eq!(index, len as i64 - 1 - j, "sort_with_indices index at {j}");
+        assert_eq!(value, j - shift, "sort_with_indices value at {j}");
     }
 }
 
