@@ -259,25 +259,7 @@ fn small_index_dtypes_are_refused_naming_i64() {
     };
     expect_i64(
         "compact",
-        sieve::compact::compact(
-            &client,
-            Flags::Mask {
-                mask: &placeholder,
-                storage: MaskStorage::U32,
-            },
-            CompactIo {
-                values: None,
-                value_dtype: Dtype::U32,
-                values_out: None,
-                indices_out: Some(&placeholder),
-                counts: &placeholder,
-                index_dtype: Dtype::I32,
-            },
-            CompactProblem { rows: 1, len },
-            Rejected::Drop,
-            CompactOptions::default(),
-        )
-        .map(|_| ()),
+        compact_on_placeholder(&placeholder, len, Dtype::I32, CompactStrategy::Auto),
     );
     expect_i64(
         "sort",
@@ -314,6 +296,38 @@ fn small_index_dtypes_are_refused_naming_i64() {
     );
 }
 
+/// A mask compaction of one row of `len` positions whose every buffer is `placeholder`: for
+/// calls that must be refused before anything launches.
+fn compact_on_placeholder(
+    placeholder: &cubecl::server::Handle,
+    len: usize,
+    index_dtype: Dtype,
+    strategy: CompactStrategy,
+) -> Result<(), SieveError> {
+    sieve::compact::compact(
+        &client(),
+        Flags::Mask {
+            mask: placeholder,
+            storage: MaskStorage::U32,
+        },
+        CompactIo {
+            values: None,
+            value_dtype: Dtype::U32,
+            values_out: None,
+            indices_out: Some(placeholder),
+            counts: placeholder,
+            index_dtype,
+        },
+        CompactProblem { rows: 1, len },
+        Rejected::Drop,
+        CompactOptions {
+            strategy,
+            tuning: None,
+        },
+    )
+    .map(|_| ())
+}
+
 /// A compaction row past u32::MAX elements (a flattened tensor past 4 G elements) runs only
 /// through `Scatter`: the strategies with 32-bit running counts refuse it by name, before
 /// anything launches (the placeholder buffers are never touched).
@@ -323,28 +337,8 @@ fn long_compaction_rows_refuse_32_bit_strategies() {
     let placeholder = upload(&client, &[0u32; 16]);
     let len = u32::MAX as usize + 1;
     for strategy in [CompactStrategy::Gather, CompactStrategy::ScatterLookback] {
-        let err = sieve::compact::compact(
-            &client,
-            Flags::Mask {
-                mask: &placeholder,
-                storage: MaskStorage::U32,
-            },
-            CompactIo {
-                values: None,
-                value_dtype: Dtype::U32,
-                values_out: None,
-                indices_out: Some(&placeholder),
-                counts: &placeholder,
-                index_dtype: Dtype::I64,
-            },
-            CompactProblem { rows: 1, len },
-            Rejected::Drop,
-            CompactOptions {
-                strategy,
-                tuning: None,
-            },
-        )
-        .expect_err("a row past u32::MAX elements must be refused");
+        let err = compact_on_placeholder(&placeholder, len, Dtype::I64, strategy)
+            .expect_err("a row past u32::MAX elements must be refused");
         let text = err.to_string();
         assert!(
             text.contains(strategy.name()) && text.contains("u32::MAX")
