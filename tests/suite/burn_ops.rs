@@ -135,7 +135,7 @@ fn empty_tensors_work() {
 }
 
 #[test]
-#[should_panic(expected = "dim = 2 is out of range for a tensor of rank 2")]
+#[should_panic(expected = "BoundsError: dimension 2 out of bounds: 0..2")]
 fn bad_dim_is_named() {
     let device = Device::default();
     let _ = sieve_burn::cumsum(Tensor::<2>::ones([2, 2], &device), 2);

@@ -6,6 +6,7 @@ mod common;
 
 mod burn_ops;
 mod compact;
+mod dims;
 mod filter_ops;
 mod huge;
 mod props;

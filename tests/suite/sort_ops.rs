@@ -142,7 +142,7 @@ fn sort_gradient_follows_the_permutation() {
 }
 
 #[test]
-#[should_panic(expected = "dim = 2 is out of range")]
+#[should_panic(expected = "BoundsError: dimension 2 out of bounds: 0..2")]
 fn bad_dim_is_named() {
     let device = Device::default();
     let _ = sieve_burn::sort(Tensor::<2>::ones([2, 2], &device), 2);

@@ -1,7 +1,9 @@
 //! Tensor-level functions with Burn's names: what a model calls.
 
 use burn::backend::{Dispatch, DispatchTensor};
-use burn::tensor::{Bool, Float, Int, IntDType, Shape, Tensor, kind::Basic, try_read_sync};
+use burn::tensor::{
+    AsIndex, Bool, Float, Int, IntDType, Shape, Tensor, kind::Basic, try_read_sync,
+};
 
 use crate::SieveOps;
 
@@ -185,9 +187,9 @@ impl SieveKind for Int {
 /// reversed cumsum of the output gradient.
 ///
 /// # Panics
-/// If `dim >= D`.
-pub fn cumsum<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: usize) -> Tensor<D, K> {
-    check_dim("cumsum", dim, D);
+/// If `dim` is not in `-D..D` (negative dims count from the end; Burn's message).
+pub fn cumsum<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
+    let dim = dim_index("Cumsum", dim, D);
     Tensor::from_dispatch(K::cumsum(x.into_dispatch(), dim))
 }
 
@@ -329,11 +331,14 @@ pub async fn nonzero_async<const D: usize>(mask: Tensor<D, Bool>) -> Vec<Tensor<
         .collect()
 }
 
-fn check_dim(op: &str, dim: usize, rank: usize) {
-    assert!(
-        dim < rank,
-        "{op}: dim = {dim} is out of range for a tensor of rank {rank} (expected 0..{rank})"
-    );
+/// `dim` as Burn's ops take it (negative counts from the end) as a `usize` below `rank`: every
+/// public op normalises its dim here, first. Out of range, it panics with the message Burn's op
+/// of the same name gives (`op` is Burn's name for it; Burn's own helper is crate-private).
+#[track_caller]
+fn dim_index(op: &str, dim: impl AsIndex, rank: usize) -> usize {
+    dim.try_dim_index(rank).unwrap_or_else(|error| {
+        panic!("=== Tensor Operation Error ===\n  Operation: '{op}'\n  Reason:\n    1. {error} \n")
+    })
 }
 
 /// Stable partition along `dim`: in every row along `dim`, the elements where `mask` is true
@@ -344,13 +349,14 @@ fn check_dim(op: &str, dim: usize, rank: usize) {
 /// back through the permutation). No host read.
 ///
 /// # Panics
-/// If `mask`'s shape differs from `x`'s, or `dim >= D`.
+/// If `dim` is not in `-D..D` (negative dims count from the end; Burn's message), or `mask`'s
+/// shape differs from `x`'s.
 pub fn stable_partition<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     mask: Tensor<D, Bool>,
-    dim: usize,
+    dim: impl AsIndex,
 ) -> (Tensor<D, K>, Tensor<D, Int>, Tensor<D, Int>) {
-    check_dim("stable_partition", dim, D);
+    let dim = dim_index("Stable Partition", dim, D);
     check_mask_shape("stable_partition", &x.shape(), &mask.shape());
     let it = index_dtype(&x);
     let (values, indices, counts) = K::partition(x.into_dispatch(), mask.into_dispatch(), dim, it);
@@ -366,13 +372,14 @@ pub fn stable_partition<const D: usize, K: SieveKind>(
 /// number of zeros (size 1 along `dim`). Bits are read from the two's-complement pattern.
 ///
 /// # Panics
-/// If `dim >= D` or `bit` is not below the key dtype's width.
+/// If `dim` is not in `-D..D` (negative dims count from the end; Burn's message), or `bit` is
+/// not below the key dtype's width.
 pub fn split_by_bit<const D: usize>(
     keys: Tensor<D, Int>,
     bit: u32,
-    dim: usize,
+    dim: impl AsIndex,
 ) -> (Tensor<D, Int>, Tensor<D, Int>, Tensor<D, Int>) {
-    check_dim("split_by_bit", dim, D);
+    let dim = dim_index("Split By Bit", dim, D);
     let width = 8 * keys.dtype().size() as u32;
     assert!(
         bit < width,
@@ -396,15 +403,19 @@ pub fn split_by_bit<const D: usize>(
 /// Differentiable for Float (the gradient is scattered back through the permutation).
 ///
 /// # Panics
-/// If `dim >= D`, or the dtype is not f32, i32 or u32.
-pub fn sort<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: usize) -> Tensor<D, K> {
-    check_dim("sort", dim, D);
+/// If `dim` is not in `-D..D` (negative dims count from the end; Burn's message), or the dtype
+/// is not f32, i32 or u32.
+pub fn sort<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
+    let dim = dim_index("Sort", dim, D);
     Tensor::from_dispatch(K::sort(x.into_dispatch(), dim, false))
 }
 
 /// [`sort`], descending (NaN first); equal keys still keep their input order.
-pub fn sort_descending<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: usize) -> Tensor<D, K> {
-    check_dim("sort_descending", dim, D);
+pub fn sort_descending<const D: usize, K: SieveKind>(
+    x: Tensor<D, K>,
+    dim: impl AsIndex,
+) -> Tensor<D, K> {
+    let dim = dim_index("Sort Descending", dim, D);
     Tensor::from_dispatch(K::sort(x.into_dispatch(), dim, true))
 }
 
@@ -412,26 +423,26 @@ pub fn sort_descending<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: usize
 /// dtype), like Burn's `Tensor::sort_with_indices`.
 pub fn sort_with_indices<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
-    dim: usize,
+    dim: impl AsIndex,
 ) -> (Tensor<D, K>, Tensor<D, Int>) {
-    sorted_with_indices("sort_with_indices", x, dim, false)
+    let dim = dim_index("Sort With Indices", dim, D);
+    sorted_with_indices(x, dim, false)
 }
 
 /// [`sort_with_indices`], descending.
 pub fn sort_descending_with_indices<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
-    dim: usize,
+    dim: impl AsIndex,
 ) -> (Tensor<D, K>, Tensor<D, Int>) {
-    sorted_with_indices("sort_descending_with_indices", x, dim, true)
+    let dim = dim_index("Sort Descending With Indices", dim, D);
+    sorted_with_indices(x, dim, true)
 }
 
 fn sorted_with_indices<const D: usize, K: SieveKind>(
-    op: &str,
     x: Tensor<D, K>,
     dim: usize,
     descending: bool,
 ) -> (Tensor<D, K>, Tensor<D, Int>) {
-    check_dim(op, dim, D);
     let it = index_dtype(&x);
     let (values, indices) = K::sort_with_indices(x.into_dispatch(), dim, descending, it);
     (
@@ -441,8 +452,8 @@ fn sorted_with_indices<const D: usize, K: SieveKind>(
 }
 
 /// The permutation that sorts `x` along `dim` (stable), like Burn's `Tensor::argsort`.
-pub fn argsort<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: usize) -> Tensor<D, Int> {
-    check_dim("argsort", dim, D);
+pub fn argsort<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, Int> {
+    let dim = dim_index("Argsort", dim, D);
     let it = index_dtype(&x);
     Tensor::from_dispatch(K::argsort(x.into_dispatch(), dim, false, it))
 }
@@ -450,9 +461,9 @@ pub fn argsort<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: usize) -> Ten
 /// [`argsort`], descending (stable: ties in input order).
 pub fn argsort_descending<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
-    dim: usize,
+    dim: impl AsIndex,
 ) -> Tensor<D, Int> {
-    check_dim("argsort_descending", dim, D);
+    let dim = dim_index("Argsort Descending", dim, D);
     let it = index_dtype(&x);
     Tensor::from_dispatch(K::argsort(x.into_dispatch(), dim, true, it))
 }
@@ -492,17 +503,24 @@ impl TopKOptions {
 /// The `k` largest elements along `dim` and their indices, like Burn's
 /// `Tensor::topk_with_indices`, with exact semantics: the first `k` of a stable descending
 /// sort (ties go to the lower index, NaN counts as largest). Panics, naming `k` and the valid
-/// range, unless `0 <= k <= x.dims()[dim]`.
+/// range, unless `0 <= k <= x.dims()[dim]`; and, with Burn's message, unless `dim` is in
+/// `-D..D` (negative dims count from the end).
 pub fn topk_with_indices<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     k: usize,
-    dim: usize,
+    dim: impl AsIndex,
 ) -> (Tensor<D, K>, Tensor<D, Int>) {
+    let dim = dim_index("Top K With Indices", dim, D);
     topk_checked("topk_with_indices", x, k, dim, TopKOptions::default())
 }
 
 /// [`topk_with_indices`]'s values.
-pub fn topk<const D: usize, K: SieveKind>(x: Tensor<D, K>, k: usize, dim: usize) -> Tensor<D, K> {
+pub fn topk<const D: usize, K: SieveKind>(
+    x: Tensor<D, K>,
+    k: usize,
+    dim: impl AsIndex,
+) -> Tensor<D, K> {
+    let dim = dim_index("Top K", dim, D);
     topk_checked("topk", x, k, dim, TopKOptions::default()).0
 }
 
@@ -510,8 +528,9 @@ pub fn topk<const D: usize, K: SieveKind>(x: Tensor<D, K>, k: usize, dim: usize)
 pub fn argtopk<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     k: usize,
-    dim: usize,
+    dim: impl AsIndex,
 ) -> Tensor<D, Int> {
+    let dim = dim_index("Argtopk", dim, D);
     topk_checked("argtopk", x, k, dim, TopKOptions::default()).1
 }
 
@@ -520,8 +539,9 @@ pub fn argtopk<const D: usize, K: SieveKind>(
 pub fn bottomk_with_indices<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     k: usize,
-    dim: usize,
+    dim: impl AsIndex,
 ) -> (Tensor<D, K>, Tensor<D, Int>) {
+    let dim = dim_index("Bottom K With Indices", dim, D);
     let options = TopKOptions {
         largest: false,
         ..TopKOptions::default()
@@ -533,9 +553,10 @@ pub fn bottomk_with_indices<const D: usize, K: SieveKind>(
 pub fn topk_with_options<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     k: usize,
-    dim: usize,
+    dim: impl AsIndex,
     options: TopKOptions,
 ) -> (Tensor<D, K>, Tensor<D, Int>) {
+    let dim = dim_index("Top K With Options", dim, D);
     topk_checked("topk_with_options", x, k, dim, options)
 }
 
@@ -546,7 +567,6 @@ fn topk_checked<const D: usize, K: SieveKind>(
     dim: usize,
     options: TopKOptions,
 ) -> (Tensor<D, K>, Tensor<D, Int>) {
-    check_dim(op, dim, D);
     let len = x.dims()[dim];
     assert!(
         k <= len,
