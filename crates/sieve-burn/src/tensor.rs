@@ -188,6 +188,16 @@ impl SieveKind for Int {
 ///
 /// # Panics
 /// If `dim` is not in `-D..D` (negative dims count from the end; Burn's message).
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let i = |t: Tensor<1, Int>| t.into_data().iter::<i64>().collect::<Vec<_>>();
+/// let x = Tensor::<1, Int>::from_data([1, 0, 2, 3], &device);
+/// assert_eq!(i(sieve_burn::cumsum(x.clone(), 0)), [1, 1, 3, 6]);
+/// assert_eq!(i(sieve_burn::cumsum(x, -1)), [1, 1, 3, 6]); // negative dims count from the end
+/// ```
 pub fn cumsum<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
     let dim = dim_index("Cumsum", dim, D);
     Tensor::from_dispatch(K::cumsum(x.into_dispatch(), dim))
@@ -223,6 +233,16 @@ async fn read_count(count: Tensor<1, Int>) -> usize {
 ///
 /// # Panics
 /// If `mask`'s shape differs from `x`'s.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// let device = Device::default();
+/// let f = |t: Tensor<1>| t.into_data().iter::<f32>().collect::<Vec<_>>();
+/// let x = Tensor::<2>::from_data([[0.9, 0.2], [0.1, 0.8]], &device);
+/// let picked = sieve_burn::mask_select(x.clone(), x.greater_elem(0.5));
+/// assert_eq!(f(picked), [0.9, 0.8]);
+/// ```
 pub fn mask_select<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     mask: Tensor<D, Bool>,
@@ -232,6 +252,20 @@ pub fn mask_select<const D: usize, K: SieveKind>(
 }
 
 /// [`mask_select`] that awaits the count read instead of blocking (for wasm and async code).
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// let device = Device::default();
+/// let f = |t: Tensor<1>| t.into_data().iter::<f32>().collect::<Vec<_>>();
+/// async fn large(x: Tensor<1>) -> Tensor<1> {
+///     sieve_burn::mask_select_async(x.clone(), x.greater_elem(1.0)).await
+/// }
+/// let x = Tensor::<1>::from_data([2.0, 0.5, 3.0], &device);
+/// // Any executor drives it; Burn's `try_read_sync` does on native backends.
+/// let picked = burn::tensor::try_read_sync(large(x)).unwrap();
+/// assert_eq!(f(picked), [2.0, 3.0]);
+/// ```
 pub async fn mask_select_async<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     mask: Tensor<D, Bool>,
@@ -256,6 +290,18 @@ fn first<K: SieveKind>(t: Tensor<1, K>, n: usize) -> Tensor<1, K> {
 ///
 /// # Panics
 /// If `mask`'s shape differs from `x`'s.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let f = |t: Tensor<1>| t.into_data().iter::<f32>().collect::<Vec<_>>();
+/// let i = |t: Tensor<1, Int>| t.into_data().iter::<i64>().collect::<Vec<_>>();
+/// let x = Tensor::<1>::from_data([2.0, 0.5, 3.0], &device);
+/// let (values, count) = sieve_burn::mask_select_padded(x.clone(), x.greater_elem(1.0));
+/// assert_eq!(f(values), [2.0, 3.0, 0.0]);
+/// assert_eq!(i(count), [2]);
+/// ```
 pub fn mask_select_padded<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     mask: Tensor<D, Bool>,
@@ -273,6 +319,18 @@ pub fn mask_select_padded<const D: usize, K: SieveKind>(
 ///
 /// # Panics
 /// If `mask`'s shape differs from `x`'s.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let i = |t: Tensor<1, Int>| t.into_data().iter::<i64>().collect::<Vec<_>>();
+/// let x = Tensor::<2>::from_data([[0.9, 0.2, 0.7], [0.1, 0.8, 0.3]], &device);
+/// let (rows, counts) = sieve_burn::compact_rows(x.clone(), x.greater_elem(0.5));
+/// let rows: Vec<f32> = rows.into_data().iter::<f32>().collect();
+/// assert_eq!(rows, [0.9, 0.7, 0.0, 0.8, 0.0, 0.0]);
+/// assert_eq!(i(counts), [2, 1]);
+/// ```
 pub fn compact_rows<K: SieveKind>(
     x: Tensor<2, K>,
     mask: Tensor<2, Bool>,
@@ -286,12 +344,31 @@ pub fn compact_rows<K: SieveKind>(
 /// The coordinates of the true elements of `mask`, one row per element in row-major order,
 /// `[count, D]`, like Burn's `Tensor::argwhere` and `torch.argwhere`. One pass over the mask
 /// and one read of the count; Int of the device's default int dtype.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let mask = Tensor::<2>::from_data([[1.0, 0.0], [0.0, 1.0]], &device).greater_elem(0.5);
+/// let coords: Vec<i64> = sieve_burn::argwhere(mask).into_data().iter::<i64>().collect();
+/// assert_eq!(coords, [0, 0, 1, 1]); // [[0, 0], [1, 1]]
+/// ```
 pub fn argwhere<const D: usize>(mask: Tensor<D, Bool>) -> Tensor<2, Int> {
     try_read_sync(argwhere_async(mask))
         .expect("argwhere: the count could not be read synchronously; use argwhere_async")
 }
 
 /// [`argwhere`] that awaits the count read instead of blocking.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// let device = Device::default();
+/// let mask = Tensor::<1>::from_data([0.0, 1.0, 1.0], &device).greater_elem(0.5);
+/// let coords = burn::tensor::try_read_sync(sieve_burn::argwhere_async(mask)).unwrap();
+/// let coords: Vec<i64> = coords.into_data().iter::<i64>().collect();
+/// assert_eq!(coords, [1, 2]); // [[1], [2]]
+/// ```
 pub async fn argwhere_async<const D: usize>(mask: Tensor<D, Bool>) -> Tensor<2, Int> {
     let shape = mask.shape();
     let it = index_dtype(&mask);
@@ -314,12 +391,32 @@ pub async fn argwhere_async<const D: usize>(mask: Tensor<D, Bool>) -> Tensor<2, 
 
 /// One Int tensor per dimension of `mask` with the coordinates of its true elements, like
 /// Burn's `Tensor::nonzero` (and, like it, an empty `Vec` when nothing is true).
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let i = |t: Tensor<1, Int>| t.into_data().iter::<i64>().collect::<Vec<_>>();
+/// let mask = Tensor::<2>::from_data([[1.0, 0.0], [0.0, 1.0]], &device).greater_elem(0.5);
+/// let [rows, cols]: [Tensor<1, Int>; 2] = sieve_burn::nonzero(mask).try_into().unwrap();
+/// assert_eq!((i(rows), i(cols)), (vec![0, 1], vec![0, 1]));
+/// ```
 pub fn nonzero<const D: usize>(mask: Tensor<D, Bool>) -> Vec<Tensor<1, Int>> {
     try_read_sync(nonzero_async(mask))
         .expect("nonzero: the count could not be read synchronously; use nonzero_async")
 }
 
 /// [`nonzero`] that awaits the count read instead of blocking.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let i = |t: Tensor<1, Int>| t.into_data().iter::<i64>().collect::<Vec<_>>();
+/// let mask = Tensor::<1>::from_data([0.0, 1.0, 1.0], &device).greater_elem(0.5);
+/// let found = burn::tensor::try_read_sync(sieve_burn::nonzero_async(mask)).unwrap();
+/// assert_eq!(i(found[0].clone()), [1, 2]);
+/// ```
 pub async fn nonzero_async<const D: usize>(mask: Tensor<D, Bool>) -> Vec<Tensor<1, Int>> {
     let coordinates = argwhere_async(mask).await;
     let [n, _] = coordinates.dims();
@@ -351,6 +448,19 @@ fn dim_index(op: &str, dim: impl AsIndex, rank: usize) -> usize {
 /// # Panics
 /// If `dim` is not in `-D..D` (negative dims count from the end; Burn's message), or `mask`'s
 /// shape differs from `x`'s.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let f = |t: Tensor<1>| t.into_data().iter::<f32>().collect::<Vec<_>>();
+/// let i = |t: Tensor<1, Int>| t.into_data().iter::<i64>().collect::<Vec<_>>();
+/// let x = Tensor::<1>::from_data([5.0, 1.0, 7.0, 2.0], &device);
+/// let (values, indices, count) = sieve_burn::stable_partition(x.clone(), x.greater_elem(4.0), 0);
+/// assert_eq!(f(values), [5.0, 7.0, 1.0, 2.0]); // selected first, then the rest, in order
+/// assert_eq!(i(indices), [0, 2, 1, 3]);
+/// assert_eq!(i(count), [2]);
+/// ```
 pub fn stable_partition<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     mask: Tensor<D, Bool>,
@@ -374,6 +484,18 @@ pub fn stable_partition<const D: usize, K: SieveKind>(
 /// # Panics
 /// If `dim` is not in `-D..D` (negative dims count from the end; Burn's message), or `bit` is
 /// not below the key dtype's width.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let i = |t: Tensor<1, Int>| t.into_data().iter::<i64>().collect::<Vec<_>>();
+/// let keys = Tensor::<1, Int>::from_data([3, 2, 5, 4], &device);
+/// let (keys, indices, zeros) = sieve_burn::split_by_bit(keys, 0, 0);
+/// assert_eq!(i(keys), [2, 4, 3, 5]); // bit 0 clear first, in order
+/// assert_eq!(i(indices), [1, 3, 0, 2]);
+/// assert_eq!(i(zeros), [2]);
+/// ```
 pub fn split_by_bit<const D: usize>(
     keys: Tensor<D, Int>,
     bit: u32,
@@ -405,12 +527,32 @@ pub fn split_by_bit<const D: usize>(
 /// # Panics
 /// If `dim` is not in `-D..D` (negative dims count from the end; Burn's message), or the dtype
 /// is not f32, i32 or u32.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// let device = Device::default();
+/// let f = |t: Tensor<1>| t.into_data().iter::<f32>().collect::<Vec<_>>();
+/// let x = Tensor::<1>::from_data([3.0, f32::NAN, -0.0, 1.0, 0.0], &device);
+/// let sorted = f(sieve_burn::sort(x, 0));
+/// assert_eq!(sorted[..4], [-0.0, 0.0, 1.0, 3.0]); // -0.0 == +0.0: input order kept
+/// assert!(sorted[4].is_nan()); // NaN sorts last
+/// ```
 pub fn sort<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
     let dim = dim_index("Sort", dim, D);
     Tensor::from_dispatch(K::sort(x.into_dispatch(), dim, false))
 }
 
 /// [`sort`], descending (NaN first); equal keys still keep their input order.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// let device = Device::default();
+/// let f = |t: Tensor<1>| t.into_data().iter::<f32>().collect::<Vec<_>>();
+/// let x = Tensor::<2>::from_data([[1.0, 3.0, 2.0]], &device);
+/// assert_eq!(f(sieve_burn::sort_descending(x, 1).flatten(0, 1)), [3.0, 2.0, 1.0]);
+/// ```
 pub fn sort_descending<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     dim: impl AsIndex,
@@ -421,6 +563,18 @@ pub fn sort_descending<const D: usize, K: SieveKind>(
 
 /// [`sort`] with each value's source index along `dim` (Int, the device's default int
 /// dtype), like Burn's `Tensor::sort_with_indices`.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let f = |t: Tensor<1>| t.into_data().iter::<f32>().collect::<Vec<_>>();
+/// let i = |t: Tensor<1, Int>| t.into_data().iter::<i64>().collect::<Vec<_>>();
+/// let x = Tensor::<1>::from_data([2.0, 1.0, 2.0, 0.5], &device);
+/// let (values, indices) = sieve_burn::sort_with_indices(x, 0);
+/// assert_eq!(f(values), [0.5, 1.0, 2.0, 2.0]);
+/// assert_eq!(i(indices), [3, 1, 0, 2]); // stable: the first 2.0 stays first
+/// ```
 pub fn sort_with_indices<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     dim: impl AsIndex,
@@ -430,6 +584,18 @@ pub fn sort_with_indices<const D: usize, K: SieveKind>(
 }
 
 /// [`sort_with_indices`], descending.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let f = |t: Tensor<1>| t.into_data().iter::<f32>().collect::<Vec<_>>();
+/// let i = |t: Tensor<1, Int>| t.into_data().iter::<i64>().collect::<Vec<_>>();
+/// let x = Tensor::<1>::from_data([2.0, 1.0, 2.0, 0.5], &device);
+/// let (values, indices) = sieve_burn::sort_descending_with_indices(x, 0);
+/// assert_eq!(f(values), [2.0, 2.0, 1.0, 0.5]);
+/// assert_eq!(i(indices), [0, 2, 1, 3]);
+/// ```
 pub fn sort_descending_with_indices<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     dim: impl AsIndex,
@@ -452,6 +618,15 @@ fn sorted_with_indices<const D: usize, K: SieveKind>(
 }
 
 /// The permutation that sorts `x` along `dim` (stable), like Burn's `Tensor::argsort`.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let i = |t: Tensor<1, Int>| t.into_data().iter::<i64>().collect::<Vec<_>>();
+/// let x = Tensor::<1, Int>::from_data([30, 10, 20], &device);
+/// assert_eq!(i(sieve_burn::argsort(x, 0)), [1, 2, 0]);
+/// ```
 pub fn argsort<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, Int> {
     let dim = dim_index("Argsort", dim, D);
     let it = index_dtype(&x);
@@ -459,6 +634,15 @@ pub fn argsort<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex)
 }
 
 /// [`argsort`], descending (stable: ties in input order).
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let i = |t: Tensor<1, Int>| t.into_data().iter::<i64>().collect::<Vec<_>>();
+/// let x = Tensor::<1, Int>::from_data([30, 10, 30], &device);
+/// assert_eq!(i(sieve_burn::argsort_descending(x, 0)), [0, 2, 1]);
+/// ```
 pub fn argsort_descending<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     dim: impl AsIndex,
@@ -505,6 +689,18 @@ impl TopKOptions {
 /// sort (ties go to the lower index, NaN counts as largest). Panics, naming `k` and the valid
 /// range, unless `0 <= k <= x.dims()[dim]`; and, with Burn's message, unless `dim` is in
 /// `-D..D` (negative dims count from the end).
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let f = |t: Tensor<1>| t.into_data().iter::<f32>().collect::<Vec<_>>();
+/// let i = |t: Tensor<1, Int>| t.into_data().iter::<i64>().collect::<Vec<_>>();
+/// let x = Tensor::<1>::from_data([0.1, 0.9, 0.5, 0.9], &device);
+/// let (values, indices) = sieve_burn::topk_with_indices(x, 3, 0);
+/// assert_eq!(f(values), [0.9, 0.9, 0.5]);
+/// assert_eq!(i(indices), [1, 3, 2]); // ties go to the lower index
+/// ```
 pub fn topk_with_indices<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     k: usize,
@@ -515,6 +711,16 @@ pub fn topk_with_indices<const D: usize, K: SieveKind>(
 }
 
 /// [`topk_with_indices`]'s values.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// let device = Device::default();
+/// let f = |t: Tensor<1>| t.into_data().iter::<f32>().collect::<Vec<_>>();
+/// let x = Tensor::<2>::from_data([[0.1, 0.9, 0.5], [0.7, 0.2, 0.8]], &device);
+/// let best = sieve_burn::topk(x, 1, -1); // the largest of each row
+/// assert_eq!(f(best.flatten(0, 1)), [0.9, 0.8]);
+/// ```
 pub fn topk<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     k: usize,
@@ -525,6 +731,15 @@ pub fn topk<const D: usize, K: SieveKind>(
 }
 
 /// [`topk_with_indices`]'s indices.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let i = |t: Tensor<1, Int>| t.into_data().iter::<i64>().collect::<Vec<_>>();
+/// let x = Tensor::<1, Int>::from_data([4, 8, 6], &device);
+/// assert_eq!(i(sieve_burn::argtopk(x, 2, 0)), [1, 2]);
+/// ```
 pub fn argtopk<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     k: usize,
@@ -536,6 +751,18 @@ pub fn argtopk<const D: usize, K: SieveKind>(
 
 /// The `k` smallest elements along `dim` and their indices: the first `k` of a stable
 /// ascending sort (ties to the lower index, NaN last).
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let f = |t: Tensor<1>| t.into_data().iter::<f32>().collect::<Vec<_>>();
+/// let i = |t: Tensor<1, Int>| t.into_data().iter::<i64>().collect::<Vec<_>>();
+/// let x = Tensor::<1>::from_data([0.1, 0.9, 0.05, f32::NAN], &device);
+/// let (values, indices) = sieve_burn::bottomk_with_indices(x, 2, 0);
+/// assert_eq!(f(values), [0.05, 0.1]);
+/// assert_eq!(i(indices), [2, 0]);
+/// ```
 pub fn bottomk_with_indices<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     k: usize,
@@ -550,6 +777,18 @@ pub fn bottomk_with_indices<const D: usize, K: SieveKind>(
 }
 
 /// Top-k (or bottom-k) with every choice explicit: see [`TopKOptions`].
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let i = |t: Tensor<1, Int>| t.into_data().iter::<i64>().collect::<Vec<_>>();
+/// use sieve_burn::TopKOptions;
+/// let x = Tensor::<1, Int>::from_data([5, 1, 4, 2], &device);
+/// let smallest = TopKOptions { largest: false, ..TopKOptions::default() };
+/// let (_, indices) = sieve_burn::topk_with_options(x, 2, 0, smallest);
+/// assert_eq!(i(indices), [1, 3]);
+/// ```
 pub fn topk_with_options<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     k: usize,
