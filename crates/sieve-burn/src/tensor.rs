@@ -525,8 +525,9 @@ pub fn split_by_bit<const D: usize>(
 /// Differentiable for Float (the gradient is scattered back through the permutation).
 ///
 /// # Panics
-/// If `dim` is not in `-D..D` (negative dims count from the end; Burn's message), or the dtype
-/// is not f32, i32 or u32.
+/// If `dim` is not in `-D..D` (negative dims count from the end; Burn's message), or, on the
+/// cube backends, the dtype is not f32, f16, bf16, i32, u32 or i64 (f16 and bf16 where the
+/// device has them).
 ///
 /// # Example
 /// ```
