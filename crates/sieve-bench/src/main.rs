@@ -12,6 +12,11 @@
 //! sieve-bench --case cumsum:4096x32768:f32:dim=0   # one case of your own
 //! ```
 
+// In this binary `missing_docs` flags the crate doc above and any `pub` item or `pub mod` of
+// the crate root; the modules below are private, so their items are documented by review,
+// not by the lint.
+#![warn(missing_docs)]
+
 mod case;
 mod copy;
 mod cumsum;

@@ -23,7 +23,10 @@ pub struct DeviceCaps {
     pub device_name: String,
     /// Plane (subgroup / warp) reductions, scans, shuffles and broadcasts.
     pub plane_ops: bool,
+    /// Narrowest plane width (units per plane) the runtime may launch with.
     pub plane_size_min: u32,
+    /// Widest plane width the runtime may launch with: a cube holds whole planes, so the
+    /// fewest units a tuning may give a cube.
     pub plane_size_max: u32,
     /// Most units one cube may have.
     pub max_units_per_cube: u32,
@@ -38,8 +41,11 @@ pub struct DeviceCaps {
     pub forward_progress: bool,
     /// Atomic load/store of 64-bit words (the look-back's status words).
     pub atomic_u64: bool,
+    /// f16 buffers and arithmetic ([`Dtype::F16`] values and keys).
     pub f16: bool,
+    /// bf16 buffers and arithmetic ([`Dtype::BF16`] sort keys).
     pub bf16: bool,
+    /// 64-bit integers ([`Dtype::I64`] values and indices; i64 sort keys do not need them).
     pub i64: bool,
     /// Buffers of 8-bit elements (byte masks).
     pub u8: bool,
@@ -149,7 +155,8 @@ impl DeviceCaps {
         self.cube_units(1024)
     }
 
-    /// A clear error if `dtype` cannot be scanned on this device.
+    /// A clear error if this device has no `dtype` (f16, bf16 and i64 need device support;
+    /// the 32-bit dtypes are everywhere).
     pub fn check_dtype(&self, dtype: Dtype) -> Result<(), SieveError> {
         let missing = match dtype {
             Dtype::F16 if !self.f16 => Some("the device has no f16 arithmetic and storage"),

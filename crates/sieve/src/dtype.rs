@@ -5,8 +5,11 @@ use cubecl::ir::{ElemType, FloatKind, IntKind, UIntKind};
 /// An element type of a sieve buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dtype {
+    /// 32-bit unsigned integers.
     U32,
+    /// 32-bit signed integers (two's complement).
     I32,
+    /// 32-bit IEEE floats.
     F32,
     /// Needs 64-bit integer support on the device.
     I64,
@@ -18,6 +21,7 @@ pub enum Dtype {
 }
 
 impl Dtype {
+    /// Every dtype, in declaration order.
     pub const ALL: [Dtype; 6] = [
         Dtype::U32,
         Dtype::I32,
@@ -39,8 +43,8 @@ impl Dtype {
         }
     }
 
-    /// The type sums are carried in: the element type itself, except f16, which accumulates
-    /// in f32 (as PyTorch does) so long rows do not lose every low bit.
+    /// The type sums are carried in: the element type itself, except f16 and bf16, which
+    /// accumulate in f32 (as PyTorch does) so long rows do not lose every low bit.
     pub fn accumulator(self) -> Dtype {
         match self {
             Dtype::F16 | Dtype::BF16 => Dtype::F32,
@@ -48,6 +52,7 @@ impl Dtype {
         }
     }
 
+    /// Bytes per element: 4, 8 for i64, 2 for f16 and bf16.
     pub fn size_bytes(self) -> usize {
         match self {
             Dtype::U32 | Dtype::I32 | Dtype::F32 => 4,
@@ -56,10 +61,13 @@ impl Dtype {
         }
     }
 
+    /// Whether this is a float dtype (f32, f16, bf16).
     pub fn is_float(self) -> bool {
         matches!(self, Dtype::F32 | Dtype::F16 | Dtype::BF16)
     }
 
+    /// The lowercase name used in messages (`"u32"`, `"bf16"`, ...); also what `Display`
+    /// prints.
     pub fn name(self) -> &'static str {
         match self {
             Dtype::U32 => "u32",

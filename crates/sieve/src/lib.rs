@@ -9,9 +9,9 @@
 //! - [`scan`]: exclusive and inclusive row-wise sums (`[rows, len]`), deterministic, with a
 //!   portable reduce-then-scan and a single-pass decoupled look-back where the runtime
 //!   guarantees forward progress between cubes.
-//! - [`compact`]: stream compaction and the stable split on one engine (flags from a mask or
-//!   a comparison, ranked by the scan's register scan, placed by scatter or by binary-search
-//!   gather).
+//! - [`compact`]: stream compaction and the stable split on one engine (flags from a mask,
+//!   a comparison or one bit, ranked by the scan's register scan, placed by scatter or by
+//!   binary-search gather).
 //! - [`sort`]: stable radix sort of rows (keys and/or permutation), in one cube for short
 //!   rows, by LSD counting passes for long ones.
 //! - [`topk`]: the `k` largest or smallest values of every row and/or their positions
@@ -21,8 +21,14 @@
 //!
 //! Layers follow CUB's device -> pass -> cube -> plane split, in CubeCL's words:
 //! `scan::scan` (device op, validation) -> `scan::launch` (pass sequence, workspaces) ->
-//! `scan::kernels` (one thin `#[cube]` entry point per pass) -> `common::cube` /
-//! `common::tile` (cube- and plane-level building blocks).
+//! `scan::kernels` (one thin `#[cube]` entry point per pass) -> `scan::tile` (what one cube
+//! does with one tile) -> [`common`], the building blocks every family shares: cube- and
+//! plane-level scans ([`common::cube`]), the decoupled look-back ([`common::lookback`]),
+//! grids past 65,535 cubes ([`common::grid`]), 32- or 64-bit addressing
+//! ([`common::address`]), and, inside the crate, caller-buffer checks (`common::buffers`) and
+//! zero fills (`common::fill`). The other families keep the same layers.
+
+#![warn(missing_docs)]
 
 pub mod common;
 pub mod compact;

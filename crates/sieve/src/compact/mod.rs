@@ -77,7 +77,9 @@ pub enum FlagRule {
 /// 32-bit word (Burn's `Bool(U32)`, used on wgpu devices without 8-bit buffers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MaskStorage {
+    /// One byte per element (the device needs 8-bit buffers).
     U8,
+    /// One 32-bit word per element.
     U32,
 }
 
@@ -86,35 +88,56 @@ pub enum MaskStorage {
 pub enum Flags<'a> {
     /// A `[rows, len]` mask buffer.
     Mask {
+        /// The mask: an element is true when it is not zero.
         mask: &'a Handle,
+        /// How the mask's elements are stored.
         storage: MaskStorage,
     },
     /// A comparison of each input value with `threshold` (converted to the value dtype).
     /// `rule` must not be [`FlagRule::Mask`].
-    Compare { rule: FlagRule, threshold: f64 },
+    Compare {
+        /// The comparison: any rule but `Mask` and `BitClear`.
+        rule: FlagRule,
+        /// The right-hand side of the comparison.
+        threshold: f64,
+    },
     /// Bit `bit` of each input value is 0 (integer dtypes only; `bit` below their width).
-    BitClear { bit: u32 },
+    BitClear {
+        /// The bit tested, 0 the least significant.
+        bit: u32,
+    },
 }
 
 /// What is written after a row's survivors (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Rejected {
+    /// Nothing: the slots after the count keep what they held.
     Drop,
+    /// Zeros: values and indices 0 up to the end of the row.
     Zero,
+    /// The rejected elements themselves, in input order: the stable split.
     Keep,
 }
 
 /// Which algorithm runs the compaction (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CompactStrategy {
+    /// `Scatter`, on every runtime.
     #[default]
     Auto,
+    /// Count, scan the counts, rank again and scatter: every [`Rejected`] mode, any row length.
     Scatter,
+    /// One pass with a decoupled look-back: `Drop` and `Zero` only, rows up to `u32::MAX`,
+    /// 64-bit atomics needed, and forward progress between cubes (not checked: forced on a
+    /// runtime without it, it may hang).
     ScatterLookback,
+    /// Each output slot binary-searches the running count for its source: every
+    /// [`Rejected`] mode, rows up to `u32::MAX`.
     Gather,
 }
 
 impl CompactStrategy {
+    /// Every strategy, `Auto` first.
     pub const ALL: [CompactStrategy; 4] = [
         CompactStrategy::Auto,
         CompactStrategy::Scatter,
@@ -122,6 +145,7 @@ impl CompactStrategy {
         CompactStrategy::Gather,
     ];
 
+    /// The strategy's snake_case name, for messages and bench rows.
     pub fn name(self) -> &'static str {
         match self {
             CompactStrategy::Auto => "auto",
@@ -135,7 +159,9 @@ impl CompactStrategy {
 /// The shape of a compaction: `rows` independent rows of `len` contiguous elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CompactProblem {
+    /// Independent rows of the problem, each compacted on its own.
     pub rows: usize,
+    /// Elements per row; past `u32::MAX` only through `Scatter`, with i64 indices.
     pub len: usize,
 }
 
@@ -160,6 +186,8 @@ pub struct CompactIo<'a> {
 /// Options of one compaction call.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CompactOptions {
+    /// Which algorithm runs; a forced one this device or `Rejected` mode cannot run is
+    /// refused.
     pub strategy: CompactStrategy,
     /// Tile shape of the scatter strategies; `None`: [`ScanTuning::for_device`].
     pub tuning: Option<ScanTuning>,

@@ -6,8 +6,11 @@ use super::Rejected;
 /// positions) and the survivor count. Slots the mode leaves unwritten (`Drop`) are `None`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Compacted<T> {
+    /// `[rows, len]` output values.
     pub values: Vec<Option<T>>,
+    /// `[rows, len]` output positions (within the input row).
     pub indices: Vec<Option<usize>>,
+    /// Survivors per row (`rows` entries).
     pub counts: Vec<usize>,
 }
 

@@ -8,14 +8,15 @@
 //!   stability: **equal keys keep their input order in both directions** (NaN first when
 //!   descending, as in `torch.sort(descending=True)`).
 //! - The sorted keys are the input keys moved, bit for bit (a -0.0 stays -0.0, NaN payloads
-//!   stay). The passes rank order-preserving 32-bit *radix keys*: f32, i32 and u32 keys ride
-//!   through the passes as their own bits (the radix key is recomputed from them, so no
-//!   encode or decode pass); f16 and i64 keys are encoded to radix words and the outputs are
-//!   gathered from the input by the final permutation.
+//!   stay). The passes rank order-preserving 32-bit *radix keys* (f16 and bf16 keys widened
+//!   to f32 first, exactly): f32, i32 and u32 keys ride through the LSD passes as their own
+//!   bits (the radix key is recomputed from them, so no encode or decode pass); f16, bf16 and
+//!   i64 keys are encoded to radix words and the outputs are gathered from the input by the
+//!   final permutation.
 //! - Deterministic: every pass is a stable counting sort with integer counts.
-//! - Key dtypes: f32, f16, i32, u32 and i64 (bf16 is not a sieve dtype yet); f16 needs the
-//!   device's f16 support, i64 keys none (they are read as pairs of 32-bit words), i64
-//!   indices the device's 64-bit integers.
+//! - Key dtypes: f32, f16, bf16, i32, u32 and i64; f16 and bf16 need the device's support
+//!   for them, i64 keys none (they are read as pairs of 32-bit words), i64 indices the
+//!   device's 64-bit integers. Index dtypes: i32, u32 and i64.
 //!
 //! # Strategies
 //! Both rank a tile of keys by one digit with [`tile::rank_tile`]: plane votes where the device
@@ -52,21 +53,27 @@ use crate::Dtype;
 /// Sort direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum SortOrder {
+    /// Smallest first (NaN last).
     #[default]
     Ascending,
+    /// Largest first (NaN first); equal keys still keep their input order.
     Descending,
 }
 
 /// Which algorithm sorts (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum SortStrategy {
+    /// `InCube` when a row fits one cube and the keys are not i64, else `Lsd`.
     #[default]
     Auto,
+    /// One cube per row, rows up to [`SortTuning::in_cube_capacity`] keys; not i64 keys.
     InCube,
+    /// Device-wide least-significant-digit passes: any row length, every key dtype.
     Lsd,
 }
 
 impl SortStrategy {
+    /// The strategy's snake_case name, for messages and bench rows.
     pub fn name(self) -> &'static str {
         match self {
             SortStrategy::Auto => "auto",
@@ -79,21 +86,26 @@ impl SortStrategy {
 /// The shape of a sort: `rows` independent rows of `len` contiguous keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SortProblem {
+    /// Independent rows of the problem, each sorted on its own.
     pub rows: usize,
+    /// Keys per row: at most `u32::MAX` (positions are 32-bit), `i32::MAX` with i32 indices.
     pub len: usize,
 }
 
 /// The buffers of one sort; every one `[rows, len]` elements.
 #[derive(Debug, Clone, Copy)]
 pub struct SortIo<'a> {
+    /// The keys to sort (only read).
     pub keys: &'a Handle,
-    /// f32, i32 or u32.
+    /// The dtype of `keys` and `keys_out`: f32, f16, bf16, i32, u32 or i64 (f16 and bf16
+    /// where the device has them).
     pub key_dtype: Dtype,
     /// The sorted keys (the input's dtype).
     pub keys_out: Option<&'a Handle>,
     /// Each output element's position in its input row.
     pub indices_out: Option<&'a Handle>,
-    /// i32, u32 or i64.
+    /// The dtype of `indices_out`: i32, u32 or i64 (i64 where the device has 64-bit
+    /// integers).
     pub index_dtype: Dtype,
 }
 
@@ -216,6 +228,7 @@ impl SortTuning {
 /// Options of one sort call.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SortOptions {
+    /// Which algorithm sorts; a forced `InCube` on rows that do not fit it is refused.
     pub strategy: SortStrategy,
     /// `None`: [`SortTuning::for_device`].
     pub tuning: Option<SortTuning>,

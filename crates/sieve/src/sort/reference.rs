@@ -4,6 +4,7 @@ use std::cmp::Ordering;
 
 /// Keys the reference sorts, with the order the device uses.
 pub trait SortKey: Copy {
+    /// The ascending order of two keys (floats: PyTorch's, every NaN equal and last).
     fn order(a: &Self, b: &Self) -> Ordering;
 }
 

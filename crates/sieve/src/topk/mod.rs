@@ -103,15 +103,25 @@ use crate::Dtype;
 /// Which algorithm selects (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum TopkStrategy {
+    /// Rank by counting for short rows, sort-and-slice where a row fits the in-cube sort or
+    /// `2 k > len`, else radix select (the rule is in the module docs).
     #[default]
     Auto,
+    /// One cube per row ranks its keys by counting: rows up to
+    /// [`TopkTuning::rank_capacity`] keys.
     RankByCounting,
+    /// The boundary key found one bit at a time (32 counting passes), then the gather.
+    /// Never chosen by `Auto`.
     ThresholdBisection,
+    /// The boundary key found by 8-bit digit passes (one cube per row for rows up to
+    /// [`TopkTuning::row_cube_max_len`] keys), then the gather.
     RadixSelect,
+    /// The stable sort of each row, its first `k` taken.
     SortAndSlice,
 }
 
 impl TopkStrategy {
+    /// Every strategy, `Auto` first.
     pub const ALL: [TopkStrategy; 5] = [
         TopkStrategy::Auto,
         TopkStrategy::RankByCounting,
@@ -120,6 +130,7 @@ impl TopkStrategy {
         TopkStrategy::SortAndSlice,
     ];
 
+    /// The strategy's snake_case name, for messages and bench rows.
     pub fn name(self) -> &'static str {
         match self {
             TopkStrategy::Auto => "auto",
@@ -135,22 +146,28 @@ impl TopkStrategy {
 /// each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TopkProblem {
+    /// Independent rows of the problem.
     pub rows: usize,
+    /// Values per row: below `u32::MAX` (positions are 32-bit), at most `i32::MAX` with i32
+    /// indices.
     pub len: usize,
+    /// Values taken from each row, `0..=len`.
     pub k: usize,
 }
 
 /// The buffers of one top-k: `values` is `[rows, len]`, the outputs `[rows, k]`.
 #[derive(Debug, Clone, Copy)]
 pub struct TopkIo<'a> {
+    /// The values to select from (only read).
     pub values: &'a Handle,
-    /// f32, i32 or u32.
+    /// The dtype of `values` and `values_out`: f32, i32 or u32.
     pub value_dtype: Dtype,
     /// The chosen values (the input's dtype, bits unchanged).
     pub values_out: Option<&'a Handle>,
     /// The chosen values' positions within their row.
     pub indices_out: Option<&'a Handle>,
-    /// i32, u32 or i64.
+    /// The dtype of `indices_out`: i32, u32 or i64 (i64 where the device has 64-bit
+    /// integers).
     pub index_dtype: Dtype,
 }
 
@@ -300,6 +317,8 @@ pub struct TopkOptions {
     pub largest: bool,
     /// `true`: outputs in rank order (see the module docs).
     pub sorted: bool,
+    /// Which algorithm selects; a forced `RankByCounting` on rows that do not fit one cube is
+    /// refused.
     pub strategy: TopkStrategy,
     /// `None`: [`TopkTuning::for_device`].
     pub tuning: Option<TopkTuning>,
