@@ -2,7 +2,7 @@
 //!
 //! Some runtimes cap each grid dimension at 65,535 cubes (software Vulkan does), so a
 //! one-dimensional grid of `n` cubes is laid out as `x * y` with `x <= 65,535`; kernels
-//! recover the linear cube index with [`linear_cube_index`] and skip the surplus cubes of
+//! recover the linear cube index with [`linear_cube_index()`] and skip the surplus cubes of
 //! the last row of the grid.
 
 use cubecl::prelude::*;

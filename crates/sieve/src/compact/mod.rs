@@ -169,9 +169,12 @@ pub struct CompactProblem {
 /// (`rows` elements).
 #[derive(Debug, Clone, Copy)]
 pub struct CompactIo<'a> {
-    /// Input values: needed when `values_out` is given or the flags compare values.
+    /// Input values: needed when `values_out` is given or the flags read them (a comparison,
+    /// `BitClear`).
     pub values: Option<&'a Handle>,
-    /// The dtype of `values` and `values_out`.
+    /// The dtype of `values` and `values_out`: f32, f16, i32, u32 or i64 (f16 and i64 where
+    /// the device has them; integers only for `BitClear`). Checked even when no values are
+    /// read or written: pass one of these (any) then.
     pub value_dtype: Dtype,
     /// Survivors' values.
     pub values_out: Option<&'a Handle>,

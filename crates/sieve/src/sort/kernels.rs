@@ -76,7 +76,7 @@ fn pass_radix(word: u32, #[comptime] pass: PassConfig) -> u32 {
     radix_key::<u32>(word, pass.kind, pass.descending)
 }
 
-/// Radix words of half-float keys (for the passes that sort them as `u32`).
+/// Radix words of 16-bit float keys, f16 and bf16 (for the passes that sort them as `u32`).
 #[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn encode_kernel<K: Numeric>(
     keys: &[K],

@@ -19,7 +19,7 @@
 //!   device's 64-bit integers. Index dtypes: i32, u32 and i64.
 //!
 //! # Strategies
-//! Both rank a tile of keys by one digit with [`tile::rank_tile`]: plane votes where the device
+//! Both rank a tile of keys by one digit with `tile::rank_tile`: plane votes where the device
 //! has plane operations (`plane_ballot` on each digit bit gives every key its peers in the
 //! plane; per-plane digit counters carry counts across the plane's keys), else one-bit splits
 //! ranked by cube-wide scans.
