@@ -102,7 +102,9 @@ pub fn cube_exclusive_sum(
 /// The smallest and largest of a set of `u32`s.
 #[derive(CubeType, Clone, Copy)]
 pub struct U32Range {
+    /// The smallest value (`u32::MAX` for an empty set).
     pub min: u32,
+    /// The largest value (0 for an empty set).
     pub max: u32,
 }
 

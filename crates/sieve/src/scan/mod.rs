@@ -34,20 +34,27 @@ pub use tuning::ScanTuning;
 /// Inclusive or exclusive prefix sum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ScanKind {
+    /// Element `i` is the sum of elements `0..=i` of its row.
     Inclusive,
+    /// Element `i` is the sum of elements `0..i` of its row (0 first).
     Exclusive,
 }
 
 /// Which algorithm runs the scan (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum ScanStrategy {
+    /// `DecoupledLookback` where cubes are promised forward progress and it can run, else
+    /// `ReduceThenScan`.
     #[default]
     Auto,
+    /// Portable: tile sums, their scan, then each tile scanned with its offset.
     ReduceThenScan,
+    /// One pass: each tile finds its offset by looking back at its predecessors' sums.
     DecoupledLookback,
 }
 
 impl ScanStrategy {
+    /// The strategy's snake_case name, for messages and bench rows.
     pub fn name(self) -> &'static str {
         match self {
             ScanStrategy::Auto => "auto",
@@ -60,6 +67,7 @@ impl ScanStrategy {
 /// Options of one scan call.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ScanOptions {
+    /// Which algorithm runs; a forced one the device cannot run is refused.
     pub strategy: ScanStrategy,
     /// `None`: [`ScanTuning::for_device`].
     pub tuning: Option<ScanTuning>,
@@ -68,6 +76,8 @@ pub struct ScanOptions {
 /// The shape of a scan problem: `rows` independent rows of `len` contiguous elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScanProblem {
+    /// Independent rows of the problem.
     pub rows: usize,
+    /// Elements per row.
     pub len: usize,
 }

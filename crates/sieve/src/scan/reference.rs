@@ -3,9 +3,13 @@
 /// Element types the reference scans. Floats accumulate in `f64` so the reference is the
 /// exact value the GPU result is compared to, within a tolerance.
 pub trait ScanElement: Copy {
+    /// The running sum's type: `f64` for floats, wrapping arithmetic for integers.
     type Acc: Copy + std::ops::Add<Output = Self::Acc>;
+    /// The empty sum.
     fn zero() -> Self::Acc;
+    /// The element as a term of the sum (exact).
     fn widen(self) -> Self::Acc;
+    /// A running sum as an output element (rounded once, for floats).
     fn narrow(acc: Self::Acc) -> Self;
 }
 
