@@ -4,6 +4,7 @@
 
 mod common;
 
+mod backends;
 mod burn_ops;
 mod compact;
 mod dims;

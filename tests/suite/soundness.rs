@@ -540,7 +540,7 @@ fn empty_compact_rows<K: SieveKind + 'static>(dims: [usize; 2], device: &Device,
 }
 
 /// Every public op on `[0]`, `[3, 0]` and `[0, 4]` on `device`.
-fn empty_shapes_on(device: &Device, case: &str) {
+pub(crate) fn empty_shapes_on(device: &Device, case: &str) {
     empty_ops::<1, burn::tensor::Float>([0], device, case);
     empty_ops::<1, Int>([0], device, case);
     empty_split_by_bit([0], device, case);
@@ -593,13 +593,13 @@ fn empty_shapes_on_flex() {
 
 /// Keys that differ only past 2^53 (f64 would tie them), in an order no stable tie-break
 /// gives: `base + [3, 0, 2, 0, 1]` with a repeat, so stability shows too.
-fn past_f64(base: i64) -> Vec<i64> {
+pub(crate) fn past_f64(base: i64) -> Vec<i64> {
     [3, 0, 2, 0, 1].iter().map(|&d| base + d).collect()
 }
 
 /// Sorts and top-ks `x` (`[5]`, keys `base + offsets`) on Flex and checks the permutation
 /// against the exact one, both directions.
-fn check_exact_order(x: Tensor<1, Int>, keys: &[i128], case: &str) {
+pub(crate) fn check_exact_order(x: Tensor<1, Int>, keys: &[i128], case: &str) {
     let read = |t: Tensor<1, Int>| -> Vec<i128> {
         let data = t.into_data();
         match data.dtype() {

@@ -32,10 +32,10 @@ mod autodiff;
 #[cfg(feature = "cube")]
 mod cube;
 mod fallback;
-#[cfg(feature = "flex")]
-mod flex;
 mod meta;
 mod ops;
+mod served;
+mod stock;
 mod tensor;
 
 pub use ops::SieveOps;

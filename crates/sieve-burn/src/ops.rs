@@ -1,5 +1,9 @@
 //! The backend extension trait: one method per primitive and tensor kind. Default bodies
-//! are the stock-Burn fallbacks that backends without a sieve kernel use ([`crate::fallback`]).
+//! are the stock-Burn fallbacks that backends without a sieve kernel use ([`crate::fallback`],
+//! served in [`crate::stock`]).
+
+// The generated `Dispatch` impl names the deprecated NdArray and LibTorch backends.
+#![cfg_attr(any(feature = "ndarray", feature = "tch"), allow(deprecated))]
 
 use burn::backend::{
     Backend, TensorMetadata, backend_extension, get_device_settings,
@@ -10,6 +14,18 @@ use burn::tensor::IntDType;
 use crate::fallback;
 use crate::meta;
 
+// `#[backend_extension]` ends every generated `Dispatch` method with
+// `_ => unimplemented!("Backend not supported for custom op `{}`", stringify!(op))`, the arm a
+// tensor takes when its backend is not listed below (Burn built with a backend feature that
+// sieve-burn was not). This macro, in textual scope at the trait, takes that call's place so
+// the panic names the backend and the feature to enable. Should Burn change the call, this
+// stops compiling rather than falling back to `unimplemented!`.
+macro_rules! unimplemented {
+    ($message:literal, stringify!($op:ident)) => {
+        $crate::served::unserved(stringify!($op))
+    };
+}
+
 /// Sieve's ops on a Burn backend.
 #[backend_extension(
     Autodiff,
@@ -17,6 +33,9 @@ use crate::meta;
     Fusion,
     Cube: cfg(feature = "cube"),
     Flex: cfg(feature = "flex"),
+    NdArray: cfg(feature = "ndarray"),
+    LibTorch: cfg(feature = "tch"),
+    Remote: cfg(feature = "remote"),
 )]
 pub trait SieveOps: Backend {
     /// Inclusive running sum along `dim` (any dim, any layout).
