@@ -25,6 +25,8 @@
 //! let (sorted, order) = sieve_burn::sort_descending_with_indices(x, 1);
 //! ```
 
+#![warn(missing_docs)]
+
 // The `backend_extension` macro generates code that names `burn::...`.
 extern crate burn;
 

@@ -662,6 +662,8 @@ pub struct TopKOptions {
     /// `true`: in rank order (the first `k` of a stable sort); `false`: the same set in an
     /// order of the strategy's choosing.
     pub sorted: bool,
+    /// Which of `sieve::topk`'s algorithms runs on the cube backends (`Auto`: chosen from the
+    /// row length, `k` and the device); the fallback backends ignore it.
     pub strategy: sieve::topk::TopkStrategy,
 }
 
