@@ -12,6 +12,7 @@ mod filter_ops;
 mod huge;
 mod props;
 mod scan;
+mod scans;
 mod small_devices;
 mod sort;
 mod sort_ops;

@@ -4,8 +4,11 @@
 
 use cubecl::prelude::*;
 
-/// Exclusive prefix sum over `group_count` values held in `spine[0..group_count]`, in place,
-/// returning the sum of all of them. `group_count <= spine.len()`.
+use super::fold::{Fold, combine, identity, plane_inclusive};
+
+/// Exclusive prefix sum (or, by `fold`, product, minimum, maximum) over `group_count` values
+/// held in `spine[0..group_count]`, in place, returning the fold of all of them.
+/// `group_count <= spine.len()`.
 ///
 /// With plane operations, the first plane walks the spine `PLANE_DIM` entries at a time,
 /// carrying the running total; without them, unit 0 walks it serially (the fallback for
@@ -15,43 +18,44 @@ use cubecl::prelude::*;
 pub fn spine_exclusive_scan<A: Numeric>(
     spine: &mut Shared<[A]>,
     group_count: u32,
+    #[comptime] fold: Fold,
     #[comptime] use_planes: bool,
 ) -> A {
     let mut total = Shared::<A>::new();
     sync_cube();
     if use_planes {
         if UNIT_POS < PLANE_DIM {
-            let mut carry = A::from_int(0);
+            let mut carry = identity::<A>(fold);
             let chunks = group_count.div_ceil(PLANE_DIM);
             for chunk in 0..chunks {
                 let index = chunk * PLANE_DIM + UNIT_POS_PLANE;
                 let value = if index < group_count {
                     spine[index as usize]
                 } else {
-                    A::from_int(0)
+                    identity::<A>(fold)
                 };
-                let inclusive = plane_inclusive_sum(value);
+                let inclusive = plane_inclusive::<A>(value, fold);
                 let before = plane_shuffle_up(inclusive, 1);
                 let exclusive = if UNIT_POS_PLANE == 0 {
                     carry
                 } else {
-                    carry + before
+                    combine::<A>(carry, before, fold)
                 };
                 if index < group_count {
                     spine[index as usize] = exclusive;
                 }
-                carry += plane_shuffle(inclusive, PLANE_DIM - 1);
+                carry = combine::<A>(carry, plane_shuffle(inclusive, PLANE_DIM - 1), fold);
             }
             if UNIT_POS == 0 {
                 *total = carry;
             }
         }
     } else if UNIT_POS == 0 {
-        let mut carry = A::from_int(0);
+        let mut carry = identity::<A>(fold);
         for index in 0..group_count {
             let value = spine[index as usize];
             spine[index as usize] = carry;
-            carry += value;
+            carry = combine::<A>(carry, value, fold);
         }
         *total = carry;
     }
@@ -92,7 +96,7 @@ pub fn cube_exclusive_sum(
     } else {
         spine[UNIT_POS as usize] = value;
     }
-    let total = spine_exclusive_scan::<u32>(&mut spine, groups, use_planes);
+    let total = spine_exclusive_scan::<u32>(&mut spine, groups, Fold::COUNT, use_planes);
     UnitPrefix {
         before: spine[group as usize] + in_group,
         total,

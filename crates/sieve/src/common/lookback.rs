@@ -8,8 +8,13 @@
 //!
 //! Deterministic: the prefix is folded forward from the nearest inclusive prefix, so it is bit
 //! for bit the chain `((t0 + t1) + t2) + ...` however far the walk went.
+//!
+//! The values are folded with the scan's operator ([`Fold`]: sum, product, minimum or
+//! maximum); a status word carries any 32-bit accumulator as its bit pattern.
 
 use cubecl::prelude::*;
+
+use super::fold::{Fold, combine, identity};
 
 /// Status word flags of the look-back: the high 32 bits of a status word; the low 32 bits
 /// hold the value's bits.
@@ -42,7 +47,7 @@ pub fn take_tile_number(counter: &[Atomic<u32>]) -> usize {
 }
 
 /// Publishes tile `tile`'s `total` (tile `part` of its row) and returns, to every unit of the
-/// cube, the sum of the earlier tiles of its row. With planes the first plane walks back
+/// cube, the fold of the earlier tiles of its row (the identity for a row's first tile). With planes the first plane walks back
 /// `PLANE_DIM` predecessors per read; without, unit 0 walks alone. Every unit must call it.
 #[cube]
 pub fn tile_prefix<A: Numeric>(
@@ -50,18 +55,19 @@ pub fn tile_prefix<A: Numeric>(
     tile: usize,
     part: usize,
     total: A,
+    #[comptime] fold: Fold,
     #[comptime] use_planes: bool,
 ) -> A {
     let mut offset_slot = Shared::<A>::new();
     if use_planes {
         if UNIT_POS < PLANE_DIM {
-            let prefix = look_back_plane::<A>(status, tile, part, total);
+            let prefix = look_back_plane::<A>(status, tile, part, total, fold);
             if UNIT_POS == 0 {
                 *offset_slot = prefix;
             }
         }
     } else if UNIT_POS == 0 {
-        *offset_slot = look_back::<A>(status, tile, part, total);
+        *offset_slot = look_back::<A>(status, tile, part, total, fold);
     }
     sync_cube();
     *offset_slot
@@ -70,8 +76,14 @@ pub fn tile_prefix<A: Numeric>(
 /// Publishes this tile's total, finds the sum of every earlier tile of its row, publishes
 /// the inclusive prefix and returns the exclusive one. Run by one unit.
 #[cube]
-fn look_back<A: Numeric>(status: &[Atomic<u64>], tile: usize, part: usize, total: A) -> A {
-    let mut prefix = A::from_int(0);
+fn look_back<A: Numeric>(
+    status: &[Atomic<u64>],
+    tile: usize,
+    part: usize,
+    total: A,
+    #[comptime] fold: Fold,
+) -> A {
+    let mut prefix = identity::<A>(fold);
     if part == 0 {
         status[tile].store(pack_status::<A>(FLAG_INCLUSIVE, total));
     } else {
@@ -95,9 +107,12 @@ fn look_back<A: Numeric>(status: &[Atomic<u64>], tile: usize, part: usize, total
             // wait for an inclusive prefix: read the same word again.
         }
         for i in 0..stashed {
-            prefix += stash[stashed - 1 - i];
+            prefix = combine::<A>(prefix, stash[stashed - 1 - i], fold);
         }
-        status[tile].store(pack_status::<A>(FLAG_INCLUSIVE, prefix + total));
+        status[tile].store(pack_status::<A>(
+            FLAG_INCLUSIVE,
+            combine::<A>(prefix, total, fold),
+        ));
     }
     prefix
 }
@@ -110,8 +125,14 @@ fn look_back<A: Numeric>(status: &[Atomic<u64>], tile: usize, part: usize, total
 /// inclusive prefix with ready aggregates before it, the plane reads the window again.
 /// Called by every unit of one plane; returns the exclusive prefix to all of them.
 #[cube]
-fn look_back_plane<A: Numeric>(status: &[Atomic<u64>], tile: usize, part: usize, total: A) -> A {
-    let mut prefix = A::from_int(0);
+fn look_back_plane<A: Numeric>(
+    status: &[Atomic<u64>],
+    tile: usize,
+    part: usize,
+    total: A,
+    #[comptime] fold: Fold,
+) -> A {
+    let mut prefix = identity::<A>(fold);
     if part == 0 {
         if UNIT_POS_PLANE == 0 {
             status[tile].store(pack_status::<A>(FLAG_INCLUSIVE, total));
@@ -123,12 +144,12 @@ fn look_back_plane<A: Numeric>(status: &[Atomic<u64>], tile: usize, part: usize,
         let lane = UNIT_POS_PLANE as usize;
         let mut searching = true;
         while searching {
-            // Lanes past the row's first tile read nothing: they act as an inclusive zero,
+            // Lanes past the row's first tile read nothing: they act as an inclusive identity,
             // never chosen since the row's first tile (a nearer lane) is always inclusive.
             let word = if lane < part {
                 status[tile - 1 - lane].load()
             } else {
-                pack_status::<A>(FLAG_INCLUSIVE, A::from_int(0))
+                pack_status::<A>(FLAG_INCLUSIVE, identity::<A>(fold))
             };
             let flag = word >> 32u64;
             let value = unpack_status::<A>(word);
@@ -139,14 +160,15 @@ fn look_back_plane<A: Numeric>(status: &[Atomic<u64>], tile: usize, part: usize,
             });
             let ready = plane_all(UNIT_POS_PLANE >= base || flag == FLAG_AGGREGATE);
             if base < PLANE_DIM && ready {
-                let mut acc = A::from_int(0);
+                // Higher lanes hold earlier tiles: fold from the base down to lane 0.
+                let mut acc = identity::<A>(fold);
                 for step in 0..PLANE_DIM {
                     let from = PLANE_DIM - 1 - step;
                     let v = plane_shuffle(value, from);
                     if from == base {
                         acc = v;
                     } else if from < base {
-                        acc += v;
+                        acc = combine::<A>(acc, v, fold);
                     }
                 }
                 prefix = acc;
@@ -154,7 +176,10 @@ fn look_back_plane<A: Numeric>(status: &[Atomic<u64>], tile: usize, part: usize,
             }
         }
         if UNIT_POS_PLANE == 0 {
-            status[tile].store(pack_status::<A>(FLAG_INCLUSIVE, prefix + total));
+            status[tile].store(pack_status::<A>(
+                FLAG_INCLUSIVE,
+                combine::<A>(prefix, total, fold),
+            ));
         }
     }
     prefix

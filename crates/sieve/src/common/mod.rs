@@ -11,6 +11,8 @@ pub(crate) mod buffers;
 pub mod cube;
 pub(crate) mod fill;
 #[allow(missing_docs)]
+pub mod fold;
+#[allow(missing_docs)]
 pub mod grid;
 #[allow(missing_docs)]
 pub mod lookback;

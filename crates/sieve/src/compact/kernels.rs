@@ -177,7 +177,14 @@ pub(crate) fn scatter_lookback_kernel<E: Numeric, M: Numeric, I: Numeric, N: Siz
     );
     let total = scan_registers::<u32, N>(&mut ranks, blueprint);
     // Rows are at most u32::MAX elements here: the status words pack 32-bit sums.
-    let offset = tile_prefix::<u32>(status, tile, part, total, blueprint.use_planes);
+    let offset = tile_prefix::<u32>(
+        status,
+        tile,
+        part,
+        total,
+        blueprint.fold,
+        blueprint.use_planes,
+    );
     let placement = TilePlacement {
         out_row_base: row_base * ranks[0].vector_size().comptime(),
         offset: offset as usize,

@@ -6,7 +6,7 @@ use cubecl::prelude::*;
 use super::flags::vector_flags;
 use super::{FlagRule, Rejected};
 use crate::scan::TileBlueprint;
-use crate::scan::tile::{cube_sum, unit_vector_index};
+use crate::scan::tile::{cube_total, unit_vector_index};
 
 /// Compile-time shape of a compaction kernel: only what changes control flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -121,7 +121,7 @@ pub fn count_tile<E: Numeric, M: Numeric, N: Size>(
             }
         }
     }
-    cube_sum::<u32>(count, blueprint)
+    cube_total::<u32>(count, blueprint)
 }
 
 /// Where the tile's elements go in their row's output.

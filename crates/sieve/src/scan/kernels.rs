@@ -13,10 +13,11 @@
 use cubecl::prelude::*;
 
 use super::tile::{TileBlueprint, reduce_tile, scan_tile, store_tile};
+use crate::common::fold::identity;
 use crate::common::grid::linear_cube_index;
 use crate::common::lookback::{take_tile_number, tile_prefix};
 
-/// Reduce-then-scan, pass 1: the sum of every tile.
+/// Reduce-then-scan, pass 1: the sum (the blueprint's fold) of every tile.
 #[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn reduce_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
     input: &[Vector<E, N>],
@@ -73,7 +74,7 @@ pub(crate) fn scan_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
     let offset = if with_offsets {
         tile_offsets[tile]
     } else {
-        A::from_int(0)
+        identity::<A>(blueprint.fold)
     };
     store_tile::<E, A, N>(
         output,
@@ -124,7 +125,14 @@ pub(crate) fn scan_lookback_kernel<E: Numeric, A: Numeric, N: Size>(
         blueprint,
     );
 
-    let offset = tile_prefix::<A>(status, tile, part, total, blueprint.use_planes);
+    let offset = tile_prefix::<A>(
+        status,
+        tile,
+        part,
+        total,
+        blueprint.fold,
+        blueprint.use_planes,
+    );
     store_tile::<E, A, N>(
         output,
         &values,

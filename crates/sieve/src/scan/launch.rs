@@ -5,15 +5,16 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::kernels::{reduce_tiles_kernel, scan_lookback_kernel, scan_tiles_kernel};
-use super::{ScanKind, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
+use super::{ScanKind, ScanOp, ScanOptions, ScanProblem, ScanStrategy, ScanTuning, TileBlueprint};
 use crate::common::address::{AddressType, address_type, check_extent};
 use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
+use crate::common::fold::Fold;
 use crate::common::grid::cube_count_1d;
 use crate::{DeviceCaps, Dtype, SieveError};
 
 /// Scans `input` (`problem.rows * problem.len` elements of `dtype`, row-major) into `output`
-/// (same size, a different buffer). Returns the strategy that ran.
+/// (same size, a different buffer): prefix sums. Returns the strategy that ran.
 ///
 /// Errors before anything launches: unsupported dtype, a forced strategy the device cannot
 /// run, a tuning that does not fit the device, or (checked last) a buffer smaller than the
@@ -27,13 +28,41 @@ pub fn scan(
     kind: ScanKind,
     options: ScanOptions,
 ) -> Result<ScanStrategy, SieveError> {
-    scan_with(
+    scan_op(
+        client,
+        input,
+        output,
+        problem,
+        dtype,
+        ScanOp::Sum,
+        kind,
+        options,
+    )
+}
+
+/// [`scan`] with the associative operator `op`: running sums, products, minima or maxima
+/// (`cumsum`, `cumprod`, `cummin`, `cummax`; semantics on [`ScanOp`]). Exclusive scans put
+/// the operator's identity first (0, 1, +inf or the largest integer, -inf or the smallest).
+/// Same dtypes, strategies, tunings and errors as [`scan`].
+#[allow(clippy::too_many_arguments)]
+pub fn scan_op(
+    client: &Client,
+    input: &Handle,
+    output: &Handle,
+    problem: ScanProblem,
+    dtype: Dtype,
+    op: ScanOp,
+    kind: ScanKind,
+    options: ScanOptions,
+) -> Result<ScanStrategy, SieveError> {
+    scan_op_with(
         client,
         &DeviceCaps::of(client),
         input,
         output,
         problem,
         dtype,
+        op,
         kind,
         options,
     )
@@ -49,6 +78,32 @@ pub(crate) fn scan_with(
     output: &Handle,
     problem: ScanProblem,
     dtype: Dtype,
+    kind: ScanKind,
+    options: ScanOptions,
+) -> Result<ScanStrategy, SieveError> {
+    scan_op_with(
+        client,
+        caps,
+        input,
+        output,
+        problem,
+        dtype,
+        ScanOp::Sum,
+        kind,
+        options,
+    )
+}
+
+/// [`scan_op`] with the device's capabilities already read.
+#[allow(clippy::too_many_arguments)]
+fn scan_op_with(
+    client: &Client,
+    caps: &DeviceCaps,
+    input: &Handle,
+    output: &Handle,
+    problem: ScanProblem,
+    dtype: Dtype,
+    op: ScanOp,
     kind: ScanKind,
     options: ScanOptions,
 ) -> Result<ScanStrategy, SieveError> {
@@ -80,6 +135,10 @@ pub(crate) fn scan_with(
         client,
         tuning,
         dtype,
+        fold: Fold {
+            op,
+            float: dtype.accumulator().is_float(),
+        },
     };
     let exclusive = kind == ScanKind::Exclusive;
     if lookback {
@@ -158,6 +217,8 @@ struct Pass<'a> {
     client: &'a Client,
     tuning: ScanTuning,
     dtype: Dtype,
+    /// The operator, for the accumulator type (the tile sums' pass keeps it).
+    fold: Fold,
 }
 
 /// How one scan's rows are cut into vectors and tiles.
@@ -166,7 +227,7 @@ struct Layout {
     row_vectors: usize,
     tiles_per_row: usize,
     total_tiles: usize,
-    blueprint: super::TileBlueprint,
+    blueprint: TileBlueprint,
     /// Every pass of the scan binds the `rows * len` input or output and per-tile words.
     address: AddressType,
 }
@@ -180,7 +241,10 @@ impl Pass<'_> {
             &[(input, elem_bytes), (output, elem_bytes)],
         );
         let row_vectors = problem.len / vector_size;
-        let blueprint = self.tuning.blueprint(vector_size);
+        let blueprint = TileBlueprint {
+            fold: self.fold,
+            ..self.tuning.blueprint(vector_size)
+        };
         let tiles_per_row = row_vectors.div_ceil(blueprint.tile_vectors());
         let total_tiles = problem.rows * tiles_per_row;
         Layout {
@@ -242,6 +306,7 @@ impl Pass<'_> {
                 client: self.client,
                 tuning: self.tuning,
                 dtype: accumulator,
+                fold: self.fold,
             };
             spine.reduce_then_scan(
                 &sums,

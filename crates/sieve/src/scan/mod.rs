@@ -1,8 +1,22 @@
 //! Row-wise prefix sums: `output[r, i] = sum(input[r, 0..=i])` (inclusive) or
-//! `sum(input[r, 0..i])` (exclusive), over a contiguous `[rows, len]` buffer.
+//! `sum(input[r, 0..i])` (exclusive), over a contiguous `[rows, len]` buffer; and the same
+//! engine with another associative operator ([`scan_op`], [`ScanOp`]): running products,
+//! minima and maxima (`cumprod`, `cummin`, `cummax`).
 //!
 //! # Semantics
-//! - Integers wrap on overflow (two's complement), as PyTorch's cumsum does.
+//! - Integers wrap on overflow (two's complement), as PyTorch's cumsum and cumprod do;
+//!   integer minima and maxima are exact.
+//! - Products: f32 multiplies in f32, rounding every product (IEEE: `0 * inf` is NaN, a NaN
+//!   stays NaN); f16 in f32, rounded once per output. The association order is the sum's,
+//!   so a float product equals the sequential one wherever every partial product is exact.
+//! - Minima and maxima, PyTorch's `cummin`/`cummax` rule: once a row meets a NaN, every
+//!   later output is a NaN (the latest NaN met, bit for bit); of equal values the later is
+//!   kept, so -0.0 and +0.0 come out as the latest of them (`cummin([+0.0, -0.0])` is
+//!   `[+0.0, -0.0]`, `cummin([-0.0, +0.0])` is `[-0.0, +0.0]`). Outputs are input values,
+//!   moved bit for bit.
+//! - Exclusive scans of every operator put its identity first: 0, 1, +inf (the largest
+//!   integer) for minima, -inf (the smallest integer) for maxima. PyTorch has only inclusive
+//!   `cumprod`/`cummin`/`cummax`; the exclusive forms cost nothing extra here.
 //! - Floats: f32 sums in f32; f16 sums in f32 and rounds once per output element.
 //!   The association order is fixed by the strategy and the device's plane width, not by
 //!   timing, so **the same input gives the same bits on every run** (both strategies,
@@ -27,16 +41,17 @@ pub mod reference;
 pub(crate) mod tile;
 mod tuning;
 
-pub use launch::scan;
+pub use crate::common::fold::ScanOp;
+pub use launch::{scan, scan_op};
 pub use tile::TileBlueprint;
 pub use tuning::ScanTuning;
 
-/// Inclusive or exclusive prefix sum.
+/// Inclusive or exclusive prefix sum (or product, minimum, maximum: [`ScanOp`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ScanKind {
-    /// Element `i` is the sum of elements `0..=i` of its row.
+    /// Element `i` folds elements `0..=i` of its row.
     Inclusive,
-    /// Element `i` is the sum of elements `0..i` of its row (0 first).
+    /// Element `i` folds elements `0..i` of its row (the operator's identity first).
     Exclusive,
 }
 

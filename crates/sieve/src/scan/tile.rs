@@ -8,10 +8,14 @@
 //! - without them, each unit owns `vectors_per_unit` consecutive vectors; a group is a unit.
 //!
 //! Groups' totals are then scanned across the cube through a shared-memory spine.
+//!
+//! Every step folds with the blueprint's operator ([`Fold`]: sum, product, minimum or
+//! maximum), earlier operand first; "sum" and "total" below mean that fold.
 
 use cubecl::prelude::*;
 
 use crate::common::cube::spine_exclusive_scan;
+use crate::common::fold::{Fold, combine, combine_vector, identity, plane_inclusive, plane_total};
 
 /// Compile-time shape of a tile: only what changes control flow or register arrays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -22,6 +26,8 @@ pub struct TileBlueprint {
     pub vectors_per_unit: u32,
     /// Plane operations (striped layout) or the unit-serial fallback.
     pub use_planes: bool,
+    /// The operator every step folds with ([`Fold::COUNT`] for the compaction's ranks).
+    pub fold: Fold,
 }
 
 impl TileBlueprint {
@@ -61,22 +67,24 @@ fn group_index(#[comptime] blueprint: TileBlueprint) -> u32 {
     }
 }
 
-/// Reads vector `index` of a row (zero past its end), converted to the accumulator type.
+/// Reads vector `index` of a row (the fold's identity past its end), converted to the
+/// accumulator type.
 #[cube]
 pub fn load_vector<E: Numeric, A: Numeric, N: Size>(
     input: &[Vector<E, N>],
     row_base: usize,
     index: usize,
     row_vectors: usize,
+    #[comptime] fold: Fold,
 ) -> Vector<A, N> {
     if index < row_vectors {
         Vector::cast_from(input[row_base + index])
     } else {
-        Vector::new(A::from_int(0))
+        Vector::new(identity::<A>(fold))
     }
 }
 
-/// Sum of one tile (every unit gets it). Elements past the row's end count as zero.
+/// Sum of one tile (every unit gets it). Elements past the row's end count as the identity.
 #[cube]
 pub fn reduce_tile<E: Numeric, A: Numeric, N: Size>(
     input: &[Vector<E, N>],
@@ -85,32 +93,38 @@ pub fn reduce_tile<E: Numeric, A: Numeric, N: Size>(
     row_vectors: usize,
     #[comptime] blueprint: TileBlueprint,
 ) -> A {
-    let mut sum = A::from_int(0);
+    let mut sum = identity::<A>(blueprint.fold);
     #[unroll]
     for k in 0..blueprint.vectors_per_unit {
         let index = tile_start + unit_vector_index(k, blueprint);
-        let v = load_vector::<E, A, N>(input, row_base, index, row_vectors);
+        let v = load_vector::<E, A, N>(input, row_base, index, row_vectors, blueprint.fold);
         #[unroll]
         for j in 0..v.vector_size() {
-            sum += v.extract(j);
+            sum = combine::<A>(sum, v.extract(j), blueprint.fold);
         }
     }
-    cube_sum::<A>(sum, blueprint)
+    cube_total::<A>(sum, blueprint)
 }
 
-/// The sum over the cube of one value per unit (every unit gets it). Every unit must call it.
+/// The fold over the cube of one value per unit, in unit order (every unit gets it). Every
+/// unit must call it.
 #[cube]
-pub fn cube_sum<A: Numeric>(value: A, #[comptime] blueprint: TileBlueprint) -> A {
+pub fn cube_total<A: Numeric>(value: A, #[comptime] blueprint: TileBlueprint) -> A {
     let mut spine = Shared::<[A]>::new_slice(blueprint.units as usize);
     if blueprint.use_planes {
-        let plane_total = plane_sum(value);
+        let plane_total = plane_total::<A>(value, blueprint.fold);
         if UNIT_POS_PLANE == 0 {
             spine[(UNIT_POS / PLANE_DIM) as usize] = plane_total;
         }
     } else {
         spine[UNIT_POS as usize] = value;
     }
-    spine_exclusive_scan::<A>(&mut spine, group_count(blueprint), blueprint.use_planes)
+    spine_exclusive_scan::<A>(
+        &mut spine,
+        group_count(blueprint),
+        blueprint.fold,
+        blueprint.use_planes,
+    )
 }
 
 /// Scans one tile into `values` (each unit's `vectors_per_unit` vectors, in registers, plus
@@ -129,7 +143,8 @@ pub fn scan_tile<E: Numeric, A: Numeric, N: Size>(
     #[unroll]
     for k in 0..blueprint.vectors_per_unit {
         let index = tile_start + unit_vector_index(k, blueprint);
-        values[k as usize] = load_vector::<E, A, N>(input, row_base, index, row_vectors);
+        values[k as usize] =
+            load_vector::<E, A, N>(input, row_base, index, row_vectors, blueprint.fold);
     }
     scan_registers::<A, N>(values, blueprint)
 }
@@ -142,8 +157,9 @@ pub fn scan_registers<A: Numeric, N: Size>(
     values: &mut Array<Vector<A, N>>,
     #[comptime] blueprint: TileBlueprint,
 ) -> A {
+    let fold = blueprint.fold;
     // 1. Each group scans its own vectors, carrying its running total.
-    let mut carry = A::from_int(0);
+    let mut carry = identity::<A>(fold);
     #[unroll]
     for k in 0..blueprint.vectors_per_unit {
         let mut v = values[k as usize];
@@ -151,22 +167,22 @@ pub fn scan_registers<A: Numeric, N: Size>(
         #[unroll]
         for j in 1..width {
             let previous = v.extract(j - 1);
-            v.insert(j, v.extract(j) + previous);
+            v.insert(j, combine::<A>(previous, v.extract(j), fold));
         }
         let vector_total = v.extract(width - 1);
         if blueprint.use_planes {
-            let inclusive = plane_inclusive_sum(vector_total);
+            let inclusive = plane_inclusive::<A>(vector_total, fold);
             let before = plane_shuffle_up(inclusive, 1);
             let offset = if UNIT_POS_PLANE == 0 {
                 carry
             } else {
-                carry + before
+                combine::<A>(carry, before, fold)
             };
-            values[k as usize] = v + Vector::new(offset);
-            carry += plane_shuffle(inclusive, PLANE_DIM - 1);
+            values[k as usize] = combine_vector::<A, N>(offset, v, fold);
+            carry = combine::<A>(carry, plane_shuffle(inclusive, PLANE_DIM - 1), fold);
         } else {
-            values[k as usize] = v + Vector::new(carry);
-            carry += vector_total;
+            values[k as usize] = combine_vector::<A, N>(carry, v, fold);
+            carry = combine::<A>(carry, vector_total, fold);
         }
     }
     // 2. Groups' totals are scanned across the cube.
@@ -178,11 +194,16 @@ pub fn scan_registers<A: Numeric, N: Size>(
     } else {
         spine[UNIT_POS as usize] = carry;
     }
-    let total = spine_exclusive_scan::<A>(&mut spine, group_count(blueprint), blueprint.use_planes);
+    let total = spine_exclusive_scan::<A>(
+        &mut spine,
+        group_count(blueprint),
+        fold,
+        blueprint.use_planes,
+    );
     let group_offset = spine[group_index(blueprint) as usize];
     #[unroll]
     for k in 0..blueprint.vectors_per_unit {
-        values[k as usize] = values[k as usize] + Vector::new(group_offset);
+        values[k as usize] = combine_vector::<A, N>(group_offset, values[k as usize], fold);
     }
     values[blueprint.vectors_per_unit as usize] = Vector::new(group_offset);
     total
@@ -218,16 +239,18 @@ pub fn store_tile<E: Numeric, A: Numeric, N: Size>(
                 shifted.insert(j, inclusive.extract(j - 1));
             }
             if index < row_vectors {
-                output[row_base + index] = Vector::cast_from(shifted + Vector::new(offset));
+                output[row_base + index] =
+                    Vector::cast_from(combine_vector::<A, N>(offset, shifted, blueprint.fold));
             }
         } else if index < row_vectors {
-            output[row_base + index] = Vector::cast_from(inclusive + Vector::new(offset));
+            output[row_base + index] =
+                Vector::cast_from(combine_vector::<A, N>(offset, inclusive, blueprint.fold));
         }
     }
 }
 
-/// The tile-local inclusive value just before vector `k` of this unit (zero at the tile's
-/// start). With planes, the previous vector in tile order belongs to the previous lane or,
+/// The tile-local inclusive value just before vector `k` of this unit (the identity at the
+/// tile's start). With planes, the previous vector in tile order belongs to the previous lane or,
 /// for lane 0, to the last lane of step `k - 1`, or (at step 0) to the previous plane.
 #[cube]
 fn exclusive_start<A: Numeric, N: Size>(

@@ -3,6 +3,7 @@
 
 use super::tile::TileBlueprint;
 use crate::DeviceCaps;
+use crate::common::fold::Fold;
 
 /// How the scan cuts a row into tiles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -34,11 +35,14 @@ impl ScanTuning {
         }
     }
 
+    /// The tile shape for vectors of `vector_size`, folding integer sums (the compaction's
+    /// counts; the scan sets its own operator).
     pub(crate) fn blueprint(&self, vector_size: usize) -> TileBlueprint {
         TileBlueprint {
             units: self.units_per_cube,
             vectors_per_unit: (self.elements_per_unit / vector_size as u32).max(1),
             use_planes: self.use_planes,
+            fold: Fold::COUNT,
         }
     }
 }

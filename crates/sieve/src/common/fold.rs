@@ -1,0 +1,170 @@
+//! The associative operators the scan engine folds with: sum, product, minimum, maximum.
+//! Every step of a scan (a vector's elements, a plane, the cube's spine, the look-back)
+//! combines values through [`combine()`], starting from [`identity()`]. The operator is a
+//! comptime value, so each one compiles its own kernels and the sum compiles to the plain
+//! additions it always did.
+//!
+//! Every fold takes `(earlier, later)` in element order: minimum and maximum are not
+//! commutative in the bits they return (which NaN, which of -0.0 and +0.0), so every caller
+//! keeps the earlier operand first.
+
+use cubecl::prelude::*;
+
+/// The associative operator of a scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ScanOp {
+    /// Running sum (`cumsum`); identity 0. Integers wrap.
+    #[default]
+    Sum,
+    /// Running product (`cumprod`); identity 1. Integers wrap; floats round each product as
+    /// IEEE does (`0 * inf` is NaN, and a NaN stays NaN).
+    Prod,
+    /// Running minimum (`cummin`); identity +inf for floats, the dtype's largest value for
+    /// integers. PyTorch's rule: a NaN replaces the running value (so every later output of
+    /// the row is a NaN, the latest one met), and of equal values the later one is kept (so
+    /// -0.0 after +0.0 gives -0.0, and +0.0 after -0.0 gives +0.0).
+    Min,
+    /// Running maximum (`cummax`); identity -inf for floats, the dtype's smallest value for
+    /// integers. NaN and ties as for [`ScanOp::Min`].
+    Max,
+}
+
+impl ScanOp {
+    /// Every operator, for tests and benches.
+    pub const ALL: [ScanOp; 4] = [ScanOp::Sum, ScanOp::Prod, ScanOp::Min, ScanOp::Max];
+
+    /// The operator's name (`sum`, `prod`, `min`, `max`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ScanOp::Sum => "sum",
+            ScanOp::Prod => "prod",
+            ScanOp::Min => "min",
+            ScanOp::Max => "max",
+        }
+    }
+}
+
+/// What a kernel needs to fold: the operator, and whether the accumulator is f32 (NaN is
+/// tested on its bits and the min/max identities are infinities) rather than an integer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Fold {
+    /// The operator.
+    pub op: ScanOp,
+    /// The accumulator is f32 (the only float accumulator: f16 accumulates in f32).
+    pub float: bool,
+}
+
+impl Fold {
+    /// The sum of integers: what the compaction's counts and ranks fold with.
+    pub const COUNT: Fold = Fold {
+        op: ScanOp::Sum,
+        float: false,
+    };
+}
+
+/// The operator's identity: `combine(identity, x)` is `x`, bit for bit (for the sum, but for
+/// `0 + -0.0`, which is +0.0 as it always was).
+#[cube]
+pub fn identity<A: Numeric>(#[comptime] fold: Fold) -> A {
+    if comptime!(fold.op == ScanOp::Sum) {
+        A::from_int(0)
+    } else if comptime!(fold.op == ScanOp::Prod) {
+        A::from_int(1)
+    } else if comptime!(fold.float) {
+        // The infinities by their bits: f32 is the only float accumulator.
+        if comptime!(fold.op == ScanOp::Min) {
+            A::reinterpret(0x7F80_0000u32)
+        } else {
+            A::reinterpret(0xFF80_0000u32)
+        }
+    } else if comptime!(fold.op == ScanOp::Min) {
+        A::max_value()
+    } else {
+        A::min_value()
+    }
+}
+
+/// `earlier` folded with `later` (in element order; see the module docs).
+#[cube]
+pub fn combine<A: Numeric>(earlier: A, later: A, #[comptime] fold: Fold) -> A {
+    if comptime!(fold.op == ScanOp::Sum) {
+        earlier + later
+    } else if comptime!(fold.op == ScanOp::Prod) {
+        earlier * later
+    } else {
+        // PyTorch's cummin/cummax step: the later value replaces the running one when it is
+        // NaN, or when neither is NaN and it is <= (min) or >= (max) it.
+        let mut replace = if comptime!(fold.op == ScanOp::Min) {
+            later <= earlier
+        } else {
+            later >= earlier
+        };
+        if comptime!(fold.float) {
+            replace = is_nan::<A>(later) || (!is_nan::<A>(earlier) && replace);
+        }
+        select(replace, later, earlier)
+    }
+}
+
+/// [`combine()`] of one earlier value with every element of a vector of later ones.
+#[cube]
+pub fn combine_vector<A: Numeric, N: Size>(
+    earlier: A,
+    later: Vector<A, N>,
+    #[comptime] fold: Fold,
+) -> Vector<A, N> {
+    if comptime!(fold.op == ScanOp::Sum) {
+        Vector::new(earlier) + later
+    } else if comptime!(fold.op == ScanOp::Prod) {
+        Vector::new(earlier) * later
+    } else {
+        let mut out = later;
+        #[unroll]
+        for j in 0..later.vector_size() {
+            out.insert(j, combine::<A>(earlier, later.extract(j), fold));
+        }
+        out
+    }
+}
+
+/// Whether an f32 (as `A`) is a NaN, by its bits: some compilers assume NaN never occurs
+/// and fold float self-comparisons away.
+#[cube]
+fn is_nan<A: Numeric>(value: A) -> bool {
+    (u32::reinterpret(value) & 0x7FFF_FFFFu32) > 0x7F80_0000u32
+}
+
+/// Inclusive scan of one value per lane across the plane (lane order is element order).
+/// The sum and product use CubeCL's plane scans; minimum and maximum (which CubeCL has no
+/// plane scan for, and whose hardware reductions drop NaNs) take log2(`PLANE_DIM`) shuffle
+/// steps. Every lane of the plane must call it.
+#[cube]
+pub fn plane_inclusive<A: Numeric>(value: A, #[comptime] fold: Fold) -> A {
+    if comptime!(fold.op == ScanOp::Sum) {
+        plane_inclusive_sum(value)
+    } else if comptime!(fold.op == ScanOp::Prod) {
+        plane_inclusive_prod(value)
+    } else {
+        let mut acc = value;
+        let mut delta = 1u32;
+        while delta < PLANE_DIM {
+            let earlier = plane_shuffle_up(acc, delta);
+            if UNIT_POS_PLANE >= delta {
+                acc = combine::<A>(earlier, acc, fold);
+            }
+            delta *= 2u32;
+        }
+        acc
+    }
+}
+
+/// The fold of one value per lane over the whole plane, given to every lane. Every lane of
+/// the plane must call it.
+#[cube]
+pub fn plane_total<A: Numeric>(value: A, #[comptime] fold: Fold) -> A {
+    if comptime!(fold.op == ScanOp::Sum) {
+        plane_sum(value)
+    } else {
+        plane_shuffle(plane_inclusive::<A>(value, fold), PLANE_DIM - 1)
+    }
+}
