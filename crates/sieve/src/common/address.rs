@@ -80,6 +80,15 @@ pub fn check_extent(
     ))
 }
 
+/// The index dtypes an index or count output may have: i32, u32 or i64 (`name` is the
+/// argument).
+pub fn check_index_dtype(name: &'static str, dtype: Dtype) -> Result<(), SieveError> {
+    match dtype {
+        Dtype::I32 | Dtype::U32 | Dtype::I64 => Ok(()),
+        other => Err(SieveError::invalid(name, other, "i32, u32 or i64")),
+    }
+}
+
 /// A clear error, naming the index dtype to use, when index dtype `dtype` cannot hold
 /// `positions` (a row's length: its positions and its survivor count run up to it).
 pub fn check_index_capacity(

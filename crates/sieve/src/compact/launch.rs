@@ -13,7 +13,9 @@ use super::{
     CompactIo, CompactOptions, CompactProblem, CompactStrategy, FlagRule, Flags, MaskStorage,
     Rejected,
 };
-use crate::common::address::{AddressType, address_type, check_extent, check_index_capacity};
+use crate::common::address::{
+    AddressType, address_type, check_extent, check_index_capacity, check_index_dtype,
+};
 use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
@@ -138,26 +140,8 @@ fn validate(
             "a product that fits in usize",
         ));
     }
-    let index_max = match io.index_dtype {
-        Dtype::I32 => i32::MAX as usize,
-        Dtype::U32 => u32::MAX as usize,
-        Dtype::I64 => usize::MAX,
-        other => {
-            return Err(SieveError::invalid(
-                "io.index_dtype",
-                other,
-                "i32, u32 or i64",
-            ));
-        }
-    };
+    check_index_dtype("io.index_dtype", io.index_dtype)?;
     check_index_capacity("io.index_dtype", io.index_dtype, problem.len)?;
-    if problem.len > index_max {
-        return Err(SieveError::invalid(
-            "problem.len",
-            problem.len,
-            format!("at most {index_max} for {} indices", io.index_dtype),
-        ));
-    }
     if let Flags::BitClear { bit } = flags {
         let width = 8 * io.value_dtype.size_bytes() as u32;
         if io.value_dtype.is_float() {

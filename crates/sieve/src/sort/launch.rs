@@ -10,7 +10,9 @@ use super::kernels::{
 use super::keys::KeyKind;
 use super::tile::SortBlueprint;
 use super::{SortIo, SortOptions, SortOrder, SortProblem, SortStrategy, SortTuning};
-use crate::common::address::{AddressType, address_type, check_extent, check_index_capacity};
+use crate::common::address::{
+    AddressType, address_type, check_extent, check_index_capacity, check_index_dtype,
+};
 use crate::common::buffers::BufferRules;
 use crate::common::grid::cube_count_1d;
 use crate::scan::launch::scan_with;
@@ -58,25 +60,16 @@ pub(crate) fn sort_with(
     if matches!(kind, KeyKind::F16 | KeyKind::BF16) {
         caps.check_dtype(io.key_dtype)?;
     }
-    let index_max = match io.index_dtype {
-        Dtype::I32 => i32::MAX as usize,
-        Dtype::U32 => u32::MAX as usize,
-        Dtype::I64 => u32::MAX as usize,
-        other => {
-            return Err(SieveError::invalid(
-                "io.index_dtype",
-                other,
-                "i32, u32 or i64",
-            ));
-        }
-    };
+    check_index_dtype("io.index_dtype", io.index_dtype)?;
     check_index_capacity("io.index_dtype", io.index_dtype, problem.len)?;
-    if problem.len > index_max {
+    // Past what the index dtype holds (refused above), rows are bounded by 32-bit positions.
+    if problem.len > u32::MAX as usize {
         return Err(SieveError::invalid(
             "problem.len",
             problem.len,
             format!(
-                "at most {index_max} (positions are 32-bit; {} indices)",
+                "at most {} (positions are 32-bit; {} indices)",
+                u32::MAX,
                 io.index_dtype
             ),
         ));

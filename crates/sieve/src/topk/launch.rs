@@ -14,7 +14,9 @@ use super::{
     RANK_AUTO_LEN, TopkIo, TopkOptions, TopkProblem, TopkReport, TopkStrategy, TopkTuning,
     row_shared_bytes, tile_shared_bytes,
 };
-use crate::common::address::{AddressType, address_type, check_extent, check_index_capacity};
+use crate::common::address::{
+    AddressType, address_type, check_extent, check_index_capacity, check_index_dtype,
+};
 use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
@@ -113,17 +115,7 @@ fn validate(
             ));
         }
     };
-    let index_max = match io.index_dtype {
-        Dtype::I32 => i32::MAX as usize,
-        Dtype::U32 | Dtype::I64 => u32::MAX as usize,
-        other => {
-            return Err(SieveError::invalid(
-                "io.index_dtype",
-                other,
-                "i32, u32 or i64",
-            ));
-        }
-    };
+    check_index_dtype("io.index_dtype", io.index_dtype)?;
     if problem.k > problem.len {
         return Err(SieveError::invalid(
             "problem.k",
@@ -133,7 +125,7 @@ fn validate(
     }
     // Positions are 32-bit, and the bisection counts `len` itself in a 32-bit word.
     check_index_capacity("io.index_dtype", io.index_dtype, problem.len)?;
-    let len_max = index_max.min(u32::MAX as usize - 1);
+    let len_max = u32::MAX as usize - 1;
     if problem.len > len_max {
         return Err(SieveError::invalid(
             "problem.len",
