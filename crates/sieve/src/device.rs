@@ -49,6 +49,9 @@ pub struct DeviceCaps {
     pub i64: bool,
     /// Buffers of 8-bit elements (byte masks).
     pub u8: bool,
+    /// Every [`Dtype`] the runtime registers for buffers and arithmetic on this device
+    /// ([`DeviceCaps::supports`]), in [`Dtype::ALL`]'s order.
+    pub dtypes: Vec<Dtype>,
     /// The [`with_limits`] override these facts were lowered by (all `None`: the device's own).
     pub limits: DeviceLimits,
 }
@@ -137,6 +140,10 @@ impl DeviceCaps {
             u8: client
                 .properties()
                 .supports_type(ElemType::UInt(UIntKind::U8)),
+            dtypes: Dtype::ALL
+                .into_iter()
+                .filter(|&dtype| supports(client, dtype))
+                .collect(),
             limits,
         }
     }
@@ -155,23 +162,32 @@ impl DeviceCaps {
         self.cube_units(1024)
     }
 
-    /// A clear error if this device has no `dtype` (f16, bf16 and i64 need device support;
-    /// the 32-bit dtypes are everywhere).
+    /// A clear error naming `dtype` and the runtime if this device cannot hold and compute
+    /// `dtype` (the 32-bit dtypes are everywhere; f16, bf16, f64 and the 8-, 16- and 64-bit
+    /// integers need the runtime to register them: WGSL has no 8- or 16-bit integers, most
+    /// wgpu devices no f64).
     pub fn check_dtype(&self, dtype: Dtype) -> Result<(), SieveError> {
-        let missing = match dtype {
-            Dtype::F16 if !self.f16 => Some("the device has no f16 arithmetic and storage"),
-            Dtype::BF16 if !self.bf16 => Some("the device has no bf16 arithmetic and storage"),
-            Dtype::I64 if !self.i64 => Some("the device has no 64-bit integers"),
-            _ => None,
-        };
-        match missing {
-            Some(reason) => Err(SieveError::UnsupportedDtype {
-                dtype,
-                device: self.describe(),
-                reason,
-            }),
-            None => Ok(()),
+        if self.supports(dtype) {
+            return Ok(());
         }
+        Err(SieveError::UnsupportedDtype {
+            dtype,
+            device: self.describe(),
+            reason: match dtype {
+                Dtype::F16 => "the device has no f16 arithmetic and storage",
+                Dtype::BF16 => "the device has no bf16 arithmetic and storage",
+                Dtype::F64 => "the device has no f64 arithmetic and storage",
+                Dtype::I64 | Dtype::U64 => "the device has no 64-bit integers",
+                Dtype::I16 | Dtype::U16 => "the device has no 16-bit integer buffers",
+                Dtype::I8 | Dtype::U8 => "the device has no 8-bit integer buffers",
+                Dtype::I32 | Dtype::U32 | Dtype::F32 => "the device has no 32-bit buffers",
+            },
+        })
+    }
+
+    /// Whether the runtime registers `dtype` for buffers and arithmetic on this device.
+    pub fn supports(&self, dtype: Dtype) -> bool {
+        self.dtypes.contains(&dtype)
     }
 
     /// A clear error unless `units` (a tuning's units per cube) is a power of two from the

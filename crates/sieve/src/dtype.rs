@@ -18,17 +18,36 @@ pub enum Dtype {
     /// Needs bf16 support on the device. Sort keys only (the scan, compaction and top-k
     /// refuse it).
     BF16,
+    /// 8-bit signed integers. Needs 8-bit buffers on the device.
+    I8,
+    /// 16-bit signed integers. Needs 16-bit buffers on the device.
+    I16,
+    /// 8-bit unsigned integers. Needs 8-bit buffers on the device.
+    U8,
+    /// 16-bit unsigned integers. Needs 16-bit buffers on the device.
+    U16,
+    /// 64-bit unsigned integers. Needs 64-bit integers on the device.
+    U64,
+    /// 64-bit IEEE floats. Needs f64 on the device (CUDA and HIP have it; most wgpu
+    /// devices do not).
+    F64,
 }
 
 impl Dtype {
     /// Every dtype, in declaration order.
-    pub const ALL: [Dtype; 6] = [
+    pub const ALL: [Dtype; 12] = [
         Dtype::U32,
         Dtype::I32,
         Dtype::F32,
         Dtype::I64,
         Dtype::F16,
         Dtype::BF16,
+        Dtype::I8,
+        Dtype::I16,
+        Dtype::U8,
+        Dtype::U16,
+        Dtype::U64,
+        Dtype::F64,
     ];
 
     /// The CubeCL element type a buffer of this dtype holds.
@@ -40,6 +59,12 @@ impl Dtype {
             Dtype::I64 => ElemType::Int(IntKind::I64),
             Dtype::F16 => ElemType::Float(FloatKind::F16),
             Dtype::BF16 => ElemType::Float(FloatKind::BF16),
+            Dtype::I8 => ElemType::Int(IntKind::I8),
+            Dtype::I16 => ElemType::Int(IntKind::I16),
+            Dtype::U8 => ElemType::UInt(UIntKind::U8),
+            Dtype::U16 => ElemType::UInt(UIntKind::U16),
+            Dtype::U64 => ElemType::UInt(UIntKind::U64),
+            Dtype::F64 => ElemType::Float(FloatKind::F64),
         }
     }
 
@@ -52,18 +77,24 @@ impl Dtype {
         }
     }
 
-    /// Bytes per element: 4, 8 for i64, 2 for f16 and bf16.
+    /// Bytes per element.
     pub fn size_bytes(self) -> usize {
         match self {
+            Dtype::I8 | Dtype::U8 => 1,
+            Dtype::I16 | Dtype::U16 | Dtype::F16 | Dtype::BF16 => 2,
             Dtype::U32 | Dtype::I32 | Dtype::F32 => 4,
-            Dtype::I64 => 8,
-            Dtype::F16 | Dtype::BF16 => 2,
+            Dtype::I64 | Dtype::U64 | Dtype::F64 => 8,
         }
     }
 
-    /// Whether this is a float dtype (f32, f16, bf16).
+    /// Whether this is a float dtype (f16, bf16, f32, f64).
     pub fn is_float(self) -> bool {
-        matches!(self, Dtype::F32 | Dtype::F16 | Dtype::BF16)
+        matches!(self, Dtype::F32 | Dtype::F16 | Dtype::BF16 | Dtype::F64)
+    }
+
+    /// Whether this is a signed integer dtype (i8, i16, i32, i64).
+    pub fn is_signed_int(self) -> bool {
+        matches!(self, Dtype::I8 | Dtype::I16 | Dtype::I32 | Dtype::I64)
     }
 
     /// The lowercase name used in messages (`"u32"`, `"bf16"`, ...); also what `Display`
@@ -76,6 +107,12 @@ impl Dtype {
             Dtype::I64 => "i64",
             Dtype::F16 => "f16",
             Dtype::BF16 => "bf16",
+            Dtype::I8 => "i8",
+            Dtype::I16 => "i16",
+            Dtype::U8 => "u8",
+            Dtype::U16 => "u16",
+            Dtype::U64 => "u64",
+            Dtype::F64 => "f64",
         }
     }
 }

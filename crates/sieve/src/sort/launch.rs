@@ -56,6 +56,13 @@ pub(crate) fn sort_with(
         Dtype::F16 => KeyKind::F16,
         Dtype::BF16 => KeyKind::BF16,
         Dtype::I64 => KeyKind::I64,
+        other => {
+            return Err(SieveError::invalid(
+                "io.key_dtype",
+                other,
+                "f32, f16, bf16, i32, u32 or i64 (other key dtypes are not sorted yet)",
+            ));
+        }
     };
     if matches!(kind, KeyKind::F16 | KeyKind::BF16) {
         caps.check_dtype(io.key_dtype)?;
