@@ -202,18 +202,26 @@ impl SieveOps for CubeBackend {
     }
 }
 
-/// The sieve dtype of a Burn dtype, or a panic naming the ones sieve handles.
+/// The sieve dtype of a Burn dtype, or a panic naming the ones sieve handles. Every numeric
+/// Burn dtype has one; whether the device holds it is the kernels' check (a clear error
+/// naming the dtype and the runtime).
 pub(crate) fn sieve_dtype(op: &str, dtype: DType) -> Dtype {
     match dtype {
+        DType::F64 => Dtype::F64,
         DType::F32 | DType::Flex32 => Dtype::F32,
         DType::F16 => Dtype::F16,
         DType::BF16 => Dtype::BF16,
-        DType::I32 => Dtype::I32,
-        DType::U32 => Dtype::U32,
         DType::I64 => Dtype::I64,
+        DType::I32 => Dtype::I32,
+        DType::I16 => Dtype::I16,
+        DType::I8 => Dtype::I8,
+        DType::U64 => Dtype::U64,
+        DType::U32 => Dtype::U32,
+        DType::U16 => Dtype::U16,
+        DType::U8 => Dtype::U8,
         other => panic!(
-            "{op}: dtype {other:?} is not supported by sieve (supported: f32, f16, bf16, i32, u32, \
-             i64)"
+            "{op}: dtype {other:?} is not supported by sieve (supported: f64, f32, f16, bf16, \
+             i64, i32, i16, i8, u64, u32, u16, u8)"
         ),
     }
 }
