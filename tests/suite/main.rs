@@ -8,6 +8,7 @@ mod backends;
 mod burn_ops;
 mod compact;
 mod dims;
+mod dtypes_scan;
 mod filter_ops;
 mod huge;
 mod props;

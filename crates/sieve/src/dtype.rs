@@ -15,8 +15,7 @@ pub enum Dtype {
     I64,
     /// Needs f16 support on the device; sums accumulate in f32 and round once at the store.
     F16,
-    /// Needs bf16 support on the device. Sort keys only (the scan, compaction and top-k
-    /// refuse it).
+    /// Needs bf16 support on the device; sums accumulate in f32 and round once at the store.
     BF16,
     /// 8-bit signed integers. Needs 8-bit buffers on the device.
     I8,
@@ -68,11 +67,18 @@ impl Dtype {
         }
     }
 
-    /// The type sums are carried in: the element type itself, except f16 and bf16, which
-    /// accumulate in f32 (as PyTorch does) so long rows do not lose every low bit.
+    /// The type scans are carried in: the element type itself, except f16 and bf16, which
+    /// accumulate in f32 (as PyTorch does) so long rows do not lose every low bit, and the
+    /// 8- and 16-bit integers, which accumulate in i32 or u32 and are truncated at the store:
+    /// sums and products modulo 2^32 truncate to the same bits as modulo 2^8 or 2^16 (they
+    /// wrap in their own width, as Burn keeps the dtype), minima and maxima are exact, and
+    /// 32-bit arithmetic, plane operations and look-back words exist on every device, where
+    /// 8- and 16-bit ones often do not (only their buffers are needed).
     pub fn accumulator(self) -> Dtype {
         match self {
             Dtype::F16 | Dtype::BF16 => Dtype::F32,
+            Dtype::I8 | Dtype::I16 => Dtype::I32,
+            Dtype::U8 | Dtype::U16 => Dtype::U32,
             other => other,
         }
     }

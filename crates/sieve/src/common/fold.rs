@@ -10,6 +10,8 @@
 
 use cubecl::prelude::*;
 
+use crate::Dtype;
+
 /// The associative operator of a scan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum ScanOp {
@@ -44,22 +46,47 @@ impl ScanOp {
     }
 }
 
-/// What a kernel needs to fold: the operator, and whether the accumulator is f32 (NaN is
-/// tested on its bits and the min/max identities are infinities) rather than an integer.
+/// What a kernel needs to fold: the operator, and the dtype of the elements scanned, which
+/// fixes the accumulator ([`Dtype::accumulator`]): whether NaN is tested (f32 or f64 bits) and
+/// which values are the identities of minimum and maximum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Fold {
     /// The operator.
     pub op: ScanOp,
-    /// The accumulator is f32 (the only float accumulator: f16 accumulates in f32).
-    pub float: bool,
+    /// The dtype of the elements folded (the accumulator is its [`Dtype::accumulator`]).
+    pub elem: Dtype,
 }
 
 impl Fold {
     /// The sum of integers: what the compaction's counts and ranks fold with.
     pub const COUNT: Fold = Fold {
         op: ScanOp::Sum,
-        float: false,
+        elem: Dtype::U32,
     };
+
+    /// The accumulator is f32 (f16, bf16 and f32 elements).
+    fn f32(self) -> bool {
+        self.elem.accumulator() == Dtype::F32
+    }
+
+    /// The accumulator is f64.
+    fn f64(self) -> bool {
+        self.elem.accumulator() == Dtype::F64
+    }
+
+    /// The smallest and largest element of an 8- or 16-bit integer dtype, whose accumulator
+    /// is wider: its own extremes are the identities of maximum and minimum, so an exclusive
+    /// scan's first output survives the narrowing store (the accumulator's `i32::MAX` would
+    /// come out as -1 in an i8).
+    fn narrow_bounds(self) -> Option<(i64, i64)> {
+        match self.elem {
+            Dtype::I8 => Some((i8::MIN as i64, i8::MAX as i64)),
+            Dtype::I16 => Some((i16::MIN as i64, i16::MAX as i64)),
+            Dtype::U8 => Some((0, u8::MAX as i64)),
+            Dtype::U16 => Some((0, u16::MAX as i64)),
+            _ => None,
+        }
+    }
 }
 
 /// The operator's identity: `combine(identity, x)` is `x`, bit for bit (for the sum, but for
@@ -70,13 +97,26 @@ pub fn identity<A: Numeric>(#[comptime] fold: Fold) -> A {
         A::from_int(0)
     } else if comptime!(fold.op == ScanOp::Prod) {
         A::from_int(1)
-    } else if comptime!(fold.float) {
-        // The infinities by their bits: f32 is the only float accumulator.
+    } else if comptime!(fold.f32()) {
+        // The infinities by their bits.
         if comptime!(fold.op == ScanOp::Min) {
             A::reinterpret(0x7F80_0000u32)
         } else {
             A::reinterpret(0xFF80_0000u32)
         }
+    } else if comptime!(fold.f64()) {
+        if comptime!(fold.op == ScanOp::Min) {
+            A::reinterpret(0x7FF0_0000_0000_0000u64)
+        } else {
+            A::reinterpret(0xFFF0_0000_0000_0000u64)
+        }
+    } else if comptime!(fold.narrow_bounds().is_some()) {
+        let bound = comptime!(match fold.narrow_bounds() {
+            Some((_, highest)) if fold.op == ScanOp::Min => highest,
+            Some((lowest, _)) => lowest,
+            None => 0,
+        });
+        A::from_int(bound)
     } else if comptime!(fold.op == ScanOp::Min) {
         A::max_value()
     } else {
@@ -99,8 +139,8 @@ pub fn combine<A: Numeric>(earlier: A, later: A, #[comptime] fold: Fold) -> A {
         } else {
             later >= earlier
         };
-        if comptime!(fold.float) {
-            replace = is_nan::<A>(later) || (!is_nan::<A>(earlier) && replace);
+        if comptime!(fold.f32() || fold.f64()) {
+            replace = is_nan::<A>(later, fold) || (!is_nan::<A>(earlier, fold) && replace);
         }
         select(replace, later, earlier)
     }
@@ -127,11 +167,15 @@ pub fn combine_vector<A: Numeric, N: Size>(
     }
 }
 
-/// Whether an f32 (as `A`) is a NaN, by its bits: some compilers assume NaN never occurs
-/// and fold float self-comparisons away.
+/// Whether a float accumulator (f32 or f64, as `A`) is a NaN, by its bits: some compilers
+/// assume NaN never occurs and fold float self-comparisons away.
 #[cube]
-fn is_nan<A: Numeric>(value: A) -> bool {
-    (u32::reinterpret(value) & 0x7FFF_FFFFu32) > 0x7F80_0000u32
+fn is_nan<A: Numeric>(value: A, #[comptime] fold: Fold) -> bool {
+    if comptime!(fold.f64()) {
+        (u64::reinterpret(value) & 0x7FFF_FFFF_FFFF_FFFFu64) > 0x7FF0_0000_0000_0000u64
+    } else {
+        (u32::reinterpret(value) & 0x7FFF_FFFFu32) > 0x7F80_0000u32
+    }
 }
 
 /// Inclusive scan of one value per lane across the plane (lane order is element order).

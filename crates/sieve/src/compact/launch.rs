@@ -62,9 +62,22 @@ pub fn compact(
         return Ok(strategy);
     }
     let (rule, threshold, mask, mask_storage) = match flags {
-        Flags::Mask { mask, storage } => (FlagRule::Mask, 0.0, Some(mask), storage),
-        Flags::Compare { rule, threshold } => (rule, threshold, None, MaskStorage::U32),
-        Flags::BitClear { bit } => (FlagRule::BitClear, bit as f64, None, MaskStorage::U32),
+        Flags::Mask { mask, storage } => (
+            FlagRule::Mask,
+            InputScalar::new(0, io.value_dtype.elem_type()),
+            Some(mask),
+            storage,
+        ),
+        Flags::Compare { rule, threshold } => {
+            let (rule, threshold) = comparison(rule, threshold, io.value_dtype);
+            (rule, threshold, None, MaskStorage::U32)
+        }
+        Flags::BitClear { bit } => (
+            FlagRule::BitClear,
+            InputScalar::new(bit, io.value_dtype.elem_type()),
+            None,
+            MaskStorage::U32,
+        ),
     };
     let run = Run {
         client,
@@ -79,7 +92,7 @@ pub fn compact(
             MaskStorage::U8 => 1,
             MaskStorage::U32 => 4,
         },
-        threshold: InputScalar::new(threshold, io.value_dtype.elem_type()),
+        threshold,
         rule,
         tuning,
         elementwise_units: caps.cube_units(ELEMENTWISE_UNITS),
@@ -97,6 +110,76 @@ pub fn compact(
         CompactStrategy::Auto => unreachable!("resolve_strategy never returns Auto"),
     }
     Ok(strategy)
+}
+
+/// The comparison the kernels run for `value <rule> threshold` on values of `dtype`, with the
+/// threshold as a scalar of `dtype`. Floats take the threshold rounded to the dtype (as
+/// documented on [`Flags::Compare`]). Integers compare exactly with the f64 threshold, NaN,
+/// fractions and thresholds outside the dtype's range included: the rule is rewritten as
+/// `value >= b` or `value <= b` with an integer `b` (`x > t` is `x >= floor(t) + 1`,
+/// `x < t` is `x <= ceil(t) - 1`), and a comparison that holds for every value of the dtype
+/// or for none becomes `value >= MIN` or `value < MIN`. (Converting the threshold to the
+/// dtype instead would refuse 300 for u8 values and make `x < 2.5` false for 2.)
+fn comparison(rule: FlagRule, threshold: f64, dtype: Dtype) -> (FlagRule, InputScalar) {
+    let elem = dtype.elem_type();
+    if dtype.is_float() {
+        return (rule, InputScalar::new(threshold, elem));
+    }
+    let bits = 8 * dtype.size_bytes() as u32;
+    let (min, max) = if dtype.is_signed_int() {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    let always = (FlagRule::GreaterEqual, min);
+    let never = (FlagRule::Less, min);
+    // Integral f64 values below 2^127 are exact in i128 (`as` saturates beyond them, and
+    // NaN becomes 0: handled first below).
+    let integral = threshold.fract() == 0.0 && (min..=max).contains(&(threshold as i128));
+    let (rule, bound) = if threshold.is_nan() {
+        if rule == FlagRule::NotEqual {
+            always
+        } else {
+            never
+        }
+    } else {
+        match rule {
+            FlagRule::Equal if integral => (FlagRule::Equal, threshold as i128),
+            FlagRule::Equal => never,
+            FlagRule::NotEqual if integral => (FlagRule::NotEqual, threshold as i128),
+            FlagRule::NotEqual => always,
+            FlagRule::Greater | FlagRule::GreaterEqual => {
+                let at_least = if rule == FlagRule::Greater {
+                    (threshold.floor() as i128).saturating_add(1)
+                } else {
+                    threshold.ceil() as i128
+                };
+                if at_least <= min {
+                    always
+                } else if at_least > max {
+                    never
+                } else {
+                    (FlagRule::GreaterEqual, at_least)
+                }
+            }
+            // Less and LessEqual (`validate` refuses Mask and BitClear as comparisons).
+            _ => {
+                let at_most = if rule == FlagRule::Less {
+                    (threshold.ceil() as i128).saturating_sub(1)
+                } else {
+                    threshold.floor() as i128
+                };
+                if at_most >= max {
+                    always
+                } else if at_most < min {
+                    never
+                } else {
+                    (FlagRule::LessEqual, at_most)
+                }
+            }
+        }
+    };
+    (rule, InputScalar::new(bound, elem))
 }
 
 /// Units of the elementwise kernels (fewer where a cube may not have them).
@@ -148,7 +231,8 @@ fn validate(
             return Err(SieveError::invalid(
                 "io.value_dtype",
                 io.value_dtype,
-                "an integer dtype (i32, u32, i64): BitClear reads integer bits",
+                "an integer dtype (i8, i16, i32, i64, u8, u16, u32, u64): BitClear reads \
+                 integer bits",
             ));
         }
         if *bit >= width {
@@ -205,13 +289,6 @@ fn validate(
                 ),
             ));
         }
-    }
-    if io.value_dtype == Dtype::BF16 {
-        return Err(SieveError::invalid(
-            "io.value_dtype",
-            io.value_dtype,
-            "u32, i32, f32, i64 or f16 (bf16 is a sort key dtype only)",
-        ));
     }
     caps.check_dtype(io.value_dtype)?;
     caps.check_dtype(io.index_dtype)?;

@@ -93,8 +93,9 @@ pub enum Flags<'a> {
         /// How the mask's elements are stored.
         storage: MaskStorage,
     },
-    /// A comparison of each input value with `threshold` (converted to the value dtype).
-    /// `rule` must not be [`FlagRule::Mask`].
+    /// A comparison of each input value with `threshold`: rounded to the value dtype for
+    /// floats; exact for integers (any f64: `2.5`, `300.0` for u8 values and NaN compare as
+    /// numbers would). `rule` must not be [`FlagRule::Mask`].
     Compare {
         /// The comparison: any rule but `Mask` and `BitClear`.
         rule: FlagRule,
@@ -172,9 +173,9 @@ pub struct CompactIo<'a> {
     /// Input values: needed when `values_out` is given or the flags read them (a comparison,
     /// `BitClear`).
     pub values: Option<&'a Handle>,
-    /// The dtype of `values` and `values_out`: f32, f16, i32, u32 or i64 (f16 and i64 where
-    /// the device has them; integers only for `BitClear`). Checked even when no values are
-    /// read or written: pass one of these (any) then.
+    /// The dtype of `values` and `values_out`: any [`Dtype`] the device has
+    /// ([`crate::DeviceCaps::check_dtype`]; integers only for `BitClear`). Checked even when
+    /// no values are read or written: pass one the device has (any) then.
     pub value_dtype: Dtype,
     /// Survivors' values.
     pub values_out: Option<&'a Handle>,

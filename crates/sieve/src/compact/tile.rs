@@ -204,6 +204,15 @@ pub fn scatter_tile<E: Numeric, I: Numeric, N: Size>(
 }
 
 /// Writes one output slot: the value and/or the position, as the config asks.
+///
+/// Race-free for values of every size: every strategy writes each slot from exactly one unit,
+/// and a value is one store of its own element type. Neighbouring 1- and 2-byte slots are
+/// often written by different cubes, but an `E` of 8 or 16 bits is stored as such (a byte or
+/// half-word store: CUDA and HIP address bytes, SPIR-V's 8- and 16-bit storage access and
+/// WGSL's `f16` store the element alone), never as a read-modify-write of the 32-bit word
+/// around it. A dtype only launches where the runtime registers it
+/// (`DeviceCaps::check_dtype`): WGSL has no 8- or 16-bit integers, so they are refused there
+/// rather than packed into words.
 #[cube]
 pub fn write_slot<E: Numeric, I: Numeric>(
     values_out: &mut [E],

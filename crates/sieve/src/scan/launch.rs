@@ -107,13 +107,6 @@ fn scan_op_with(
     kind: ScanKind,
     options: ScanOptions,
 ) -> Result<ScanStrategy, SieveError> {
-    if dtype == Dtype::BF16 {
-        return Err(SieveError::invalid(
-            "dtype",
-            dtype,
-            "u32, i32, f32, i64 or f16 (bf16 is a sort key dtype only)",
-        ));
-    }
     caps.check_dtype(dtype)?;
     let strategy = resolve_strategy(caps, dtype, options.strategy)?;
     let lookback = strategy == ScanStrategy::DecoupledLookback;
@@ -135,10 +128,7 @@ fn scan_op_with(
         client,
         tuning,
         dtype,
-        fold: Fold {
-            op,
-            float: dtype.accumulator().is_float(),
-        },
+        fold: Fold { op, elem: dtype },
     };
     let exclusive = kind == ScanKind::Exclusive;
     if lookback {
@@ -157,7 +147,14 @@ fn resolve_strategy(
     let lookback_blocker = if !caps.atomic_u64 {
         Some("it needs atomic load/store of 64-bit words")
     } else if dtype.accumulator().size_bytes() != 4 {
-        Some("its status words hold 32-bit sums only (use ReduceThenScan for i64)")
+        // A status word is one 64-bit atomic: 32 bits of flag and 32 of value. Widening it
+        // would take 128-bit atomics or a flag and a value published apart (a fence between
+        // them on every runtime), so 64-bit accumulators take the reduce-then-scan, which
+        // `Auto` picks for them everywhere.
+        Some(
+            "its status words hold 32-bit accumulators only (use ReduceThenScan for i64, u64 \
+             and f64)",
+        )
     } else {
         None
     };

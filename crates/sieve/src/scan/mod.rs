@@ -4,20 +4,26 @@
 //! minima and maxima (`cumprod`, `cummin`, `cummax`).
 //!
 //! # Semantics
-//! - Integers wrap on overflow (two's complement), as PyTorch's cumsum and cumprod do;
-//!   integer minima and maxima are exact.
+//! - Every [`crate::Dtype`] the device has ([`crate::DeviceCaps::check_dtype`]); values are
+//!   carried in [`crate::Dtype::accumulator`] and stored back in their own dtype.
+//! - Integers wrap on overflow (two's complement) in their own width, as PyTorch's cumsum
+//!   and cumprod do (8- and 16-bit ones accumulate in 32 bits and are truncated at the store:
+//!   the same bits); integer minima and maxima are exact.
 //! - Products: f32 multiplies in f32, rounding every product (IEEE: `0 * inf` is NaN, a NaN
-//!   stays NaN); f16 in f32, rounded once per output. The association order is the sum's,
-//!   so a float product equals the sequential one wherever every partial product is exact.
+//!   stays NaN), f64 in f64; f16 and bf16 in f32, rounded once per output. The association
+//!   order is the sum's, so a float product equals the sequential one wherever every partial
+//!   product is exact.
 //! - Minima and maxima, PyTorch's `cummin`/`cummax` rule: once a row meets a NaN, every
 //!   later output is a NaN (the latest NaN met, bit for bit); of equal values the later is
 //!   kept, so -0.0 and +0.0 come out as the latest of them (`cummin([+0.0, -0.0])` is
 //!   `[+0.0, -0.0]`, `cummin([-0.0, +0.0])` is `[-0.0, +0.0]`). Outputs are input values,
-//!   moved bit for bit.
+//!   moved bit for bit (f16 and bf16 through the f32 accumulator and back, exact, but a
+//!   runtime's conversion may canonicalise a NaN's payload).
 //! - Exclusive scans of every operator put its identity first: 0, 1, +inf (the largest
 //!   integer) for minima, -inf (the smallest integer) for maxima. PyTorch has only inclusive
 //!   `cumprod`/`cummin`/`cummax`; the exclusive forms cost nothing extra here.
-//! - Floats: f32 sums in f32; f16 sums in f32 and rounds once per output element.
+//! - Floats: f32 sums in f32, f64 in f64; f16 and bf16 sum in f32 and round once per output
+//!   element.
 //!   The association order is fixed by the strategy and the device's plane width, not by
 //!   timing, so **the same input gives the same bits on every run** (both strategies,
 //!   including the look-back: it folds predecessors' sums in a fixed order). The two
@@ -31,9 +37,10 @@
 //!   the input twice (12 bytes moved per 4-byte element). No cube waits on another.
 //! - [`ScanStrategy::DecoupledLookback`]: one pass (8 bytes per element), but a cube spins on
 //!   its predecessors, so it needs forward progress between cubes: CUDA and HIP only, unless
-//!   forced. Needs 64-bit atomic loads and stores; 32-bit accumulators (not i64).
+//!   forced. Needs 64-bit atomic loads and stores; 32-bit accumulators (not i64, u64 or f64:
+//!   a status word packs a 32-bit flag with the value).
 //! - [`ScanStrategy::Auto`]: the look-back where it is safe and possible, else
-//!   reduce-then-scan.
+//!   reduce-then-scan (always for 64-bit accumulators).
 
 mod kernels;
 pub(crate) mod launch;

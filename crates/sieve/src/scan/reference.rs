@@ -2,8 +2,10 @@
 
 use super::ScanOp;
 
-/// Element types the reference scans. Floats accumulate in `f64` so the reference is the
-/// exact value the GPU result is compared to, within a tolerance.
+/// Element types the reference scans: every sieve dtype. f32, f16 and bf16 accumulate in
+/// `f64`, so the reference is the exact value the GPU result is compared to, within a
+/// tolerance (f64 sums and products round in f64, sequentially); integers wrap in their own
+/// width, as the device's truncating store makes them.
 pub trait ScanElement: Copy + PartialOrd {
     /// The running sum's type: `f64` for floats, wrapping arithmetic for integers.
     type Acc: Copy + std::ops::Add<Output = Self::Acc>;
@@ -41,7 +43,7 @@ macro_rules! wrapping_element {
         }
     )*};
 }
-wrapping_element!(u32, i32, i64);
+wrapping_element!(u32, i32, i64, u64, i8, i16, u8, u16);
 
 /// The product of two f32 values (held in f64) rounded once to f32, as the device computes
 /// it: the f64 product of two f32s is exact, so one rounding gives IEEE's f32 product.
@@ -74,6 +76,62 @@ impl ScanElement for f32 {
     }
     fn is_nan(self) -> bool {
         f32::is_nan(self)
+    }
+}
+
+impl ScanElement for f64 {
+    type Acc = f64;
+    fn zero() -> f64 {
+        0.0
+    }
+    fn widen(self) -> f64 {
+        self
+    }
+    fn narrow(acc: f64) -> Self {
+        acc
+    }
+    fn one() -> f64 {
+        1.0
+    }
+    fn mul(a: f64, b: f64) -> f64 {
+        a * b
+    }
+    fn highest() -> Self {
+        f64::INFINITY
+    }
+    fn lowest() -> Self {
+        f64::NEG_INFINITY
+    }
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+}
+
+impl ScanElement for half::bf16 {
+    type Acc = f64;
+    fn zero() -> f64 {
+        0.0
+    }
+    fn widen(self) -> f64 {
+        self.to_f64()
+    }
+    fn narrow(acc: f64) -> Self {
+        half::bf16::from_f64(acc)
+    }
+    fn one() -> f64 {
+        1.0
+    }
+    fn mul(a: f64, b: f64) -> f64 {
+        mul_f32(a, b)
+    }
+    fn highest() -> Self {
+        half::bf16::INFINITY
+    }
+    fn lowest() -> Self {
+        half::bf16::NEG_INFINITY
+    }
+    fn is_nan(self) -> bool {
+        half::bf16::is_nan(self)
     }
 }
 
