@@ -15,7 +15,9 @@
 use cubecl::prelude::*;
 
 use crate::common::cube::spine_exclusive_scan;
-use crate::common::fold::{Fold, combine, combine_vector, identity, plane_inclusive, plane_total};
+use crate::common::fold::{
+    Fold, ScanOp, combine, combine_vector, identity, plane_inclusive, plane_total,
+};
 
 /// Compile-time shape of a tile: only what changes control flow or register arrays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -84,7 +86,8 @@ pub fn load_vector<E: Numeric, A: Numeric, N: Size>(
     }
 }
 
-/// Sum of one tile (every unit gets it). Elements past the row's end count as the identity.
+/// The fold of one tile (every unit gets it). Elements past the row's end count as the
+/// identity.
 #[cube]
 pub fn reduce_tile<E: Numeric, A: Numeric, N: Size>(
     input: &[Vector<E, N>],
@@ -93,31 +96,64 @@ pub fn reduce_tile<E: Numeric, A: Numeric, N: Size>(
     row_vectors: usize,
     #[comptime] blueprint: TileBlueprint,
 ) -> A {
-    let mut sum = identity::<A>(blueprint.fold);
+    let fold = blueprint.fold;
+    // Minimum and maximum keep the latest of equal values (and the latest NaN), so they fold
+    // in element order. With planes a unit's vectors interleave with its plane's
+    // (`unit_vector_index`): element order is vector k of every lane, then vector k + 1, so
+    // each k folds across the plane first. Sums and products fold per unit, the cheaper
+    // order: their value does not depend on the order but for rounding, and the order is
+    // fixed, so the bits are the same on every run.
+    let per_vector =
+        comptime!(blueprint.use_planes && (fold.op == ScanOp::Min || fold.op == ScanOp::Max));
+    let mut total = identity::<A>(fold);
     #[unroll]
     for k in 0..blueprint.vectors_per_unit {
         let index = tile_start + unit_vector_index(k, blueprint);
-        let v = load_vector::<E, A, N>(input, row_base, index, row_vectors, blueprint.fold);
-        #[unroll]
-        for j in 0..v.vector_size() {
-            sum = combine::<A>(sum, v.extract(j), blueprint.fold);
+        let v = load_vector::<E, A, N>(input, row_base, index, row_vectors, fold);
+        if per_vector {
+            let mut vector_total = identity::<A>(fold);
+            #[unroll]
+            for j in 0..v.vector_size() {
+                vector_total = combine::<A>(vector_total, v.extract(j), fold);
+            }
+            total = combine::<A>(total, plane_total::<A>(vector_total, fold), fold);
+        } else {
+            #[unroll]
+            for j in 0..v.vector_size() {
+                total = combine::<A>(total, v.extract(j), fold);
+            }
         }
     }
-    cube_total::<A>(sum, blueprint)
+    if per_vector {
+        groups_total::<A>(total, blueprint)
+    } else {
+        cube_total::<A>(total, blueprint)
+    }
 }
 
 /// The fold over the cube of one value per unit, in unit order (every unit gets it). Every
 /// unit must call it.
 #[cube]
 pub fn cube_total<A: Numeric>(value: A, #[comptime] blueprint: TileBlueprint) -> A {
+    let group_value = if blueprint.use_planes {
+        plane_total::<A>(value, blueprint.fold)
+    } else {
+        value
+    };
+    groups_total::<A>(group_value, blueprint)
+}
+
+/// The fold over the cube of one value per group (a plane's fold, held by each of its lanes;
+/// or a unit's value without planes), in group order. Every unit must call it.
+#[cube]
+fn groups_total<A: Numeric>(group_value: A, #[comptime] blueprint: TileBlueprint) -> A {
     let mut spine = Shared::<[A]>::new_slice(blueprint.units as usize);
     if blueprint.use_planes {
-        let plane_total = plane_total::<A>(value, blueprint.fold);
         if UNIT_POS_PLANE == 0 {
-            spine[(UNIT_POS / PLANE_DIM) as usize] = plane_total;
+            spine[(UNIT_POS / PLANE_DIM) as usize] = group_value;
         }
     } else {
-        spine[UNIT_POS as usize] = value;
+        spine[UNIT_POS as usize] = group_value;
     }
     spine_exclusive_scan::<A>(
         &mut spine,
