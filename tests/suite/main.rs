@@ -7,6 +7,7 @@ mod common;
 mod backends;
 mod burn_ops;
 mod compact;
+mod cumulative;
 mod dims;
 mod dtypes_scan;
 mod filter_ops;

@@ -14,7 +14,7 @@ use sieve::Dtype;
 use sieve::compact::{
     self, CompactIo, CompactOptions, CompactProblem, Flags, MaskStorage, Rejected,
 };
-use sieve::scan::{self, ScanKind, ScanOptions, ScanProblem};
+use sieve::scan::{self, ScanKind, ScanOp, ScanOptions, ScanProblem};
 use sieve::sort::{self as radix, SortIo, SortOptions, SortOrder, SortProblem};
 use sieve::topk::{self, TopkIo, TopkOptions, TopkProblem, TopkStrategy};
 
@@ -22,11 +22,35 @@ use crate::SieveOps;
 
 impl SieveOps for CubeBackend {
     fn sieve_float_cumsum(x: CubeTensor, dim: usize) -> CubeTensor {
-        cumsum(x, dim, ScanKind::Inclusive)
+        scan_along(x, dim, ScanOp::Sum)
     }
 
     fn sieve_int_cumsum(x: CubeTensor, dim: usize) -> CubeTensor {
-        cumsum(x, dim, ScanKind::Inclusive)
+        scan_along(x, dim, ScanOp::Sum)
+    }
+
+    fn sieve_float_cumprod(x: CubeTensor, dim: usize) -> CubeTensor {
+        scan_along(x, dim, ScanOp::Prod)
+    }
+
+    fn sieve_int_cumprod(x: CubeTensor, dim: usize) -> CubeTensor {
+        scan_along(x, dim, ScanOp::Prod)
+    }
+
+    fn sieve_float_cummin(x: CubeTensor, dim: usize) -> CubeTensor {
+        scan_along(x, dim, ScanOp::Min)
+    }
+
+    fn sieve_int_cummin(x: CubeTensor, dim: usize) -> CubeTensor {
+        scan_along(x, dim, ScanOp::Min)
+    }
+
+    fn sieve_float_cummax(x: CubeTensor, dim: usize) -> CubeTensor {
+        scan_along(x, dim, ScanOp::Max)
+    }
+
+    fn sieve_int_cummax(x: CubeTensor, dim: usize) -> CubeTensor {
+        scan_along(x, dim, ScanOp::Max)
     }
 
     fn sieve_float_compact(
@@ -534,8 +558,11 @@ pub(crate) fn empty_like(like: &CubeTensor, shape: Shape) -> CubeTensor {
     empty_device_contiguous_dtype(like.client.clone(), like.device.clone(), shape, like.dtype)
 }
 
-fn cumsum(x: CubeTensor, dim: usize, kind: ScanKind) -> CubeTensor {
-    let dtype = sieve_dtype("cumsum", x.dtype);
+/// The inclusive scan of every row along `dim` with `op` (`cumsum`, `cumprod`, `cummin`,
+/// `cummax`), in the caller's axis order.
+fn scan_along(x: CubeTensor, dim: usize, op: ScanOp) -> CubeTensor {
+    let name = format!("cum{}", op.name());
+    let dtype = sieve_dtype(&name, x.dtype);
     let Rows {
         tensor,
         rows,
@@ -543,16 +570,17 @@ fn cumsum(x: CubeTensor, dim: usize, kind: ScanKind) -> CubeTensor {
         swap,
     } = rows_along(x, dim);
     let output = empty_like(&tensor, tensor.meta.shape().clone());
-    scan::scan(
+    scan::scan_op(
         &tensor.client,
         &tensor.handle,
         &output.handle,
         ScanProblem { rows, len },
         dtype,
-        kind,
+        op,
+        ScanKind::Inclusive,
         ScanOptions::default(),
     )
-    .unwrap_or_else(|e| panic!("cumsum: {e}"));
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
     match swap {
         Some(axes) => permute(output, &axes),
         None => output,

@@ -117,8 +117,8 @@ fn partition_destinations<B: Backend>(
     (destinations, counts)
 }
 
-/// Positions along `dim`, broadcast to `shape`.
-fn positions<B: Backend>(
+/// Positions along `dim`, broadcast to `shape` (also the gradients' source positions).
+pub(crate) fn positions<B: Backend>(
     shape: &Shape,
     dim: usize,
     device: &burn::backend::tensor::Device<B>,

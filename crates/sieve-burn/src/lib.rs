@@ -5,7 +5,7 @@
 //! `#[backend_extension]` machinery (`Dispatch` -> `Fusion` -> `CubeBackend`, and `Autodiff`).
 //! On a backend without a sieve kernel (Flex) each op falls back to stock Burn ops.
 //!
-//! - Scan: [`cumsum`].
+//! - Scans: [`cumsum`], [`cumprod`], [`cummin`], [`cummax`].
 //! - Filter: [`mask_select`], [`argwhere`], [`nonzero`] (and `_async` twins: one read of the
 //!   count), [`mask_select_padded`], [`compact_rows`] (no read at all).
 //! - Split: [`stable_partition`], [`split_by_bit`].
@@ -43,9 +43,10 @@ mod tensor;
 pub use ops::SieveOps;
 pub use tensor::{
     SieveKind, TopKOptions, argsort, argsort_descending, argtopk, argwhere, argwhere_async,
-    bottomk_with_indices, compact_rows, cumsum, mask_select, mask_select_async, mask_select_padded,
-    nonzero, nonzero_async, sort, sort_descending, sort_descending_with_indices, sort_with_indices,
-    split_by_bit, stable_partition, topk, topk_with_indices, topk_with_options,
+    bottomk_with_indices, compact_rows, cummax, cummin, cumprod, cumsum, mask_select,
+    mask_select_async, mask_select_padded, nonzero, nonzero_async, sort, sort_descending,
+    sort_descending_with_indices, sort_with_indices, split_by_bit, stable_partition, topk,
+    topk_with_indices, topk_with_options,
 };
 
 /// The CubeCL client behind a Burn device, for calling `sieve`'s raw-buffer API on the same

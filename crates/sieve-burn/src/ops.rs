@@ -50,6 +50,45 @@ pub trait SieveOps: Backend {
         Self::int_cumsum(x, dim)
     }
 
+    /// Inclusive running product along `dim` (any dim, any layout).
+    #[fusion(dtype = x, shape = x)]
+    fn sieve_float_cumprod(x: FloatTensor<Self>, dim: usize) -> FloatTensor<Self> {
+        Self::float_cumprod(x, dim)
+    }
+
+    /// Inclusive running product along `dim` of an Int tensor (wrapping on overflow).
+    #[fusion(dtype = x, shape = x)]
+    fn sieve_int_cumprod(x: IntTensor<Self>, dim: usize) -> IntTensor<Self> {
+        Self::int_cumprod(x, dim)
+    }
+
+    /// Running minimum along `dim`: once a lane meets a NaN every later output is NaN. The
+    /// kernels keep the latest of equal values and the latest NaN (PyTorch's rule); the
+    /// stock fallbacks give the same numbers, the zero's sign and NaN's payload being the
+    /// backend's own op's.
+    #[fusion(dtype = x, shape = x)]
+    fn sieve_float_cummin(x: FloatTensor<Self>, dim: usize) -> FloatTensor<Self> {
+        Self::float_cummin(x, dim)
+    }
+
+    /// Running minimum along `dim` of an Int tensor.
+    #[fusion(dtype = x, shape = x)]
+    fn sieve_int_cummin(x: IntTensor<Self>, dim: usize) -> IntTensor<Self> {
+        Self::int_cummin(x, dim)
+    }
+
+    /// Running maximum along `dim`; NaN and ties as [`SieveOps::sieve_float_cummin`].
+    #[fusion(dtype = x, shape = x)]
+    fn sieve_float_cummax(x: FloatTensor<Self>, dim: usize) -> FloatTensor<Self> {
+        Self::float_cummax(x, dim)
+    }
+
+    /// Running maximum along `dim` of an Int tensor.
+    #[fusion(dtype = x, shape = x)]
+    fn sieve_int_cummax(x: IntTensor<Self>, dim: usize) -> IntTensor<Self> {
+        Self::int_cummax(x, dim)
+    }
+
     /// Compaction with a static output shape. `per_row == false`: the whole tensor in
     /// row-major order, values `[numel]`, count `[1]`. `per_row == true`: `x` is `[rows, n]`,
     /// each row compacted on its own, values `[rows, n]`, counts `[rows]`. Survivors come

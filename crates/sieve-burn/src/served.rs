@@ -158,6 +158,13 @@ mod tests {
             )
         );
         assert!(text.contains("`cuda`"), "{text}");
+        let text = message("sieve_float_cumprod", &[DispatchDeviceId::Flex]);
+        assert!(
+            text.starts_with(
+                "sieve_burn::cumprod (float tensor): this build has no code for the Flex"
+            ),
+            "{text}"
+        );
         let text = message("sieve_bool_argwhere", &[DispatchDeviceId::Remote]);
         assert!(text.contains("argwhere (bool tensor)") && text.contains("`remote` feature"));
         let text = message("sieve_float_topk", &[DispatchDeviceId::LibTorch]);

@@ -6,11 +6,15 @@ use burn::tensor::{
 };
 
 use crate::SieveOps;
+use sieve::scan::ScanOp;
 
 /// Tensor kinds sieve's numeric ops accept (Float and Int), routing each to its backend op.
 pub trait SieveKind: Basic {
     #[doc(hidden)]
     fn cumsum(x: DispatchTensor, dim: usize) -> DispatchTensor;
+    /// The inclusive scan with `op` (`cumsum`, `cumprod`, `cummin`, `cummax`).
+    #[doc(hidden)]
+    fn cumulative(x: DispatchTensor, dim: usize, op: ScanOp) -> DispatchTensor;
     #[doc(hidden)]
     fn compact(
         x: DispatchTensor,
@@ -57,6 +61,14 @@ pub trait SieveKind: Basic {
 impl SieveKind for Float {
     fn cumsum(x: DispatchTensor, dim: usize) -> DispatchTensor {
         <Dispatch as SieveOps>::sieve_float_cumsum(x, dim)
+    }
+    fn cumulative(x: DispatchTensor, dim: usize, op: ScanOp) -> DispatchTensor {
+        match op {
+            ScanOp::Sum => <Dispatch as SieveOps>::sieve_float_cumsum(x, dim),
+            ScanOp::Prod => <Dispatch as SieveOps>::sieve_float_cumprod(x, dim),
+            ScanOp::Min => <Dispatch as SieveOps>::sieve_float_cummin(x, dim),
+            ScanOp::Max => <Dispatch as SieveOps>::sieve_float_cummax(x, dim),
+        }
     }
     fn compact(
         x: DispatchTensor,
@@ -119,6 +131,14 @@ impl SieveKind for Float {
 impl SieveKind for Int {
     fn cumsum(x: DispatchTensor, dim: usize) -> DispatchTensor {
         <Dispatch as SieveOps>::sieve_int_cumsum(x, dim)
+    }
+    fn cumulative(x: DispatchTensor, dim: usize, op: ScanOp) -> DispatchTensor {
+        match op {
+            ScanOp::Sum => <Dispatch as SieveOps>::sieve_int_cumsum(x, dim),
+            ScanOp::Prod => <Dispatch as SieveOps>::sieve_int_cumprod(x, dim),
+            ScanOp::Min => <Dispatch as SieveOps>::sieve_int_cummin(x, dim),
+            ScanOp::Max => <Dispatch as SieveOps>::sieve_int_cummax(x, dim),
+        }
     }
     fn compact(
         x: DispatchTensor,
@@ -201,6 +221,80 @@ impl SieveKind for Int {
 pub fn cumsum<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
     let dim = dim_index("Cumsum", dim, D);
     Tensor::from_dispatch(K::cumsum(x.into_dispatch(), dim))
+}
+
+/// Inclusive running product along `dim`: `out[.., i, ..] = x[.., 0, ..] * ... * x[.., i, ..]`,
+/// like Burn's `Tensor::cumprod` and `torch.cumprod`, on the device in O(n) (the cumsum's
+/// scan with a product). Float and Int; any dim, any layout; views.
+///
+/// Ints wrap on overflow (two's complement). Floats multiply in their own precision (f16 in
+/// f32), rounding each product as IEEE does (`0 * inf` is NaN), in a fixed order: the same
+/// bits on every run, equal to the sequential product wherever every partial product is
+/// exact. Differentiable, exactly where the input has zeros (PyTorch's `cumprod_backward`).
+///
+/// # Panics
+/// If `dim` is not in `-D..D` (negative dims count from the end; Burn's message).
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let i = |t: Tensor<1, Int>| t.into_data().iter::<i64>().collect::<Vec<_>>();
+/// let x = Tensor::<1, Int>::from_data([2, 3, -1, 4], &device);
+/// assert_eq!(i(sieve_burn::cumprod(x, -1)), [2, 6, -6, -24]);
+/// ```
+pub fn cumprod<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
+    let dim = dim_index("Cumprod", dim, D);
+    Tensor::from_dispatch(K::cumulative(x.into_dispatch(), dim, ScanOp::Prod))
+}
+
+/// Running minimum along `dim`: `out[.., i, ..] = min(x[.., 0..=i, ..])`, like Burn's
+/// `Tensor::cummin` and the values of `torch.cummin`, on the device in O(n). Float and Int;
+/// any dim, any layout; views.
+///
+/// Once a lane meets a NaN every later output is NaN (Burn's and PyTorch's rule). Outputs are
+/// input values moved bit for bit; of equal values the latest is kept (PyTorch's rule: so
+/// -0.0 and +0.0 come out as the latest of them, and after NaNs the latest NaN).
+/// Differentiable: each output's gradient goes to the position it came from (the latest
+/// position holding the running minimum, or the latest NaN: PyTorch's indices).
+///
+/// # Panics
+/// If `dim` is not in `-D..D` (negative dims count from the end; Burn's message).
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// let device = Device::default();
+/// let f = |t: Tensor<2>| t.into_data().iter::<f32>().collect::<Vec<_>>();
+/// let x = Tensor::<2>::from_data([[3.0, 5.0, 2.0], [4.0, 1.0, 6.0]], &device);
+/// assert_eq!(f(sieve_burn::cummin(x.clone(), 1)), [3.0, 3.0, 2.0, 4.0, 1.0, 1.0]);
+/// assert_eq!(f(sieve_burn::cummin(x, 0)), [3.0, 5.0, 2.0, 3.0, 1.0, 2.0]);
+/// ```
+pub fn cummin<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
+    let dim = dim_index("Cummin", dim, D);
+    Tensor::from_dispatch(K::cumulative(x.into_dispatch(), dim, ScanOp::Min))
+}
+
+/// Running maximum along `dim`: `out[.., i, ..] = max(x[.., 0..=i, ..])`, like Burn's
+/// `Tensor::cummax` and the values of `torch.cummax`; NaN, ties and gradients as
+/// [`cummin`]'s.
+///
+/// # Panics
+/// If `dim` is not in `-D..D` (negative dims count from the end; Burn's message).
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// let device = Device::default();
+/// let f = |t: Tensor<1>| t.into_data().iter::<f32>().collect::<Vec<_>>();
+/// let x = Tensor::<1>::from_data([1.0, 3.0, 2.0, f32::NAN, 5.0], &device);
+/// let y = f(sieve_burn::cummax(x, 0));
+/// assert_eq!(y[..3], [1.0, 3.0, 3.0]);
+/// assert!(y[3].is_nan() && y[4].is_nan()); // a NaN sticks
+/// ```
+pub fn cummax<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
+    let dim = dim_index("Cummax", dim, D);
+    Tensor::from_dispatch(K::cumulative(x.into_dispatch(), dim, ScanOp::Max))
 }
 
 /// The device's default index dtype (Burn's setting), which every index and count output uses.
