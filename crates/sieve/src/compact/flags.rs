@@ -5,8 +5,9 @@ use cubecl::prelude::*;
 use super::FlagRule;
 
 /// The flag of one element: the mask element is not zero, `value` compares true with
-/// `threshold` (IEEE: NaN compares false except for `NotEqual`), or (`BitClear`) bit
-/// `threshold` of the integer `value` is 0, read from its 64-bit pattern when `wide`.
+/// `threshold` (IEEE: NaN compares false except for `NotEqual`; in f32 when `in_f32`), or
+/// (`BitClear`) bit `threshold` of the integer `value` is 0, read from its 64-bit pattern
+/// when `wide`.
 #[cube]
 pub fn element_flag<E: Numeric, M: Numeric>(
     value: E,
@@ -14,6 +15,7 @@ pub fn element_flag<E: Numeric, M: Numeric>(
     threshold: E,
     #[comptime] rule: FlagRule,
     #[comptime] wide: bool,
+    #[comptime] in_f32: bool,
 ) -> u32 {
     let keep = if comptime!(rule == FlagRule::BitClear) {
         // Integer casts keep the two's-complement bits (sign-extending to 64).
@@ -24,7 +26,20 @@ pub fn element_flag<E: Numeric, M: Numeric>(
         }
     } else if comptime!(rule == FlagRule::Mask) {
         mask != M::from_int(0)
-    } else if comptime!(rule == FlagRule::Greater) {
+    } else if in_f32 {
+        // f16 and bf16 widen exactly, so the order is theirs; a device may have bf16 for
+        // conversions and storage only (Vulkan's bf16 has no comparisons).
+        compare::<f32>(f32::cast_from(value), f32::cast_from(threshold), rule)
+    } else {
+        compare::<E>(value, threshold, rule)
+    };
+    u32::cast_from(keep)
+}
+
+/// `value <rule> threshold` for a comparison rule, IEEE (NaN satisfies only `NotEqual`).
+#[cube]
+fn compare<T: Numeric>(value: T, threshold: T, #[comptime] rule: FlagRule) -> bool {
+    if comptime!(rule == FlagRule::Greater) {
         value > threshold
     } else if comptime!(rule == FlagRule::GreaterEqual) {
         value >= threshold
@@ -38,8 +53,7 @@ pub fn element_flag<E: Numeric, M: Numeric>(
         // Not `!=`: WGSL compilers may assume NaN never occurs and emit an ordered
         // not-equal (false for NaN); the negated equality is true for NaN everywhere.
         !(value == threshold)
-    };
-    u32::cast_from(keep)
+    }
 }
 
 /// Flags of one vector of `N` elements.
@@ -50,13 +64,21 @@ pub fn vector_flags<E: Numeric, M: Numeric, N: Size>(
     threshold: E,
     #[comptime] rule: FlagRule,
     #[comptime] wide: bool,
+    #[comptime] in_f32: bool,
 ) -> Vector<u32, N> {
     let mut flags = Vector::<u32, N>::new(0u32);
     #[unroll]
     for j in 0..flags.vector_size() {
         flags.insert(
             j,
-            element_flag::<E, M>(values.extract(j), mask.extract(j), threshold, rule, wide),
+            element_flag::<E, M>(
+                values.extract(j),
+                mask.extract(j),
+                threshold,
+                rule,
+                wide,
+                in_f32,
+            ),
         );
     }
     flags

@@ -411,6 +411,7 @@ impl<'a> Run<'a> {
         CompactConfig {
             rule: self.rule,
             wide: self.io.value_dtype.size_bytes() == 8,
+            compare_in_f32: matches!(self.io.value_dtype, Dtype::F16 | Dtype::BF16),
             write_values: self.io.values_out.is_some(),
             write_indices: self.io.indices_out.is_some(),
             rejected,

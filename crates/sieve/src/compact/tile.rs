@@ -14,6 +14,8 @@ pub struct CompactConfig {
     pub rule: FlagRule,
     /// `BitClear` reads 64-bit patterns (the value dtype is 64 bits wide).
     pub wide: bool,
+    /// Comparisons run in f32 (f16 and bf16 values: exact widening).
+    pub compare_in_f32: bool,
     /// Survivors' values are written.
     pub write_values: bool,
     /// Survivors' positions are written.
@@ -61,7 +63,14 @@ pub fn load_flags<E: Numeric, M: Numeric, N: Size>(
     } else {
         Vector::new(M::from_int(0))
     };
-    vector_flags::<E, M, N>(values, m, threshold, config.rule, config.wide)
+    vector_flags::<E, M, N>(
+        values,
+        m,
+        threshold,
+        config.rule,
+        config.wide,
+        config.compare_in_f32,
+    )
 }
 
 /// Loads this unit's vectors of a tile: values into `held` (when the config reads them) and
