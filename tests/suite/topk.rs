@@ -768,15 +768,19 @@ fn bad_calls_get_clear_errors() {
     let e = call(io, problem, TopkStrategy::Auto);
     assert!(e.contains("problem.k") && e.contains("0..=4"), "{e}");
     let ok = TopkProblem { k: 2, ..problem };
+    // Every value dtype is selected; 64-bit values only by sorting (tests/suite/dtypes_sort.rs).
     let e = call(
         TopkIo {
-            value_dtype: Dtype::F16,
+            value_dtype: Dtype::I64,
             ..io
         },
         ok,
-        TopkStrategy::Auto,
+        TopkStrategy::RadixSelect,
     );
-    assert!(e.contains("io.value_dtype"), "{e}");
+    assert!(
+        e.contains("options.strategy") && e.contains("sort_and_slice"),
+        "{e}"
+    );
     let e = call(
         TopkIo {
             index_dtype: Dtype::F32,

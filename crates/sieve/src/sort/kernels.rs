@@ -76,7 +76,8 @@ fn pass_radix(word: u32, #[comptime] pass: PassConfig) -> u32 {
     radix_key::<u32>(word, pass.kind, pass.descending)
 }
 
-/// Radix words of 16-bit float keys, f16 and bf16 (for the passes that sort them as `u32`).
+/// Radix words of the keys that do not ride through the passes as their own bits: 8- and
+/// 16-bit keys (for the passes that sort them as `u32`).
 #[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn encode_kernel<K: Numeric>(
     keys: &[K],
@@ -93,8 +94,9 @@ pub(crate) fn encode_kernel<K: Numeric>(
     radix[index] = radix_key::<K>(keys[index], kind, descending);
 }
 
-/// One radix word of i64 keys, read as little-endian `u32` pairs (no 64-bit arithmetic). The
-/// high word is read at the position the low-word passes gave each slot.
+/// One radix word of 64-bit keys (i64, u64, f64), read as little-endian `u32` pairs (no
+/// 64-bit arithmetic). The high word is read at the position the low-word passes gave each
+/// slot.
 #[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn encode_wide_kernel(
     words: &[u32],
@@ -102,6 +104,7 @@ pub(crate) fn encode_wide_kernel(
     radix: &mut [u32],
     len: usize,
     elements: usize,
+    #[comptime] kind: KeyKind,
     #[comptime] high_word: bool,
     #[comptime] descending: bool,
 ) {
@@ -117,6 +120,7 @@ pub(crate) fn encode_wide_kernel(
     radix[index] = wide_radix_word(
         words[2 * source],
         words[2 * source + 1],
+        kind,
         high_word,
         descending,
     );
@@ -278,7 +282,7 @@ pub(crate) fn scatter_kernel<I: Numeric>(
 }
 
 /// The outputs of a sorted row from its positions: the input key at each sorted position
-/// (bit for bit; `words` 32-bit words per key when `K` is `u32`, so i64 keys move as pairs)
+/// (bit for bit; `words` 32-bit words per key when `K` is `u32`, so 64-bit keys move as pairs)
 /// and the position itself.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
@@ -335,8 +339,7 @@ pub(crate) fn sort_in_cube_kernel<K: Numeric, I: Numeric>(
         terminate!();
     }
     let epu = blueprint.elements_per_unit;
-    let (first_bit, bit_count) = comptime!(kind.significant_bits());
-    let passes = comptime!(bit_count.div_ceil(blueprint.radix_bits));
+    let passes = comptime!(kind.key_bits().div_ceil(blueprint.radix_bits));
     let row_base = row * len;
     let mut radix = Array::<u32>::new(epu as usize);
     let mut positions = Array::<u32>::new(epu as usize);
@@ -372,7 +375,7 @@ pub(crate) fn sort_in_cube_kernel<K: Numeric, I: Numeric>(
     let mut sorted_radix = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
     let mut sorted_positions = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
     for pass in 0..passes {
-        let shift = first_bit + pass * blueprint.radix_bits;
+        let shift = pass * blueprint.radix_bits;
         #[unroll]
         for e in 0..epu {
             digits[e as usize] = digit_of(radix[e as usize], shift, blueprint);

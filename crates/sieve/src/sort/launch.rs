@@ -49,22 +49,10 @@ pub(crate) fn sort_with(
     order: SortOrder,
     options: SortOptions,
 ) -> Result<SortStrategy, SieveError> {
-    let kind = match io.key_dtype {
-        Dtype::F32 => KeyKind::F32,
-        Dtype::I32 => KeyKind::I32,
-        Dtype::U32 => KeyKind::U32,
-        Dtype::F16 => KeyKind::F16,
-        Dtype::BF16 => KeyKind::BF16,
-        Dtype::I64 => KeyKind::I64,
-        other => {
-            return Err(SieveError::invalid(
-                "io.key_dtype",
-                other,
-                "f32, f16, bf16, i32, u32 or i64 (other key dtypes are not sorted yet)",
-            ));
-        }
-    };
-    if matches!(kind, KeyKind::F16 | KeyKind::BF16) {
+    let kind = KeyKind::of(io.key_dtype);
+    // 64-bit keys are read as pairs of 32-bit words: they need no 64-bit support. Every other
+    // key is read as its own dtype, which the device must have.
+    if !kind.wide() {
         caps.check_dtype(io.key_dtype)?;
     }
     check_index_dtype("io.index_dtype", io.index_dtype)?;
@@ -88,15 +76,13 @@ pub(crate) fn sort_with(
     check_tuning(caps, &tuning)?;
     let capacity = tuning.in_cube_capacity(caps);
     let strategy = match options.strategy {
-        SortStrategy::Auto if problem.len <= capacity && kind != KeyKind::I64 => {
-            SortStrategy::InCube
-        }
+        SortStrategy::Auto if problem.len <= capacity && !kind.wide() => SortStrategy::InCube,
         SortStrategy::Auto => SortStrategy::Lsd,
-        SortStrategy::InCube if kind == KeyKind::I64 => {
+        SortStrategy::InCube if kind.wide() => {
             return Err(SieveError::invalid(
                 "options.strategy",
-                "InCube",
-                "Lsd or Auto for i64 keys (the in-cube sort holds 32-bit radix keys)",
+                format!("InCube with {} keys", io.key_dtype),
+                "Lsd or Auto for 64-bit keys (the in-cube sort holds 32-bit radix keys)",
             ));
         }
         SortStrategy::InCube if problem.len > capacity => {
@@ -215,11 +201,11 @@ impl Run<'_> {
         self.problem.rows * self.problem.len
     }
 
-    /// The most elements any buffer of this sort binds: the keys (i64 keys as two words
+    /// The most elements any buffer of this sort binds: the keys (64-bit keys as two words
     /// each), or the LSD passes' digit counts (more than the keys when tiles hold fewer keys
     /// than there are digits).
     fn extent(&self) -> usize {
-        let words = if self.kind == KeyKind::I64 { 2 } else { 1 };
+        let words = if self.kind.wide() { 2 } else { 1 };
         let blueprint = lsd_blueprint(self.caps, &self.tuning);
         let counts = self
             .problem
@@ -289,8 +275,8 @@ impl Run<'_> {
     }
 
     /// The LSD sort for each kind of key: 32-bit keys ride through the passes as they are;
-    /// f16 and bf16 keys are encoded to radix words and i64 keys sorted word by word, then the
-    /// outputs are gathered by the final positions.
+    /// 8- and 16-bit keys are encoded to radix words and 64-bit keys sorted word by word, then
+    /// the outputs are gathered by the final positions.
     fn lsd(&self) -> Result<(), SieveError> {
         let n = self.elements();
         let want_keys = self.io.keys_out.is_some();
@@ -311,7 +297,7 @@ impl Run<'_> {
         }
         let radix = self.client.empty(4 * n);
         let positions = self.client.empty(4 * n);
-        let words = if self.kind == KeyKind::I64 {
+        let words = if self.kind.wide() {
             self.encode_wide(&radix, None, false);
             let low_positions = self.client.empty(4 * n);
             self.passes(
@@ -362,7 +348,7 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// One radix word of i64 keys (read as `u32` pairs) into `radix`; the high word at the
+    /// One radix word of 64-bit keys (read as `u32` pairs) into `radix`; the high word at the
     /// positions the low-word sort gave.
     fn encode_wide(&self, radix: &Handle, positions: Option<&Handle>, high_word: bool) {
         let n = self.elements();
@@ -378,6 +364,7 @@ impl Run<'_> {
                 self.buffer(radix),
                 self.problem.len,
                 n,
+                self.kind,
                 high_word,
                 self.descending,
             );
@@ -385,11 +372,11 @@ impl Run<'_> {
     }
 
     /// The outputs from the final positions: keys gathered from the input (`words` 32-bit
-    /// words per key for i64, else the key dtype), indices converted.
+    /// words per key for 64-bit keys, else the key dtype), indices converted.
     fn decode(&self, positions: &Handle, words: u32) {
         let n = self.elements();
         let (keys_in, keys_out, key_elem) = if words == 2 {
-            // SAFETY: i64 buffers hold `2 n` words.
+            // SAFETY: 64-bit buffers hold `2 n` words.
             unsafe {
                 (
                     BufferArg::from_raw_parts(self.io.keys.clone(), 2 * n),
@@ -429,7 +416,7 @@ impl Run<'_> {
     }
 
     /// The LSD passes over the radix words `keys` (mapped to radix keys by `kind` and
-    /// `descending`), least significant digit first, over the kind's significant bits. The
+    /// `descending`), least significant digit first, over the kind's key bits. The
     /// first pass makes the positions (or reads `first_positions`), the last writes `sink`.
     fn passes(
         &self,
@@ -446,8 +433,7 @@ impl Run<'_> {
         let tiles_per_row = len.div_ceil(blueprint.tile());
         let total_tiles = self.problem.rows * tiles_per_row;
         let digits = blueprint.digits();
-        let (first_bit, bit_count) = self.kind.significant_bits();
-        let passes = bit_count.div_ceil(blueprint.radix_bits);
+        let passes = self.kind.key_bits().div_ceil(blueprint.radix_bits);
         let key_space = [self.client.empty(4 * n), self.client.empty(4 * n)];
         let position_space = if with_positions {
             [self.client.empty(4 * n), self.client.empty(4 * n)]
@@ -460,7 +446,7 @@ impl Run<'_> {
         let cube_dim = CubeDim::new_1d(blueprint.units);
         let u32_elem = Dtype::U32.elem_type();
         for pass in 0..passes {
-            let shift = first_bit + pass * blueprint.radix_bits;
+            let shift = pass * blueprint.radix_bits;
             let last = pass + 1 == passes;
             let keys_in = if pass == 0 {
                 keys

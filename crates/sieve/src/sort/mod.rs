@@ -8,15 +8,20 @@
 //!   stability: **equal keys keep their input order in both directions** (NaN first when
 //!   descending, as in `torch.sort(descending=True)`).
 //! - The sorted keys are the input keys moved, bit for bit (a -0.0 stays -0.0, NaN payloads
-//!   stay). The passes rank order-preserving 32-bit *radix keys* (f16 and bf16 keys widened
-//!   to f32 first, exactly): f32, i32 and u32 keys ride through the LSD passes as their own
-//!   bits (the radix key is recomputed from them, so no encode or decode pass); f16, bf16 and
-//!   i64 keys are encoded to radix words and the outputs are gathered from the input by the
-//!   final permutation.
+//!   and signs stay). The passes rank order-preserving *radix keys* of the key's own width
+//!   in a `u32` (`keys::radix_key`): 8 bits for i8/u8 (one 8-bit pass), 16 for i16/u16/
+//!   f16/bf16 (two; f16 and bf16 keyed as their 16-bit patterns), 32 for f32/i32/u32 (four),
+//!   two 32-bit words for i64/u64/f64 (eight). f32, i32 and u32 keys ride through the LSD
+//!   passes as their own bits (the radix key is recomputed from them, so no encode or decode
+//!   pass); the others are encoded to radix words and the outputs are gathered from the
+//!   input by the final permutation.
 //! - Deterministic: every pass is a stable counting sort with integer counts.
-//! - Key dtypes: f32, f16, bf16, i32, u32 and i64; f16 and bf16 need the device's support
-//!   for them, i64 keys none (they are read as pairs of 32-bit words), i64 indices the
-//!   device's 64-bit integers. Index dtypes: i32, u32 and i64.
+//! - Key dtypes: every [`Dtype`]: f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64.
+//!   The 8-, 16- and 32-bit ones are read as their own dtype, which the device must have
+//!   (else [`SieveError::UnsupportedDtype`](crate::SieveError::UnsupportedDtype) names it:
+//!   WGSL has no 8- or 16-bit integers); 64-bit keys are read as pairs of 32-bit words and
+//!   need no 64-bit support. Index dtypes: i32, u32 and i64 (i64 indices need the device's
+//!   64-bit integers).
 //!
 //! # Strategies
 //! Both rank a tile of keys by one digit with `tile::rank_tile`: plane votes where the device
@@ -26,17 +31,17 @@
 //! - [`SortStrategy::InCube`]: one cube per row, the row held in registers, one ranking per
 //!   `in_cube_radix_bits` digit from the least significant, reordered through shared memory
 //!   after each. One launch, no device-wide pass: rows up to
-//!   [`SortTuning::in_cube_capacity`] keys (not i64 keys).
+//!   [`SortTuning::in_cube_capacity`] keys (not 64-bit keys).
 //! - [`SortStrategy::Lsd`]: least-significant-digit radix sort, `radix_bits` per pass. Each
 //!   pass: every tile counts its digits (shared-memory counters), the counts of a row, laid out
 //!   digit-major (`[digit][tile]`), are scanned by `scan::scan` into each (digit, tile)'s first
 //!   output slot, then every tile ranks its keys by the digit, puts them in digit order in
 //!   shared memory and writes each to its slot: consecutive keys of a digit land on
 //!   consecutive slots. The first pass makes the positions, the last writes the outputs.
-//!   i64 keys: the low radix words are sorted, then the high words (read at the positions
+//!   64-bit keys: the low radix words are sorted, then the high words (read at the positions
 //!   the first sort gave) - LSD order makes that a sort by the whole key.
-//! - [`SortStrategy::Auto`]: `InCube` when a row fits one cube (and keys are not i64), else
-//!   `Lsd`.
+//! - [`SortStrategy::Auto`]: `InCube` when a row fits one cube (and keys are not 64-bit),
+//!   else `Lsd`.
 
 mod kernels;
 pub(crate) mod keys;
@@ -63,10 +68,10 @@ pub enum SortOrder {
 /// Which algorithm sorts (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum SortStrategy {
-    /// `InCube` when a row fits one cube and the keys are not i64, else `Lsd`.
+    /// `InCube` when a row fits one cube and the keys are not 64-bit, else `Lsd`.
     #[default]
     Auto,
-    /// One cube per row, rows up to [`SortTuning::in_cube_capacity`] keys; not i64 keys.
+    /// One cube per row, rows up to [`SortTuning::in_cube_capacity`] keys; not 64-bit keys.
     InCube,
     /// Device-wide least-significant-digit passes: any row length, every key dtype.
     Lsd,
@@ -97,8 +102,8 @@ pub struct SortProblem {
 pub struct SortIo<'a> {
     /// The keys to sort (only read).
     pub keys: &'a Handle,
-    /// The dtype of `keys` and `keys_out`: f32, f16, bf16, i32, u32 or i64 (f16 and bf16
-    /// where the device has them).
+    /// The dtype of `keys` and `keys_out`: any [`Dtype`] (the 8-, 16- and 32-bit ones where
+    /// the device has them; 64-bit keys on every device).
     pub key_dtype: Dtype,
     /// The sorted keys (the input's dtype).
     pub keys_out: Option<&'a Handle>,

@@ -24,8 +24,21 @@ macro_rules! float_key {
         }
     )*};
 }
-// f64 serves the Flex fallback, whose float keys (f16, bf16, f32, f64) widen to f64 exactly.
+// f64 keys, and the Flex fallback's float keys (f16, bf16, f32, f64), which widen to f64
+// exactly.
 float_key!(f32, f64);
+
+macro_rules! half_key {
+    ($($t:ty),*) => {$(
+        impl SortKey for $t {
+            /// f32's order of the exact widening (the same order: widening is exact).
+            fn order(a: &$t, b: &$t) -> Ordering {
+                f32::order(&a.to_f32(), &b.to_f32())
+            }
+        }
+    )*};
+}
+half_key!(half::f16, half::bf16);
 
 macro_rules! int_key {
     ($($t:ty),*) => {$(
@@ -34,8 +47,8 @@ macro_rules! int_key {
         }
     )*};
 }
-// u64 (and i64 exact past 2^53) for the Flex fallback's integer keys.
-int_key!(i32, u32, i64, u64);
+// Every integer key dtype (u64 and i64 also serve the Flex fallback, exact past 2^53).
+int_key!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 /// Each row of `keys` (`[rows, len]`) stably sorted: the permutation (positions within the
 /// row), ascending or descending; equal keys keep their input order either way.

@@ -409,9 +409,9 @@ pub(crate) fn radix_digit_kernel(
 /// Radix select of whole rows, one cube per row, in one launch, writing the chosen radix keys
 /// and positions to `[rows, k]` candidates as the device-wide gather does. With `k <=
 /// bound_max_k` the cube first tries [`select_under_minima_bound`] (two sweeps; sorted
-/// candidates); where too many keys lie under the bound, or `k` is larger, it runs the four
-/// MSB-first digit passes (each a sweep over the row's tiles into the cube's shared
-/// histogram, then [`find_digit`]) and the gather (`gather_tile` over the row's tiles in
+/// candidates); where too many keys lie under the bound, or `k` is larger, it runs the
+/// MSB-first digit passes, one per 8 bits of the key (each a sweep over the row's tiles
+/// into the cube's shared histogram, then [`find_digit`]), and the gather (`gather_tile` over the row's tiles in
 /// order). Later sweeps find the row in cache. The first digit sweep also takes the row's
 /// key range: digits every key shares are the smallest key's, and their sweeps are skipped.
 #[cube(launch_unchecked, address_type = "dynamic")]
@@ -487,8 +487,10 @@ fn select_by_digits<K: Numeric>(
     let mut smallest = 0u32;
     // Bits from `shared_from` up are the same in every key of the row (32: unknown yet).
     let mut shared_from = 32u32;
-    for pass in 0..4u32 {
-        let shift = 24u32 - 8u32 * pass;
+    // MSB-first digits of the key's bits (the bits above are zero in every radix key).
+    let key_bits = comptime!(read.kind.key_bits());
+    for pass in 0..comptime!(key_bits / 8) {
+        let shift = comptime!(key_bits - 8) - 8u32 * pass;
         // Uniform per cube (from the cube-wide range).
         if shift >= shared_from {
             prefix |= smallest & (0xFFu32 << shift);
@@ -663,7 +665,8 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
 }
 
 /// The outputs: output `j` of row `r` is the input element at position
-/// `positions[r * position_stride + c]`, where `c = order[j]` (`reorder`) or `j % k`.
+/// `positions[r * position_stride + c]`, where `c = order[j]` (`reorder`) or `j % k`; each
+/// element is `words` values of `K` (64-bit values move as two `u32` words).
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn finish_kernel<K: Numeric, I: Numeric>(
@@ -676,6 +679,7 @@ pub(crate) fn finish_kernel<K: Numeric, I: Numeric>(
     k: usize,
     position_stride: usize,
     total: usize,
+    #[comptime] words: u32,
     #[comptime] reorder: bool,
     #[comptime] write_values: bool,
     #[comptime] write_indices: bool,
@@ -692,7 +696,12 @@ pub(crate) fn finish_kernel<K: Numeric, I: Numeric>(
     }
     let position = positions[row * position_stride + column];
     if write_values {
-        values_out[index] = values[row * len + position as usize];
+        let source = row * len + position as usize;
+        #[unroll]
+        for w in 0..words {
+            values_out[index * words as usize + w as usize] =
+                values[source * words as usize + w as usize];
+        }
     }
     if write_indices {
         indices_out[index] = I::cast_from(position);

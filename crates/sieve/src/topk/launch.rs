@@ -29,8 +29,6 @@ use crate::{DeviceCaps, Dtype, SieveError};
 
 /// Units of the per-row and elementwise kernels (fewer where a cube may not have them).
 const ELEMENTWISE_UNITS: u32 = 256;
-/// Radix bits of a key.
-const KEY_BITS: u32 = 32;
 /// Bits per radix-select digit.
 const DIGIT_BITS: u32 = 8;
 
@@ -54,7 +52,7 @@ pub fn topk(
         .tuning
         .unwrap_or_else(|| TopkTuning::for_device(&caps));
     check_tuning(&caps, &tuning)?;
-    let strategy = resolve_strategy(&caps, &tuning, problem, options.strategy)?;
+    let strategy = resolve_strategy(&caps, &tuning, problem, kind, options.strategy)?;
     let mut report = TopkReport {
         strategy,
         counting_passes: 0,
@@ -103,18 +101,12 @@ fn validate(
     io: &TopkIo<'_>,
     problem: TopkProblem,
 ) -> Result<KeyKind, SieveError> {
-    let kind = match io.value_dtype {
-        Dtype::F32 => KeyKind::F32,
-        Dtype::I32 => KeyKind::I32,
-        Dtype::U32 => KeyKind::U32,
-        other => {
-            return Err(SieveError::invalid(
-                "io.value_dtype",
-                other,
-                "f32, i32 or u32 (other value dtypes are not selected yet)",
-            ));
-        }
-    };
+    let kind = KeyKind::of(io.value_dtype);
+    // 64-bit values are read and moved as pairs of 32-bit words (by the sort and `finish`):
+    // they need no 64-bit support. Every other value is read as its own dtype.
+    if !kind.wide() {
+        caps.check_dtype(io.value_dtype)?;
+    }
     check_index_dtype("io.index_dtype", io.index_dtype)?;
     if problem.k > problem.len {
         return Err(SieveError::invalid(
@@ -220,14 +212,36 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
     caps.check_planes(tuning.use_planes)
 }
 
+/// `Auto`'s choice, or the strategy asked for if it serves the problem.
+///
+/// 64-bit values go to `SortAndSlice`: the other strategies rank and select 32-bit radix
+/// keys (shared-memory keys, per-row state, candidate buffers, 8-bit digits of one word),
+/// and the sort already ranks 64-bit keys as two radix words. A 64-bit radix select would
+/// double every one of those buffers for the one dtype family; the sort reads the row 8
+/// times against the select's 2 to 4 reads plus gather, so it is the slower path for
+/// long rows with small `k`, and the only one that serves these dtypes.
 fn resolve_strategy(
     caps: &DeviceCaps,
     tuning: &TopkTuning,
     problem: TopkProblem,
+    kind: KeyKind,
     asked: TopkStrategy,
 ) -> Result<TopkStrategy, SieveError> {
     let rank_capacity = tuning.rank_capacity(caps);
     Ok(match asked {
+        TopkStrategy::Auto if kind.wide() => TopkStrategy::SortAndSlice,
+        TopkStrategy::RankByCounting
+        | TopkStrategy::ThresholdBisection
+        | TopkStrategy::RadixSelect
+            if kind.wide() =>
+        {
+            return Err(SieveError::invalid(
+                "options.strategy",
+                format!("{} with 64-bit values", asked.name()),
+                "sort_and_slice or auto for 64-bit values (the other strategies select 32-bit \
+                 radix keys)",
+            ));
+        }
         TopkStrategy::Auto => {
             let sort_capacity = SortTuning::for_device(caps).in_cube_capacity(caps);
             if problem.len <= RANK_AUTO_LEN.min(rank_capacity) {
@@ -285,11 +299,14 @@ impl Run<'_> {
         self.problem.rows * self.problem.len
     }
 
-    /// The most elements any buffer of this top-k binds: the input, or a per-row workspace
-    /// (digit histograms, search state, per-chunk counts) when rows are short.
+    /// The most elements any buffer of this top-k binds: the input (64-bit values as two
+    /// words each), or a per-row workspace (digit histograms, search state, per-chunk
+    /// counts) when rows are short.
     fn extent(&self) -> usize {
+        let words = if self.read.kind.wide() { 2 } else { 1 };
         let per_row = DIGITS.max(STATE_WORDS).max(2 * self.chunks().cubes_per_row);
         (self.problem.rows.saturating_mul(self.problem.len))
+            .saturating_mul(words)
             .max(self.problem.rows.saturating_mul(per_row))
     }
 
@@ -422,7 +439,8 @@ impl Run<'_> {
     }
 
     /// The boundary of every row by bisection on the radix-key axis, most significant bit
-    /// first; each step is one counting pass and one decision per row. All 32 steps are
+    /// first (from the top of the key's bits: the bits above are zero in every radix key);
+    /// each step is one counting pass and one decision per row. All the steps are
     /// queued without reading the device (a Burn op must not block: WebGPU and wasm callers
     /// cannot wait on a read); a row that has found its boundary has every cube of the later
     /// steps return at once, so a step after every row is done costs two empty launches.
@@ -438,7 +456,8 @@ impl Run<'_> {
         let counts = self.workspace(rows);
         let u32_elem = ElemType::UInt(UIntKind::U32);
         fill_zero(self.client, &counts, rows, u32_elem);
-        for bit in (0..KEY_BITS).rev() {
+        let key_bits = self.read.kind.key_bits();
+        for bit in (0..key_bits).rev() {
             // SAFETY: one cube per chunk of tiles, surplus cubes return; one atomic add per
             // cube into its row's count.
             unsafe {
@@ -476,12 +495,13 @@ impl Run<'_> {
                 );
             }
         }
-        KEY_BITS
+        key_bits
     }
 
-    /// The boundary of every row by four MSB-first 8-bit digit passes (histogram of the
-    /// matching keys, then the digit choice); candidates compacted between passes. Returns
-    /// the number of digit passes.
+    /// The boundary of every row by MSB-first 8-bit digit passes over the key's bits (four
+    /// for 32-bit keys, two for 16-bit, one for 8-bit; the bits above are zero in every radix
+    /// key): a histogram of the matching keys, then the digit choice; candidates compacted
+    /// between passes. Returns the number of digit passes.
     fn radix_select(&self, state: &Handle) -> u32 {
         let rows = self.problem.rows;
         if self.problem.k == self.problem.len {
@@ -503,11 +523,12 @@ impl Run<'_> {
         // candidates shrink.
         let cand_a = self.workspace(n);
         let cand_b = self.workspace(n);
-        let passes = KEY_BITS / DIGIT_BITS;
+        let key_bits = self.read.kind.key_bits();
+        let passes = key_bits / DIGIT_BITS;
         // One bin per unit where a cube may have as many units as there are digits.
         let digit_units = self.caps.cube_units(DIGITS as u32);
         for pass in 0..passes {
-            let shift = KEY_BITS - DIGIT_BITS * (pass + 1);
+            let shift = key_bits - DIGIT_BITS * (pass + 1);
             // SAFETY: `cubes_per_row` cubes per row take the tiles of the row's source in
             // turn, surplus cubes return, keys past a row's source are not read; appends stay
             // within the row's `len` slots (a source never holds more than its row).
@@ -547,7 +568,7 @@ impl Run<'_> {
                     self.buffer(&ranges, rows * 2),
                     rows,
                     shift,
-                    // Passes 1 and 2 may append; pass 3 is the last.
+                    // The next pass appends only when a pass follows it to read them.
                     pass + 1 < passes - 1,
                     digit_units,
                     self.tuning.use_planes,
@@ -591,7 +612,7 @@ impl Run<'_> {
             );
         }
         self.order_and_finish(&cand_keys, &cand_positions)?;
-        Ok(KEY_BITS / DIGIT_BITS)
+        Ok(self.read.kind.key_bits() / DIGIT_BITS)
     }
 
     /// Every row's chosen keys (below the boundary, then the first ties) in `[rows, k]`
@@ -712,7 +733,7 @@ impl Run<'_> {
     }
 
     /// Writes the outputs from the chosen positions (`[rows, stride]`), reordered by `order`
-    /// (`[rows, k]`, columns) when given.
+    /// (`[rows, k]`, columns) when given. 64-bit values move as pairs of 32-bit words.
     fn finish(&self, positions: &Handle, stride: usize, order: Option<&Handle>) {
         let outputs = self.outputs();
         let positions_len = self.problem.rows * stride;
@@ -720,6 +741,24 @@ impl Run<'_> {
             Some(order) => self.buffer(order, outputs),
             // SAFETY: never read (the kernel's comptime flag is off).
             None => unsafe { BufferArg::from_raw_parts(self.client.empty(64), 8) },
+        };
+        let words = if self.read.kind.wide() { 2 } else { 1 };
+        let (values_in, values_out, value_elem) = if words == 2 {
+            (
+                self.buffer(self.io.values, 2 * self.elements()),
+                match self.io.values_out {
+                    Some(h) => self.buffer(h, 2 * outputs),
+                    // SAFETY: never written (the kernel's comptime flag is off).
+                    None => unsafe { BufferArg::from_raw_parts(self.client.empty(64), 8) },
+                },
+                Dtype::U32.elem_type(),
+            )
+        } else {
+            (
+                self.input(),
+                self.output(self.io.values_out),
+                self.io.value_dtype.elem_type(),
+            )
         };
         // SAFETY: one unit per output element, bounds-checked; positions are within the row.
         unsafe {
@@ -731,19 +770,20 @@ impl Run<'_> {
                 ),
                 CubeDim::new_1d(self.elementwise_units),
                 self.address(),
-                self.input(),
+                values_in,
                 self.buffer(positions, positions_len),
                 order_arg,
-                self.output(self.io.values_out),
+                values_out,
                 self.output(self.io.indices_out),
                 self.problem.len,
                 self.problem.k,
                 stride,
                 outputs,
+                words,
                 order.is_some(),
                 self.io.values_out.is_some(),
                 self.io.indices_out.is_some(),
-                self.dtypes(),
+                [value_elem, self.io.index_dtype.elem_type()],
             );
         }
     }

@@ -20,11 +20,18 @@
 //! - `k = 0`, `rows = 0` and `len = 0` launch nothing; `k` must be in `0..=len`.
 //! - Deterministic: every pass counts with integers and places elements by scans, never by
 //!   the timing of atomics.
-//! - Value dtypes: f32, i32, u32; index dtypes: i32, u32, i64 (where the device has 64-bit
-//!   integers).
+//! - Value dtypes: every [`Dtype`]; the 8-, 16- and 32-bit ones where the device has them
+//!   (else [`SieveError::UnsupportedDtype`](crate::SieveError::UnsupportedDtype) names it),
+//!   64-bit values (i64, u64, f64) on every device, read and moved as pairs of 32-bit words,
+//!   only by [`TopkStrategy::SortAndSlice`] (which `Auto` picks for them; the other
+//!   strategies refuse them by name). Index dtypes: i32, u32, i64 (where the device has
+//!   64-bit integers).
 //!
-//! Every strategy works on order-preserving 32-bit *radix keys* (the sort's, flipped for
-//! top-k): top-k becomes "the `k` smallest radix keys, ties to the lower index".
+//! Every strategy works on the sort's order-preserving *radix keys* (flipped for top-k), in
+//! a `u32` (`sort::keys`): top-k becomes "the `k` smallest radix keys, ties to the lower
+//! index". 8- and 16-bit keys occupy the low 8 or 16 bits, the bits above zero in both
+//! directions, so the boundary searches run over the key's own bits only: 8 or 16
+//! bisection steps, one or two digit passes.
 //!
 //! # Strategies
 //! - [`TopkStrategy::RankByCounting`]: one cube per row, the row's radix keys in shared
@@ -38,18 +45,20 @@
 //!   cube has units lie under it.
 //! - [`TopkStrategy::ThresholdBisection`]: finds each row's boundary key `T` (the `k`-th
 //!   smallest radix key) bit by bit, most significant first: each step is one parallel
-//!   counting pass (how many keys of the row are below the guess), 32 passes queued with no
-//!   read of the device in between (a call must not block); a row whose prefix pins down
-//!   exactly `k` keys is done, and its cubes in later passes return at once. Then the
+//!   counting pass (how many keys of the row are below the guess), one pass per key bit (32
+//!   for 32-bit keys) queued with no read of the device in between (a call must not
+//!   block); a row whose prefix pins down exactly `k` keys is done, and its cubes in later
+//!   passes return at once. Then the
 //!   *gather*: every key below `T`,
 //!   plus the first `k - count(< T)` keys equal to `T` in index order, placed by a scan of
 //!   per-cube counts (each cube of a pass takes a chunk of consecutive tiles, see
 //!   [`TopkTuning::target_cubes`]; a chunk with nothing to write is not read again); then
 //!   the `k` chosen are sorted by (key, index) with [`crate::sort`].
-//! - [`TopkStrategy::RadixSelect`]: the boundary key found by four MSB-first 8-bit digit
-//!   passes, then the same gather. Rows up to [`TopkTuning::row_cube_max_len`] keys run
-//!   one cube per row, everything in one launch: each digit pass sweeps the row (re-read
-//!   from cache) into the cube's shared histogram and picks the digit; the first sweep's
+//! - [`TopkStrategy::RadixSelect`]: the boundary key found by MSB-first 8-bit digit passes
+//!   (four for 32-bit keys, two for 16-bit, one for 8-bit), then the same gather. Rows up
+//!   to [`TopkTuning::row_cube_max_len`] keys run one cube per row, everything in one
+//!   launch: each digit pass sweeps the row (re-read from cache) into the cube's shared
+//!   histogram and picks the digit; the first sweep's
 //!   key range skips the digits every key shares; then the cube gathers the row's chosen
 //!   keys tile by tile in index order. Before that, for small `k` (see
 //!   [`TopkTuning::bound_units_per_k`]), the cube tries the *minima bound*: one sweep takes
@@ -88,6 +97,10 @@
 //!      and the chunks of its scatter that hold chosen keys).
 //!
 //!   `ThresholdBisection` is never chosen by `Auto`: it reads the input up to 32 times.
+//!
+//!   64-bit values always take `SortAndSlice`: the sort already ranks them as two radix
+//!   words, while the selecting strategies hold one 32-bit radix key per value (shared
+//!   memory, candidate buffers, per-row state); a two-word select is not written.
 
 mod kernels;
 mod launch;
@@ -104,19 +117,20 @@ use crate::Dtype;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum TopkStrategy {
     /// Rank by counting for short rows, sort-and-slice where a row fits the in-cube sort or
-    /// `2 k > len`, else radix select (the rule is in the module docs).
+    /// `2 k > len` (and for 64-bit values), else radix select (the rule is in the module
+    /// docs).
     #[default]
     Auto,
     /// One cube per row ranks its keys by counting: rows up to
-    /// [`TopkTuning::rank_capacity`] keys.
+    /// [`TopkTuning::rank_capacity`] keys. Not 64-bit values.
     RankByCounting,
-    /// The boundary key found one bit at a time (32 counting passes), then the gather.
-    /// Never chosen by `Auto`.
+    /// The boundary key found one bit at a time (a counting pass per key bit), then the
+    /// gather. Never chosen by `Auto`; not 64-bit values.
     ThresholdBisection,
     /// The boundary key found by 8-bit digit passes (one cube per row for rows up to
-    /// [`TopkTuning::row_cube_max_len`] keys), then the gather.
+    /// [`TopkTuning::row_cube_max_len`] keys), then the gather. Not 64-bit values.
     RadixSelect,
-    /// The stable sort of each row, its first `k` taken.
+    /// The stable sort of each row, its first `k` taken. Every value dtype.
     SortAndSlice,
 }
 
@@ -160,7 +174,8 @@ pub struct TopkProblem {
 pub struct TopkIo<'a> {
     /// The values to select from (only read).
     pub values: &'a Handle,
-    /// The dtype of `values` and `values_out`: f32, i32 or u32.
+    /// The dtype of `values` and `values_out`: any [`Dtype`] (the 8-, 16- and 32-bit ones
+    /// where the device has them; 64-bit values on every device, by sorting).
     pub value_dtype: Dtype,
     /// The chosen values (the input's dtype, bits unchanged).
     pub values_out: Option<&'a Handle>,
@@ -342,8 +357,9 @@ pub struct TopkReport {
     /// The strategy that ran (`Auto` resolved).
     pub strategy: TopkStrategy,
     /// Counting passes over the input the boundary search queued: one per bisection step
-    /// (`ThresholdBisection`: always 32, as the host never reads how many rows are still
-    /// searching; a done row's cubes return at once), one per digit (`RadixSelect`: 4, the most it
+    /// (`ThresholdBisection`: always the key's bits, 32, 16 or 8, as the host never reads how
+    /// many rows are still searching; a done row's cubes return at once), one per digit
+    /// (`RadixSelect`: 4, 2 or 1 by the key's bits, the most it
     /// runs: the host does not learn which digit passes a row skipped, or whether the row
     /// cube's minima bound answered instead); 0 for the other strategies, and when no search
     /// is needed (`k = 0`, `k = len`, empty problems).

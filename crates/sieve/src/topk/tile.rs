@@ -792,25 +792,30 @@ pub fn unit_min_key<K: Numeric>(
 }
 
 /// The `k`-th smallest (1-based, `1 <= k <= CUBE_DIM`) of the keys the cube's units hold,
-/// one key each: four MSB-first 8-bit digit rounds, each a count of the matching units'
-/// digits into the cube's `bins` and [`find_digit`]. Every unit must call it and gets the
-/// key.
+/// one key each: MSB-first 8-bit digit rounds over the key's bits (four for 32-bit keys,
+/// two for 16-bit, one for 8-bit), each a count of the matching units' digits into the
+/// cube's `bins` and [`find_digit`]. Every unit must call it and gets the key.
 #[cube]
 pub fn kth_smallest_unit_key(
     bins: &Shared<[Atomic<u32>]>,
     key: u32,
     k: u32,
+    #[comptime] key_bits: u32,
     #[comptime] blueprint: TopkBlueprint,
 ) -> u32 {
     let mut prefix = 0u32;
     let mut need = k;
-    for round in 0..4u32 {
-        let shift = 24u32 - 8u32 * round;
+    for round in 0..comptime!(key_bits / 8) {
+        let shift = comptime!(key_bits - 8) - 8u32 * round;
         clear_bins(bins);
         sync_cube();
-        // The digits chosen so far (none in the first round, where `shift + 8` is 32).
+        // The bits above the key's (zero in every real key of a narrow dtype; a unit that
+        // read no key holds `u32::MAX`, counted only for 32-bit keys, where it is a key like
+        // any other: at least `k` units read one) and the digits chosen so far (none in the
+        // first round).
         let mut high_mask = 0u32;
-        if round > 0u32 {
+        // `shift + 8` is 32 only in the first round of a 32-bit key.
+        if comptime!(key_bits < 32) || round > 0u32 {
             high_mask = 0xFFFF_FFFFu32 << (shift + 8u32);
         }
         if ((key ^ prefix) & high_mask) == 0u32 {
@@ -864,7 +869,13 @@ pub fn select_under_minima_bound<K: Numeric>(
     }
     let smallest = unit_min_key::<K>(values, row_base, len, read, blueprint);
     // Its first sync also orders the counter's clear before any add.
-    let bound = kth_smallest_unit_key(bins, smallest, k, blueprint);
+    let bound = kth_smallest_unit_key(
+        bins,
+        smallest,
+        k,
+        comptime!(read.kind.key_bits()),
+        blueprint,
+    );
     let tile_keys = comptime!(blueprint.tile());
     let tiles = len.div_ceil(tile_keys);
     let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
