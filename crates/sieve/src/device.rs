@@ -8,7 +8,7 @@
 
 use std::cell::Cell;
 
-use cubecl::features::{AtomicUsage, Plane};
+use cubecl::features::{AtomicUsage, Plane, TypeUsage};
 use cubecl::ir::{ElemType, Type, UIntKind};
 use cubecl::prelude::*;
 
@@ -139,7 +139,8 @@ impl DeviceCaps {
             i64: supports(client, Dtype::I64),
             u8: client
                 .properties()
-                .supports_type(ElemType::UInt(UIntKind::U8)),
+                .type_usage(ElemType::UInt(UIntKind::U8))
+                .contains(TypeUsage::Buffer),
             dtypes: Dtype::ALL
                 .into_iter()
                 .filter(|&dtype| supports(client, dtype))
@@ -255,6 +256,16 @@ impl DeviceCaps {
     }
 }
 
+/// Whether the runtime lets kernels keep `dtype` in buffers and convert it, and compute in it
+/// (bf16 excepted: sieve only converts it, to f32). Registered alone is not enough: Vulkan
+/// registers bf16 for conversions without 16-bit storage, and the 8- and 16-bit integers
+/// without 8- or 16-bit storage buffers where the device lacks them.
 fn supports(client: &Client, dtype: Dtype) -> bool {
-    client.properties().supports_type(dtype.elem_type())
+    let usage = client.properties().type_usage(dtype.elem_type());
+    let needed = if dtype == Dtype::BF16 {
+        TypeUsage::Buffer | TypeUsage::Conversion
+    } else {
+        TypeUsage::Buffer | TypeUsage::Conversion | TypeUsage::Arithmetic
+    };
+    usage.is_superset(needed)
 }
