@@ -64,6 +64,46 @@ def cumsum_cases(quick):
     return [((1 << 20,), 0), ((1 << 24,), 0), ((1 << 28,), 0), ((4096, 32768), 0), ((4096, 32768), 1)]
 
 
+def scan_family_cases(quick):
+    """(op, shape, dim) as sieve-bench's cumprod/cummin/cummax rows."""
+    if quick:
+        return [("cummax", (64, 1024), 1)]
+    return [(op, shape, dim) for op in ("cumprod", "cummin", "cummax")
+            for shape, dim in [((1 << 20,), 0), ((1 << 24,), 0), ((1 << 28,), 0),
+                               ((4096, 32768), 1)]]
+
+
+def scan_family_rows(quick, dev, gen):
+    """torch.cumprod on {-1, 1} (every partial product exact), torch.cummin/cummax on
+    integers below 2^24 (values moved), checked against float64 first, as sieve-bench's.
+    torch's cummin/cummax also write int64 indices (sieve's and Burn's ops return values
+    only); the floor counts what sieve moves (read and write 4 bytes an element)."""
+    rows = []
+    for op, shape, dim in scan_family_cases(quick):
+        n = torch.Size(shape).numel()
+        params = {"dim": dim}
+        if op == "cumprod":
+            x = torch.tensor([-1.0, 1.0], device=dev)[
+                torch.randint(0, 2, shape, device=dev, generator=gen)]
+            fn = lambda: torch.cumprod(x, dim)
+            want = torch.cumprod(x.double(), dim).float()
+        else:
+            x = torch.randint(-(1 << 23), 1 << 23, shape, device=dev, generator=gen).float()
+            torch_op = torch.cummin if op == "cummin" else torch.cummax
+            fn = lambda: torch_op(x, dim)
+            want = torch_op(x.double(), dim).values.float()
+        got = fn()
+        got = got if op == "cumprod" else got.values
+        note = None if op == "cumprod" else "torch also writes int64 indices"
+        if not torch.equal(got, want):
+            rows.append(row(op, shape, "f32", params, "torch", 8 * n, None, "wrong",
+                            f"torch.{op} differs from the float64 reference"))
+        else:
+            rows.append(row(op, shape, "f32", params, "torch", 8 * n, timed(fn), note=note))
+        del x, got, want
+    return rows
+
+
 def filter_cases(quick):
     """(op, shape, density) as sieve-bench's standard filter rows."""
     if quick:
@@ -251,6 +291,7 @@ def main():
                             timed(lambda: torch.cumsum(x, dim))))
         del x, got, want
 
+    rows.extend(scan_family_rows(quick, dev, gen))
     rows.extend(filter_rows(quick, dev, gen))
     rows.extend(sort_rows(quick, dev, gen))
     rows.extend(topk_rows(quick, dev, gen))

@@ -1,21 +1,25 @@
-//! cumsum rows: sieve through its Burn op (Auto strategy), sieve's raw kernels with each
-//! strategy forced (rows along the last dim), and stock Burn's `Tensor::cumsum`.
+//! The cumulative family's rows (`cumsum`, `cumprod`, `cummin`, `cummax`): sieve through its
+//! Burn op (Auto strategy), sieve's raw kernels with each strategy forced (rows along the
+//! last dim), and stock Burn's `Tensor::cumsum` (`cumprod`, ...).
 //!
-//! Data: random values from {-2, -1, 1, 2} as f32. Every partial sum of such data is a small
-//! integer, exact in f32 in any association order, so each output is checked *exactly*
-//! against the CPU reference before it is timed.
+//! Data, f32, such that every output is exact in any association order and so is checked
+//! *exactly* against the CPU reference before it is timed: cumsum random in {-2, -1, 1, 2}
+//! (every partial sum a small integer); cumprod random in {-1, 1} (every partial product
+//! +-1); cummin and cummax random integers below 2^24 (outputs are inputs, moved).
 
 use burn::tensor::{Device, Tensor, TensorData};
 use cubecl::prelude::*;
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use sieve::scan::{self, ScanKind, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
+use sieve::scan::reference::scan_rows_op;
+use sieve::scan::{self, ScanKind, ScanOp, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
 
 use crate::case::Case;
 use crate::report::{Row, backend_name, mismatch};
 use crate::timing;
 
-/// Stock Burn's cumsum kernel sums the whole prefix for every element (O(len^2) per row);
-/// above this row length one call takes tens of seconds, so the row is reported as skipped.
+/// Stock Burn's cumulative kernel folds the whole prefix for every element (O(len^2) per
+/// row); above this row length one call takes tens of seconds, so the row is reported as
+/// skipped.
 const BURN_MAX_ROW: usize = 1 << 20;
 
 pub fn run(
@@ -27,13 +31,14 @@ pub fn run(
 ) -> Vec<Row> {
     assert_eq!(
         case.dtype, "f32",
-        "cumsum bench: only f32 cases are defined"
+        "{} bench: only f32 cases are defined",
+        case.op
     );
     match case.shape.len() {
         1 => run_rank::<1>(case, device, client, runs, with_burn),
         2 => run_rank::<2>(case, device, client, runs, with_burn),
         3 => run_rank::<3>(case, device, client, runs, with_burn),
-        r => panic!("cumsum bench: rank {r} is not supported (1..=3)"),
+        r => panic!("{} bench: rank {r} is not supported (1..=3)", case.op),
     }
 }
 
@@ -45,28 +50,37 @@ fn run_rank<const D: usize>(
     with_burn: bool,
 ) -> Vec<Row> {
     let dim = case.dim();
-    assert!(dim < D, "cumsum bench: dim {dim} out of range for rank {D}");
+    assert!(
+        dim < D,
+        "{} bench: dim {dim} out of range for rank {D}",
+        case.op
+    );
+    let op = scan_op(&case.op);
     let n = case.numel();
     let backend = backend_name(&sieve::DeviceCaps::of(client));
     let floor = 8 * n as u64;
     let mut rng = StdRng::seed_from_u64(0x51e7e);
     let data: Vec<f32> = (0..n)
-        .map(|_| [-2.0, -1.0, 1.0, 2.0][rng.random_range(0..4)])
+        .map(|_| match op {
+            ScanOp::Sum => [-2.0, -1.0, 1.0, 2.0][rng.random_range(0..4)],
+            ScanOp::Prod => [-1.0, 1.0][rng.random_range(0..2)],
+            ScanOp::Min | ScanOp::Max => rng.random_range(-(1 << 23)..1 << 23) as f32,
+        })
         .collect();
-    let expected = reference(&data, &case.shape, dim);
+    let expected = reference(&data, &case.shape, dim, op);
     let input = Tensor::<D>::from_data(TensorData::new(data.clone(), case.shape.clone()), device);
     let mut rows = Vec::new();
 
     // sieve through Burn (what a model calls).
     let row = Row::new(case, "sieve", &backend, floor, &[("strategy", "auto")]);
-    let out = sieve_burn::cumsum(input.clone(), dim);
+    let out = sieve_op(input.clone(), dim, op);
     rows.push(row.checked(
         mismatch(&out.into_data().try_to_vec::<f32>().unwrap(), &expected),
         || {
             timing::time(
                 runs,
                 || {
-                    let _out = sieve_burn::cumsum(input.clone(), dim);
+                    let _out = sieve_op(input.clone(), dim, op);
                 },
                 || {
                     device.sync().expect("device sync");
@@ -97,12 +111,13 @@ fn run_rank<const D: usize>(
                 tuning: tuning_override(case, client, strategy),
             };
             let launch = || {
-                scan::scan(
+                scan::scan_op(
                     client,
                     &in_handle,
                     &out_handle,
                     problem,
                     sieve::Dtype::F32,
+                    op,
                     ScanKind::Inclusive,
                     options,
                 )
@@ -135,18 +150,19 @@ fn run_rank<const D: usize>(
         rows.push(row.untimed(
             "skipped",
             format!(
-                "stock cumsum is O(len^2) per row; not run for rows longer than {BURN_MAX_ROW}"
+                "stock {} is O(len^2) per row; not run for rows longer than {BURN_MAX_ROW}",
+                case.op
             ),
         ));
     } else {
-        let out = input.clone().cumsum(dim);
+        let out = stock_op(input.clone(), dim, op);
         rows.push(row.checked(
             mismatch(&out.into_data().try_to_vec::<f32>().unwrap(), &expected),
             || {
                 timing::time(
                     runs,
                     || {
-                        let _out = input.clone().cumsum(dim);
+                        let _out = stock_op(input.clone(), dim, op);
                     },
                     || {
                         device.sync().expect("device sync");
@@ -187,19 +203,55 @@ fn tuning_override(case: &Case, client: &Client, strategy: ScanStrategy) -> Opti
     })
 }
 
-/// CPU cumsum of a row-major tensor along `dim`.
-fn reference(data: &[f32], shape: &[usize], dim: usize) -> Vec<f32> {
+/// The scan operator of a bench op name.
+fn scan_op(name: &str) -> ScanOp {
+    match name {
+        "cumsum" => ScanOp::Sum,
+        "cumprod" => ScanOp::Prod,
+        "cummin" => ScanOp::Min,
+        "cummax" => ScanOp::Max,
+        other => panic!("{other} is not a cumulative op (cumsum, cumprod, cummin, cummax)"),
+    }
+}
+
+/// sieve's Burn op for `op`.
+fn sieve_op<const D: usize>(x: Tensor<D>, dim: usize, op: ScanOp) -> Tensor<D> {
+    match op {
+        ScanOp::Sum => sieve_burn::cumsum(x, dim),
+        ScanOp::Prod => sieve_burn::cumprod(x, dim),
+        ScanOp::Min => sieve_burn::cummin(x, dim),
+        ScanOp::Max => sieve_burn::cummax(x, dim),
+    }
+}
+
+/// Stock Burn's op for `op`.
+fn stock_op<const D: usize>(x: Tensor<D>, dim: usize, op: ScanOp) -> Tensor<D> {
+    match op {
+        ScanOp::Sum => x.cumsum(dim),
+        ScanOp::Prod => x.cumprod(dim),
+        ScanOp::Min => x.cummin(dim),
+        ScanOp::Max => x.cummax(dim),
+    }
+}
+
+/// CPU scan of a row-major tensor along `dim` with `op`: each lane through sieve's sequential
+/// reference (sums in f64, rounded once per output).
+fn reference(data: &[f32], shape: &[usize], dim: usize, op: ScanOp) -> Vec<f32> {
     let len = shape[dim];
     let inner: usize = shape[dim + 1..].iter().product();
     let outer: usize = shape[..dim].iter().product();
     let mut out = vec![0.0f32; data.len()];
+    let mut lane = Vec::with_capacity(len);
     for o in 0..outer {
         for i in 0..inner {
-            let mut acc = 0.0f64;
-            for k in 0..len {
-                let at = (o * len + k) * inner + i;
-                acc += data[at] as f64;
-                out[at] = acc as f32;
+            let at = |k: usize| (o * len + k) * inner + i;
+            lane.clear();
+            lane.extend((0..len).map(|k| data[at(k)]));
+            for (k, v) in scan_rows_op(&lane, 1, len, op, false)
+                .into_iter()
+                .enumerate()
+            {
+                out[at(k)] = v;
             }
         }
     }

@@ -80,7 +80,9 @@ fn main() {
     for case in &cases {
         eprintln!("running {case}");
         let rows: Vec<Row> = match case.op.as_str() {
-            "cumsum" => cumsum::run(case, &device, &client, runs, !cli.no_burn),
+            "cumsum" | "cumprod" | "cummin" | "cummax" => {
+                cumsum::run(case, &device, &client, runs, !cli.no_burn)
+            }
             "mask_select" | "argwhere" | "compact_rows" => {
                 filter::run(case, &device, &client, runs, !cli.no_burn)
             }
