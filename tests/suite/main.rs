@@ -9,6 +9,7 @@ mod burn_ops;
 mod compact;
 mod cumulative;
 mod dims;
+mod dtypes_ops;
 mod dtypes_sort;
 mod dtypes_scan;
 mod filter_ops;
