@@ -237,23 +237,40 @@ macro_rules! each_dtype {
     };
 }
 
-/// The device under test, its caps and its default index dtype.
+/// The device under test, its caps (`None`: a backend without sieve kernels, whose stock-op
+/// fallbacks take every dtype) and its default index dtype.
 struct Env {
     device: Device,
-    caps: DeviceCaps,
+    caps: Option<DeviceCaps>,
     index: DType,
 }
 
 impl Env {
-    fn new() -> Self {
-        let device = Device::default();
-        let client = sieve_burn::cube_client(&device).expect("a CubeCL device");
+    fn new(device: Device) -> Self {
+        let caps = sieve_burn::cube_client(&device).map(|client| DeviceCaps::of(&client));
         let index = device.settings().int_dtype.into();
         Env {
-            caps: DeviceCaps::of(&client),
+            caps,
             device,
             index,
         }
+    }
+
+    /// Whether the kernels (if any) take `dtype` on this device.
+    fn supports(&self, dtype: Dtype) -> bool {
+        self.caps.as_ref().is_none_or(|caps| caps.supports(dtype))
+    }
+
+    /// Whether this runs sieve's kernels (else Burn's stock ops, whose cummin/cummax keep
+    /// their own zero signs and NaN payloads, and whose f16/bf16 sums round every step).
+    fn kernels(&self) -> bool {
+        self.caps.is_some()
+    }
+
+    fn describe(&self) -> String {
+        self.caps
+            .as_ref()
+            .map_or_else(|| format!("{:?}", self.device), DeviceCaps::describe)
     }
 
     /// Runs `op` (reading its outputs back): where `works`, it must succeed; otherwise it must
@@ -270,7 +287,7 @@ impl Env {
                 .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default(),
         };
-        let (named, device) = (format!("dtype {dtype}"), self.caps.describe());
+        let (named, device) = (format!("dtype {dtype}"), self.describe());
         assert!(
             message.contains(&named) && message.contains(&device),
             "{case}: the refusal must name `{named}` and the device `{device}`; got: {message}"
@@ -399,7 +416,7 @@ fn check_sorts<T: El>(env: &Env, data: &[T], len: usize, case: &str) {
     let device = &env.device;
     let x = || tensor(data, ROWS, len, device);
     // 64-bit keys are read as pairs of 32-bit words: no device support needed.
-    let works = env.caps.supports(T::SIEVE) || T::SIEVE.size_bytes() == 8;
+    let works = env.supports(T::SIEVE) || T::SIEVE.size_bytes() == 8;
     let dtype = T::SIEVE;
     for descending in [false, true] {
         let order = sort_rows(data, ROWS, len, descending);
@@ -496,15 +513,16 @@ fn check_sorts<T: El>(env: &Env, data: &[T], len: usize, case: &str) {
 
 /// cumsum, cumprod, cummin, cummax (and cumsum of a transposed view along dim 0).
 fn check_scans<T: El>(env: &Env, rng: &mut StdRng, len: usize, case: &str) {
-    let works = env.caps.supports(T::SIEVE);
+    let works = env.supports(T::SIEVE);
     for op in [ScanOp::Sum, ScanOp::Prod, ScanOp::Min, ScanOp::Max] {
         let data = scan_rows::<T>(rng, op, len);
         let want = scan_rows_op(&data, ROWS, len, op, false);
         let case = format!("{case} cum{}", op.name());
-        // Sums and products may give any NaN; f16 and bf16 go through f32 and back.
+        // Sums and products may give any NaN; f16 and bf16 go through f32 and back. Burn's
+        // stock cummin/cummax keep their own zero signs and NaN payloads.
         let widened = T::SIEVE.accumulator() != T::SIEVE && T::SIEVE.is_float();
-        let any_nan = matches!(op, ScanOp::Sum | ScanOp::Prod) || widened;
-        let any_zero = op == ScanOp::Sum;
+        let any_nan = matches!(op, ScanOp::Sum | ScanOp::Prod) || widened || !env.kernels();
+        let any_zero = op == ScanOp::Sum || !env.kernels();
         let x = tensor(&data, ROWS, len, &env.device);
         let got = env.run(works, T::SIEVE, &case, || {
             let y = match op {
@@ -533,7 +551,7 @@ fn check_scans<T: El>(env: &Env, rng: &mut StdRng, len: usize, case: &str) {
 
 /// The filter ops and the split, by a mask of the values (`> 0`).
 fn check_filters<T: El>(env: &Env, data: &[T], len: usize, case: &str) {
-    let (device, works, dtype) = (&env.device, env.caps.supports(T::SIEVE), T::SIEVE);
+    let (device, works, dtype) = (&env.device, env.supports(T::SIEVE), T::SIEVE);
     let x = || tensor(data, ROWS, len, device);
     let flags = compare_flags(data, FlagRule::Greater, 0.0);
     let mask = || Tensor::<2, Bool>::from_data(TensorData::new(flags.clone(), [ROWS, len]), device);
@@ -689,7 +707,7 @@ fn check_positions<T: El>(env: &Env, data: &[T], len: usize, case: &str) {
 /// Every op on one dtype, or, where the device lacks it, their refusals.
 fn every_op<T: El>(env: &Env, rng: &mut StdRng, skipped: &mut Vec<String>, test: &str) {
     let dtype = T::SIEVE;
-    if !env.caps.supports(dtype) {
+    if !env.supports(dtype) {
         let sorts = if dtype.size_bytes() == 8 {
             "sorted and selected (64-bit keys need no device support), every other op"
         } else {
@@ -698,7 +716,7 @@ fn every_op<T: El>(env: &Env, rng: &mut StdRng, skipped: &mut Vec<String>, test:
         skipped.push(format!(
             "{dtype}: the device ({}) lacks it: {sorts} checked to refuse it by name; argwhere/nonzero of its `> 0` mask not run (Burn's own comparison needs \
              the dtype)",
-            env.caps.describe()
+            env.describe()
         ));
     }
     for len in LENGTHS {
@@ -707,7 +725,7 @@ fn every_op<T: El>(env: &Env, rng: &mut StdRng, skipped: &mut Vec<String>, test:
         check_sorts(env, &data, len, &case);
         check_scans::<T>(env, rng, len, &case);
         check_filters(env, &data, len, &case);
-        if env.caps.supports(dtype) {
+        if env.supports(dtype) {
             check_positions(env, &data, len, &case);
         }
     }
@@ -716,7 +734,7 @@ fn every_op<T: El>(env: &Env, rng: &mut StdRng, skipped: &mut Vec<String>, test:
     let small: Vec<i32> = (0..ROWS * len).map(|_| rng.random_range(0..100)).collect();
     let data: Vec<T> = small.iter().map(|&v| T::small(v)).collect();
     let case = format!("{test}: {dtype} made by Burn's cast");
-    let works = env.caps.supports(dtype) || dtype.size_bytes() == 8;
+    let works = env.supports(dtype) || dtype.size_bytes() == 8;
     let got = env.run(works, dtype, &case, || {
         let x = T::cast(small, [ROWS, len], &env.device);
         let (v, i) = sieve_burn::sort_with_indices(x, -1);
@@ -734,7 +752,7 @@ fn every_dtype_through_every_op() {
     let _device = serial();
     let test = "every_dtype_through_every_op";
     let (mut rng, _) = rng(test);
-    let env = Env::new();
+    let env = Env::new(Device::default());
     let mut skipped = Vec::new();
     each_dtype!(every_op(&env, &mut rng, &mut skipped, test));
     for line in &skipped {
@@ -742,15 +760,62 @@ fn every_dtype_through_every_op() {
     }
 }
 
+/// The same on Flex: the stock-op fallbacks take every dtype.
+#[test]
+fn every_dtype_through_every_op_on_flex() {
+    let test = "every_dtype_through_every_op_on_flex";
+    let (mut rng, _) = rng(test);
+    let env = Env::new(Device::flex());
+    let mut skipped = Vec::new();
+    each_dtype!(every_op(&env, &mut rng, &mut skipped, test));
+    assert!(skipped.is_empty(), "{test}: Flex skipped {skipped:?}");
+}
+
+/// The same on NdArray (deprecated by Burn; still served by the same fallbacks).
+#[cfg(feature = "ndarray")]
+#[test]
+#[allow(deprecated)]
+fn every_dtype_through_every_op_on_ndarray() {
+    let test = "every_dtype_through_every_op_on_ndarray";
+    let (mut rng, _) = rng(test);
+    let env = Env::new(Device::ndarray());
+    let mut skipped = Vec::new();
+    every_op::<f64>(&env, &mut rng, &mut skipped, test);
+    every_op::<f32>(&env, &mut rng, &mut skipped, test);
+    every_op::<i64>(&env, &mut rng, &mut skipped, test);
+    every_op::<i32>(&env, &mut rng, &mut skipped, test);
+    every_op::<i16>(&env, &mut rng, &mut skipped, test);
+    every_op::<i8>(&env, &mut rng, &mut skipped, test);
+    every_op::<u64>(&env, &mut rng, &mut skipped, test);
+    every_op::<u32>(&env, &mut rng, &mut skipped, test);
+    every_op::<u16>(&env, &mut rng, &mut skipped, test);
+    every_op::<u8>(&env, &mut rng, &mut skipped, test);
+    assert!(skipped.is_empty(), "{test}: NdArray skipped {skipped:?}");
+    // Burn's NdArray holds no f16 or bf16 tensors: it refuses to make one, before any op.
+    for (dtype, made) in [
+        (
+            "f16",
+            catch_unwind(|| tensor(&[f16::ONE], 1, 1, &env.device).dtype()),
+        ),
+        (
+            "bf16",
+            catch_unwind(|| tensor(&[bf16::ONE], 1, 1, &env.device).dtype()),
+        ),
+    ] {
+        assert!(
+            made.is_err(),
+            "{test}: NdArray made a {dtype} tensor: test it here"
+        );
+        eprintln!("{test}: skipped {dtype}: Burn's NdArray refuses to create {dtype} tensors");
+    }
+}
+
 /// Gradients keep the input's float dtype: sort (scattered back to the sources), cumsum
 /// (the reversed cumsum) and mask_select (the selected positions), exact on these values.
 fn gradients<T: El<Kind = Float>>(env: &Env, skipped: &mut Vec<String>, test: &str) {
     let dtype = T::SIEVE;
-    if !env.caps.supports(dtype) {
-        skipped.push(format!(
-            "{dtype}: the device ({}) lacks it",
-            env.caps.describe()
-        ));
+    if !env.supports(dtype) {
+        skipped.push(format!("{dtype}: the device ({}) lacks it", env.describe()));
         return;
     }
     let device = env.device.clone().autodiff();
@@ -792,7 +857,7 @@ fn gradients<T: El<Kind = Float>>(env: &Env, skipped: &mut Vec<String>, test: &s
 fn float_dtype_gradients_keep_the_dtype() {
     let _device = serial();
     let test = "float_dtype_gradients_keep_the_dtype";
-    let env = Env::new();
+    let env = Env::new(Device::default());
     let mut skipped = Vec::new();
     gradients::<f64>(&env, &mut skipped, test);
     gradients::<f32>(&env, &mut skipped, test);

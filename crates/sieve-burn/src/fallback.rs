@@ -4,7 +4,7 @@
 //! and rejected elements to one spare column that is then sliced off. Padding is zeros.
 
 use burn::backend::{
-    Backend, TensorMetadata, get_device_settings,
+    Backend, Scalar, TensorMetadata, get_device_settings,
     tensor::{BoolTensor, FloatTensor, IntTensor},
 };
 use burn::tensor::{DType, IndexingUpdateOp, IntDType, Shape, Slice, TensorData, try_read_sync};
@@ -191,10 +191,14 @@ pub fn split_by_bit<B: Backend>(
     index_dtype: IntDType,
 ) -> (IntTensor<B>, IntTensor<B>, IntTensor<B>) {
     let bool_dtype = get_device_settings::<B>(&keys.device()).bool_dtype;
-    let bits = B::bitwise_and_scalar(
-        B::bitwise_right_shift_scalar(keys.clone(), (bit as i64).into()),
-        1i64.into(),
-    );
+    // Unsigned keys divide by 2^bit instead of shifting: NdArray's right shift and bitwise
+    // and go through i64 and panic on u64 keys past i64::MAX; its division does not.
+    let shifted = if keys.dtype().is_uint() {
+        B::int_div_scalar(keys.clone(), Scalar::UInt(1u64 << bit))
+    } else {
+        B::bitwise_right_shift_scalar(keys.clone(), (bit as i64).into())
+    };
+    let bits = B::int_remainder_scalar(shifted, 2i64.into());
     let zero = B::int_equal_elem(bits, 0i64.into(), bool_dtype);
     int_partition::<B>(keys, zero, dim, index_dtype)
 }
