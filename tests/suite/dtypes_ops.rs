@@ -18,6 +18,11 @@
 //! minima and maxima pass through f32, which may canonicalise a NaN's payload. Minima and
 //! maxima leave float subnormals out (a device may compare them as zeros: see dtypes_scan).
 //!
+//! The same runs on Flex (every dtype) and NdArray (every dtype it holds: Burn's NdArray makes
+//! no f16 or bf16 tensors), through the stock-op fallbacks, whose cummin/cummax may keep other
+//! zero signs and NaN payloads. Float gradients (sort, cumsum, cumprod with zeros, cummax,
+//! mask_select_padded) keep the dtype and are exact on small integers.
+//!
 //! A dtype the device lacks (`DeviceCaps::supports`; on lavapipe's WGSL path bf16 and the 8-
 //! and 16-bit integers) must make every op that needs it panic with a message naming the
 //! dtype and the device (the sort and top-k read 64-bit keys as 32-bit words and must work on
@@ -507,6 +512,33 @@ fn check_sorts<T: El>(env: &Env, data: &[T], len: usize, case: &str) {
                     assert_same(&i, &want_idx, &format!("{case} argtopk"));
                 }
             }
+            // Unsorted (the strategy's order): the same set per row, values at their sources.
+            let options = sieve_burn::TopKOptions {
+                largest,
+                sorted: false,
+                ..Default::default()
+            };
+            let got = env.run(works, dtype, &case, || {
+                let (v, i) = sieve_burn::topk_with_options(x(), k, -1, options);
+                (values::<T, 2>(v, &case), indices(i, env, &case))
+            });
+            if let Some((v, i)) = got {
+                let sources: Vec<usize> = i.iter().map(|&j| j as usize).collect();
+                let at_sources = gather(data, &sources, len);
+                assert_bits(&v, &at_sources, false, false, &format!("{case} unsorted"));
+                let set = |mut row: Vec<i64>| {
+                    row.sort_unstable();
+                    row
+                };
+                for r in 0..ROWS {
+                    let row = r * k..(r + 1) * k;
+                    assert_same(
+                        &set(i[row.clone()].to_vec()),
+                        &set(want_idx[row].to_vec()),
+                        &format!("{case} unsorted row {r}: the set"),
+                    );
+                }
+            }
         }
     }
 }
@@ -674,10 +706,11 @@ fn check_filters<T: El>(env: &Env, data: &[T], len: usize, case: &str) {
 
 /// argwhere and nonzero of the mask Burn computes on the device (`x > 0`), where the device
 /// has the dtype (Burn's comparison needs it: on a device without it the comparison, not
-/// sieve, would refuse).
+/// sieve, would refuse). Subnormals are left out: a device may compare them as zeros.
 fn check_positions<T: El>(env: &Env, data: &[T], len: usize, case: &str) {
-    let flags = compare_flags(data, FlagRule::Greater, 0.0);
-    let x = tensor(data, ROWS, len, &env.device);
+    let data: Vec<T> = data.iter().map(|&x| x.normal()).collect();
+    let flags = compare_flags(&data, FlagRule::Greater, 0.0);
+    let x = tensor(&data, ROWS, len, &env.device);
     let mask = x.greater_elem(0);
     let coordinates = indices(sieve_burn::argwhere(mask.clone()), env, case);
     let want: Vec<i64> = (0..data.len())
@@ -810,8 +843,10 @@ fn every_dtype_through_every_op_on_ndarray() {
     }
 }
 
-/// Gradients keep the input's float dtype: sort (scattered back to the sources), cumsum
-/// (the reversed cumsum) and mask_select (the selected positions), exact on these values.
+/// Gradients keep the input's float dtype and are exact on these small integers: sort
+/// (scattered back to the sources), cumsum (the reversed cumsum), cumprod (with zeros: the
+/// O(n^2) definition), cummax (to the latest position holding the running maximum) and
+/// mask_select_padded (to the selected positions), each of `sum(op(x) * w)`.
 fn gradients<T: El<Kind = Float>>(env: &Env, skipped: &mut Vec<String>, test: &str) {
     let dtype = T::SIEVE;
     if !env.supports(dtype) {
@@ -820,37 +855,59 @@ fn gradients<T: El<Kind = Float>>(env: &Env, skipped: &mut Vec<String>, test: &s
     }
     let device = env.device.clone().autodiff();
     let len = 9;
-    let data: Vec<T> = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3]
-        .map(T::small)
-        .to_vec();
-    let weights: Vec<T> = (0..ROWS * len)
-        .map(|i| T::small(i as i32 % 7 + 1))
-        .collect();
+    let xs: [i64; 18] = [2, -1, 0, 1, 2, -1, 1, 0, 1, 1, 2, -1, 1, -1, 2, 1, 1, -1];
+    let ws: Vec<i64> = (0..ROWS * len).map(|i| [1, -1, 2][i % 3]).collect();
+    let as_t = |v: &[i64]| -> Vec<T> { v.iter().map(|&v| T::small(v as i32)).collect() };
+    let (data, weights) = (as_t(&xs), as_t(&ws));
     let w = || tensor(&weights, ROWS, len, &device);
-    let grad_of = |what: &str, f: &dyn Fn(Tensor<2>) -> Tensor<2>| -> Vec<T> {
+    let check = |what: &str, f: &dyn Fn(Tensor<2>) -> Tensor<2>, want: Vec<i64>| {
         let x = tensor(&data, ROWS, len, &device).require_grad();
         let grads = (f(x.clone()) * w()).sum().backward();
         let case = format!("{test}: {dtype} {what} gradient");
-        values::<T, 2>(x.grad(&grads).expect("a gradient"), &case)
+        let got = values::<T, 2>(x.grad(&grads).expect("a gradient"), &case);
+        assert_bits(&got, &as_t(&want), false, true, &case);
     };
-    let case = format!("{test}: {dtype}");
-    let got = grad_of("sort", &|x| sieve_burn::sort(x, -1));
+    // Per row: the gradient of input i from the outputs j that depend on it.
+    let by_rows = |grad: &dyn Fn(&[i64], &[i64], usize) -> i64| -> Vec<i64> {
+        (0..ROWS * len)
+            .map(|i| {
+                let row = (i / len) * len..(i / len + 1) * len;
+                grad(&xs[row.clone()], &ws[row], i % len)
+            })
+            .collect()
+    };
     let order = sort_rows(&data, ROWS, len, false);
-    let mut want = vec![T::default(); ROWS * len];
+    let mut want = vec![0; ROWS * len];
     for (slot, &source) in order.iter().enumerate() {
-        want[(slot / len) * len + source] = weights[slot];
+        want[(slot / len) * len + source] = ws[slot];
     }
-    assert_bits(&got, &want, false, false, &format!("{case} sort gradient"));
-    let got = grad_of("cumsum", &|x| sieve_burn::cumsum(x, 1));
-    // The reversed running sum of the weights: sum of w[j] for j >= i in the row.
-    let want: Vec<T> = (0..ROWS * len)
-        .map(|i| {
-            let end = (i / len + 1) * len;
-            let total: i32 = (i..end).map(|j| j as i32 % 7 + 1).sum();
-            T::small(total)
-        })
-        .collect();
-    assert_bits(&got, &want, false, true, &format!("{case} cumsum gradient"));
+    check("sort", &|x| sieve_burn::sort(x, -1), want);
+    let want = by_rows(&|_, w, i| w[i..].iter().sum());
+    check("cumsum", &|x| sieve_burn::cumsum(x, 1), want);
+    let want = by_rows(&|x, w, i| {
+        (i..len)
+            .map(|j| w[j] * (0..=j).filter(|&k| k != i).map(|k| x[k]).product::<i64>())
+            .sum()
+    });
+    check("cumprod", &|x| sieve_burn::cumprod(x, -1), want);
+    let want = by_rows(&|x, w, i| {
+        // Output j's source: the latest k <= j holding the running maximum.
+        let source = |j: usize| (0..=j).rev().max_by_key(|&k| (x[k], k)).unwrap_or(0);
+        (i..len).filter(|&j| source(j) == i).map(|j| w[j]).sum()
+    });
+    check("cummax", &|x| sieve_burn::cummax(x, -1), want);
+    let flags: Vec<bool> = xs.iter().map(|&v| v > 0).collect();
+    let mask = Tensor::<2, Bool>::from_data(TensorData::new(flags.clone(), [ROWS, len]), &device);
+    let mut want = vec![0; ROWS * len];
+    for (slot, i) in (0..ROWS * len).filter(|&i| flags[i]).enumerate() {
+        want[i] = ws[slot];
+    }
+    let select = |x: Tensor<2>| {
+        sieve_burn::mask_select_padded(x, mask.clone())
+            .0
+            .reshape([ROWS, len])
+    };
+    check("mask_select_padded", &select, want);
 }
 
 #[test]
