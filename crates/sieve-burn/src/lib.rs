@@ -12,9 +12,15 @@
 //! - Sort (stable, PyTorch's float order): [`sort`], [`sort_descending`],
 //!   [`sort_with_indices`], [`sort_descending_with_indices`], [`argsort`],
 //!   [`argsort_descending`].
-//! - Top-k (the first k of a stable sort; f32, i32 and u32 on the cube backends):
+//! - Top-k (the first k of a stable sort):
 //!   [`topk`], [`topk_with_indices`], [`argtopk`], [`bottomk_with_indices`],
 //!   [`topk_with_options`] ([`TopKOptions`]).
+//!
+//! Every op takes every numeric Burn dtype (f64, f32, f16, bf16, i64, i32, i16, i8, u64, u32,
+//! u16, u8) and keeps it in its value outputs; indices and counts are the device's default
+//! int dtype. On the cube backends a dtype the device lacks (WGSL: bf16 and the 8- and 16-bit
+//! integers; f16 and f64 on some devices) panics with a message naming the dtype and the
+//! device (the sort and top-k take 64-bit keys on every device).
 //!
 //! ```no_run
 //! use burn::tensor::{Device, Tensor};

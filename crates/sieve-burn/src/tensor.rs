@@ -620,8 +620,8 @@ pub fn split_by_bit<const D: usize>(
 ///
 /// # Panics
 /// If `dim` is not in `-D..D` (negative dims count from the end; Burn's message), or, on the
-/// cube backends, the dtype is not f32, f16, bf16, i32, u32 or i64 (f16 and bf16 where the
-/// device has them).
+/// cube backends, the device lacks the dtype (8-, 16- and 32-bit dtypes; 64-bit keys sort
+/// everywhere): the message names the dtype and the device. Every Burn numeric dtype sorts.
 ///
 /// # Example
 /// ```
