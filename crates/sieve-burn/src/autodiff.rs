@@ -404,15 +404,7 @@ impl<B: Backend + SieveOps> Backward<B, 1> for PermutationBackward {
         let grad = grads.consume::<B>(&ops.node);
         let (indices, shape, dim) = ops.state;
         if let Some(node) = parent {
-            let zeros = B::float_zeros(shape, &grad.device(), grad.dtype().into());
-            let back = B::float_scatter(
-                dim,
-                zeros,
-                indices,
-                grad,
-                burn::tensor::IndexingUpdateOp::Add,
-            );
-            grads.register::<B>(node.id, back);
+            grads.register::<B>(node.id, scatter_add_grad::<B>(shape, dim, indices, grad));
         }
     }
 }
@@ -538,15 +530,26 @@ impl<B: Backend + SieveOps> Backward<B, 1> for ExtremeBackward {
             );
             let marked = B::int_mask_fill(positions, B::bool_not(source), 0i64.into());
             let sources = B::sieve_int_cummax(marked, dim);
-            let zeros = B::float_zeros(shape, &device, grad.dtype().into());
-            let back = B::float_scatter(
-                dim,
-                zeros,
-                sources,
-                grad,
-                burn::tensor::IndexingUpdateOp::Add,
-            );
-            grads.register::<B>(node.id, back);
+            grads.register::<B>(node.id, scatter_add_grad::<B>(shape, dim, sources, grad));
         }
     }
+}
+
+/// The gradient of an op whose outputs each copy one input element: zeros of the input's
+/// `shape`, with `grad` added at `indices` along `dim` (an input that feeds several outputs
+/// gets their sum).
+fn scatter_add_grad<B: Backend>(
+    shape: Shape,
+    dim: usize,
+    indices: IntTensor<B>,
+    grad: FloatTensor<B>,
+) -> FloatTensor<B> {
+    let zeros = B::float_zeros(shape, &grad.device(), grad.dtype().into());
+    B::float_scatter(
+        dim,
+        zeros,
+        indices,
+        grad,
+        burn::tensor::IndexingUpdateOp::Add,
+    )
 }

@@ -107,61 +107,41 @@ impl ScanElement for f64 {
     }
 }
 
-impl ScanElement for half::bf16 {
-    type Acc = f64;
-    fn zero() -> f64 {
-        0.0
-    }
-    fn widen(self) -> f64 {
-        self.to_f64()
-    }
-    fn narrow(acc: f64) -> Self {
-        half::bf16::from_f64(acc)
-    }
-    fn one() -> f64 {
-        1.0
-    }
-    fn mul(a: f64, b: f64) -> f64 {
-        mul_f32(a, b)
-    }
-    fn highest() -> Self {
-        half::bf16::INFINITY
-    }
-    fn lowest() -> Self {
-        half::bf16::NEG_INFINITY
-    }
-    fn is_nan(self) -> bool {
-        half::bf16::is_nan(self)
-    }
+/// The half floats: reference arithmetic in f64, each product rounded as the device's f32
+/// accumulator rounds it, the result rounded once to the dtype (as the kernels store it).
+macro_rules! half_element {
+    ($t:ty) => {
+        impl ScanElement for $t {
+            type Acc = f64;
+            fn zero() -> f64 {
+                0.0
+            }
+            fn widen(self) -> f64 {
+                self.to_f64()
+            }
+            fn narrow(acc: f64) -> Self {
+                <$t>::from_f64(acc)
+            }
+            fn one() -> f64 {
+                1.0
+            }
+            fn mul(a: f64, b: f64) -> f64 {
+                mul_f32(a, b)
+            }
+            fn highest() -> Self {
+                <$t>::INFINITY
+            }
+            fn lowest() -> Self {
+                <$t>::NEG_INFINITY
+            }
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+        }
+    };
 }
-
-impl ScanElement for half::f16 {
-    type Acc = f64;
-    fn zero() -> f64 {
-        0.0
-    }
-    fn widen(self) -> f64 {
-        self.to_f64()
-    }
-    fn narrow(acc: f64) -> Self {
-        half::f16::from_f64(acc)
-    }
-    fn one() -> f64 {
-        1.0
-    }
-    fn mul(a: f64, b: f64) -> f64 {
-        mul_f32(a, b)
-    }
-    fn highest() -> Self {
-        half::f16::INFINITY
-    }
-    fn lowest() -> Self {
-        half::f16::NEG_INFINITY
-    }
-    fn is_nan(self) -> bool {
-        half::f16::is_nan(self)
-    }
-}
+half_element!(half::bf16);
+half_element!(half::f16);
 
 /// Row-wise scan of `input` laid out as `[rows, len]`: inclusive, or exclusive (each element
 /// the sum of those before it in its row). Integers wrap on overflow, as on the GPU.
