@@ -843,6 +843,9 @@ fn every_dtype_through_every_op_on_ndarray() {
     }
 }
 
+/// Input `i`'s gradient from one row's inputs and output weights.
+type Gradient<'a> = &'a dyn Fn(&[i64], &[i64], usize) -> i64;
+
 /// Gradients keep the input's float dtype and are exact on these small integers: sort
 /// (scattered back to the sources), cumsum (the reversed cumsum), cumprod (with zeros: the
 /// O(n^2) definition), cummax (to the latest position holding the running maximum) and
@@ -868,7 +871,7 @@ fn gradients<T: El<Kind = Float>>(env: &Env, skipped: &mut Vec<String>, test: &s
         assert_bits(&got, &as_t(&want), false, true, &case);
     };
     // Per row: the gradient of input i from the outputs j that depend on it.
-    let by_rows = |grad: &dyn Fn(&[i64], &[i64], usize) -> i64| -> Vec<i64> {
+    let by_rows = |grad: Gradient| -> Vec<i64> {
         (0..ROWS * len)
             .map(|i| {
                 let row = (i / len) * len..(i / len + 1) * len;
