@@ -267,7 +267,7 @@ impl Env {
     }
 
     /// Whether this runs sieve's kernels (else Burn's stock ops, whose cummin/cummax keep
-    /// their own zero signs and NaN payloads, and whose f16/bf16 sums round every step).
+    /// their own zero signs and NaN payloads).
     fn kernels(&self) -> bool {
         self.caps.is_some()
     }
