@@ -169,3 +169,88 @@ pub fn first_k_along<T: sieve::sort::reference::SortKey>(
     }
     (indices, source)
 }
+
+/// What a device test starts with: the device held for it alone ([`serial`]; released when
+/// this is dropped), its client and capabilities, and the test's name for messages.
+pub struct Setup {
+    _device: std::sync::MutexGuard<'static, ()>,
+    pub client: Client,
+    pub caps: sieve::DeviceCaps,
+    pub test: &'static str,
+}
+
+impl Setup {
+    pub fn new(test: &'static str) -> Self {
+        let _device = serial();
+        let client = client();
+        let caps = sieve::DeviceCaps::of(&client);
+        Self {
+            _device,
+            client,
+            caps,
+            test,
+        }
+    }
+
+    /// [`Setup::new`] and a seeded generator for the test, its seed printed (see [`rng`]).
+    pub fn seeded(test: &'static str) -> (Self, StdRng) {
+        let setup = Self::new(test);
+        (setup, rng(test).0)
+    }
+
+    /// The reduce-then-scan's default tile length on this device, in elements.
+    pub fn default_scan_tile(&self) -> usize {
+        let tuning = sieve::scan::ScanTuning::for_device(&self.caps, false);
+        (tuning.units_per_cube * tuning.elements_per_unit) as usize
+    }
+}
+
+/// Tiny scan tiles (one plane-multiple of units, one element each; 4-16 elements on
+/// lavapipe), so short rows cross many tile boundaries and the tile sums recurse.
+pub fn tiny_scan_tuning(caps: &sieve::DeviceCaps) -> sieve::scan::ScanTuning {
+    sieve::scan::ScanTuning {
+        units_per_cube: caps.plane_size_max.max(4).next_power_of_two(),
+        elements_per_unit: 1,
+        max_vector_size: 4,
+        use_planes: caps.plane_ops,
+    }
+}
+
+/// The compaction mask storage Burn uses on this device.
+pub fn mask_storage(caps: &sieve::DeviceCaps) -> sieve::compact::MaskStorage {
+    if caps.u8 {
+        sieve::compact::MaskStorage::U8
+    } else {
+        sieve::compact::MaskStorage::U32
+    }
+}
+
+/// `flags` as a compaction mask in `storage`.
+pub fn upload_mask(
+    client: &Client,
+    flags: &[bool],
+    storage: sieve::compact::MaskStorage,
+) -> Handle {
+    match storage {
+        sieve::compact::MaskStorage::U8 => {
+            // Pad to a whole word: some runtimes bind buffers in 4-byte units.
+            let mut bytes: Vec<u8> = flags.iter().map(|&f| f as u8).collect();
+            bytes.resize(flags.len().next_multiple_of(4).max(4), 0);
+            upload(client, &bytes)
+        }
+        sieve::compact::MaskStorage::U32 => {
+            let words: Vec<u32> = flags.iter().map(|&f| f as u32).collect();
+            upload(client, &words)
+        }
+    }
+}
+
+/// Every comparison rule of the compaction's flags.
+pub const FLAG_RULES: [sieve::compact::FlagRule; 6] = [
+    sieve::compact::FlagRule::Greater,
+    sieve::compact::FlagRule::GreaterEqual,
+    sieve::compact::FlagRule::Less,
+    sieve::compact::FlagRule::LessEqual,
+    sieve::compact::FlagRule::Equal,
+    sieve::compact::FlagRule::NotEqual,
+];

@@ -14,7 +14,6 @@ use sieve::compact::{
     self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, FlagRule, Flags, MaskStorage,
     Rejected, reference,
 };
-use sieve::scan::ScanTuning;
 use sieve::{DeviceCaps, Dtype, SieveError};
 
 const PLACEMENTS: [Rejected; 3] = [Rejected::Drop, Rejected::Zero, Rejected::Keep];
@@ -33,41 +32,6 @@ fn strategies(caps: &DeviceCaps, rejected: Rejected) -> Vec<CompactStrategy> {
         s.push(CompactStrategy::ScatterLookback);
     }
     s
-}
-
-/// Tiny tiles (one plane-multiple of units, one element each) so short rows cross many tile
-/// boundaries.
-fn tiny_tuning(caps: &DeviceCaps) -> ScanTuning {
-    ScanTuning {
-        units_per_cube: caps.plane_size_max.max(4).next_power_of_two(),
-        elements_per_unit: 1,
-        max_vector_size: 4,
-        use_planes: caps.plane_ops,
-    }
-}
-
-/// The mask storage Burn would use on this device.
-fn mask_storage(caps: &DeviceCaps) -> MaskStorage {
-    if caps.u8 {
-        MaskStorage::U8
-    } else {
-        MaskStorage::U32
-    }
-}
-
-fn upload_mask(client: &Client, flags: &[bool], storage: MaskStorage) -> Handle {
-    match storage {
-        MaskStorage::U8 => {
-            // Pad to a whole word: some runtimes bind buffers in 4-byte units.
-            let mut bytes: Vec<u8> = flags.iter().map(|&f| f as u8).collect();
-            bytes.resize(flags.len().next_multiple_of(4).max(4), 0);
-            upload(client, &bytes)
-        }
-        MaskStorage::U32 => {
-            let words: Vec<u32> = flags.iter().map(|&f| f as u32).collect();
-            upload(client, &words)
-        }
-    }
 }
 
 fn random_flags(rng: &mut StdRng, n: usize, density: f64) -> Vec<bool> {
@@ -201,7 +165,7 @@ fn every_length_across_tile_boundaries() {
     let client = client();
     let caps = DeviceCaps::of(&client);
     let (mut rng, seed) = rng("every_length_across_tile_boundaries");
-    let tuning = tiny_tuning(&caps);
+    let tuning = tiny_scan_tuning(&caps);
     let tile = tuning.units_per_cube as usize;
     let storage = mask_storage(&caps);
     for len in (tile - 2)..=(2 * tile + 2) {
@@ -255,15 +219,7 @@ fn comparison_flags_follow_ieee() {
     let values: Vec<f32> = (0..len)
         .map(|_| specials[rng.random_range(0..specials.len())])
         .collect();
-    let rules = [
-        FlagRule::Greater,
-        FlagRule::GreaterEqual,
-        FlagRule::Less,
-        FlagRule::LessEqual,
-        FlagRule::Equal,
-        FlagRule::NotEqual,
-    ];
-    for rule in rules {
+    for rule in FLAG_RULES {
         for threshold in [0.0f32, -0.0, f32::NAN, f32::INFINITY] {
             let flags: Vec<bool> = values
                 .iter()
@@ -310,7 +266,7 @@ fn many_rows_past_the_grid_limit() {
     let client = client();
     let caps = DeviceCaps::of(&client);
     let (mut rng, seed) = rng("many_rows_past_the_grid_limit");
-    let tuning = tiny_tuning(&caps);
+    let tuning = tiny_scan_tuning(&caps);
     let rows = 70_000;
     let len = tuning.units_per_cube as usize + 3;
     let n = rows * len;

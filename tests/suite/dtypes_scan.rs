@@ -35,8 +35,7 @@ use half::{bf16, f16};
 use rand::{Rng, rngs::StdRng};
 use sieve::compact::reference::{self as compact_ref, FlagElement};
 use sieve::compact::{
-    self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, FlagRule, Flags, MaskStorage,
-    Rejected,
+    self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, FlagRule, Flags, Rejected,
 };
 use sieve::scan::reference::{self as scan_ref, ScanElement};
 use sieve::scan::{self, ScanKind, ScanOp, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
@@ -44,20 +43,12 @@ use sieve::{DeviceCaps, Dtype, SieveError};
 
 const KINDS: [ScanKind; 2] = [ScanKind::Inclusive, ScanKind::Exclusive];
 const PLACEMENTS: [Rejected; 3] = [Rejected::Drop, Rejected::Zero, Rejected::Keep];
-const RULES: [FlagRule; 6] = [
-    FlagRule::Greater,
-    FlagRule::GreaterEqual,
-    FlagRule::Less,
-    FlagRule::LessEqual,
-    FlagRule::Equal,
-    FlagRule::NotEqual,
-];
 
 /// Lengths across vector widths (len % 4), plane widths (16, 32, 64) and the tiny tiles.
 const LENGTHS: [usize; 16] = [1, 2, 3, 4, 5, 7, 9, 16, 31, 32, 33, 63, 65, 128, 129, 257];
 
 /// An element type under test.
-trait El: ScanElement + FlagElement + bytemuck::Pod + std::fmt::Debug {
+pub(crate) trait El: ScanElement + FlagElement + bytemuck::Pod + std::fmt::Debug {
     const DTYPE: Dtype;
     /// The f16 and bf16 scans go through the f32 accumulator and back: a NaN stays a NaN,
     /// its payload may not.
@@ -248,21 +239,17 @@ float_el!(
     [1u64, 0x007F, 0x8001]
 );
 
-/// Runs `$f::<T>($args)` for every dtype.
+/// Runs `$f::<T>$args` for every `T` listed.
+macro_rules! each_type {
+    ([$($t:ty),*] $f:ident $args:tt) => {
+        $($f::<$t> $args;)*
+    };
+}
+
+/// Runs `$f::<T>$args` for every dtype.
 macro_rules! each_dtype {
-    ($f:ident($($arg:expr),*)) => {
-        $f::<u32>($($arg),*);
-        $f::<i32>($($arg),*);
-        $f::<f32>($($arg),*);
-        $f::<i64>($($arg),*);
-        $f::<f16>($($arg),*);
-        $f::<bf16>($($arg),*);
-        $f::<i8>($($arg),*);
-        $f::<i16>($($arg),*);
-        $f::<u8>($($arg),*);
-        $f::<u16>($($arg),*);
-        $f::<u64>($($arg),*);
-        $f::<f64>($($arg),*);
+    ($f:ident $args:tt) => {
+        each_type!([u32, i32, f32, i64, f16, bf16, i8, i16, u8, u16, u64, f64] $f $args)
     };
 }
 
@@ -280,7 +267,10 @@ fn poison_bytes(client: &Client, bytes: usize, poison: u8) -> Handle {
 
 /// Whether the device has `T`'s dtype. If not, prints that `test` skips it and asserts that
 /// a scan and a compaction of it are refused with `UnsupportedDtype` naming it.
-fn supported<T: El>(client: &Client, caps: &DeviceCaps, test: &str) -> bool {
+fn supported<T: El>(s: &Setup) -> bool {
+    let Setup {
+        client, caps, test, ..
+    } = s;
     let dtype = T::DTYPE;
     if caps.supports(dtype) {
         return true;
@@ -374,15 +364,6 @@ fn flushes_subnormals<T: El>(client: &Client, test: &str) -> bool {
     flushed
 }
 
-fn tiny_tuning(caps: &DeviceCaps) -> ScanTuning {
-    ScanTuning {
-        units_per_cube: caps.plane_size_max.max(4).next_power_of_two(),
-        elements_per_unit: 1,
-        max_vector_size: 4,
-        use_planes: caps.plane_ops,
-    }
-}
-
 // ---------------------------------------------------------------------------------------
 // Scans
 
@@ -432,7 +413,7 @@ fn scan_rows<T: El>(rng: &mut StdRng, len: usize, op: ScanOp, subnormals: bool) 
 
 /// Device output equals the reference bit for bit, but where the contract leaves bits open
 /// (see the module docs).
-fn assert_scan_bits<T: El>(got: &[T], want: &[T], op: ScanOp, case: &str) {
+pub(crate) fn assert_scan_bits<T: El>(got: &[T], want: &[T], op: ScanOp, case: &str) {
     assert_eq!(got.len(), want.len(), "{case}: length");
     let any_nan = T::WIDENED || matches!(op, ScanOp::Sum | ScanOp::Prod);
     let any_zero = |x: T| op == ScanOp::Sum && x == T::narrow(T::zero());
@@ -456,7 +437,7 @@ fn assert_scan_bits<T: El>(got: &[T], want: &[T], op: ScanOp, case: &str) {
 
 /// Scans `data` (`[rows, len]`) with `op`, both kinds, into a poisoned buffer and compares
 /// with the reference. Returns the strategy that ran.
-fn check_scan<T: El>(
+pub(crate) fn check_scan<T: El>(
     client: &Client,
     data: &[T],
     rows: usize,
@@ -498,17 +479,13 @@ fn check_scan<T: El>(
 }
 
 /// Every operator, strategy and length for `T` (or its refusal where the device lacks it).
-fn scan_dtype<T: El>(
-    client: &Client,
-    caps: &DeviceCaps,
-    rng: &mut StdRng,
-    lengths: &[usize],
-    tuning: Option<ScanTuning>,
-    test: &str,
-) {
-    if !supported::<T>(client, caps, test) {
+fn scan_dtype<T: El>(s: &Setup, rng: &mut StdRng, lengths: &[usize], tuning: Option<ScanTuning>) {
+    if !supported::<T>(s) {
         return;
     }
+    let Setup {
+        client, caps, test, ..
+    } = s;
     let subnormals = !flushes_subnormals::<T>(client, test);
     for strategy in scan_strategies::<T>(caps) {
         let options = ScanOptions { strategy, tuning };
@@ -523,30 +500,25 @@ fn scan_dtype<T: El>(
 
 #[test]
 fn scan_every_dtype_op_and_kind_at_tiny_tunings() {
-    let _device = serial();
-    let client = client();
-    let caps = DeviceCaps::of(&client);
-    let test = "scan_every_dtype_op_and_kind_at_tiny_tunings";
-    let (mut rng, _) = rng(test);
+    let (s, mut rng) = Setup::seeded("scan_every_dtype_op_and_kind_at_tiny_tunings");
     // A tile is 4-16 elements on lavapipe, a plane or two of vectors elsewhere: these rows
     // cross many tiles and the tile sums recurse.
-    let tuning = Some(tiny_tuning(&caps));
-    each_dtype!(scan_dtype(&client, &caps, &mut rng, &LENGTHS, tuning, test));
+    let tuning = Some(tiny_scan_tuning(&s.caps));
+    each_dtype!(scan_dtype(&s, &mut rng, &LENGTHS, tuning));
 }
 
 #[test]
 fn scan_every_dtype_op_and_kind_at_default_tunings() {
-    let _device = serial();
-    let client = client();
-    let caps = DeviceCaps::of(&client);
-    let test = "scan_every_dtype_op_and_kind_at_default_tunings";
-    let (mut rng, _) = rng(test);
+    let (s, mut rng) = Setup::seeded("scan_every_dtype_op_and_kind_at_default_tunings");
     // The reduce-then-scan's default tile (the look-back's is twice as long): rows of one
     // tile and a bit, and of a few tiles, besides short ones.
-    let tuning = ScanTuning::for_device(&caps, false);
-    let tile = (tuning.units_per_cube * tuning.elements_per_unit) as usize;
-    let lengths = [5, 33, tile - 1, tile + 1, 3 * tile + 4];
-    each_dtype!(scan_dtype(&client, &caps, &mut rng, &lengths, None, test));
+    let tile = s.default_scan_tile();
+    each_dtype!(scan_dtype(
+        &s,
+        &mut rng,
+        &[5, 33, tile - 1, tile + 1, 3 * tile + 4],
+        None
+    ));
 }
 
 /// Hand-picked rows: wrapping in the dtype's own width, the dtype's extremes as the exclusive
@@ -554,27 +526,19 @@ fn scan_every_dtype_op_and_kind_at_default_tunings() {
 /// agreeing with hand-computed values.
 #[test]
 fn scan_narrow_integers_wrap_in_their_width() {
-    let _device = serial();
-    let client = client();
-    let caps = DeviceCaps::of(&client);
-    let test = "scan_narrow_integers_wrap_in_their_width";
-    fn case<T: El>(
-        client: &Client,
-        caps: &DeviceCaps,
-        test: &str,
-        input: &[T],
-        expected: &[(ScanOp, bool, Vec<T>)],
-    ) {
+    let s = Setup::new("scan_narrow_integers_wrap_in_their_width");
+    fn case<T: El>(s: &Setup, input: &[T], expected: &[(ScanOp, bool, Vec<T>)]) {
+        let test = s.test;
         for (op, exclusive, want) in expected {
             let reference = scan_ref::scan_rows_op(input, 1, input.len(), *op, *exclusive);
             assert_eq!(&reference, want, "{test}: reference {} {op:?}", T::DTYPE);
         }
-        if !supported::<T>(client, caps, test) {
+        if !supported::<T>(s) {
             return;
         }
         for op in ScanOp::ALL {
             check_scan(
-                client,
+                &s.client,
                 input,
                 1,
                 input.len(),
@@ -586,9 +550,7 @@ fn scan_narrow_integers_wrap_in_their_width() {
     }
     use ScanOp::{Max, Min, Prod, Sum};
     case::<i8>(
-        &client,
-        &caps,
-        test,
+        &s,
         &[100, 100, -128, 3],
         &[
             (Sum, false, vec![100, -56, 72, 75]),
@@ -598,9 +560,7 @@ fn scan_narrow_integers_wrap_in_their_width() {
         ],
     );
     case::<u8>(
-        &client,
-        &caps,
-        test,
+        &s,
         &[200, 100, 3, 255],
         &[
             (Sum, false, vec![200, 44, 47, 46]),
@@ -610,9 +570,7 @@ fn scan_narrow_integers_wrap_in_their_width() {
         ],
     );
     case::<i16>(
-        &client,
-        &caps,
-        test,
+        &s,
         &[i16::MAX, 1, -2, 300],
         &[
             (Sum, false, vec![i16::MAX, i16::MIN, 32766, -32470]),
@@ -621,9 +579,7 @@ fn scan_narrow_integers_wrap_in_their_width() {
         ],
     );
     case::<u16>(
-        &client,
-        &caps,
-        test,
+        &s,
         &[300, 300, 65535, 2],
         &[
             (Sum, false, vec![300, 600, 599, 601]),
@@ -632,9 +588,7 @@ fn scan_narrow_integers_wrap_in_their_width() {
         ],
     );
     case::<u64>(
-        &client,
-        &caps,
-        test,
+        &s,
         &[u64::MAX, 2, 1 << 63, 5],
         &[
             (Sum, false, vec![u64::MAX, 1, (1 << 63) + 1, (1 << 63) + 6]),
@@ -648,14 +602,11 @@ fn scan_narrow_integers_wrap_in_their_width() {
 /// runtime, and a forced look-back is refused by name (its status words carry 32 bits).
 #[test]
 fn scan_64_bit_accumulators_take_reduce_then_scan() {
-    let _device = serial();
-    let client = client();
-    let caps = DeviceCaps::of(&client);
-    let test = "scan_64_bit_accumulators_take_reduce_then_scan";
-    fn case<T: El>(client: &Client, caps: &DeviceCaps, test: &str) {
-        if !supported::<T>(client, caps, test) {
+    fn case<T: El>(s: &Setup) {
+        if !supported::<T>(s) {
             return;
         }
+        let Setup { client, test, .. } = s;
         let data: Vec<T> = T::specials(Some(ScanOp::Sum), false);
         let ran = check_scan(
             client,
@@ -698,9 +649,8 @@ fn scan_64_bit_accumulators_take_reduce_then_scan() {
             T::DTYPE
         );
     }
-    case::<i64>(&client, &caps, test);
-    case::<u64>(&client, &caps, test);
-    case::<f64>(&client, &caps, test);
+    let s = Setup::new("scan_64_bit_accumulators_take_reduce_then_scan");
+    each_type!([i64, u64, f64] case(&s));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -807,37 +757,20 @@ fn check_compaction<T: El>(
     assert_same(&got_bytes, &want_bytes, &format!("{case}: values (bytes)"));
 }
 
-/// The mask storage Burn uses on this device.
-fn mask_storage(caps: &DeviceCaps) -> MaskStorage {
-    if caps.u8 {
-        MaskStorage::U8
-    } else {
-        MaskStorage::U32
-    }
-}
-
-fn upload_mask(client: &Client, flags: &[bool], storage: MaskStorage) -> Handle {
-    match storage {
-        MaskStorage::U8 => {
-            upload_padded(client, &flags.iter().map(|&f| f as u8).collect::<Vec<_>>())
-        }
-        MaskStorage::U32 => upload(client, &flags.iter().map(|&f| f as u32).collect::<Vec<_>>()),
-    }
-}
-
 /// Mask-based selection of `T` values (every placement and strategy: `mask_select`,
 /// `compact_rows`, `stable_partition`), three rows of densities 0.5, 0 and 1 (then random).
 fn compact_masks<T: El>(
-    client: &Client,
-    caps: &DeviceCaps,
+    s: &Setup,
     rng: &mut StdRng,
     lengths: &[usize],
     tuning: Option<ScanTuning>,
-    test: &str,
 ) {
-    if !supported::<T>(client, caps, test) {
+    if !supported::<T>(s) {
         return;
     }
+    let Setup {
+        client, caps, test, ..
+    } = s;
     let storage = mask_storage(caps);
     for &len in lengths {
         let rows = 4;
@@ -874,42 +807,31 @@ fn compact_masks<T: El>(
 
 #[test]
 fn compaction_every_dtype_by_mask_at_tiny_tunings() {
-    let _device = serial();
-    let client = client();
-    let caps = DeviceCaps::of(&client);
-    let test = "compaction_every_dtype_by_mask_at_tiny_tunings";
-    let (mut rng, _) = rng(test);
-    let tuning = Some(tiny_tuning(&caps));
+    let (s, mut rng) = Setup::seeded("compaction_every_dtype_by_mask_at_tiny_tunings");
+    let tuning = Some(tiny_scan_tuning(&s.caps));
     let lengths = [1, 3, 4, 5, 31, 33, 65, 130];
-    each_dtype!(compact_masks(
-        &client, &caps, &mut rng, &lengths, tuning, test
-    ));
+    each_dtype!(compact_masks(&s, &mut rng, &lengths, tuning));
 }
 
 #[test]
 fn compaction_every_dtype_by_mask_at_default_tunings() {
-    let _device = serial();
-    let client = client();
-    let caps = DeviceCaps::of(&client);
-    let test = "compaction_every_dtype_by_mask_at_default_tunings";
-    let (mut rng, _) = rng(test);
-    let tuning = ScanTuning::for_device(&caps, false);
-    let tile = (tuning.units_per_cube * tuning.elements_per_unit) as usize;
-    let lengths = [7, tile - 1, tile + 1];
-    each_dtype!(compact_masks(
-        &client, &caps, &mut rng, &lengths, None, test
-    ));
+    let (s, mut rng) = Setup::seeded("compaction_every_dtype_by_mask_at_default_tunings");
+    let tile = s.default_scan_tile();
+    each_dtype!(compact_masks(&s, &mut rng, &[7, tile - 1, tile + 1], None));
 }
 
 /// Comparison flags for `T`: every rule x every threshold, positions and counts only (the
 /// shape of `argwhere`), and once with values and the split placement per rule.
-fn compact_thresholds<T: El>(client: &Client, caps: &DeviceCaps, rng: &mut StdRng, test: &str) {
-    if !supported::<T>(client, caps, test) {
+fn compact_thresholds<T: El>(s: &Setup, rng: &mut StdRng) {
+    if !supported::<T>(s) {
         return;
     }
+    let Setup {
+        client, caps, test, ..
+    } = s;
     let (rows, len) = (3, 67);
     let values = compact_values::<T>(rng, rows * len, !flushes_subnormals::<T>(client, test));
-    for rule in RULES {
+    for rule in FLAG_RULES {
         for threshold in T::thresholds() {
             let flags = compact_ref::compare_flags(&values, rule, threshold);
             check_compaction(
@@ -922,7 +844,7 @@ fn compact_thresholds<T: El>(client: &Client, caps: &DeviceCaps, rng: &mut StdRn
                 false,
                 CompactOptions {
                     strategy: CompactStrategy::Auto,
-                    tuning: Some(tiny_tuning(caps)),
+                    tuning: Some(tiny_scan_tuning(caps)),
                 },
                 &format!("{test} {rule:?} {threshold}"),
             );
@@ -944,26 +866,20 @@ fn compact_thresholds<T: El>(client: &Client, caps: &DeviceCaps, rng: &mut StdRn
 
 #[test]
 fn compaction_every_dtype_by_threshold() {
-    let _device = serial();
-    let client = client();
-    let caps = DeviceCaps::of(&client);
-    let test = "compaction_every_dtype_by_threshold";
-    let (mut rng, _) = rng(test);
-    each_dtype!(compact_thresholds(&client, &caps, &mut rng, test));
+    let (s, mut rng) = Setup::seeded("compaction_every_dtype_by_threshold");
+    each_dtype!(compact_thresholds(&s, &mut rng));
 }
 
 /// The one-bit split of every integer dtype: its lowest, a middle and its sign bit.
 #[test]
 fn compaction_every_integer_dtype_by_bit() {
-    let _device = serial();
-    let client = client();
-    let caps = DeviceCaps::of(&client);
-    let test = "compaction_every_integer_dtype_by_bit";
-    let (mut rng, _) = rng(test);
-    fn case<T: El>(client: &Client, caps: &DeviceCaps, rng: &mut StdRng, test: &str) {
-        if !supported::<T>(client, caps, test) {
+    fn case<T: El>(s: &Setup, rng: &mut StdRng) {
+        if !supported::<T>(s) {
             return;
         }
+        let Setup {
+            client, caps, test, ..
+        } = s;
         let width = 8 * T::DTYPE.size_bytes() as u32;
         let (rows, len) = (2, 131);
         let values = compact_values::<T>(rng, rows * len, true);
@@ -979,7 +895,7 @@ fn compaction_every_integer_dtype_by_bit() {
                     true,
                     CompactOptions {
                         strategy,
-                        tuning: Some(tiny_tuning(caps)),
+                        tuning: Some(tiny_scan_tuning(caps)),
                     },
                     &format!("{test} bit {bit}"),
                 );
@@ -1008,12 +924,6 @@ fn compaction_every_integer_dtype_by_bit() {
             T::DTYPE
         );
     }
-    case::<u32>(&client, &caps, &mut rng, test);
-    case::<i32>(&client, &caps, &mut rng, test);
-    case::<i64>(&client, &caps, &mut rng, test);
-    case::<i8>(&client, &caps, &mut rng, test);
-    case::<i16>(&client, &caps, &mut rng, test);
-    case::<u8>(&client, &caps, &mut rng, test);
-    case::<u16>(&client, &caps, &mut rng, test);
-    case::<u64>(&client, &caps, &mut rng, test);
+    let (s, mut rng) = Setup::seeded("compaction_every_integer_dtype_by_bit");
+    each_type!([u32, i32, i64, i8, i16, u8, u16, u64] case(&s, &mut rng));
 }

@@ -3,7 +3,9 @@
 //! i64 (where the device has it) x both kinds x every strategy the device runs, at default
 //! and at tiny tunings, over lengths across vector, tile and plane boundaries. Each call
 //! scans five rows, one per pattern: random with a few specials, sorted, reversed, all equal,
-//! and dense specials (NaN with distinct payloads, +-inf, +-0.0, zeros for the product).
+//! and dense specials (NaN with distinct payloads, +-inf, +-0.0, zeros for the product, the
+//! dtype's extremes for minima and maxima). The values, the bit comparison and the check come
+//! from `dtypes_scan`, which runs every dtype.
 //!
 //! Float products are exact here: magnitudes are 1, 2 or 0.5 and a row holds at most 120 that
 //! are not 1, so every partial product in any association order is a normal f32 (or a zero,
@@ -14,14 +16,13 @@
 
 use crate::common;
 
+use crate::dtypes_scan::{El, assert_scan_bits, check_scan};
 use common::*;
 use cubecl::prelude::Client;
 use rand::{Rng, rngs::StdRng};
-use sieve::scan::reference::{self, ScanElement};
-use sieve::scan::{self, ScanKind, ScanOp, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
-use sieve::{DeviceCaps, Dtype};
-
-const KINDS: [ScanKind; 2] = [ScanKind::Inclusive, ScanKind::Exclusive];
+use sieve::DeviceCaps;
+use sieve::scan::reference;
+use sieve::scan::{ScanOp, ScanOptions, ScanStrategy, ScanTuning};
 
 /// NaNs with distinct payloads (and signs), so "the latest NaN met" is visible in the bits.
 const NANS: [u32; 3] = [0x7FC0_0000, 0x7FC0_1234, 0xFFC0_0042];
@@ -55,106 +56,39 @@ const PATTERNS: [Pattern; 5] = [
     Pattern::Specials,
 ];
 
-/// An element type under test: its dtype and a sampler of values fit for each operator.
-trait Element: ScanElement + bytemuck::Pod + std::fmt::Debug {
-    const DTYPE: Dtype;
-    /// One value for `op`; `special` is the chance of a special value, `nan` whether a NaN
-    /// may be drawn. `budget` counts the row's product factors that are not +-1 (floats).
-    fn sample(rng: &mut StdRng, op: ScanOp, special: f64, nan: bool, budget: &mut u32) -> Self;
-}
-
-impl Element for f32 {
-    const DTYPE: Dtype = Dtype::F32;
-    fn sample(rng: &mut StdRng, op: ScanOp, special: f64, nan: bool, budget: &mut u32) -> f32 {
-        if rng.random_bool(special) {
-            let specials = [0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, 1.0, -1.0];
-            return if nan && rng.random_bool(0.25) {
-                f32::from_bits(NANS[rng.random_range(0..NANS.len())])
-            } else {
-                specials[rng.random_range(0..specials.len())]
-            };
-        }
-        match op {
-            // Halves: every partial sum of a row is exact.
-            ScanOp::Sum => rng.random_range(-4i32..=4) as f32 * 0.5,
-            ScanOp::Prod => {
-                let sign = if rng.random_bool(0.5) { -1.0 } else { 1.0 };
-                if *budget > 0 && rng.random_bool(0.4) {
-                    *budget -= 1;
-                    sign * if rng.random_bool(0.5) { 2.0 } else { 0.5 }
-                } else {
-                    sign
-                }
-            }
-            // Many ties (small integers, both zeros) among arbitrary floats.
-            ScanOp::Min | ScanOp::Max => match rng.random_range(0..3) {
-                0 => rng.random_range(-3i32..=3) as f32,
-                1 => {
-                    if rng.random_bool(0.5) {
-                        0.0
-                    } else {
-                        -0.0
-                    }
-                }
-                _ => rng.random_range(-1000.0f32..1000.0),
-            },
-        }
+/// One value for `op`: with chance `special` one of `T`'s specials for it (a NaN, where it
+/// has them, a quarter of the time when `nan`, else never), otherwise an ordinary one.
+/// `budget` counts the row's product factors that are not +-1 (floats).
+fn sample<T: El>(rng: &mut StdRng, op: ScanOp, special: f64, nan: bool, budget: &mut u32) -> T {
+    if rng.random_bool(special) {
+        // No subnormals: some devices compare them as zeros (see `dtypes_scan`).
+        let (nans, others): (Vec<T>, Vec<T>) = T::specials(Some(op), false)
+            .into_iter()
+            .partition(|x| x.is_nan());
+        let pool = if nan && !nans.is_empty() && rng.random_bool(0.25) {
+            nans
+        } else {
+            others
+        };
+        return pool[rng.random_range(0..pool.len())];
     }
+    T::ordinary(rng, op, budget)
 }
-
-macro_rules! int_element {
-    ($t:ty, $dtype:expr) => {
-        impl Element for $t {
-            const DTYPE: Dtype = $dtype;
-            fn sample(
-                rng: &mut StdRng,
-                op: ScanOp,
-                special: f64,
-                _nan: bool,
-                _budget: &mut u32,
-            ) -> $t {
-                if rng.random_bool(special) {
-                    let specials = [
-                        <$t>::MIN,
-                        <$t>::MAX,
-                        0 as $t,
-                        1 as $t,
-                        (0 as $t).wrapping_sub(1),
-                    ];
-                    return specials[rng.random_range(0..specials.len())];
-                }
-                let x: $t = rng.random();
-                match op {
-                    // Mostly odd factors, so products wrap without collapsing to zero.
-                    ScanOp::Prod if rng.random_bool(0.9) => x | 1,
-                    // Ties among full-range values.
-                    ScanOp::Min | ScanOp::Max if rng.random_bool(0.3) => {
-                        rng.random_range(0..4) as $t
-                    }
-                    _ => x,
-                }
-            }
-        }
-    };
-}
-int_element!(i32, Dtype::I32);
-int_element!(u32, Dtype::U32);
-int_element!(i64, Dtype::I64);
 
 /// One row of `len` values in `pattern`.
-fn row<T: Element>(rng: &mut StdRng, len: usize, op: ScanOp, pattern: Pattern) -> Vec<T> {
+fn row<T: El>(rng: &mut StdRng, len: usize, op: ScanOp, pattern: Pattern) -> Vec<T> {
     // At most 120 product factors of magnitude 2 or 0.5 per row: no partial product leaves
     // the normal range (2^-126..2^128), however it is associated.
     let mut budget = 120u32;
     let mut draw =
-        |rng: &mut StdRng, special: f64, nan: bool| T::sample(rng, op, special, nan, &mut budget);
+        |rng: &mut StdRng, special: f64, nan: bool| sample::<T>(rng, op, special, nan, &mut budget);
     let mut values: Vec<T> = match pattern {
         Pattern::Random => (0..len).map(|_| draw(rng, 0.03, true)).collect(),
         Pattern::Sorted | Pattern::Reversed => (0..len).map(|_| draw(rng, 0.1, false)).collect(),
         // No factor of magnitude 2 or 0.5 repeated: a row of 0.5s passes through the
         // subnormals, which some devices flush to zero (NVIDIA's Vulkan driver does for f32:
         // CubeCL's SPIR-V does not ask to preserve them).
-        Pattern::AllEqual => vec![T::sample(rng, op, 0.5, true, &mut 0); len],
+        Pattern::AllEqual => vec![sample::<T>(rng, op, 0.5, true, &mut 0); len],
         Pattern::Specials => (0..len).map(|_| draw(rng, 0.5, true)).collect(),
     };
     match pattern {
@@ -165,75 +99,8 @@ fn row<T: Element>(rng: &mut StdRng, len: usize, op: ScanOp, pattern: Pattern) -
     values
 }
 
-/// Device output equals the reference bit for bit, but: a NaN of a sum or product may carry
-/// any payload (IEEE does not fix which operand's), so there any NaN meets any NaN; and the
-/// sign of a zero sum is not part of the sum's contract (`0.0 + -0.0` is +0.0, and shader
-/// compilers fold additions of 0.0 away), so there -0.0 meets +0.0.
-fn assert_bits<T: Element>(got: &[T], want: &[T], op: ScanOp, case: &str) {
-    assert_eq!(got.len(), want.len(), "{case}: length");
-    let any_nan = matches!(op, ScanOp::Sum | ScanOp::Prod);
-    let any_zero = |x: T| op == ScanOp::Sum && x == T::narrow(T::zero());
-    let bad: Vec<usize> = (0..got.len())
-        .filter(|&i| {
-            bytemuck::bytes_of(&got[i]) != bytemuck::bytes_of(&want[i])
-                && !(any_nan && got[i].is_nan() && want[i].is_nan())
-                && !(any_zero(got[i]) && any_zero(want[i]))
-        })
-        .collect();
-    if let Some(&first) = bad.first() {
-        panic!(
-            "{case}: {}/{} elements differ; first at {first}: got {:?}, expected {:?}",
-            bad.len(),
-            got.len(),
-            got[first],
-            want[first]
-        );
-    }
-}
-
-/// Scans `data` (`[rows, len]`) with `op` into a poisoned buffer, both kinds, and compares
-/// with the reference.
-fn check<T: Element>(
-    client: &Client,
-    data: &[T],
-    rows: usize,
-    len: usize,
-    op: ScanOp,
-    options: ScanOptions,
-    case: &str,
-) {
-    let input = upload(client, data);
-    for kind in KINDS {
-        // Every byte 0xFF (NaN for floats, -1 / MAX for ints), so unwritten outputs show.
-        let output = poisoned(client, rows * len * T::DTYPE.size_bytes(), 0xFFu8);
-        scan::scan_op(
-            client,
-            &input,
-            &output,
-            ScanProblem { rows, len },
-            T::DTYPE,
-            op,
-            kind,
-            options,
-        )
-        .expect("scan_op failed");
-        let got: Vec<T> = download(client, output, rows * len);
-        let want = reference::scan_rows_op(data, rows, len, op, kind == ScanKind::Exclusive);
-        assert_bits(
-            &got,
-            &want,
-            op,
-            &format!(
-                "{case} {} {} {kind:?} {options:?} rows={rows} len={len}",
-                op.name(),
-                T::DTYPE
-            ),
-        );
-    }
-}
-
 /// Every pattern (one row each) at every length, for one dtype and operator.
-fn check_lengths<T: Element>(
+fn check_lengths<T: El>(
     client: &Client,
     rng: &mut StdRng,
     lengths: &[usize],
@@ -246,7 +113,7 @@ fn check_lengths<T: Element>(
             .iter()
             .flat_map(|&pattern| row::<T>(rng, len, op, pattern))
             .collect();
-        check(client, &data, PATTERNS.len(), len, op, options, case);
+        check_scan(client, &data, PATTERNS.len(), len, op, options, case);
     }
 }
 
@@ -285,15 +152,9 @@ fn every_op_and_dtype_at_tiny_tunings() {
     let client = client();
     let caps = DeviceCaps::of(&client);
     let (mut rng, _) = rng("every_op_and_dtype_at_tiny_tunings");
-    // One plane-multiple of units, one element each: a tile is 4-16 elements on lavapipe, a
-    // plane or two of vectors elsewhere, so these rows cross many tiles and the tile sums
-    // recurse.
-    let tuning = ScanTuning {
-        units_per_cube: caps.plane_size_max.max(4).next_power_of_two(),
-        elements_per_unit: 1,
-        max_vector_size: 4,
-        use_planes: caps.plane_ops,
-    };
+    // A tile is 4-16 elements on lavapipe, a plane or two of vectors elsewhere, so these rows
+    // cross many tiles and the tile sums recurse.
+    let tuning = tiny_scan_tuning(&caps);
     for strategy in strategies(&caps) {
         let options = ScanOptions {
             strategy,
@@ -366,8 +227,8 @@ fn torch_rules() {
     let options = ScanOptions::default();
     for (op, input, want) in &cases {
         let got_ref = reference::scan_rows_op(input, 1, input.len(), *op, false);
-        assert_bits(&got_ref, want, *op, &format!("reference {op:?} {input:?}"));
-        check(&client, input, 1, input.len(), *op, options, "torch rule");
+        assert_scan_bits(&got_ref, want, *op, &format!("reference {op:?} {input:?}"));
+        check_scan(&client, input, 1, input.len(), *op, options, "torch rule");
     }
     // Integers: exact minima and maxima, wrapping products, identities first when exclusive.
     let ints = [3i32, i32::MIN, 7, i32::MAX, -1];
@@ -398,17 +259,17 @@ fn torch_rules() {
             exclusive,
             "{op:?}"
         );
-        check(&client, &ints, 1, 5, op, options, "torch rule (i32)");
+        check_scan(&client, &ints, 1, 5, op, options, "torch rule (i32)");
     }
     // Exclusive float minima and maxima start at the infinities.
     let row = [2.0f32, -1.0];
-    assert_bits(
+    assert_scan_bits(
         &reference::scan_rows_op(&row, 1, 2, ScanOp::Min, true),
         &[inf, 2.0],
         ScanOp::Min,
         "exclusive min",
     );
-    assert_bits(
+    assert_scan_bits(
         &reference::scan_rows_op(&row, 1, 2, ScanOp::Max, true),
         &[-inf, 2.0],
         ScanOp::Max,
