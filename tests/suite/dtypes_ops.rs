@@ -325,25 +325,7 @@ fn indices<const D: usize>(t: Tensor<D, Int>, env: &Env, case: &str) -> Vec<i64>
 /// Bit-exact comparison, but where the contract leaves bits open: any NaN payload
 /// (`any_nan`), either sign of a zero (`any_zero`).
 fn assert_bits<T: El>(got: &[T], want: &[T], any_nan: bool, any_zero: bool, case: &str) {
-    assert_eq!(got.len(), want.len(), "{case}: length");
-    let nan = |x: T| ScanElement::is_nan(x);
-    let zero = |x: T| x == T::default();
-    let bad: Vec<usize> = (0..got.len())
-        .filter(|&i| {
-            bytemuck::bytes_of(&got[i]) != bytemuck::bytes_of(&want[i])
-                && !(any_nan && nan(got[i]) && nan(want[i]))
-                && !(any_zero && zero(got[i]) && zero(want[i]))
-        })
-        .collect();
-    if let Some(&first) = bad.first() {
-        panic!(
-            "{case}: {}/{} elements differ; first at {first}: got {:?}, expected {:?}",
-            bad.len(),
-            got.len(),
-            got[first],
-            want[first]
-        );
-    }
+    crate::dtypes_scan::assert_bits_but(got, want, any_nan, any_zero, case);
 }
 
 /// Rows of specials among ties and random bits.

@@ -414,14 +414,26 @@ fn scan_rows<T: El>(rng: &mut StdRng, len: usize, op: ScanOp, subnormals: bool) 
 /// Device output equals the reference bit for bit, but where the contract leaves bits open
 /// (see the module docs).
 pub(crate) fn assert_scan_bits<T: El>(got: &[T], want: &[T], op: ScanOp, case: &str) {
-    assert_eq!(got.len(), want.len(), "{case}: length");
     let any_nan = T::WIDENED || matches!(op, ScanOp::Sum | ScanOp::Prod);
-    let any_zero = |x: T| op == ScanOp::Sum && x == T::narrow(T::zero());
+    assert_bits_but(got, want, any_nan, op == ScanOp::Sum, case);
+}
+
+/// Bit-exact comparison, but where a contract leaves bits open: any NaN payload
+/// (`any_nan`), either sign of a zero (`any_zero`).
+pub(crate) fn assert_bits_but<T: ScanElement + bytemuck::Pod + std::fmt::Debug>(
+    got: &[T],
+    want: &[T],
+    any_nan: bool,
+    any_zero: bool,
+    case: &str,
+) {
+    assert_eq!(got.len(), want.len(), "{case}: length");
+    let zero = |x: T| x == T::narrow(T::zero());
     let bad: Vec<usize> = (0..got.len())
         .filter(|&i| {
             bytemuck::bytes_of(&got[i]) != bytemuck::bytes_of(&want[i])
                 && !(any_nan && got[i].is_nan() && want[i].is_nan())
-                && !(any_zero(got[i]) && any_zero(want[i]))
+                && !(any_zero && zero(got[i]) && zero(want[i]))
         })
         .collect();
     if let Some(&first) = bad.first() {
