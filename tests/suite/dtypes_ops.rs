@@ -909,3 +909,59 @@ fn float_dtype_gradients_keep_the_dtype() {
         eprintln!("{test}: skipped {line}");
     }
 }
+
+/// A dtype the device lacks is refused by the op itself, before anything is queued: no read
+/// of the result is needed to see the error (under Fusion the kernels' own refusal would come
+/// only at the read). 64-bit keys sort everywhere, so the sort is tried on the narrow ones.
+#[test]
+fn a_dtype_the_device_lacks_is_refused_at_the_call() {
+    let _device = serial();
+    let test = "a_dtype_the_device_lacks_is_refused_at_the_call";
+    let device = Device::default();
+    let client = sieve_burn::cube_client(&device).expect("the test device is a CubeCL device");
+    let caps = DeviceCaps::of(&client);
+    let lacking: Vec<Dtype> = [Dtype::U8, Dtype::I8, Dtype::U16, Dtype::I16]
+        .into_iter()
+        .filter(|&dtype| !caps.supports(dtype))
+        .collect();
+    if lacking.is_empty() {
+        eprintln!(
+            "{test}: {} has every 8- and 16-bit integer: nothing to refuse",
+            caps.describe()
+        );
+    }
+    for dtype in lacking {
+        let burn_dtype = match dtype {
+            Dtype::U8 => DType::U8,
+            Dtype::I8 => DType::I8,
+            Dtype::U16 => DType::U16,
+            _ => DType::I16,
+        };
+        // Made from host bytes: no kernel touches the buffer before the op.
+        let data = TensorData::from_bytes_vec(vec![0u8; 8], [8 / dtype.size_bytes()], burn_dtype);
+        let x = Tensor::<1, Int>::from_data(data, (&device, burn_dtype));
+        let ops: [(&str, Box<dyn Fn(Tensor<1, Int>)>); 4] = [
+            ("cumsum", Box::new(|x| drop(sieve_burn::cumsum(x, 0)))),
+            ("cummax", Box::new(|x| drop(sieve_burn::cummax(x, 0)))),
+            ("sort", Box::new(|x| drop(sieve_burn::sort(x, 0)))),
+            ("topk", Box::new(|x| drop(sieve_burn::topk(x, 1, 0)))),
+        ];
+        for (op, call) in ops {
+            let x = x.clone();
+            let message = match catch_unwind(AssertUnwindSafe(|| call(x))) {
+                Ok(()) => panic!("{test}: {op} of {dtype} was queued on a device without {dtype}"),
+                Err(payload) => payload
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .unwrap_or_default(),
+            };
+            assert!(
+                message.starts_with(&format!("{op}: "))
+                    && message.contains(&format!("dtype {dtype}"))
+                    && message.contains(&caps.describe()),
+                "{test}: {op} of {dtype}: {message}"
+            );
+        }
+        eprintln!("{test}: {dtype} refused at the call by cumsum, cummax, sort and top-k");
+    }
+}

@@ -586,3 +586,23 @@ fn scan_along(x: CubeTensor, dim: usize, op: ScanOp) -> CubeTensor {
         None => output,
     }
 }
+
+/// Panics, naming the dtype and the device, if `op` cannot run on a tensor of `dtype` on
+/// `device`'s CubeCL runtime: the kernels' own error, given before anything is queued (under
+/// Fusion it would otherwise surface only when the result is read, after Burn's own layout
+/// copies had run). Devices of other backends serve every dtype through Burn's ops.
+pub(crate) fn refuse_unserved_dtype(
+    op: &str,
+    device: &burn::tensor::Device,
+    dtype: DType,
+    dtype_use: crate::tensor::DtypeUse,
+) {
+    let Some(client) = crate::cube_client(device) else {
+        return;
+    };
+    let dtype = sieve_dtype(op, dtype);
+    // 64-bit keys are read as pairs of 32-bit words: they sort on every device.
+    if dtype_use == crate::tensor::DtypeUse::Values || radix::key_needs_device_dtype(dtype) {
+        sieve::device::check_dtype(&client, dtype).unwrap_or_else(|e| panic!("{op}: {e}"));
+    }
+}

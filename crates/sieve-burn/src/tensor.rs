@@ -220,6 +220,7 @@ impl SieveKind for Int {
 /// ```
 pub fn cumsum<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
     let dim = dim_index("Cumsum", dim, D);
+    check_served("cumsum", &x, DtypeUse::Values);
     Tensor::from_dispatch(K::cumsum(x.into_dispatch(), dim))
 }
 
@@ -245,6 +246,7 @@ pub fn cumsum<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) 
 /// ```
 pub fn cumprod<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
     let dim = dim_index("Cumprod", dim, D);
+    check_served("cumprod", &x, DtypeUse::Values);
     Tensor::from_dispatch(K::cumulative(x.into_dispatch(), dim, ScanOp::Prod))
 }
 
@@ -272,6 +274,7 @@ pub fn cumprod<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex)
 /// ```
 pub fn cummin<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
     let dim = dim_index("Cummin", dim, D);
+    check_served("cummin", &x, DtypeUse::Values);
     Tensor::from_dispatch(K::cumulative(x.into_dispatch(), dim, ScanOp::Min))
 }
 
@@ -294,6 +297,7 @@ pub fn cummin<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) 
 /// ```
 pub fn cummax<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
     let dim = dim_index("Cummax", dim, D);
+    check_served("cummax", &x, DtypeUse::Values);
     Tensor::from_dispatch(K::cumulative(x.into_dispatch(), dim, ScanOp::Max))
 }
 
@@ -365,6 +369,7 @@ pub async fn mask_select_async<const D: usize, K: SieveKind>(
     mask: Tensor<D, Bool>,
 ) -> Tensor<1, K> {
     check_mask_shape("mask_select", &x.shape(), &mask.shape());
+    check_served("mask_select", &x, DtypeUse::Values);
     let it = index_dtype(&x);
     let (values, count) = K::compact(x.into_dispatch(), mask.into_dispatch(), false, false, it);
     let values = Tensor::<1, K>::from_dispatch(values);
@@ -401,6 +406,7 @@ pub fn mask_select_padded<const D: usize, K: SieveKind>(
     mask: Tensor<D, Bool>,
 ) -> (Tensor<1, K>, Tensor<1, Int>) {
     check_mask_shape("mask_select_padded", &x.shape(), &mask.shape());
+    check_served("mask_select_padded", &x, DtypeUse::Values);
     let it = index_dtype(&x);
     let (values, count) = K::compact(x.into_dispatch(), mask.into_dispatch(), false, true, it);
     (Tensor::from_dispatch(values), Tensor::from_dispatch(count))
@@ -430,6 +436,7 @@ pub fn compact_rows<K: SieveKind>(
     mask: Tensor<2, Bool>,
 ) -> (Tensor<2, K>, Tensor<1, Int>) {
     check_mask_shape("compact_rows", &x.shape(), &mask.shape());
+    check_served("compact_rows", &x, DtypeUse::Values);
     let it = index_dtype(&x);
     let (values, counts) = K::compact(x.into_dispatch(), mask.into_dispatch(), true, true, it);
     (Tensor::from_dispatch(values), Tensor::from_dispatch(counts))
@@ -532,6 +539,24 @@ fn dim_index(op: &str, dim: impl AsIndex, rank: usize) -> usize {
     })
 }
 
+/// How an op uses its tensor's dtype (what [`check_served`] checks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DtypeUse {
+    /// Scanned or moved as values: the device must have the dtype.
+    Values,
+    /// Sorted or selected as keys: 64-bit keys sort on every device.
+    Keys,
+}
+
+/// Panics, naming the dtype and the device, when `x`'s CubeCL device cannot serve `x`'s dtype
+/// for `op`: before anything is queued, where under Fusion the kernels' own refusal would
+/// surface only when the result is read. Other backends serve every dtype (Burn's own ops).
+#[cfg_attr(not(feature = "cube"), allow(unused_variables))]
+fn check_served<const D: usize, K: SieveKind>(op: &str, x: &Tensor<D, K>, dtype_use: DtypeUse) {
+    #[cfg(feature = "cube")]
+    crate::cube::refuse_unserved_dtype(op, &x.device(), x.dtype(), dtype_use);
+}
+
 /// Stable partition along `dim`: in every row along `dim`, the elements where `mask` is true
 /// first, then the others, **both in input order** (CUB's `DevicePartition` reverses the
 /// rejected half; this does not). Returns the partitioned values, the source index of each
@@ -562,6 +587,7 @@ pub fn stable_partition<const D: usize, K: SieveKind>(
 ) -> (Tensor<D, K>, Tensor<D, Int>, Tensor<D, Int>) {
     let dim = dim_index("Stable Partition", dim, D);
     check_mask_shape("stable_partition", &x.shape(), &mask.shape());
+    check_served("stable_partition", &x, DtypeUse::Values);
     let it = index_dtype(&x);
     let (values, indices, counts) = K::partition(x.into_dispatch(), mask.into_dispatch(), dim, it);
     (
@@ -596,6 +622,7 @@ pub fn split_by_bit<const D: usize>(
     dim: impl AsIndex,
 ) -> (Tensor<D, Int>, Tensor<D, Int>, Tensor<D, Int>) {
     let dim = dim_index("Split By Bit", dim, D);
+    check_served("split_by_bit", &keys, DtypeUse::Values);
     let width = 8 * keys.dtype().size() as u32;
     assert!(
         bit < width,
@@ -635,6 +662,7 @@ pub fn split_by_bit<const D: usize>(
 /// ```
 pub fn sort<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
     let dim = dim_index("Sort", dim, D);
+    check_served("sort", &x, DtypeUse::Keys);
     Tensor::from_dispatch(K::sort(x.into_dispatch(), dim, false))
 }
 
@@ -653,6 +681,7 @@ pub fn sort_descending<const D: usize, K: SieveKind>(
     dim: impl AsIndex,
 ) -> Tensor<D, K> {
     let dim = dim_index("Sort Descending", dim, D);
+    check_served("sort_descending", &x, DtypeUse::Keys);
     Tensor::from_dispatch(K::sort(x.into_dispatch(), dim, true))
 }
 
@@ -675,6 +704,7 @@ pub fn sort_with_indices<const D: usize, K: SieveKind>(
     dim: impl AsIndex,
 ) -> (Tensor<D, K>, Tensor<D, Int>) {
     let dim = dim_index("Sort With Indices", dim, D);
+    check_served("sort_with_indices", &x, DtypeUse::Keys);
     sorted_with_indices(x, dim, false)
 }
 
@@ -696,6 +726,7 @@ pub fn sort_descending_with_indices<const D: usize, K: SieveKind>(
     dim: impl AsIndex,
 ) -> (Tensor<D, K>, Tensor<D, Int>) {
     let dim = dim_index("Sort Descending With Indices", dim, D);
+    check_served("sort_descending_with_indices", &x, DtypeUse::Keys);
     sorted_with_indices(x, dim, true)
 }
 
@@ -724,6 +755,7 @@ fn sorted_with_indices<const D: usize, K: SieveKind>(
 /// ```
 pub fn argsort<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, Int> {
     let dim = dim_index("Argsort", dim, D);
+    check_served("argsort", &x, DtypeUse::Keys);
     let it = index_dtype(&x);
     Tensor::from_dispatch(K::argsort(x.into_dispatch(), dim, false, it))
 }
@@ -743,6 +775,7 @@ pub fn argsort_descending<const D: usize, K: SieveKind>(
     dim: impl AsIndex,
 ) -> Tensor<D, Int> {
     let dim = dim_index("Argsort Descending", dim, D);
+    check_served("argsort_descending", &x, DtypeUse::Keys);
     let it = index_dtype(&x);
     Tensor::from_dispatch(K::argsort(x.into_dispatch(), dim, true, it))
 }
@@ -904,6 +937,7 @@ fn topk_checked<const D: usize, K: SieveKind>(
     options: TopKOptions,
 ) -> (Tensor<D, K>, Tensor<D, Int>) {
     let len = x.dims()[dim];
+    check_served(op, &x, DtypeUse::Keys);
     assert!(
         k <= len,
         "{op}: invalid argument `k` = {k}: expected 0..={len} (the length of dim {dim})"

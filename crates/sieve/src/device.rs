@@ -256,6 +256,17 @@ impl DeviceCaps {
     }
 }
 
+/// [`DeviceCaps::check_dtype`] for one dtype, without reading every capability first (one
+/// lookup where the device has the dtype): for callers that refuse a dtype before they queue
+/// any work, such as the Burn ops.
+pub fn check_dtype(client: &Client, dtype: Dtype) -> Result<(), SieveError> {
+    if supports(client, dtype) {
+        Ok(())
+    } else {
+        DeviceCaps::of(client).check_dtype(dtype)
+    }
+}
+
 /// Whether the runtime lets kernels keep `dtype` in buffers and convert it, and compute in it
 /// (bf16 excepted: sieve only converts it, to f32). Registered alone is not enough: Vulkan
 /// registers bf16 for conversions without 16-bit storage, and the 8- and 16-bit integers

@@ -50,9 +50,7 @@ pub(crate) fn sort_with(
     options: SortOptions,
 ) -> Result<SortStrategy, SieveError> {
     let kind = KeyKind::of(io.key_dtype);
-    // 64-bit keys are read as pairs of 32-bit words: they need no 64-bit support. Every other
-    // key is read as its own dtype, which the device must have.
-    if !kind.wide() {
+    if super::key_needs_device_dtype(io.key_dtype) {
         caps.check_dtype(io.key_dtype)?;
     }
     check_index_dtype("io.index_dtype", io.index_dtype)?;

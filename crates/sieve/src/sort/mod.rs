@@ -51,6 +51,13 @@ mod tile;
 
 pub use launch::sort;
 
+/// Whether sorting keys of `dtype` (or selecting the top k of them) needs the device to have
+/// `dtype`: every key is read as its own dtype, except 64-bit keys, which are read as pairs
+/// of 32-bit words and so sort on every device.
+pub fn key_needs_device_dtype(dtype: Dtype) -> bool {
+    !keys::KeyKind::of(dtype).wide()
+}
+
 use cubecl::server::Handle;
 
 use crate::Dtype;

@@ -102,9 +102,8 @@ fn validate(
     problem: TopkProblem,
 ) -> Result<KeyKind, SieveError> {
     let kind = KeyKind::of(io.value_dtype);
-    // 64-bit values are read and moved as pairs of 32-bit words (by the sort and `finish`):
-    // they need no 64-bit support. Every other value is read as its own dtype.
-    if !kind.wide() {
+    // 64-bit values are read and moved as pairs of 32-bit words (by the sort and `finish`).
+    if crate::sort::key_needs_device_dtype(io.value_dtype) {
         caps.check_dtype(io.value_dtype)?;
     }
     check_index_dtype("io.index_dtype", io.index_dtype)?;
