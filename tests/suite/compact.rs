@@ -312,7 +312,7 @@ fn other_dtypes() {
         .map(|_| rng.random_range(-(1i64 << 40)..(1i64 << 40)))
         .collect();
     let mut cases = vec![(Dtype::I32, Dtype::U32), (Dtype::U32, Dtype::I32)];
-    if caps.i64 {
+    if caps.supports(Dtype::I64) {
         cases.push((Dtype::I64, Dtype::I64));
     }
     for (value_dtype, index_dtype) in cases {
@@ -500,7 +500,7 @@ fn bit_split_matches_reference() {
         .map(|_| rng.random_range(-(1i64 << 40)..(1i64 << 40)))
         .collect();
     let mut dtypes = vec![(Dtype::I32, 32u32)];
-    if caps.i64 {
+    if caps.supports(Dtype::I64) {
         dtypes.push((Dtype::I64, 64));
     }
     for (dtype, width) in dtypes {

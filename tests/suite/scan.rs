@@ -232,7 +232,7 @@ fn check_all_dtypes(
         options,
         case,
     );
-    if caps.i64 && options.strategy != ScanStrategy::DecoupledLookback {
+    if caps.supports(Dtype::I64) && options.strategy != ScanStrategy::DecoupledLookback {
         check_exact(
             client,
             &(0..n)
@@ -245,7 +245,7 @@ fn check_all_dtypes(
             case,
         );
     }
-    if caps.f16 {
+    if caps.supports(Dtype::F16) {
         check_f16(
             client,
             &(0..n)
@@ -559,7 +559,7 @@ fn bad_arguments_are_named() {
             tuning: None,
         },
     );
-    if caps.i64 {
+    if caps.supports(Dtype::I64) {
         assert!(err.unwrap_err().to_string().contains("decoupled_lookback"));
     } else {
         assert!(err.unwrap_err().to_string().contains("i64"));

@@ -20,9 +20,9 @@ use crate::dtypes_scan::{El, assert_scan_bits, check_scan};
 use common::*;
 use cubecl::prelude::Client;
 use rand::{Rng, rngs::StdRng};
-use sieve::DeviceCaps;
 use sieve::scan::reference;
 use sieve::scan::{ScanOp, ScanOptions, ScanStrategy, ScanTuning};
+use sieve::{DeviceCaps, Dtype};
 
 /// NaNs with distinct payloads (and signs), so "the latest NaN met" is visible in the bits.
 const NANS: [u32; 3] = [0x7FC0_0000, 0x7FC0_1234, 0xFFC0_0042];
@@ -131,7 +131,7 @@ fn check_all(
         check_lengths::<i32>(client, rng, lengths, op, options, case);
         check_lengths::<u32>(client, rng, lengths, op, options, case);
         // The look-back's status words hold 32-bit values: i64 runs reduce-then-scan only.
-        if caps.i64 && options.strategy != ScanStrategy::DecoupledLookback {
+        if caps.supports(Dtype::I64) && options.strategy != ScanStrategy::DecoupledLookback {
             check_lengths::<i64>(client, rng, lengths, op, options, case);
         }
     }

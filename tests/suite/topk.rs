@@ -581,7 +581,7 @@ fn index_dtypes() {
     let keys = special_floats(&mut rng, rows * len);
     let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
     let mut dtypes = vec![Dtype::I32, Dtype::U32];
-    if DeviceCaps::of(&client).i64 {
+    if DeviceCaps::of(&client).supports(Dtype::I64) {
         dtypes.push(Dtype::I64);
     }
     for index_dtype in dtypes {
@@ -803,7 +803,7 @@ fn bad_calls_get_clear_errors() {
         e.contains("problem.len") && e.contains("rank_by_counting"),
         "{e}"
     );
-    if !DeviceCaps::of(&client).i64 {
+    if !DeviceCaps::of(&client).supports(Dtype::I64) {
         let e = call(
             TopkIo {
                 index_dtype: Dtype::I64,

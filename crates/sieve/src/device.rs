@@ -41,16 +41,10 @@ pub struct DeviceCaps {
     pub forward_progress: bool,
     /// Atomic load/store of 64-bit words (the look-back's status words).
     pub atomic_u64: bool,
-    /// f16 buffers and arithmetic ([`Dtype::F16`] values and keys).
-    pub f16: bool,
-    /// bf16 buffers and arithmetic ([`Dtype::BF16`] sort keys).
-    pub bf16: bool,
-    /// 64-bit integers ([`Dtype::I64`] values and indices; i64 sort keys do not need them).
-    pub i64: bool,
     /// Buffers of 8-bit elements (byte masks).
     pub u8: bool,
-    /// Every [`Dtype`] the runtime registers for buffers and arithmetic on this device
-    /// ([`DeviceCaps::supports`]), in [`Dtype::ALL`]'s order.
+    /// Every [`Dtype`] the device serves ([`DeviceCaps::supports`]: buffers, conversions and
+    /// arithmetic; bf16 without arithmetic), in [`Dtype::ALL`]'s order.
     pub dtypes: Vec<Dtype>,
     /// The [`with_limits`] override these facts were lowered by (all `None`: the device's own).
     pub limits: DeviceLimits,
@@ -134,9 +128,6 @@ impl DeviceCaps {
             max_vector_size: hardware.max_vector_size,
             forward_progress: matches!(runtime, "cuda" | "hip"),
             atomic_u64,
-            f16: supports(client, Dtype::F16),
-            bf16: supports(client, Dtype::BF16),
-            i64: supports(client, Dtype::I64),
             u8: client
                 .properties()
                 .type_usage(ElemType::UInt(UIntKind::U8))
@@ -186,7 +177,8 @@ impl DeviceCaps {
         })
     }
 
-    /// Whether the runtime registers `dtype` for buffers and arithmetic on this device.
+    /// Whether the device serves `dtype`: the runtime lets kernels keep it in buffers, convert
+    /// it and compute in it (bf16: buffers and conversions, all sieve does with it).
     pub fn supports(&self, dtype: Dtype) -> bool {
         self.dtypes.contains(&dtype)
     }
