@@ -10,8 +10,6 @@ use sieve::scan::ScanOp;
 
 /// Tensor kinds sieve's numeric ops accept (Float and Int), routing each to its backend op.
 pub trait SieveKind: Basic {
-    #[doc(hidden)]
-    fn cumsum(x: DispatchTensor, dim: usize) -> DispatchTensor;
     /// The inclusive scan with `op` (`cumsum`, `cumprod`, `cummin`, `cummax`).
     #[doc(hidden)]
     fn cumulative(x: DispatchTensor, dim: usize, op: ScanOp) -> DispatchTensor;
@@ -59,9 +57,6 @@ pub trait SieveKind: Basic {
 }
 
 impl SieveKind for Float {
-    fn cumsum(x: DispatchTensor, dim: usize) -> DispatchTensor {
-        <Dispatch as SieveOps>::sieve_float_cumsum(x, dim)
-    }
     fn cumulative(x: DispatchTensor, dim: usize, op: ScanOp) -> DispatchTensor {
         match op {
             ScanOp::Sum => <Dispatch as SieveOps>::sieve_float_cumsum(x, dim),
@@ -129,9 +124,6 @@ impl SieveKind for Float {
 }
 
 impl SieveKind for Int {
-    fn cumsum(x: DispatchTensor, dim: usize) -> DispatchTensor {
-        <Dispatch as SieveOps>::sieve_int_cumsum(x, dim)
-    }
     fn cumulative(x: DispatchTensor, dim: usize, op: ScanOp) -> DispatchTensor {
         match op {
             ScanOp::Sum => <Dispatch as SieveOps>::sieve_int_cumsum(x, dim),
@@ -221,7 +213,7 @@ impl SieveKind for Int {
 pub fn cumsum<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
     let dim = dim_index("Cumsum", dim, D);
     check_served("cumsum", &x, DtypeUse::Values);
-    Tensor::from_dispatch(K::cumsum(x.into_dispatch(), dim))
+    Tensor::from_dispatch(K::cumulative(x.into_dispatch(), dim, ScanOp::Sum))
 }
 
 /// Inclusive running product along `dim`: `out[.., i, ..] = x[.., 0, ..] * ... * x[.., i, ..]`,
