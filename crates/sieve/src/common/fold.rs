@@ -64,6 +64,14 @@ impl Fold {
         elem: Dtype::U32,
     };
 
+    /// Whether the fold gives the same bits however its operands are grouped: integer sums
+    /// and products (they wrap, exactly), and every minimum and maximum (the result is an
+    /// operand, chosen by a rule that does not depend on the grouping). Float sums and products
+    /// round, so the scan keeps one fixed grouping for them (see `scan::tile`).
+    pub fn exact(self) -> bool {
+        matches!(self.op, ScanOp::Min | ScanOp::Max) || !self.elem.is_float()
+    }
+
     /// The accumulator is f32 (f16, bf16 and f32 elements).
     fn f32(self) -> bool {
         self.elem.accumulator() == Dtype::F32

@@ -88,7 +88,8 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
     let vpu = comptime!(blueprint.vectors_per_unit as usize);
     let mut held = Array::<Vector<E, N>>::new(vpu);
     let mut flags = Array::<Vector<u32, N>>::new(vpu);
-    let mut ranks = Array::<Vector<u32, N>>::new(vpu + 1);
+    let mut ranks = Array::<Vector<u32, N>>::new(vpu);
+    let mut prefixes = Array::<u32>::new(vpu);
     load_tile::<E, M, N>(
         values,
         mask,
@@ -101,7 +102,7 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
         row_vectors,
         config,
     );
-    let total = scan_registers::<u32, N>(&mut ranks, blueprint);
+    let total = scan_registers::<u32, N>(&mut ranks, &mut prefixes, blueprint);
     let last = row * tiles_per_row + tiles_per_row - 1;
     let mut offset = 0usize;
     let mut row_total = total as usize;
@@ -118,6 +119,7 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
         &held,
         &flags,
         &ranks,
+        &prefixes,
         values_out,
         indices_out,
         placement,
@@ -162,7 +164,8 @@ pub(crate) fn scatter_lookback_kernel<E: Numeric, M: Numeric, I: Numeric, N: Siz
     let vpu = comptime!(blueprint.vectors_per_unit as usize);
     let mut held = Array::<Vector<E, N>>::new(vpu);
     let mut flags = Array::<Vector<u32, N>>::new(vpu);
-    let mut ranks = Array::<Vector<u32, N>>::new(vpu + 1);
+    let mut ranks = Array::<Vector<u32, N>>::new(vpu);
+    let mut prefixes = Array::<u32>::new(vpu);
     load_tile::<E, M, N>(
         values,
         mask,
@@ -175,7 +178,7 @@ pub(crate) fn scatter_lookback_kernel<E: Numeric, M: Numeric, I: Numeric, N: Siz
         row_vectors,
         config,
     );
-    let total = scan_registers::<u32, N>(&mut ranks, blueprint);
+    let total = scan_registers::<u32, N>(&mut ranks, &mut prefixes, blueprint);
     // Rows are at most u32::MAX elements here: the status words pack 32-bit sums.
     let offset = tile_prefix::<u32>(
         status,
@@ -194,6 +197,7 @@ pub(crate) fn scatter_lookback_kernel<E: Numeric, M: Numeric, I: Numeric, N: Siz
         &held,
         &flags,
         &ranks,
+        &prefixes,
         values_out,
         indices_out,
         placement,

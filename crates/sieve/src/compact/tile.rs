@@ -153,6 +153,7 @@ pub fn scatter_tile<E: Numeric, I: Numeric, N: Size>(
     held: &Array<Vector<E, N>>,
     flags: &Array<Vector<u32, N>>,
     ranks: &Array<Vector<u32, N>>,
+    prefixes: &Array<u32>,
     values_out: &mut [E],
     indices_out: &mut [I],
     placement: TilePlacement,
@@ -169,11 +170,14 @@ pub fn scatter_tile<E: Numeric, I: Numeric, N: Size>(
             let r = ranks[k as usize];
             let v = held[k as usize];
             let width = f.vector_size().comptime();
+            // Survivors of the row before this vector.
+            let row_before = placement.offset + prefixes[k as usize] as usize;
             #[unroll]
             for j in 0..width {
                 let position = index * width + j;
-                // Survivors of the row before this element (ranks are inclusive).
-                let before = placement.offset + (r.extract(j) - f.extract(j)) as usize;
+                // Survivors of the row before this element (ranks are inclusive, from the
+                // vector's prefix: `scan_registers`).
+                let before = row_before + (r.extract(j) - f.extract(j)) as usize;
                 if f.extract(j) == 1u32 {
                     let slot = placement.out_row_base + before;
                     write_slot::<E, I>(

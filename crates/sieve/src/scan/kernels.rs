@@ -62,10 +62,12 @@ pub(crate) fn scan_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
     }
     let row_base = (tile / tiles_per_row) * row_vectors;
     let tile_start = (tile % tiles_per_row) * comptime!(blueprint.tile_vectors());
-    let mut values = Array::<Vector<A, N>>::new(comptime!(blueprint.vectors_per_unit as usize + 1));
+    let mut values = Array::<Vector<A, N>>::new(comptime!(blueprint.vectors_per_unit as usize));
+    let mut prefixes = Array::<A>::new(comptime!(blueprint.vectors_per_unit as usize));
     scan_tile::<E, A, N>(
         input,
         &mut values,
+        &mut prefixes,
         row_base,
         tile_start,
         row_vectors,
@@ -79,6 +81,7 @@ pub(crate) fn scan_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
     store_tile::<E, A, N>(
         output,
         &values,
+        &prefixes,
         offset,
         row_base,
         tile_start,
@@ -115,10 +118,12 @@ pub(crate) fn scan_lookback_kernel<E: Numeric, A: Numeric, N: Size>(
     let part = tile % tiles_per_row;
     let row_base = (tile / tiles_per_row) * row_vectors;
     let tile_start = part * comptime!(blueprint.tile_vectors());
-    let mut values = Array::<Vector<A, N>>::new(comptime!(blueprint.vectors_per_unit as usize + 1));
+    let mut values = Array::<Vector<A, N>>::new(comptime!(blueprint.vectors_per_unit as usize));
+    let mut prefixes = Array::<A>::new(comptime!(blueprint.vectors_per_unit as usize));
     let total = scan_tile::<E, A, N>(
         input,
         &mut values,
+        &mut prefixes,
         row_base,
         tile_start,
         row_vectors,
@@ -136,6 +141,7 @@ pub(crate) fn scan_lookback_kernel<E: Numeric, A: Numeric, N: Size>(
     store_tile::<E, A, N>(
         output,
         &values,
+        &prefixes,
         offset,
         row_base,
         tile_start,

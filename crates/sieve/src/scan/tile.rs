@@ -163,14 +163,14 @@ fn groups_total<A: Numeric>(group_value: A, #[comptime] blueprint: TileBlueprint
     )
 }
 
-/// Scans one tile into `values` (each unit's `vectors_per_unit` vectors, in registers, plus
-/// one slot): on return `values[k]` holds the inclusive scan of the tile up to each element,
-/// *without* the tile's own offset, `values[vectors_per_unit]` the group's offset (for the
-/// exclusive store), and the function returns the tile's total.
+/// Scans one tile into registers (this unit's `vectors_per_unit` vectors, layout as
+/// [`unit_vector_index`]); on return the tile's inclusive scan at element `j` of vector `k` is
+/// `combine(prefixes[k], values[k][j])` ([`scan_registers`]). Returns the tile's total.
 #[cube]
 pub fn scan_tile<E: Numeric, A: Numeric, N: Size>(
     input: &[Vector<E, N>],
     values: &mut Array<Vector<A, N>>,
+    prefixes: &mut Array<A>,
     row_base: usize,
     tile_start: usize,
     row_vectors: usize,
@@ -182,18 +182,33 @@ pub fn scan_tile<E: Numeric, A: Numeric, N: Size>(
         values[k as usize] =
             load_vector::<E, A, N>(input, row_base, index, row_vectors, blueprint.fold);
     }
-    scan_registers::<A, N>(values, blueprint)
+    scan_registers::<A, N>(values, prefixes, blueprint)
 }
 
 /// Scans a tile that is already in registers: on entry `values[k]` holds this unit's `k`-th
-/// vector of the tile (layout as [`unit_vector_index`]); on return, as [`scan_tile`]
-/// describes. The building block every tile-wide scan (sums, survivor ranks) goes through.
+/// vector of the tile (layout as [`unit_vector_index`]). On return the tile's inclusive scan
+/// at element `j` of vector `k` is `combine(prefixes[k], values[k][j])`, and every consumer
+/// (the scan's store, the compaction's scatter) computes it in that form, folding its own
+/// offset into the scalar `prefixes[k]` first: one fold per element however deep the tile.
+/// Returns the tile's total. The building block every tile-wide scan (sums, survivor ranks)
+/// goes through.
+///
+/// What the two halves hold depends on the fold:
+/// - exact folds ([`Fold::exact`]: integers, minima, maxima): `values[k]` is the vector's own
+///   scan and `prefixes[k]` everything in the tile before the vector (a scalar fold per
+///   vector instead of one per element for each level of the tile);
+/// - float sums and products, whose bits depend on the grouping: `values[k]` is the scan
+///   within the unit's group (plane), in the grouping this engine has always used, and
+///   `prefixes[k]` the group's offset in the tile. Exclusive output `i + 1` then equals
+///   inclusive output `i` bit for bit within a group.
 #[cube]
 pub fn scan_registers<A: Numeric, N: Size>(
     values: &mut Array<Vector<A, N>>,
+    prefixes: &mut Array<A>,
     #[comptime] blueprint: TileBlueprint,
 ) -> A {
     let fold = blueprint.fold;
+    let exact = comptime!(fold.exact());
     // 1. Each group scans its own vectors, carrying its running total.
     let mut carry = identity::<A>(fold);
     #[unroll]
@@ -206,19 +221,23 @@ pub fn scan_registers<A: Numeric, N: Size>(
             v.insert(j, combine::<A>(previous, v.extract(j), fold));
         }
         let vector_total = v.extract(width - 1);
+        // The group-local fold before this vector.
+        let mut before_vector = carry;
         if blueprint.use_planes {
             let inclusive = plane_inclusive::<A>(vector_total, fold);
             let before = plane_shuffle_up(inclusive, 1);
-            let offset = if UNIT_POS_PLANE == 0 {
-                carry
-            } else {
-                combine::<A>(carry, before, fold)
-            };
-            values[k as usize] = combine_vector::<A, N>(offset, v, fold);
+            if UNIT_POS_PLANE != 0 {
+                before_vector = combine::<A>(carry, before, fold);
+            }
             carry = combine::<A>(carry, plane_shuffle(inclusive, PLANE_DIM - 1), fold);
         } else {
-            values[k as usize] = combine_vector::<A, N>(carry, v, fold);
             carry = combine::<A>(carry, vector_total, fold);
+        }
+        if exact {
+            values[k as usize] = v;
+            prefixes[k as usize] = before_vector;
+        } else {
+            values[k as usize] = combine_vector::<A, N>(before_vector, v, fold);
         }
     }
     // 2. Groups' totals are scanned across the cube.
@@ -239,18 +258,24 @@ pub fn scan_registers<A: Numeric, N: Size>(
     let group_offset = spine[group_index(blueprint) as usize];
     #[unroll]
     for k in 0..blueprint.vectors_per_unit {
-        values[k as usize] = combine_vector::<A, N>(group_offset, values[k as usize], fold);
+        if exact {
+            prefixes[k as usize] = combine::<A>(group_offset, prefixes[k as usize], fold);
+        } else {
+            prefixes[k as usize] = group_offset;
+        }
     }
-    values[blueprint.vectors_per_unit as usize] = Vector::new(group_offset);
     total
 }
 
-/// Stores a scanned tile with `offset` added: inclusive, or exclusive (each element gets the
-/// inclusive value of the element before it, the first one `offset` itself).
+/// Stores a scanned tile ([`scan_tile`]) with `offset` (the tile's offset in its row) folded
+/// in: inclusive, or exclusive (each element gets the inclusive value of the element before
+/// it, the first one `offset` itself).
 #[cube]
+#[allow(clippy::too_many_arguments)]
 pub fn store_tile<E: Numeric, A: Numeric, N: Size>(
     output: &mut [Vector<E, N>],
     values: &Array<Vector<A, N>>,
+    prefixes: &Array<A>,
     offset: A,
     row_base: usize,
     tile_start: usize,
@@ -258,74 +283,71 @@ pub fn store_tile<E: Numeric, A: Numeric, N: Size>(
     #[comptime] exclusive: bool,
     #[comptime] blueprint: TileBlueprint,
 ) {
+    let fold = blueprint.fold;
     #[unroll]
     for k in 0..blueprint.vectors_per_unit {
         let index = tile_start + unit_vector_index(k, blueprint);
-        let inclusive = values[k as usize];
-        let width = inclusive.vector_size().comptime();
+        let local = values[k as usize];
+        let width = local.vector_size().comptime();
+        let prefix = combine::<A>(offset, prefixes[k as usize], fold);
         if exclusive {
-            // The element before this vector's first one is the last element of the previous
-            // vector in tile order. Taking that register value (rather than computing
-            // `inclusive[0] - x[0]`, which rounds for floats) makes exclusive[i + 1] equal
-            // inclusive[i] bit for bit.
-            let before = exclusive_start::<A, N>(values, k, inclusive, blueprint);
-            let mut shifted = Vector::<A, N>::new(before);
+            // Element j + 1 gets exactly the value element j's inclusive store computes,
+            // `combine(prefix, local[j])`; the vector's first element gets the inclusive
+            // value before the vector.
+            let first = exclusive_first::<A, N>(values, k, prefix, blueprint);
+            let mut shifted = Vector::<A, N>::new(first);
             #[unroll]
             for j in 1..width {
-                shifted.insert(j, inclusive.extract(j - 1));
+                shifted.insert(j, combine::<A>(prefix, local.extract(j - 1), fold));
             }
             if index < row_vectors {
-                output[row_base + index] =
-                    Vector::cast_from(combine_vector::<A, N>(offset, shifted, blueprint.fold));
+                output[row_base + index] = Vector::cast_from(shifted);
             }
         } else if index < row_vectors {
             output[row_base + index] =
-                Vector::cast_from(combine_vector::<A, N>(offset, inclusive, blueprint.fold));
+                Vector::cast_from(combine_vector::<A, N>(prefix, local, fold));
         }
     }
 }
 
-/// The tile-local inclusive value just before vector `k` of this unit (the identity at the
-/// tile's start). With planes, the previous vector in tile order belongs to the previous lane or,
-/// for lane 0, to the last lane of step `k - 1`, or (at step 0) to the previous plane.
+/// The inclusive value just before vector `k` of this unit, `prefix` being that vector's
+/// `combine(offset, prefixes[k])`. For exact folds that is `prefix` itself. For float sums and
+/// products it is the previous vector in tile order's last value, computed as that vector's
+/// store computes it (so the bits match): the previous lane's or, for lane 0, the last lane's
+/// of step `k - 1`; at the start of a group, the group's offset, `prefix`.
 #[cube]
-fn exclusive_start<A: Numeric, N: Size>(
+fn exclusive_first<A: Numeric, N: Size>(
     values: &Array<Vector<A, N>>,
     k: u32,
-    inclusive: Vector<A, N>,
+    prefix: A,
     #[comptime] blueprint: TileBlueprint,
 ) -> A {
-    let width = inclusive.vector_size().comptime();
-    let last = inclusive.extract(width - 1);
-    if blueprint.use_planes {
-        // Every lane takes part in the shuffles (k is uniform across the plane).
-        let from_previous_lane = plane_shuffle_up(last, 1);
-        let previous_step = if k > 0 {
-            values[(k - 1) as usize].extract(width - 1)
-        } else {
-            A::from_int(0)
-        };
-        let last_lane_previous_step = plane_shuffle(previous_step, PLANE_DIM - 1);
-        if UNIT_POS_PLANE > 0 {
-            from_previous_lane
-        } else if k > 0 {
-            last_lane_previous_step
-        } else {
-            segment_start::<A, N>(values, blueprint)
-        }
-    } else if k > 0 {
-        values[(k - 1) as usize].extract(width - 1)
+    let fold = blueprint.fold;
+    if comptime!(fold.exact()) {
+        prefix
     } else {
-        segment_start::<A, N>(values, blueprint)
+        let width = values[k as usize].vector_size().comptime();
+        let last = values[k as usize].extract(width - 1);
+        if blueprint.use_planes {
+            // Every lane takes part in the shuffles (k is uniform across the plane).
+            let from_previous_lane = plane_shuffle_up(last, 1);
+            let previous_step = if k > 0 {
+                values[(k - 1) as usize].extract(width - 1)
+            } else {
+                A::from_int(0)
+            };
+            let last_lane_previous_step = plane_shuffle(previous_step, PLANE_DIM - 1);
+            if UNIT_POS_PLANE > 0 {
+                combine::<A>(prefix, from_previous_lane, fold)
+            } else if k > 0 {
+                combine::<A>(prefix, last_lane_previous_step, fold)
+            } else {
+                prefix
+            }
+        } else if k > 0 {
+            combine::<A>(prefix, values[(k - 1) as usize].extract(width - 1), fold)
+        } else {
+            prefix
+        }
     }
-}
-
-/// Tile-local inclusive value at the end of the previous group's segment: the group offset,
-/// which [`scan_tile`] keeps in the extra slot `values[vectors_per_unit]`.
-#[cube]
-fn segment_start<A: Numeric, N: Size>(
-    values: &Array<Vector<A, N>>,
-    #[comptime] blueprint: TileBlueprint,
-) -> A {
-    values[blueprint.vectors_per_unit as usize].extract(0usize)
 }
