@@ -118,11 +118,20 @@ fn look_back<A: Numeric>(
 }
 
 /// [`look_back`] by a whole plane: each lane reads one predecessor's status word (lane `l`
-/// reads tile `tile - 1 - l`), so one round of reads covers `PLANE_DIM` predecessors. The
-/// nearest inclusive prefix (lowest lane) is the base; once every lane before it holds an
-/// aggregate, the plane folds them *forward* (base, then lane `j - 1` down to lane 0), the
-/// same order as the serial walk, so results are bit-identical to it. Until a window holds an
-/// inclusive prefix with ready aggregates before it, the plane reads the window again.
+/// reads tile `end - 1 - l` of a window ending at `end`, first `tile`), so one round of reads
+/// covers `PLANE_DIM` predecessors. The nearest inclusive prefix (lowest lane) is the base;
+/// once every lane before it holds an aggregate, the window is folded from the base down to
+/// lane 0 (higher lanes hold earlier tiles). Until a window holds an inclusive prefix with
+/// ready aggregates before it, the plane reads the window again, except:
+///
+/// - **Exact folds** ([`Fold::exact`]: integers, minima, maxima) give the same bits in any
+///   grouping, so a window of aggregates only is folded (a butterfly, log2(`PLANE_DIM`)
+///   steps) and the walk moves one window further back: a tile never waits for an inclusive
+///   prefix to come within reach, and the fold of a window is 5 steps, not 32.
+/// - **Float sums and products** fold forward lane by lane from the base, the order of the
+///   serial walk, so the prefix is bit for bit the chain however far the walk went; the
+///   window does not move (moving it would fold part of the chain first).
+///
 /// Called by every unit of one plane; returns the exclusive prefix to all of them.
 #[cube]
 fn look_back_plane<A: Numeric>(
@@ -142,12 +151,17 @@ fn look_back_plane<A: Numeric>(
             status[tile].store(pack_status::<A>(FLAG_AGGREGATE, total));
         }
         let lane = UNIT_POS_PLANE as usize;
+        // The window's first tile is `end - 1`; `before_end` tiles of the row precede `end`.
+        let mut end = tile;
+        let mut before_end = part;
+        // Exact folds: the fold of the windows already passed (later tiles than the window).
+        let mut later = identity::<A>(fold);
         let mut searching = true;
         while searching {
             // Lanes past the row's first tile read nothing: they act as an inclusive identity,
             // never chosen since the row's first tile (a nearer lane) is always inclusive.
-            let word = if lane < part {
-                status[tile - 1 - lane].load()
+            let word = if lane < before_end {
+                status[end - 1 - lane].load()
             } else {
                 pack_status::<A>(FLAG_INCLUSIVE, identity::<A>(fold))
             };
@@ -159,20 +173,33 @@ fn look_back_plane<A: Numeric>(
                 PLANE_DIM
             });
             let ready = plane_all(UNIT_POS_PLANE >= base || flag == FLAG_AGGREGATE);
-            if base < PLANE_DIM && ready {
-                // Higher lanes hold earlier tiles: fold from the base down to lane 0.
-                let mut acc = identity::<A>(fold);
-                for step in 0..PLANE_DIM {
-                    let from = PLANE_DIM - 1 - step;
-                    let v = plane_shuffle(value, from);
-                    if from == base {
-                        acc = v;
-                    } else if from < base {
-                        acc = combine::<A>(acc, v, fold);
+            if ready {
+                if comptime!(fold.exact()) {
+                    // Lanes past the base hold tiles before it: out of the fold.
+                    let masked = if UNIT_POS_PLANE > base {
+                        identity::<A>(fold)
+                    } else {
+                        value
+                    };
+                    let window = plane_fold_descending::<A>(masked, fold);
+                    later = combine::<A>(window, later, fold);
+                    if base < PLANE_DIM {
+                        prefix = later;
+                        searching = false;
+                    } else {
+                        end -= PLANE_DIM as usize;
+                        before_end -= PLANE_DIM as usize;
                     }
+                } else if base < PLANE_DIM {
+                    let mut acc = plane_shuffle(value, base);
+                    let mut from = base;
+                    while from > 0 {
+                        from -= 1;
+                        acc = combine::<A>(acc, plane_shuffle(value, from), fold);
+                    }
+                    prefix = acc;
+                    searching = false;
                 }
-                prefix = acc;
-                searching = false;
             }
         }
         if UNIT_POS_PLANE == 0 {
@@ -183,4 +210,25 @@ fn look_back_plane<A: Numeric>(
         }
     }
     prefix
+}
+
+/// The fold of one value per lane over the plane, where lane 0 holds the *latest* element and
+/// the highest lane the earliest (a look-back window), given to every lane. A butterfly, so
+/// its grouping is a tree: exact folds only ([`Fold::exact`]). Every lane must call it.
+#[cube]
+fn plane_fold_descending<A: Numeric>(value: A, #[comptime] fold: Fold) -> A {
+    let mut acc = value;
+    let mut distance = 1u32;
+    while distance < PLANE_DIM {
+        let other = plane_shuffle_xor(acc, distance);
+        // The block with the higher lanes holds the earlier elements.
+        let mine_earlier = (UNIT_POS_PLANE & distance) != 0;
+        acc = combine::<A>(
+            select(mine_earlier, acc, other),
+            select(mine_earlier, other, acc),
+            fold,
+        );
+        distance *= 2u32;
+    }
+    acc
 }
