@@ -20,16 +20,18 @@ pub struct ScanTuning {
 
 impl ScanTuning {
     /// Defaults for this device: 512 units where a cube may have them (else as many as it
-    /// may: [`DeviceCaps::cube_units`]), 16 elements per unit for reduce-then-scan, 32 for the
-    /// look-back, whose tiles each pay a serial walk (so it wants fewer, larger tiles). Chosen
-    /// from a sweep on an H200 through CUDA (`bench/results/h200/sweep-cuda.json`): 2^28 f32,
-    /// look-back 512 x 32: 0.91 ms (256 x 32: 1.03 ms), reduce-then-scan 512 x 16: 0.92 ms
-    /// (256 x 16: 0.95 ms). A tile needs one spine word per unit of shared memory, which any
-    /// device has.
+    /// may: [`DeviceCaps::cube_units`]), 16 elements per unit for reduce-then-scan, 64 for the
+    /// look-back, whose tiles each pay a walk the next tiles wait on (so it wants fewer, larger
+    /// tiles). Chosen from sweeps on an H200 through CUDA, 2^28 f32: reduce-then-scan
+    /// 512 x 16: 0.92 ms (256 x 16: 0.95 ms; `bench/results/h200/sweep-cuda.json`);
+    /// look-back (`bench/results/h200/issue14/`) 512 x 64 against 512 x 32: cumsum 0.67 against
+    /// 0.82 ms, cummin 0.80 against 0.92 ms (a look-back tile's cost was per tile, not per
+    /// element: 16 elements per unit took twice 32's time). A tile needs one spine word per
+    /// unit of shared memory, which any device has.
     pub fn for_device(caps: &DeviceCaps, lookback: bool) -> Self {
         ScanTuning {
             units_per_cube: caps.cube_units(512),
-            elements_per_unit: if lookback { 32 } else { 16 },
+            elements_per_unit: if lookback { 64 } else { 16 },
             max_vector_size: caps.max_vector_size.clamp(1, 4),
             use_planes: caps.plane_ops,
         }
