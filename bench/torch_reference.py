@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The torch side of sieve-bench: the same cases, the same JSON schema, on the same GPU.
 
-Usage: python3 bench/torch_reference.py OUT.json [--quick]
+Usage: python3 bench/torch_reference.py OUT.json [--quick] [--scans]
+(`--scans`: the copy row and the scan family's rows only.)
 
 Times each op with CUDA events: warm-up calls, then the median/min/max of RUNS samples, each a
 batch of back-to-back calls divided by its size (see `timed`).
@@ -292,9 +293,10 @@ def main():
         del x, got, want
 
     rows.extend(scan_family_rows(quick, dev, gen))
-    rows.extend(filter_rows(quick, dev, gen))
-    rows.extend(sort_rows(quick, dev, gen))
-    rows.extend(topk_rows(quick, dev, gen))
+    if "--scans" not in sys.argv:
+        rows.extend(filter_rows(quick, dev, gen))
+        rows.extend(sort_rows(quick, dev, gen))
+        rows.extend(topk_rows(quick, dev, gen))
 
     report = {
         "device": torch.cuda.get_device_name(),
