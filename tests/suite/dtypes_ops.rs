@@ -242,6 +242,15 @@ macro_rules! each_dtype {
     };
 }
 
+/// Whether `dtype` runs in this process: every dtype, unless `SIEVE_DTYPES` names some
+/// (comma-separated, e.g. `f64,i8`): on a GPU a driver that fails one dtype's kernel poisons
+/// the device for the rest of the process, so each dtype can run in its own.
+fn chosen(dtype: Dtype) -> bool {
+    std::env::var("SIEVE_DTYPES")
+        .map(|list| list.split(',').any(|name| name.trim() == dtype.name()))
+        .unwrap_or(true)
+}
+
 /// The device under test, its caps (`None`: a backend without sieve kernels, whose stock-op
 /// fallbacks take every dtype) and its default index dtype.
 struct Env {
@@ -281,6 +290,11 @@ impl Env {
     /// Runs `op` (reading its outputs back): where `works`, it must succeed; otherwise it must
     /// panic naming `dtype` and the device, and `None` comes back.
     fn run<R>(&self, works: bool, dtype: Dtype, case: &str, op: impl FnOnce() -> R) -> Option<R> {
+        // SIEVE_TRACE=1 names each case before it runs: where a driver fails to compile a
+        // kernel and poisons the device, the last name printed is the case that did it.
+        if std::env::var_os("SIEVE_TRACE").is_some() {
+            eprintln!("trace: {case}");
+        }
         if works {
             return Some(op());
         }
@@ -722,6 +736,9 @@ fn check_positions<T: El>(env: &Env, data: &[T], len: usize, case: &str) {
 /// Every op on one dtype, or, where the device lacks it, their refusals.
 fn every_op<T: El>(env: &Env, rng: &mut StdRng, skipped: &mut Vec<String>, test: &str) {
     let dtype = T::SIEVE;
+    if !chosen(dtype) {
+        return;
+    }
     if !env.supports(dtype) {
         let sorts = if dtype.size_bytes() == 8 {
             "sorted and selected (64-bit keys need no device support), every other op"
@@ -834,6 +851,9 @@ type Gradient<'a> = &'a dyn Fn(&[i64], &[i64], usize) -> i64;
 /// mask_select_padded (to the selected positions), each of `sum(op(x) * w)`.
 fn gradients<T: El<Kind = Float>>(env: &Env, skipped: &mut Vec<String>, test: &str) {
     let dtype = T::SIEVE;
+    if !chosen(dtype) {
+        return;
+    }
     if !env.supports(dtype) {
         skipped.push(format!("{dtype}: the device ({}) lacks it", env.describe()));
         return;

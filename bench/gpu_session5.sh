@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Fifth GPU session (issue 14): the scan tile's one-fold-per-element store (`00036b6` on) on
+# the H200, from prebuilt binaries in .gpu/ (xz-compressed; carry [".gpu", ".gl"]):
+# `suite-cuda` (NVRTC), `suite-vulkan` (wgpu's SPIR-V compiler), `sieve-bench-cuda`.
+# Every process under `timeout`.
+#
+# usage: bash bench/gpu_session5.sh sweep | rows | tests
+#   sweep  the scan family at 2^28 f32 through CUDA, each strategy forced, at 16 to 64
+#          elements per unit (sieve only), then dtypes_ops (the public ops x every dtype)
+#          through CUDA and Vulkan
+#   rows   the scan family's standard rows (stock Burn where its row is <= 2^20) through CUDA,
+#          then bench/torch_reference.py: one call, one card
+#   tests  the whole suite through CUDA and Vulkan (props at SIEVE_PROP_CASES, default 500),
+#          compute-sanitizer memcheck over MEMCHECK and racecheck over each `;`-separated
+#          group of RACECHECK, all concurrently
+set -uo pipefail
+for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done; ldconfig
+for f in .gpu/*.xz; do xz -d -f "$f"; done; chmod +x .gpu/*
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+summary() { grep -E "test result|ERROR SUMMARY|RACECHECK SUMMARY|FAILED|panicked|failures:" "$1" | head -12; }
+limit=${LIMIT:-450}
+case "$1" in
+sweep)
+  args=()
+  for op in cumsum cummin cummax; do
+    for c in reduce_then_scan,epu=16 reduce_then_scan,epu=32 decoupled_lookback,epu=16 \
+      decoupled_lookback,epu=32 decoupled_lookback,epu=64; do
+      args+=(--case "$op:268435456:f32:dim=0,strategy=$c")
+    done
+  done
+  args+=(--case "cumprod:268435456:f32:dim=0,strategy=decoupled_lookback,epu=32")
+  args+=(--case "mask_select:268435456:f32:density=0.5")
+  timeout ${BENCH_LIMIT:-300} .gpu/sieve-bench-cuda --no-burn --json "$OUT/sweep-cuda.json" \
+    "${args[@]}" > "$OUT/sweep-cuda.txt" 2>&1
+  echo "sweep rc=$?"; grep -E "^(cum|copy|mask)" "$OUT/sweep-cuda.txt" | grep -v skipped
+  for b in cuda vulkan; do
+    timeout ${DTYPES_LIMIT:-300} .gpu/suite-$b --test-threads 2 --nocapture dtypes_ops \
+      > "$OUT/dtypes-ops-$b.txt" 2>&1 &
+  done
+  wait
+  for b in cuda vulkan; do echo "== dtypes-ops-$b"; summary "$OUT/dtypes-ops-$b.txt"; done
+  grep -h -i "skip\|lacks" "$OUT"/dtypes-ops-*.txt | sort | uniq -c | head -20
+  ;;
+rows)
+  args=()
+  for c in cumsum:1048576:f32 cumsum:16777216:f32 cumsum:268435456:f32 \
+    cumsum:4096x32768:f32:dim=0 cumsum:4096x32768:f32:dim=1; do
+    args+=(--case "$c")
+  done
+  for op in cumprod cummin cummax; do
+    for c in 1048576:f32:dim=0 16777216:f32:dim=0 268435456:f32:dim=0 4096x32768:f32:dim=1; do
+      args+=(--case "$op:$c")
+    done
+  done
+  timeout ${BENCH_LIMIT:-300} .gpu/sieve-bench-cuda --json "$OUT/cuda.json" "${args[@]}" \
+    > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench rc=$?"; grep -E "^(cum|copy)" "$OUT/bench-cuda.txt" | grep -v skipped
+  timeout ${TORCH_LIMIT:-240} python3 bench/torch_reference.py "$OUT/torch.json" \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; tail -3 "$OUT/torch.txt"
+  ;;
+tests)
+  for b in cuda vulkan; do
+    SIEVE_PROP_CASES=${SIEVE_PROP_CASES:-500} timeout $limit .gpu/suite-$b --test-threads 4 \
+      > "$OUT/tests-$b.txt" 2>&1 &
+  done
+  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 \
+    .gpu/suite-cuda --test-threads 2 ${MEMCHECK:-scans:: scan:: compact:: cumulative::} \
+    > "$OUT/memcheck-cuda.txt" 2>&1 &
+  i=0
+  IFS=';' read -ra groups <<< "${RACECHECK:-scans:: cumulative::;scan:: dims::;compact::}"
+  for g in "${groups[@]}"; do
+    SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 \
+      .gpu/suite-cuda --test-threads 2 $g > "$OUT/racecheck-cuda-$i.txt" 2>&1 &
+    i=$((i + 1))
+  done
+  wait
+  for f in tests-cuda tests-vulkan memcheck-cuda \
+    $(cd "$OUT" && ls racecheck-cuda-*.txt | sed 's/.txt$//'); do
+    echo "== $f"; summary "$OUT/$f.txt"
+  done
+  grep -h -i "skip\|lacks\|flush" "$OUT"/tests-*.txt | sort | uniq -c | head -20
+  ;;
+esac
