@@ -4,7 +4,7 @@
 # `suite-cuda` (NVRTC), `suite-vulkan` (wgpu's SPIR-V compiler), `sieve-bench-cuda`.
 # Every process under `timeout`.
 #
-# usage: bash bench/gpu_session5.sh sweep | rows | tests
+# usage: bash bench/gpu_session5.sh sweep | rows | tests | final
 #   sweep  the scan family at 2^28 f32 through CUDA, each strategy forced, at 16 to 64
 #          elements per unit (sieve only), then dtypes_ops (the public ops x every dtype)
 #          through CUDA and Vulkan
@@ -13,6 +13,10 @@
 #   tests  the whole suite through CUDA and Vulkan (props at SIEVE_PROP_CASES, default 500),
 #          compute-sanitizer memcheck over MEMCHECK and racecheck over each `;`-separated
 #          group of RACECHECK, all concurrently
+#   final  what one call of the remaining device time holds: `rows` (torch with --scans, and
+#          the look-back at 32 elements per unit beside the default 64), then concurrently:
+#          the suite through CUDA and Vulkan but dtypes_ops, dtypes_ops through Vulkan one
+#          process per dtype (SIEVE_DTYPES, SIEVE_TRACE), memcheck and racecheck as `tests`
 set -uo pipefail
 for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done; ldconfig
 for f in .gpu/*.xz; do xz -d -f "$f"; done; chmod +x .gpu/*
@@ -42,7 +46,7 @@ sweep)
   for b in cuda vulkan; do echo "== dtypes-ops-$b"; summary "$OUT/dtypes-ops-$b.txt"; done
   grep -h -i "skip\|lacks" "$OUT"/dtypes-ops-*.txt | sort | uniq -c | head -20
   ;;
-rows)
+rows | final)
   args=()
   for c in cumsum:1048576:f32 cumsum:16777216:f32 cumsum:268435456:f32 \
     cumsum:4096x32768:f32:dim=0 cumsum:4096x32768:f32:dim=1; do
@@ -53,12 +57,52 @@ rows)
       args+=(--case "$op:$c")
     done
   done
+  for op in cumsum cummin cummax; do
+    args+=(--case "$op:268435456:f32:dim=0,strategy=decoupled_lookback,epu=32")
+  done
   timeout ${BENCH_LIMIT:-300} .gpu/sieve-bench-cuda --json "$OUT/cuda.json" "${args[@]}" \
     > "$OUT/bench-cuda.txt" 2>&1
   echo "bench rc=$?"; grep -E "^(cum|copy)" "$OUT/bench-cuda.txt" | grep -v skipped
-  timeout ${TORCH_LIMIT:-240} python3 bench/torch_reference.py "$OUT/torch.json" \
+  timeout ${TORCH_LIMIT:-240} python3 bench/torch_reference.py "$OUT/torch.json" --scans \
     > "$OUT/torch.txt" 2>&1
-  echo "torch rc=$?"; tail -3 "$OUT/torch.txt"
+  echo "torch rc=$?"; grep -E "^(cum|copy)" "$OUT/torch.txt"
+  [ "$1" = rows ] && exit 0
+  limit=${TESTS_LIMIT:-330}
+  for b in cuda vulkan; do
+    SIEVE_PROP_CASES=${SIEVE_PROP_CASES:-200} timeout $limit .gpu/suite-$b --test-threads 6 \
+      --skip dtypes_ops > "$OUT/tests-$b.txt" 2>&1 &
+  done
+  for d in f64 f32 f16 bf16 i64 i32 i16 i8 u64 u32 u16 u8; do
+    SIEVE_DTYPES=$d SIEVE_TRACE=1 timeout $limit .gpu/suite-vulkan --test-threads 1 --exact \
+      dtypes_ops::every_dtype_through_every_op dtypes_ops::float_dtype_gradients_keep_the_dtype \
+      > "$OUT/dtypes-ops-vulkan-$d.txt" 2>&1 &
+  done
+  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 \
+    .gpu/suite-cuda --test-threads 2 scans:: cumulative:: scan:: > "$OUT/memcheck-cuda.txt" 2>&1 &
+  i=0
+  for g in "scans::" "scan:: compact::"; do
+    SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 \
+      .gpu/suite-cuda --test-threads 2 $g > "$OUT/racecheck-cuda-$i.txt" 2>&1 &
+    i=$((i + 1))
+  done
+  wait
+  for f in tests-cuda tests-vulkan memcheck-cuda racecheck-cuda-0 racecheck-cuda-1; do
+    echo "== $f"; summary "$OUT/$f.txt"
+  done
+  for d in f64 f32 f16 bf16 i64 i32 i16 i8 u64 u32 u16 u8; do
+    f="$OUT/dtypes-ops-vulkan-$d.txt"
+    echo "== dtypes_ops vulkan $d: $(grep -E '^test result' "$f" | head -1)"
+    grep -B2 -E "NVVM|panicked" "$f" | grep -E "trace:|NVVM|panicked" | head -4
+  done
+  # Eight files at most come back: keep the per-dtype logs in one.
+  for d in f64 f32 f16 bf16 i64 i32 i16 i8 u64 u32 u16 u8; do
+    echo "===== $d"; cat "$OUT/dtypes-ops-vulkan-$d.txt"
+  done > "$OUT/dtypes-ops-vulkan.txt"
+  rm -f "$OUT"/dtypes-ops-vulkan-*.txt
+  for f in memcheck-cuda racecheck-cuda-0 racecheck-cuda-1; do
+    echo "===== $f"; cat "$OUT/$f.txt"
+  done > "$OUT/sanitizers.txt"
+  rm -f "$OUT"/memcheck-cuda.txt "$OUT"/racecheck-cuda-*.txt "$OUT/torch.txt"
   ;;
 tests)
   for b in cuda vulkan; do
