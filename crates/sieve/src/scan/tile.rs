@@ -211,10 +211,13 @@ pub fn tile_nan_free<A: Numeric, N: Size>(
                 any = any || is_nan::<A>(v.extract(j), blueprint.fold);
             }
         }
-        // One word per plane: planes vote, then every unit reads every plane's vote.
+        // One word per plane: planes vote, then every unit reads every plane's vote. Every
+        // lane takes part in the plane's vote (a plane operation inside `UNIT_POS_PLANE == 0`
+        // would see lane 0 alone: that missed NaNs on the H200).
+        let plane_nan = plane_any(any);
         let mut votes = Shared::<[u32]>::new_slice(blueprint.units as usize);
         if UNIT_POS_PLANE == 0 {
-            votes[(UNIT_POS / PLANE_DIM) as usize] = u32::cast_from(plane_any(any));
+            votes[(UNIT_POS / PLANE_DIM) as usize] = u32::cast_from(plane_nan);
         }
         sync_cube();
         let mut nans = 0u32;
