@@ -55,9 +55,6 @@ pub struct Fold {
     pub op: ScanOp,
     /// The dtype of the elements folded (the accumulator is its [`Dtype::accumulator`]).
     pub elem: Dtype,
-    /// Every operand is known not to be a NaN (a tile checked its elements:
-    /// `scan::tile::tile_nan_free`), so float minima and maxima compare without NaN tests.
-    pub nan_free: bool,
 }
 
 impl Fold {
@@ -65,34 +62,7 @@ impl Fold {
     pub const COUNT: Fold = Fold {
         op: ScanOp::Sum,
         elem: Dtype::U32,
-        nan_free: false,
     };
-
-    /// The fold of `op` over elements of `elem`.
-    pub const fn new(op: ScanOp, elem: Dtype) -> Fold {
-        Fold {
-            op,
-            elem,
-            nan_free: false,
-        }
-    }
-
-    /// The same fold over operands known not to be NaNs.
-    pub fn without_nans(self) -> Fold {
-        Fold {
-            nan_free: true,
-            ..self
-        }
-    }
-
-    /// Whether [`combine()`] tests its operands for NaN: float minima and maxima, unless the
-    /// operands are known NaN-free. Four of a float minimum's six operations are those tests,
-    /// so a tile without NaNs folds about three times cheaper.
-    pub fn tests_nan(self) -> bool {
-        matches!(self.op, ScanOp::Min | ScanOp::Max)
-            && (self.f32() || self.f64())
-            && !self.nan_free
-    }
 
     /// Whether the fold gives the same bits however its operands are grouped: integer sums
     /// and products (they wrap, exactly), and every minimum and maximum (the result is an
@@ -177,7 +147,7 @@ pub fn combine<A: Numeric>(earlier: A, later: A, #[comptime] fold: Fold) -> A {
         } else {
             later >= earlier
         };
-        if comptime!(fold.tests_nan()) {
+        if comptime!(fold.f32() || fold.f64()) {
             replace = is_nan::<A>(later, fold) || (!is_nan::<A>(earlier, fold) && replace);
         }
         select(replace, later, earlier)
@@ -208,7 +178,7 @@ pub fn combine_vector<A: Numeric, N: Size>(
 /// Whether a float accumulator (f32 or f64, as `A`) is a NaN, by its bits: some compilers
 /// assume NaN never occurs and fold float self-comparisons away.
 #[cube]
-pub fn is_nan<A: Numeric>(value: A, #[comptime] fold: Fold) -> bool {
+fn is_nan<A: Numeric>(value: A, #[comptime] fold: Fold) -> bool {
     if comptime!(fold.f64()) {
         (u64::reinterpret(value) & 0x7FFF_FFFF_FFFF_FFFFu64) > 0x7FF0_0000_0000_0000u64
     } else {

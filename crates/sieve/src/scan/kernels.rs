@@ -12,7 +12,7 @@
 
 use cubecl::prelude::*;
 
-use super::tile::{TileBlueprint, load_tile, reduce_tile, scan_loaded_tile, store_tile};
+use super::tile::{TileBlueprint, reduce_tile, scan_tile, store_tile};
 use crate::common::fold::identity;
 use crate::common::grid::linear_cube_index;
 use crate::common::lookback::{take_tile_number, tile_prefix};
@@ -64,15 +64,15 @@ pub(crate) fn scan_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
     let tile_start = (tile % tiles_per_row) * comptime!(blueprint.tile_vectors());
     let mut values = Array::<Vector<A, N>>::new(comptime!(blueprint.vectors_per_unit as usize));
     let mut prefixes = Array::<A>::new(comptime!(blueprint.vectors_per_unit as usize));
-    let nan_free = load_tile::<E, A, N>(
+    scan_tile::<E, A, N>(
         input,
         &mut values,
+        &mut prefixes,
         row_base,
         tile_start,
         row_vectors,
         blueprint,
     );
-    scan_loaded_tile::<A, N>(&mut values, &mut prefixes, nan_free, blueprint);
     let offset = if with_offsets {
         tile_offsets[tile]
     } else {
@@ -83,7 +83,6 @@ pub(crate) fn scan_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
         &values,
         &prefixes,
         offset,
-        nan_free,
         row_base,
         tile_start,
         row_vectors,
@@ -121,15 +120,15 @@ pub(crate) fn scan_lookback_kernel<E: Numeric, A: Numeric, N: Size>(
     let tile_start = part * comptime!(blueprint.tile_vectors());
     let mut values = Array::<Vector<A, N>>::new(comptime!(blueprint.vectors_per_unit as usize));
     let mut prefixes = Array::<A>::new(comptime!(blueprint.vectors_per_unit as usize));
-    let nan_free = load_tile::<E, A, N>(
+    let total = scan_tile::<E, A, N>(
         input,
         &mut values,
+        &mut prefixes,
         row_base,
         tile_start,
         row_vectors,
         blueprint,
     );
-    let total = scan_loaded_tile::<A, N>(&mut values, &mut prefixes, nan_free, blueprint);
 
     let offset = tile_prefix::<A>(
         status,
@@ -144,7 +143,6 @@ pub(crate) fn scan_lookback_kernel<E: Numeric, A: Numeric, N: Size>(
         &values,
         &prefixes,
         offset,
-        nan_free,
         row_base,
         tile_start,
         row_vectors,

@@ -128,7 +128,7 @@ fn scan_op_with(
         client,
         tuning,
         dtype,
-        fold: Fold::new(op, dtype),
+        fold: Fold { op, elem: dtype },
     };
     let exclusive = kind == ScanKind::Exclusive;
     if lookback {

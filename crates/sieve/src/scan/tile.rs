@@ -16,7 +16,7 @@ use cubecl::prelude::*;
 
 use crate::common::cube::spine_exclusive_scan;
 use crate::common::fold::{
-    Fold, ScanOp, combine, combine_vector, identity, is_nan, plane_inclusive, plane_total,
+    Fold, ScanOp, combine, combine_vector, identity, plane_inclusive, plane_total,
 };
 
 /// Compile-time shape of a tile: only what changes control flow or register arrays.
@@ -33,20 +33,6 @@ pub struct TileBlueprint {
 }
 
 impl TileBlueprint {
-    /// The same tile folding operands known not to be NaNs ([`Fold::without_nans`]).
-    pub fn without_nans(self) -> Self {
-        TileBlueprint {
-            fold: self.fold.without_nans(),
-            ..self
-        }
-    }
-
-    /// Whether a tile checks its elements for NaN first ([`tile_nan_free`]): float minima and
-    /// maxima with planes (the check's cube-wide vote goes through one word per plane).
-    pub fn checks_nan(&self) -> bool {
-        self.fold.tests_nan() && self.use_planes
-    }
-
     /// Vectors in one tile.
     pub fn tile_vectors(&self) -> usize {
         self.units as usize * self.vectors_per_unit as usize
@@ -110,32 +96,6 @@ pub fn reduce_tile<E: Numeric, A: Numeric, N: Size>(
     row_vectors: usize,
     #[comptime] blueprint: TileBlueprint,
 ) -> A {
-    let mut values = Array::<Vector<A, N>>::new(comptime!(blueprint.vectors_per_unit as usize));
-    let nan_free = load_tile::<E, A, N>(
-        input,
-        &mut values,
-        row_base,
-        tile_start,
-        row_vectors,
-        blueprint,
-    );
-    if comptime!(blueprint.checks_nan()) {
-        if nan_free {
-            reduce_loaded_tile::<A, N>(&values, blueprint.without_nans())
-        } else {
-            reduce_loaded_tile::<A, N>(&values, blueprint)
-        }
-    } else {
-        reduce_loaded_tile::<A, N>(&values, blueprint)
-    }
-}
-
-/// [`reduce_tile`] of a tile already in registers.
-#[cube]
-fn reduce_loaded_tile<A: Numeric, N: Size>(
-    values: &Array<Vector<A, N>>,
-    #[comptime] blueprint: TileBlueprint,
-) -> A {
     let fold = blueprint.fold;
     // Minimum and maximum keep the latest of equal values (and the latest NaN), so they fold
     // in element order. With planes a unit's vectors interleave with its plane's
@@ -148,7 +108,8 @@ fn reduce_loaded_tile<A: Numeric, N: Size>(
     let mut total = identity::<A>(fold);
     #[unroll]
     for k in 0..blueprint.vectors_per_unit {
-        let v = values[k as usize];
+        let index = tile_start + unit_vector_index(k, blueprint);
+        let v = load_vector::<E, A, N>(input, row_base, index, row_vectors, fold);
         if per_vector {
             let mut vector_total = identity::<A>(fold);
             #[unroll]
@@ -168,65 +129,6 @@ fn reduce_loaded_tile<A: Numeric, N: Size>(
     } else {
         cube_total::<A>(total, blueprint)
     }
-}
-
-/// Loads this unit's vectors of a tile into `values` (layout as [`unit_vector_index`]; the
-/// fold's identity past the row's end) and returns whether the tile may fold without NaN
-/// tests ([`tile_nan_free`]). Every unit must call it.
-#[cube]
-pub fn load_tile<E: Numeric, A: Numeric, N: Size>(
-    input: &[Vector<E, N>],
-    values: &mut Array<Vector<A, N>>,
-    row_base: usize,
-    tile_start: usize,
-    row_vectors: usize,
-    #[comptime] blueprint: TileBlueprint,
-) -> bool {
-    #[unroll]
-    for k in 0..blueprint.vectors_per_unit {
-        let index = tile_start + unit_vector_index(k, blueprint);
-        values[k as usize] =
-            load_vector::<E, A, N>(input, row_base, index, row_vectors, blueprint.fold);
-    }
-    tile_nan_free::<A, N>(&*values, blueprint)
-}
-
-/// Whether no element of the cube's tile is a NaN, the same answer in every unit; always
-/// `false` (and no vote) unless the blueprint [`TileBlueprint::checks_nan`]. A float minimum
-/// or maximum spends most of its fold on NaN tests; a tile without NaNs (nearly every tile)
-/// pays one test per element here instead of several per fold. Every unit must call it.
-#[cube]
-pub fn tile_nan_free<A: Numeric, N: Size>(
-    values: &Array<Vector<A, N>>,
-    #[comptime] blueprint: TileBlueprint,
-) -> bool {
-    let mut nan_free = false;
-    if comptime!(blueprint.checks_nan()) {
-        let mut any = false;
-        #[unroll]
-        for k in 0..blueprint.vectors_per_unit {
-            let v = values[k as usize];
-            #[unroll]
-            for j in 0..v.vector_size() {
-                any = any || is_nan::<A>(v.extract(j), blueprint.fold);
-            }
-        }
-        // One word per plane: planes vote, then every unit reads every plane's vote. Every
-        // lane takes part in the plane's vote (a plane operation inside `UNIT_POS_PLANE == 0`
-        // would see lane 0 alone: that missed NaNs on the H200).
-        let plane_nan = plane_any(any);
-        let mut votes = Shared::<[u32]>::new_slice(blueprint.units as usize);
-        if UNIT_POS_PLANE == 0 {
-            votes[(UNIT_POS / PLANE_DIM) as usize] = u32::cast_from(plane_nan);
-        }
-        sync_cube();
-        let mut nans = 0u32;
-        for plane in 0..CUBE_DIM / PLANE_DIM {
-            nans += votes[plane as usize];
-        }
-        nan_free = nans == 0u32;
-    }
-    nan_free
 }
 
 /// The fold over the cube of one value per unit, in unit order (every unit gets it). Every
@@ -261,24 +163,26 @@ fn groups_total<A: Numeric>(group_value: A, #[comptime] blueprint: TileBlueprint
     )
 }
 
-/// [`scan_registers`] of a loaded tile ([`load_tile`]), without NaN tests where the tile has
-/// none (`nan_free`, the same in every unit). Every unit must call it.
+/// Scans one tile into registers (this unit's `vectors_per_unit` vectors, layout as
+/// [`unit_vector_index`]); on return the tile's inclusive scan at element `j` of vector `k` is
+/// `combine(prefixes[k], values[k][j])` ([`scan_registers`]). Returns the tile's total.
 #[cube]
-pub fn scan_loaded_tile<A: Numeric, N: Size>(
+pub fn scan_tile<E: Numeric, A: Numeric, N: Size>(
+    input: &[Vector<E, N>],
     values: &mut Array<Vector<A, N>>,
     prefixes: &mut Array<A>,
-    nan_free: bool,
+    row_base: usize,
+    tile_start: usize,
+    row_vectors: usize,
     #[comptime] blueprint: TileBlueprint,
 ) -> A {
-    if comptime!(blueprint.checks_nan()) {
-        if nan_free {
-            scan_registers::<A, N>(values, prefixes, blueprint.without_nans())
-        } else {
-            scan_registers::<A, N>(values, prefixes, blueprint)
-        }
-    } else {
-        scan_registers::<A, N>(values, prefixes, blueprint)
+    #[unroll]
+    for k in 0..blueprint.vectors_per_unit {
+        let index = tile_start + unit_vector_index(k, blueprint);
+        values[k as usize] =
+            load_vector::<E, A, N>(input, row_base, index, row_vectors, blueprint.fold);
     }
+    scan_registers::<A, N>(values, prefixes, blueprint)
 }
 
 /// Scans a tile that is already in registers: on entry `values[k]` holds this unit's `k`-th
@@ -363,9 +267,9 @@ pub fn scan_registers<A: Numeric, N: Size>(
     total
 }
 
-/// Stores a scanned tile ([`scan_loaded_tile`]) with `offset` (the tile's offset in its row)
-/// folded in: inclusive, or exclusive (each element gets the inclusive value of the element
-/// before it, the first one `offset` itself). `nan_free` as the scan had it.
+/// Stores a scanned tile ([`scan_tile`]) with `offset` (the tile's offset in its row) folded
+/// in: inclusive, or exclusive (each element gets the inclusive value of the element before
+/// it, the first one `offset` itself).
 #[cube]
 #[allow(clippy::too_many_arguments)]
 pub fn store_tile<E: Numeric, A: Numeric, N: Size>(
@@ -373,103 +277,35 @@ pub fn store_tile<E: Numeric, A: Numeric, N: Size>(
     values: &Array<Vector<A, N>>,
     prefixes: &Array<A>,
     offset: A,
-    nan_free: bool,
     row_base: usize,
     tile_start: usize,
     row_vectors: usize,
     #[comptime] exclusive: bool,
     #[comptime] blueprint: TileBlueprint,
-) {
-    if comptime!(blueprint.checks_nan()) {
-        if nan_free {
-            store_folded::<E, A, N>(
-                output,
-                values,
-                prefixes,
-                offset,
-                row_base,
-                tile_start,
-                row_vectors,
-                exclusive,
-                blueprint,
-                blueprint.without_nans(),
-            );
-        } else {
-            store_folded::<E, A, N>(
-                output,
-                values,
-                prefixes,
-                offset,
-                row_base,
-                tile_start,
-                row_vectors,
-                exclusive,
-                blueprint,
-                blueprint,
-            );
-        }
-    } else {
-        store_folded::<E, A, N>(
-            output,
-            values,
-            prefixes,
-            offset,
-            row_base,
-            tile_start,
-            row_vectors,
-            exclusive,
-            blueprint,
-            blueprint,
-        );
-    }
-}
-
-/// [`store_tile`] with the tile's own values folded by `local` (`blueprint`'s fold, or the
-/// same without NaN tests). `offset` comes from other tiles and may be a NaN either way, so it
-/// folds with `blueprint`'s; a NaN prefix then stands for every output (a NaN earlier is kept).
-#[cube]
-#[allow(clippy::too_many_arguments)]
-fn store_folded<E: Numeric, A: Numeric, N: Size>(
-    output: &mut [Vector<E, N>],
-    values: &Array<Vector<A, N>>,
-    prefixes: &Array<A>,
-    offset: A,
-    row_base: usize,
-    tile_start: usize,
-    row_vectors: usize,
-    #[comptime] exclusive: bool,
-    #[comptime] blueprint: TileBlueprint,
-    #[comptime] local: TileBlueprint,
 ) {
     let fold = blueprint.fold;
-    let local_fold = local.fold;
     #[unroll]
     for k in 0..blueprint.vectors_per_unit {
         let index = tile_start + unit_vector_index(k, blueprint);
-        let scanned = values[k as usize];
-        let width = scanned.vector_size().comptime();
+        let local = values[k as usize];
+        let width = local.vector_size().comptime();
         let prefix = combine::<A>(offset, prefixes[k as usize], fold);
-        let mut out = if exclusive {
+        if exclusive {
             // Element j + 1 gets exactly the value element j's inclusive store computes,
-            // `combine(prefix, scanned[j])`; the vector's first element gets the inclusive
+            // `combine(prefix, local[j])`; the vector's first element gets the inclusive
             // value before the vector.
             let first = exclusive_first::<A, N>(values, k, prefix, blueprint);
             let mut shifted = Vector::<A, N>::new(first);
             #[unroll]
             for j in 1..width {
-                shifted.insert(j, combine::<A>(prefix, scanned.extract(j - 1), local_fold));
+                shifted.insert(j, combine::<A>(prefix, local.extract(j - 1), fold));
             }
-            shifted
-        } else {
-            combine_vector::<A, N>(prefix, scanned, local_fold)
-        };
-        if comptime!(local_fold.nan_free) {
-            if is_nan::<A>(prefix, fold) {
-                out = Vector::new(prefix);
+            if index < row_vectors {
+                output[row_base + index] = Vector::cast_from(shifted);
             }
-        }
-        if index < row_vectors {
-            output[row_base + index] = Vector::cast_from(out);
+        } else if index < row_vectors {
+            output[row_base + index] =
+                Vector::cast_from(combine_vector::<A, N>(prefix, local, fold));
         }
     }
 }

@@ -24,9 +24,9 @@ impl ScanTuning {
     /// look-back, whose tiles each pay a walk the next tiles wait on (so it wants fewer, larger
     /// tiles). Chosen from sweeps on an H200 through CUDA, 2^28 f32: reduce-then-scan
     /// 512 x 16: 0.92 ms (256 x 16: 0.95 ms; `bench/results/h200/sweep-cuda.json`);
-    /// look-back (`bench/results/h200/issue14/`) 512 x 64 against 512 x 32: cumsum 0.67 against
-    /// 0.82 ms, cummin 0.80 against 0.92 ms (a look-back tile's cost was per tile, not per
-    /// element: 16 elements per unit took twice 32's time). A tile needs one spine word per
+    /// look-back (`bench/results/h200/issue14/session5/`) 512 x 64 against 512 x 32: cumsum
+    /// 0.69 against 0.72 ms (`3-final`), cummin 0.80 against 0.92 ms (`2-sweep`): the
+    /// look-back costs per tile, not per element (16 elements per unit took twice 32's time). A tile needs one spine word per
     /// unit of shared memory, which any device has.
     pub fn for_device(caps: &DeviceCaps, lookback: bool) -> Self {
         ScanTuning {
