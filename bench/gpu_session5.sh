@@ -18,12 +18,7 @@
 #          the suite through CUDA and Vulkan but dtypes_ops, dtypes_ops through Vulkan one
 #          process per dtype (SIEVE_DTYPES, SIEVE_TRACE), memcheck and racecheck as `tests`
 set -uo pipefail
-for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done; ldconfig
-for f in .gpu/*.xz; do xz -d -f "$f"; done; chmod +x .gpu/*
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-summary() { grep -E "test result|ERROR SUMMARY|RACECHECK SUMMARY|FAILED|panicked|failures:" "$1" | head -12; }
-limit=${LIMIT:-450}
+source "$(dirname "$0")/gpu_prelude.sh"
 case "$1" in
 sweep)
   args=()
