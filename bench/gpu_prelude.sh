@@ -7,3 +7,17 @@ export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 summary() { grep -E "test result|ERROR SUMMARY|RACECHECK SUMMARY|FAILED|panicked|failures:" "$1" | head -12; }
 limit=${LIMIT:-450}
+# sanitize MODULES GROUPS: compute-sanitizer memcheck over MODULES and racecheck over each
+# `;`-separated group of GROUPS, on the CUDA suite, in the background (`wait` for them); logs
+# in $OUT/memcheck-cuda.txt and $OUT/racecheck-cuda-<i>.txt.
+sanitize() {
+  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 \
+    .gpu/suite-cuda --test-threads 2 $1 > "$OUT/memcheck-cuda.txt" 2>&1 &
+  local i=0 g groups
+  IFS=';' read -ra groups <<< "$2"
+  for g in "${groups[@]}"; do
+    SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 \
+      .gpu/suite-cuda --test-threads 2 $g > "$OUT/racecheck-cuda-$i.txt" 2>&1 &
+    i=$((i + 1))
+  done
+}

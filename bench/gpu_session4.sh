@@ -27,15 +27,7 @@ tests)
     SIEVE_PROP_CASES=${SIEVE_PROP_CASES:-1000} timeout $limit .gpu/suite-$b --test-threads 6 \
       props:: > "$OUT/props-$b.txt" 2>&1 &
   done
-  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 \
-    .gpu/suite-cuda --test-threads 2 ${MEMCHECK:-scans:: scan:: dims::} > "$OUT/memcheck-cuda.txt" 2>&1 &
-  i=0
-  IFS=';' read -ra groups <<< "${RACECHECK:-scans::;scan:: dims::;compact::}"
-  for g in "${groups[@]}"; do
-    SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 \
-      .gpu/suite-cuda --test-threads 2 $g > "$OUT/racecheck-cuda-$i.txt" 2>&1 &
-    i=$((i + 1))
-  done
+  sanitize "${MEMCHECK:-scans:: scan:: dims::}" "${RACECHECK:-scans::;scan:: dims::;compact::}"
   wait
   for f in tests-cuda dtypes-cuda props-cuda tests-vulkan dtypes-vulkan props-vulkan memcheck-cuda \
     $(cd "$OUT" && ls racecheck-cuda-*.txt | sed 's/.txt$//'); do

@@ -72,14 +72,7 @@ rows | final)
       dtypes_ops::every_dtype_through_every_op dtypes_ops::float_dtype_gradients_keep_the_dtype \
       > "$OUT/dtypes-ops-vulkan-$d.txt" 2>&1 &
   done
-  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 \
-    .gpu/suite-cuda --test-threads 2 scans:: cumulative:: scan:: > "$OUT/memcheck-cuda.txt" 2>&1 &
-  i=0
-  for g in "scans::" "scan:: compact::"; do
-    SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 \
-      .gpu/suite-cuda --test-threads 2 $g > "$OUT/racecheck-cuda-$i.txt" 2>&1 &
-    i=$((i + 1))
-  done
+  sanitize "scans:: cumulative:: scan::" "scans::;scan:: compact::"
   wait
   for f in tests-cuda tests-vulkan memcheck-cuda racecheck-cuda-0 racecheck-cuda-1; do
     echo "== $f"; summary "$OUT/$f.txt"
@@ -104,16 +97,8 @@ tests)
     SIEVE_PROP_CASES=${SIEVE_PROP_CASES:-500} timeout $limit .gpu/suite-$b --test-threads 4 \
       > "$OUT/tests-$b.txt" 2>&1 &
   done
-  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 \
-    .gpu/suite-cuda --test-threads 2 ${MEMCHECK:-scans:: scan:: compact:: cumulative::} \
-    > "$OUT/memcheck-cuda.txt" 2>&1 &
-  i=0
-  IFS=';' read -ra groups <<< "${RACECHECK:-scans:: cumulative::;scan:: dims::;compact::}"
-  for g in "${groups[@]}"; do
-    SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 \
-      .gpu/suite-cuda --test-threads 2 $g > "$OUT/racecheck-cuda-$i.txt" 2>&1 &
-    i=$((i + 1))
-  done
+  sanitize "${MEMCHECK:-scans:: scan:: compact:: cumulative::}" \
+    "${RACECHECK:-scans:: cumulative::;scan:: dims::;compact::}"
   wait
   for f in tests-cuda tests-vulkan memcheck-cuda \
     $(cd "$OUT" && ls racecheck-cuda-*.txt | sed 's/.txt$//'); do
