@@ -26,7 +26,8 @@
 //!   element.
 //!   The association order is fixed by the strategy and the device's plane width, not by
 //!   timing, so **the same input gives the same bits on every run** (both strategies,
-//!   including the look-back: it folds predecessors' sums in a fixed order). The two
+//!   including the look-back: it folds predecessors' float sums in a fixed order, and
+//!   integers, minima and maxima give the same bits in any grouping). The two
 //!   strategies may differ from each other in the last bits of float results.
 //! - Exclusive output `i + 1` equals inclusive output `i` bit for bit.
 //! - `rows == 0` or `len == 0` launches nothing.
