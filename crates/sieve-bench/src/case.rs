@@ -4,18 +4,114 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+/// The ops the bench times: a case's `op`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// The bandwidth reference row (a plain device copy), which every report starts with.
+    Copy,
+    Cumsum,
+    Cumprod,
+    Cummin,
+    Cummax,
+    MaskSelect,
+    Argwhere,
+    CompactRows,
+    SortWithIndices,
+    Sort,
+    Argsort,
+    StablePartition,
+    SplitByBit,
+    TopkWithIndices,
+}
+
+/// Which runner times an op (`cumsum.rs`, `filter.rs`, `sort.rs`, `topk.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Copy,
+    Scan,
+    Filter,
+    Sort,
+    Topk,
+}
+
+impl Op {
+    pub const ALL: [Op; 14] = [
+        Op::Copy,
+        Op::Cumsum,
+        Op::Cumprod,
+        Op::Cummin,
+        Op::Cummax,
+        Op::MaskSelect,
+        Op::Argwhere,
+        Op::CompactRows,
+        Op::SortWithIndices,
+        Op::Sort,
+        Op::Argsort,
+        Op::StablePartition,
+        Op::SplitByBit,
+        Op::TopkWithIndices,
+    ];
+
+    /// The op's name in cases and rows (the Burn op's name).
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Copy => "copy",
+            Op::Cumsum => "cumsum",
+            Op::Cumprod => "cumprod",
+            Op::Cummin => "cummin",
+            Op::Cummax => "cummax",
+            Op::MaskSelect => "mask_select",
+            Op::Argwhere => "argwhere",
+            Op::CompactRows => "compact_rows",
+            Op::SortWithIndices => "sort_with_indices",
+            Op::Sort => "sort",
+            Op::Argsort => "argsort",
+            Op::StablePartition => "stable_partition",
+            Op::SplitByBit => "split_by_bit",
+            Op::TopkWithIndices => "topk_with_indices",
+        }
+    }
+
+    pub fn family(self) -> Family {
+        match self {
+            Op::Copy => Family::Copy,
+            Op::Cumsum | Op::Cumprod | Op::Cummin | Op::Cummax => Family::Scan,
+            Op::MaskSelect | Op::Argwhere | Op::CompactRows => Family::Filter,
+            Op::SortWithIndices
+            | Op::Sort
+            | Op::Argsort
+            | Op::StablePartition
+            | Op::SplitByBit => Family::Sort,
+            Op::TopkWithIndices => Family::Topk,
+        }
+    }
+
+    fn parse(name: &str) -> Result<Op, String> {
+        Op::ALL.into_iter().find(|op| op.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = Op::ALL.iter().map(|op| op.name()).collect();
+            format!("unknown op `{name}` (ops: {})", names.join(", "))
+        })
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Case {
-    pub op: String,
+    pub op: Op,
     pub shape: Vec<usize>,
     pub dtype: String,
     pub params: BTreeMap<String, String>,
 }
 
 impl Case {
-    pub fn new(op: &str, shape: &[usize], dtype: &str, params: &[(&str, &str)]) -> Self {
+    pub fn new(op: Op, shape: &[usize], dtype: &str, params: &[(&str, &str)]) -> Self {
         Case {
-            op: op.into(),
+            op,
             shape: shape.to_vec(),
             dtype: dtype.into(),
             params: params
@@ -47,7 +143,7 @@ impl Case {
             }
         }
         Ok(Case {
-            op: parts[0].into(),
+            op: Op::parse(parts[0])?,
             shape,
             dtype: parts[2].into(),
             params,
@@ -93,76 +189,76 @@ impl fmt::Display for Case {
 pub fn standard(quick: bool) -> Vec<Case> {
     if quick {
         return vec![
-            Case::new("cumsum", &[1 << 16], "f32", &[("dim", "0")]),
-            Case::new("cumsum", &[64, 1024], "f32", &[("dim", "0")]),
-            Case::new("cumsum", &[64, 1024], "f32", &[("dim", "1")]),
-            Case::new("cummax", &[64, 1024], "f32", &[("dim", "1")]),
-            Case::new("mask_select", &[1 << 16], "f32", &[("density", "0.5")]),
-            Case::new("argwhere", &[1 << 16], "bool", &[("density", "0.5")]),
-            Case::new("compact_rows", &[8, 4096], "f32", &[("density", "0.1")]),
-            Case::new("sort_with_indices", &[1 << 17], "f32", &[]),
-            Case::new("sort", &[64, 128], "i32", &[]),
-            Case::new("argsort", &[4096], "f32", &[("descending", "true")]),
-            Case::new("stable_partition", &[1 << 12], "f32", &[("density", "0.5")]),
-            Case::new("split_by_bit", &[1 << 12], "i32", &[]),
-            Case::new("topk_with_indices", &[1 << 14], "f32", &[("k", "10")]),
-            Case::new("topk_with_indices", &[64, 128], "f32", &[("k", "8")]),
+            Case::new(Op::Cumsum, &[1 << 16], "f32", &[("dim", "0")]),
+            Case::new(Op::Cumsum, &[64, 1024], "f32", &[("dim", "0")]),
+            Case::new(Op::Cumsum, &[64, 1024], "f32", &[("dim", "1")]),
+            Case::new(Op::Cummax, &[64, 1024], "f32", &[("dim", "1")]),
+            Case::new(Op::MaskSelect, &[1 << 16], "f32", &[("density", "0.5")]),
+            Case::new(Op::Argwhere, &[1 << 16], "bool", &[("density", "0.5")]),
+            Case::new(Op::CompactRows, &[8, 4096], "f32", &[("density", "0.1")]),
+            Case::new(Op::SortWithIndices, &[1 << 17], "f32", &[]),
+            Case::new(Op::Sort, &[64, 128], "i32", &[]),
+            Case::new(Op::Argsort, &[4096], "f32", &[("descending", "true")]),
+            Case::new(Op::StablePartition, &[1 << 12], "f32", &[("density", "0.5")]),
+            Case::new(Op::SplitByBit, &[1 << 12], "i32", &[]),
+            Case::new(Op::TopkWithIndices, &[1 << 14], "f32", &[("k", "10")]),
+            Case::new(Op::TopkWithIndices, &[64, 128], "f32", &[("k", "8")]),
         ];
     }
     vec![
-        Case::new("cumsum", &[1 << 20], "f32", &[("dim", "0")]),
-        Case::new("cumsum", &[1 << 24], "f32", &[("dim", "0")]),
-        Case::new("cumsum", &[1 << 28], "f32", &[("dim", "0")]),
-        Case::new("cumsum", &[4096, 32768], "f32", &[("dim", "0")]),
-        Case::new("cumsum", &[4096, 32768], "f32", &[("dim", "1")]),
+        Case::new(Op::Cumsum, &[1 << 20], "f32", &[("dim", "0")]),
+        Case::new(Op::Cumsum, &[1 << 24], "f32", &[("dim", "0")]),
+        Case::new(Op::Cumsum, &[1 << 28], "f32", &[("dim", "0")]),
+        Case::new(Op::Cumsum, &[4096, 32768], "f32", &[("dim", "0")]),
+        Case::new(Op::Cumsum, &[4096, 32768], "f32", &[("dim", "1")]),
         // The rest of the cumulative family on the same scan (stock Burn at 2^20 only).
-        Case::new("cumprod", &[1 << 20], "f32", &[("dim", "0")]),
-        Case::new("cumprod", &[1 << 24], "f32", &[("dim", "0")]),
-        Case::new("cumprod", &[1 << 28], "f32", &[("dim", "0")]),
-        Case::new("cumprod", &[4096, 32768], "f32", &[("dim", "1")]),
-        Case::new("cummin", &[1 << 20], "f32", &[("dim", "0")]),
-        Case::new("cummin", &[1 << 24], "f32", &[("dim", "0")]),
-        Case::new("cummin", &[1 << 28], "f32", &[("dim", "0")]),
-        Case::new("cummin", &[4096, 32768], "f32", &[("dim", "1")]),
-        Case::new("cummax", &[1 << 20], "f32", &[("dim", "0")]),
-        Case::new("cummax", &[1 << 24], "f32", &[("dim", "0")]),
-        Case::new("cummax", &[1 << 28], "f32", &[("dim", "0")]),
-        Case::new("cummax", &[4096, 32768], "f32", &[("dim", "1")]),
-        Case::new("mask_select", &[1 << 24], "f32", &[("density", "0.5")]),
-        Case::new("mask_select", &[1 << 24], "f32", &[("density", "0.01")]),
-        Case::new("mask_select", &[1 << 28], "f32", &[("density", "0.5")]),
-        Case::new("mask_select", &[1 << 28], "f32", &[("density", "0.01")]),
-        Case::new("argwhere", &[1 << 24], "bool", &[("density", "0.5")]),
-        Case::new("argwhere", &[1 << 28], "bool", &[("density", "0.5")]),
-        Case::new("compact_rows", &[64, 1 << 20], "f32", &[("density", "0.1")]),
-        Case::new("sort_with_indices", &[1 << 24], "f32", &[]),
-        Case::new("sort_with_indices", &[1 << 28], "f32", &[]),
-        Case::new("argsort", &[1 << 28], "f32", &[]),
-        Case::new("sort", &[1 << 28], "i32", &[]),
-        Case::new("sort_with_indices", &[4096, 32768], "f32", &[]),
-        Case::new("sort_with_indices", &[16384, 128], "f32", &[]),
+        Case::new(Op::Cumprod, &[1 << 20], "f32", &[("dim", "0")]),
+        Case::new(Op::Cumprod, &[1 << 24], "f32", &[("dim", "0")]),
+        Case::new(Op::Cumprod, &[1 << 28], "f32", &[("dim", "0")]),
+        Case::new(Op::Cumprod, &[4096, 32768], "f32", &[("dim", "1")]),
+        Case::new(Op::Cummin, &[1 << 20], "f32", &[("dim", "0")]),
+        Case::new(Op::Cummin, &[1 << 24], "f32", &[("dim", "0")]),
+        Case::new(Op::Cummin, &[1 << 28], "f32", &[("dim", "0")]),
+        Case::new(Op::Cummin, &[4096, 32768], "f32", &[("dim", "1")]),
+        Case::new(Op::Cummax, &[1 << 20], "f32", &[("dim", "0")]),
+        Case::new(Op::Cummax, &[1 << 24], "f32", &[("dim", "0")]),
+        Case::new(Op::Cummax, &[1 << 28], "f32", &[("dim", "0")]),
+        Case::new(Op::Cummax, &[4096, 32768], "f32", &[("dim", "1")]),
+        Case::new(Op::MaskSelect, &[1 << 24], "f32", &[("density", "0.5")]),
+        Case::new(Op::MaskSelect, &[1 << 24], "f32", &[("density", "0.01")]),
+        Case::new(Op::MaskSelect, &[1 << 28], "f32", &[("density", "0.5")]),
+        Case::new(Op::MaskSelect, &[1 << 28], "f32", &[("density", "0.01")]),
+        Case::new(Op::Argwhere, &[1 << 24], "bool", &[("density", "0.5")]),
+        Case::new(Op::Argwhere, &[1 << 28], "bool", &[("density", "0.5")]),
+        Case::new(Op::CompactRows, &[64, 1 << 20], "f32", &[("density", "0.1")]),
+        Case::new(Op::SortWithIndices, &[1 << 24], "f32", &[]),
+        Case::new(Op::SortWithIndices, &[1 << 28], "f32", &[]),
+        Case::new(Op::Argsort, &[1 << 28], "f32", &[]),
+        Case::new(Op::Sort, &[1 << 28], "i32", &[]),
+        Case::new(Op::SortWithIndices, &[4096, 32768], "f32", &[]),
+        Case::new(Op::SortWithIndices, &[16384, 128], "f32", &[]),
         Case::new(
-            "sort_with_indices",
+            Op::SortWithIndices,
             &[64, 128256],
             "f32",
             &[("descending", "true")],
         ),
-        Case::new("stable_partition", &[1 << 28], "f32", &[("density", "0.5")]),
-        Case::new("split_by_bit", &[1 << 28], "i32", &[]),
-        Case::new("topk_with_indices", &[1 << 24], "f32", &[("k", "10")]),
-        Case::new("topk_with_indices", &[1 << 24], "f32", &[("k", "1000")]),
-        Case::new("topk_with_indices", &[1 << 24], "f32", &[("k", "100000")]),
-        Case::new("topk_with_indices", &[1 << 28], "f32", &[("k", "10")]),
-        Case::new("topk_with_indices", &[1 << 28], "f32", &[("k", "1000")]),
-        Case::new("topk_with_indices", &[1 << 28], "f32", &[("k", "100000")]),
+        Case::new(Op::StablePartition, &[1 << 28], "f32", &[("density", "0.5")]),
+        Case::new(Op::SplitByBit, &[1 << 28], "i32", &[]),
+        Case::new(Op::TopkWithIndices, &[1 << 24], "f32", &[("k", "10")]),
+        Case::new(Op::TopkWithIndices, &[1 << 24], "f32", &[("k", "1000")]),
+        Case::new(Op::TopkWithIndices, &[1 << 24], "f32", &[("k", "100000")]),
+        Case::new(Op::TopkWithIndices, &[1 << 28], "f32", &[("k", "10")]),
+        Case::new(Op::TopkWithIndices, &[1 << 28], "f32", &[("k", "1000")]),
+        Case::new(Op::TopkWithIndices, &[1 << 28], "f32", &[("k", "100000")]),
         Case::new(
-            "topk_with_indices",
+            Op::TopkWithIndices,
             &[1 << 28],
             "f32",
             &[("k", "1000"), ("dist", "all_equal")],
         ),
-        Case::new("topk_with_indices", &[4096, 32768], "f32", &[("k", "64")]),
-        Case::new("topk_with_indices", &[16384, 128], "f32", &[("k", "8")]),
-        Case::new("topk_with_indices", &[64, 128256], "f32", &[("k", "50")]),
+        Case::new(Op::TopkWithIndices, &[4096, 32768], "f32", &[("k", "64")]),
+        Case::new(Op::TopkWithIndices, &[16384, 128], "f32", &[("k", "8")]),
+        Case::new(Op::TopkWithIndices, &[64, 128256], "f32", &[("k", "50")]),
     ]
 }

@@ -3,7 +3,7 @@
 
 use cubecl::prelude::*;
 
-use crate::case::Case;
+use crate::case::{Case, Op};
 use crate::report::{Row, backend_name};
 use crate::timing;
 
@@ -39,7 +39,7 @@ pub fn time_copy(client: &Client, len: usize, runs: usize) -> Row {
             vectors,
         )
     };
-    let case = Case::new("copy", &[len], "f32", &[]);
+    let case = Case::new(Op::Copy, &[len], "f32", &[]);
     let row = Row::new(
         &case,
         "copy",

@@ -13,7 +13,7 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 use sieve::scan::reference::scan_rows_op;
 use sieve::scan::{self, ScanKind, ScanOp, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
 
-use crate::case::Case;
+use crate::case::{Case, Op};
 use crate::report::{Row, backend_name, mismatch};
 use crate::timing;
 
@@ -55,7 +55,7 @@ fn run_rank<const D: usize>(
         "{} bench: dim {dim} out of range for rank {D}",
         case.op
     );
-    let op = scan_op(&case.op);
+    let op = scan_op(case.op);
     let n = case.numel();
     let backend = backend_name(&sieve::DeviceCaps::of(client));
     let floor = 8 * n as u64;
@@ -203,13 +203,13 @@ fn tuning_override(case: &Case, client: &Client, strategy: ScanStrategy) -> Opti
     })
 }
 
-/// The scan operator of a bench op name.
-fn scan_op(name: &str) -> ScanOp {
-    match name {
-        "cumsum" => ScanOp::Sum,
-        "cumprod" => ScanOp::Prod,
-        "cummin" => ScanOp::Min,
-        "cummax" => ScanOp::Max,
+/// The scan operator of a scan-family op.
+fn scan_op(op: Op) -> ScanOp {
+    match op {
+        Op::Cumsum => ScanOp::Sum,
+        Op::Cumprod => ScanOp::Prod,
+        Op::Cummin => ScanOp::Min,
+        Op::Cummax => ScanOp::Max,
         other => panic!("{other} is not a cumulative op (cumsum, cumprod, cummin, cummax)"),
     }
 }

@@ -18,7 +18,7 @@ use sieve::compact::{
 use sieve::scan::ScanTuning;
 use sieve::{DeviceCaps, Dtype};
 
-use crate::case::Case;
+use crate::case::{Case, Op};
 use crate::report::{Row, backend_name, mismatch};
 use crate::timing;
 
@@ -43,7 +43,7 @@ impl Inputs {
             .map(|d| d.parse().expect("density must be a number"))
             .unwrap_or(0.5);
         let mut rng = StdRng::seed_from_u64(0xf11e7);
-        let values = if case.op == "argwhere" {
+        let values = if case.op == Op::Argwhere {
             Vec::new()
         } else {
             (0..n).map(|_| rng.random_range(1.0f32..2.0)).collect()
@@ -91,17 +91,17 @@ pub fn run(
 ) -> Vec<Row> {
     assert_eq!(
         case.dtype,
-        if case.op == "argwhere" { "bool" } else { "f32" },
+        if case.op == Op::Argwhere { "bool" } else { "f32" },
         "{}: dtype must be {}",
         case.op,
-        if case.op == "argwhere" { "bool" } else { "f32" }
+        if case.op == Op::Argwhere { "bool" } else { "f32" }
     );
     let inputs = Inputs::new(case, client);
-    match case.op.as_str() {
-        "mask_select" => mask_select(case, &inputs, device, client, runs, with_burn),
-        "argwhere" => argwhere(case, &inputs, device, client, runs, with_burn),
-        "compact_rows" => compact_rows(case, &inputs, device, client, runs),
-        other => panic!("filter bench: unknown op {other}"),
+    match case.op {
+        Op::MaskSelect => mask_select(case, &inputs, device, client, runs, with_burn),
+        Op::Argwhere => argwhere(case, &inputs, device, client, runs, with_burn),
+        Op::CompactRows => compact_rows(case, &inputs, device, client, runs),
+        other => panic!("filter bench: {other} is not a filter op"),
     }
 }
 
@@ -351,7 +351,7 @@ fn raw_rows(
     with_values: bool,
 ) -> Vec<Row> {
     let (rows, len) = match case.shape.as_slice() {
-        [r, l] if case.op == "compact_rows" => (*r, *l),
+        [r, l] if case.op == Op::CompactRows => (*r, *l),
         _ => (1, case.numel()),
     };
     let n = rows * len;

@@ -28,7 +28,7 @@ mod topk;
 
 use clap::Parser;
 
-use case::Case;
+use case::{Case, Family};
 use report::{Report, Row};
 
 #[derive(Parser, Debug)]
@@ -79,21 +79,12 @@ fn main() {
     report.push(copy::time_copy(&client, copy_len, runs));
     for case in &cases {
         eprintln!("running {case}");
-        let rows: Vec<Row> = match case.op.as_str() {
-            "cumsum" | "cumprod" | "cummin" | "cummax" => {
-                cumsum::run(case, &device, &client, runs, !cli.no_burn)
-            }
-            "mask_select" | "argwhere" | "compact_rows" => {
-                filter::run(case, &device, &client, runs, !cli.no_burn)
-            }
-            "sort_with_indices" | "sort" | "argsort" | "stable_partition" | "split_by_bit" => {
-                sort::run(case, &device, &client, runs, !cli.no_burn)
-            }
-            "topk_with_indices" => topk::run(case, &device, &client, runs, !cli.no_burn),
-            other => {
-                eprintln!("unknown op {other}");
-                std::process::exit(2)
-            }
+        let rows: Vec<Row> = match case.op.family() {
+            Family::Copy => vec![copy::time_copy(&client, case.numel(), runs)],
+            Family::Scan => cumsum::run(case, &device, &client, runs, !cli.no_burn),
+            Family::Filter => filter::run(case, &device, &client, runs, !cli.no_burn),
+            Family::Sort => sort::run(case, &device, &client, runs, !cli.no_burn),
+            Family::Topk => topk::run(case, &device, &client, runs, !cli.no_burn),
         };
         for row in rows {
             report.push(row);

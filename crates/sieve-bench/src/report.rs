@@ -57,7 +57,7 @@ impl Row {
             params.insert(k.to_string(), value);
         }
         Row {
-            op: case.op.clone(),
+            op: case.op.name().to_string(),
             shape: case.shape.clone(),
             dtype: case.dtype.clone(),
             params,

@@ -14,7 +14,7 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 use sieve::sort::{self, SortIo, SortOptions, SortOrder, SortProblem, SortStrategy, SortTuning};
 use sieve::{DeviceCaps, Dtype};
 
-use crate::case::Case;
+use crate::case::{Case, Op};
 use crate::report::{Row, backend_name};
 use crate::timing;
 
@@ -69,11 +69,11 @@ fn run_rank<const D: usize>(
     let mut rows = Vec::new();
     let index_bytes = Tensor::<1, Int>::empty([1], device).dtype().size() as u64;
     let key_bytes = 4u64;
-    let op = case.op.as_str();
+    let op = case.op;
     // Floor: keys read once; keys and/or indices written once.
     let floor = match op {
-        "sort" => 2 * key_bytes * n as u64,
-        "argsort" => (key_bytes + index_bytes) * n as u64,
+        Op::Sort => 2 * key_bytes * n as u64,
+        Op::Argsort => (key_bytes + index_bytes) * n as u64,
         _ => (2 * key_bytes + index_bytes) * n as u64,
     };
     let float = case.dtype == "f32";
@@ -99,7 +99,7 @@ fn run_rank<const D: usize>(
         check_sorted(&keys, len, desc, values.as_deref(), indices.as_deref())
     };
     let wrong = match op {
-        "sort_with_indices" | "sort" | "argsort" => {
+        Op::SortWithIndices | Op::Sort | Op::Argsort => {
             let (values, indices) = if let Some(x) = &x_float {
                 sieve_sort_float(x.clone(), dim, desc, op)
             } else {
@@ -107,18 +107,18 @@ fn run_rank<const D: usize>(
             };
             check(values, indices)
         }
-        "stable_partition" | "split_by_bit" => {
+        Op::StablePartition | Op::SplitByBit => {
             let (values, indices, flags) =
                 run_split(case, x_float.clone(), x_int.clone(), &keys, device);
             check_split(&keys, &flags, len, &values, &indices)
         }
-        other => panic!("sort bench: unknown op {other}"),
+        other => panic!("sort bench: {other} is not a sort op"),
     };
     rows.push(row.checked(wrong, || {
         timing::time(
             runs,
             || match op {
-                "stable_partition" | "split_by_bit" => {
+                Op::StablePartition | Op::SplitByBit => {
                     run_split_lazy(case, x_float.clone(), x_int.clone(), &split_mask);
                 }
                 _ => {
@@ -134,7 +134,7 @@ fn run_rank<const D: usize>(
     }));
 
     // Raw sort strategies.
-    if matches!(op, "sort_with_indices" | "sort" | "argsort") {
+    if matches!(op, Op::SortWithIndices | Op::Sort | Op::Argsort) {
         let bits: Vec<u32> = keys
             .iter()
             .map(|&k| {
@@ -162,8 +162,8 @@ fn run_rank<const D: usize>(
                     SortIo {
                         keys: &input,
                         key_dtype: if float { Dtype::F32 } else { Dtype::I32 },
-                        keys_out: (op != "argsort").then_some(&keys_out),
-                        indices_out: (op != "sort").then_some(&indices_out),
+                        keys_out: (op != Op::Argsort).then_some(&keys_out),
+                        indices_out: (op != Op::Sort).then_some(&indices_out),
                         index_dtype: Dtype::I32,
                     },
                     SortProblem {
@@ -186,7 +186,7 @@ fn run_rank<const D: usize>(
                 continue;
             }
             let read = |h: &cubecl::server::Handle| client.read_one(h.clone()).expect("read back");
-            let values = (op != "argsort").then(|| {
+            let values = (op != Op::Argsort).then(|| {
                 let raw = read(&keys_out);
                 let raw: &[u32] = bytemuck::cast_slice(&raw[..4 * n]);
                 raw.iter()
@@ -199,7 +199,7 @@ fn run_rank<const D: usize>(
                     })
                     .collect::<Vec<f64>>()
             });
-            let indices = (op != "sort").then(|| {
+            let indices = (op != Op::Sort).then(|| {
                 let raw = read(&indices_out);
                 let raw: &[i32] = bytemuck::cast_slice(&raw[..4 * n]);
                 raw.iter().map(|&i| i as i64).collect::<Vec<i64>>()
@@ -225,7 +225,7 @@ fn run_rank<const D: usize>(
             "skipped",
             format!("stock Burn sorts on the host; not run above {BURN_MAX} elements"),
         )
-    } else if matches!(op, "stable_partition" | "split_by_bit") {
+    } else if matches!(op, Op::StablePartition | Op::SplitByBit) {
         row.untimed("skipped", "stock Burn has no stable partition".into())
     } else {
         let stock = |x_float: &Option<Tensor<D>>, x_int: &Option<Tensor<D, Int>>| {
@@ -271,9 +271,9 @@ fn ints<const D: usize>(t: Tensor<D, Int>) -> Vec<i64> {
 
 type Outputs = (Option<Vec<f64>>, Option<Vec<i64>>);
 
-fn sieve_sort_float<const D: usize>(x: Tensor<D>, dim: usize, desc: bool, op: &str) -> Outputs {
+fn sieve_sort_float<const D: usize>(x: Tensor<D>, dim: usize, desc: bool, op: Op) -> Outputs {
     match op {
-        "sort" => (
+        Op::Sort => (
             Some(floats(if desc {
                 sieve_burn::sort_descending(x, dim)
             } else {
@@ -281,7 +281,7 @@ fn sieve_sort_float<const D: usize>(x: Tensor<D>, dim: usize, desc: bool, op: &s
             })),
             None,
         ),
-        "argsort" => (
+        Op::Argsort => (
             None,
             Some(ints(if desc {
                 sieve_burn::argsort_descending(x, dim)
@@ -300,10 +300,10 @@ fn sieve_sort_float<const D: usize>(x: Tensor<D>, dim: usize, desc: bool, op: &s
     }
 }
 
-fn sieve_sort_int<const D: usize>(x: Tensor<D, Int>, dim: usize, desc: bool, op: &str) -> Outputs {
+fn sieve_sort_int<const D: usize>(x: Tensor<D, Int>, dim: usize, desc: bool, op: Op) -> Outputs {
     let as_f64 = |v: Vec<i64>| v.into_iter().map(|v| v as f64).collect::<Vec<_>>();
     match op {
-        "sort" => (
+        Op::Sort => (
             Some(as_f64(ints(if desc {
                 sieve_burn::sort_descending(x, dim)
             } else {
@@ -311,7 +311,7 @@ fn sieve_sort_int<const D: usize>(x: Tensor<D, Int>, dim: usize, desc: bool, op:
             }))),
             None,
         ),
-        "argsort" => (
+        Op::Argsort => (
             None,
             Some(ints(if desc {
                 sieve_burn::argsort_descending(x, dim)
@@ -331,23 +331,23 @@ fn sieve_sort_int<const D: usize>(x: Tensor<D, Int>, dim: usize, desc: bool, op:
 }
 
 /// The op without reading anything back (for timing); its outputs are dropped unread.
-fn lazy_sort_float<const D: usize>(x: Tensor<D>, dim: usize, desc: bool, op: &str) {
+fn lazy_sort_float<const D: usize>(x: Tensor<D>, dim: usize, desc: bool, op: Op) {
     match (op, desc) {
-        ("sort", false) => drop(sieve_burn::sort(x, dim)),
-        ("sort", true) => drop(sieve_burn::sort_descending(x, dim)),
-        ("argsort", false) => drop(sieve_burn::argsort(x, dim)),
-        ("argsort", true) => drop(sieve_burn::argsort_descending(x, dim)),
+        (Op::Sort, false) => drop(sieve_burn::sort(x, dim)),
+        (Op::Sort, true) => drop(sieve_burn::sort_descending(x, dim)),
+        (Op::Argsort, false) => drop(sieve_burn::argsort(x, dim)),
+        (Op::Argsort, true) => drop(sieve_burn::argsort_descending(x, dim)),
         (_, false) => drop(sieve_burn::sort_with_indices(x, dim)),
         (_, true) => drop(sieve_burn::sort_descending_with_indices(x, dim)),
     }
 }
 
-fn lazy_sort_int<const D: usize>(x: Tensor<D, Int>, dim: usize, desc: bool, op: &str) {
+fn lazy_sort_int<const D: usize>(x: Tensor<D, Int>, dim: usize, desc: bool, op: Op) {
     match (op, desc) {
-        ("sort", false) => drop(sieve_burn::sort(x, dim)),
-        ("sort", true) => drop(sieve_burn::sort_descending(x, dim)),
-        ("argsort", false) => drop(sieve_burn::argsort(x, dim)),
-        ("argsort", true) => drop(sieve_burn::argsort_descending(x, dim)),
+        (Op::Sort, false) => drop(sieve_burn::sort(x, dim)),
+        (Op::Sort, true) => drop(sieve_burn::sort_descending(x, dim)),
+        (Op::Argsort, false) => drop(sieve_burn::argsort(x, dim)),
+        (Op::Argsort, true) => drop(sieve_burn::argsort_descending(x, dim)),
         (_, false) => drop(sieve_burn::sort_with_indices(x, dim)),
         (_, true) => drop(sieve_burn::sort_descending_with_indices(x, dim)),
     }
@@ -355,7 +355,7 @@ fn lazy_sort_int<const D: usize>(x: Tensor<D, Int>, dim: usize, desc: bool, op: 
 
 /// The split's flags: the mask (density `density`, from a fixed seed) or bit 0 clear.
 fn split_flags(case: &Case, keys: &[f64]) -> Vec<bool> {
-    if case.op == "split_by_bit" {
+    if case.op == Op::SplitByBit {
         keys.iter().map(|&k| (k as i64) & 1 == 0).collect()
     } else {
         let density: f64 = case
@@ -375,7 +375,7 @@ fn run_split_lazy<const D: usize>(
     mask: &Tensor<D, Bool>,
 ) {
     let dim = D - 1;
-    if case.op == "split_by_bit" {
+    if case.op == Op::SplitByBit {
         drop(sieve_burn::split_by_bit(
             x_int.expect("split_by_bit takes i32 keys"),
             0,
@@ -402,7 +402,7 @@ fn run_split<const D: usize>(
 ) -> (Vec<f64>, Vec<i64>, Vec<bool>) {
     let dim = D - 1;
     let flags = split_flags(case, keys);
-    let (values, indices) = if case.op == "split_by_bit" {
+    let (values, indices) = if case.op == Op::SplitByBit {
         let (v, i, _) =
             sieve_burn::split_by_bit(x_int.expect("split_by_bit takes i32 keys"), 0, dim);
         (ints(v).into_iter().map(|v| v as f64).collect(), ints(i))
