@@ -77,20 +77,21 @@ impl Op {
             Op::Copy => Family::Copy,
             Op::Cumsum | Op::Cumprod | Op::Cummin | Op::Cummax => Family::Scan,
             Op::MaskSelect | Op::Argwhere | Op::CompactRows => Family::Filter,
-            Op::SortWithIndices
-            | Op::Sort
-            | Op::Argsort
-            | Op::StablePartition
-            | Op::SplitByBit => Family::Sort,
+            Op::SortWithIndices | Op::Sort | Op::Argsort | Op::StablePartition | Op::SplitByBit => {
+                Family::Sort
+            }
             Op::TopkWithIndices => Family::Topk,
         }
     }
 
     fn parse(name: &str) -> Result<Op, String> {
-        Op::ALL.into_iter().find(|op| op.name() == name).ok_or_else(|| {
-            let names: Vec<&str> = Op::ALL.iter().map(|op| op.name()).collect();
-            format!("unknown op `{name}` (ops: {})", names.join(", "))
-        })
+        Op::ALL
+            .into_iter()
+            .find(|op| op.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Op::ALL.iter().map(|op| op.name()).collect();
+                format!("unknown op `{name}` (ops: {})", names.join(", "))
+            })
     }
 }
 
@@ -193,13 +194,19 @@ pub fn standard(quick: bool) -> Vec<Case> {
             Case::new(Op::Cumsum, &[64, 1024], "f32", &[("dim", "0")]),
             Case::new(Op::Cumsum, &[64, 1024], "f32", &[("dim", "1")]),
             Case::new(Op::Cummax, &[64, 1024], "f32", &[("dim", "1")]),
+            Case::new(Op::Cummin, &[64, 1024], "i32", &[("dim", "1")]),
             Case::new(Op::MaskSelect, &[1 << 16], "f32", &[("density", "0.5")]),
             Case::new(Op::Argwhere, &[1 << 16], "bool", &[("density", "0.5")]),
             Case::new(Op::CompactRows, &[8, 4096], "f32", &[("density", "0.1")]),
             Case::new(Op::SortWithIndices, &[1 << 17], "f32", &[]),
             Case::new(Op::Sort, &[64, 128], "i32", &[]),
             Case::new(Op::Argsort, &[4096], "f32", &[("descending", "true")]),
-            Case::new(Op::StablePartition, &[1 << 12], "f32", &[("density", "0.5")]),
+            Case::new(
+                Op::StablePartition,
+                &[1 << 12],
+                "f32",
+                &[("density", "0.5")],
+            ),
             Case::new(Op::SplitByBit, &[1 << 12], "i32", &[]),
             Case::new(Op::TopkWithIndices, &[1 << 14], "f32", &[("k", "10")]),
             Case::new(Op::TopkWithIndices, &[64, 128], "f32", &[("k", "8")]),
@@ -230,7 +237,12 @@ pub fn standard(quick: bool) -> Vec<Case> {
         Case::new(Op::MaskSelect, &[1 << 28], "f32", &[("density", "0.01")]),
         Case::new(Op::Argwhere, &[1 << 24], "bool", &[("density", "0.5")]),
         Case::new(Op::Argwhere, &[1 << 28], "bool", &[("density", "0.5")]),
-        Case::new(Op::CompactRows, &[64, 1 << 20], "f32", &[("density", "0.1")]),
+        Case::new(
+            Op::CompactRows,
+            &[64, 1 << 20],
+            "f32",
+            &[("density", "0.1")],
+        ),
         Case::new(Op::SortWithIndices, &[1 << 24], "f32", &[]),
         Case::new(Op::SortWithIndices, &[1 << 28], "f32", &[]),
         Case::new(Op::Argsort, &[1 << 28], "f32", &[]),
@@ -243,7 +255,12 @@ pub fn standard(quick: bool) -> Vec<Case> {
             "f32",
             &[("descending", "true")],
         ),
-        Case::new(Op::StablePartition, &[1 << 28], "f32", &[("density", "0.5")]),
+        Case::new(
+            Op::StablePartition,
+            &[1 << 28],
+            "f32",
+            &[("density", "0.5")],
+        ),
         Case::new(Op::SplitByBit, &[1 << 28], "i32", &[]),
         Case::new(Op::TopkWithIndices, &[1 << 24], "f32", &[("k", "10")]),
         Case::new(Op::TopkWithIndices, &[1 << 24], "f32", &[("k", "1000")]),

@@ -2,16 +2,19 @@
 //! Burn op (Auto strategy), sieve's raw kernels with each strategy forced (rows along the
 //! last dim), and stock Burn's `Tensor::cumsum` (`cumprod`, ...).
 //!
-//! Data, f32, such that every output is exact in any association order and so is checked
-//! *exactly* against the CPU reference before it is timed: cumsum random in {-2, -1, 1, 2}
-//! (every partial sum a small integer); cumprod random in {-1, 1} (every partial product
-//! +-1); cummin and cummax random integers below 2^24 (outputs are inputs, moved).
+//! Data, f32 or i32 (an Int tensor for the Burn ops), such that every output is exact in any
+//! association order and so is checked *exactly* against the CPU reference before it is
+//! timed: cumsum random in {-2, -1, 1, 2} (every partial sum a small integer); cumprod random
+//! in {-1, 1} (every partial product +-1); cummin and cummax random integers below 2^24
+//! (outputs are inputs, moved). i32 rows take the integer folds (exact in any grouping), so
+//! beside the f32 rows they separate a fold's cost from its float rules.
 
-use burn::tensor::{Device, Tensor, TensorData};
+use burn::tensor::{Device, Int, Tensor, TensorData};
 use cubecl::prelude::*;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use sieve::scan::reference::scan_rows_op;
 use sieve::scan::{self, ScanKind, ScanOp, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
+use sieve_burn::SieveKind;
 
 use crate::case::{Case, Op};
 use crate::report::{Row, backend_name, mismatch};
@@ -29,10 +32,11 @@ pub fn run(
     runs: usize,
     with_burn: bool,
 ) -> Vec<Row> {
-    assert_eq!(
-        case.dtype, "f32",
-        "{} bench: only f32 cases are defined",
-        case.op
+    assert!(
+        matches!(case.dtype.as_str(), "f32" | "i32"),
+        "{} bench: f32 and i32 cases are defined, not {}",
+        case.op,
+        case.dtype
     );
     match case.shape.len() {
         1 => run_rank::<1>(case, device, client, runs, with_burn),
@@ -58,6 +62,9 @@ fn run_rank<const D: usize>(
     let op = scan_op(case.op);
     let n = case.numel();
     let backend = backend_name(&sieve::DeviceCaps::of(client));
+    let int = case.dtype == "i32";
+    // Read once, written once, in the raw kernels' 4 bytes; the Burn rows in the tensor's own
+    // dtype (an Int tensor takes the device's int dtype).
     let floor = 8 * n as u64;
     let mut rng = StdRng::seed_from_u64(0x51e7e);
     let data: Vec<f32> = (0..n)
@@ -68,19 +75,19 @@ fn run_rank<const D: usize>(
         })
         .collect();
     let expected = reference(&data, &case.shape, dim, op);
-    let input = Tensor::<D>::from_data(TensorData::new(data.clone(), case.shape.clone()), device);
+    let input = Input::<D>::new(&data, &case.shape, int, device);
+    let burn_floor = 2 * input.elem_bytes() * n as u64;
     let mut rows = Vec::new();
 
     // sieve through Burn (what a model calls).
-    let row = Row::new(case, "sieve", &backend, floor, &[("strategy", "auto")]);
-    let out = sieve_op(input.clone(), dim, op);
+    let row = Row::new(case, "sieve", &backend, burn_floor, &[("strategy", "auto")]);
     rows.push(row.checked(
-        mismatch(&out.into_data().try_to_vec::<f32>().unwrap(), &expected),
+        mismatch(&input.apply(dim, op, false).values(), &expected),
         || {
             timing::time(
                 runs,
                 || {
-                    let _out = sieve_op(input.clone(), dim, op);
+                    let _out = input.apply(dim, op, false);
                 },
                 || {
                     device.sync().expect("device sync");
@@ -96,7 +103,18 @@ fn run_rank<const D: usize>(
             rows: n / len.max(1),
             len,
         };
-        let in_handle = client.create_from_slice(bytemuck::cast_slice(&data));
+        let (raw_dtype, in_handle) = if int {
+            let ints: Vec<i32> = data.iter().map(|&x| x as i32).collect();
+            (
+                sieve::Dtype::I32,
+                client.create_from_slice(bytemuck::cast_slice(&ints)),
+            )
+        } else {
+            (
+                sieve::Dtype::F32,
+                client.create_from_slice(bytemuck::cast_slice(&data)),
+            )
+        };
         let out_handle = client.empty(4 * n.max(1));
         for strategy in raw_strategies(case) {
             let row = Row::new(
@@ -116,7 +134,7 @@ fn run_rank<const D: usize>(
                     &in_handle,
                     &out_handle,
                     problem,
-                    sieve::Dtype::F32,
+                    raw_dtype,
                     op,
                     ScanKind::Inclusive,
                     options,
@@ -127,8 +145,13 @@ fn run_rank<const D: usize>(
                 continue;
             }
             let got = client.read_one(out_handle.clone()).expect("read back");
-            let got: &[f32] = bytemuck::cast_slice(&got[..4 * n]);
-            rows.push(row.checked(mismatch(got, &expected), || {
+            let got: Vec<f32> = if int {
+                let ints: &[i32] = bytemuck::cast_slice(&got[..4 * n]);
+                ints.iter().map(|&x| x as f32).collect()
+            } else {
+                bytemuck::cast_slice(&got[..4 * n]).to_vec()
+            };
+            rows.push(row.checked(mismatch(&got, &expected), || {
                 timing::time(
                     runs,
                     || {
@@ -143,7 +166,7 @@ fn run_rank<const D: usize>(
     }
 
     // Stock Burn.
-    let row = Row::new(case, "burn", &backend, floor, &[]);
+    let row = Row::new(case, "burn", &backend, burn_floor, &[]);
     if !with_burn {
         rows.push(row.untimed("skipped", "--no-burn".into()));
     } else if case.shape[dim] > BURN_MAX_ROW {
@@ -155,14 +178,13 @@ fn run_rank<const D: usize>(
             ),
         ));
     } else {
-        let out = stock_op(input.clone(), dim, op);
         rows.push(row.checked(
-            mismatch(&out.into_data().try_to_vec::<f32>().unwrap(), &expected),
+            mismatch(&input.apply(dim, op, true).values(), &expected),
             || {
                 timing::time(
                     runs,
                     || {
-                        let _out = stock_op(input.clone(), dim, op);
+                        let _out = input.apply(dim, op, true);
                     },
                     || {
                         device.sync().expect("device sync");
@@ -214,8 +236,59 @@ fn scan_op(op: Op) -> ScanOp {
     }
 }
 
+/// A case's input as a Burn tensor of its dtype: f32 Float, or Int made from i32 (every value
+/// is an integer below 2^24, exact in either).
+#[derive(Clone)]
+enum Input<const D: usize> {
+    Float(Tensor<D>),
+    Int(Tensor<D, Int>),
+}
+
+impl<const D: usize> Input<D> {
+    fn new(data: &[f32], shape: &[usize], int: bool, device: &Device) -> Self {
+        if int {
+            let ints: Vec<i32> = data.iter().map(|&x| x as i32).collect();
+            Input::Int(Tensor::from_data(
+                TensorData::new(ints, shape.to_vec()),
+                device,
+            ))
+        } else {
+            Input::Float(Tensor::from_data(
+                TensorData::new(data.to_vec(), shape.to_vec()),
+                device,
+            ))
+        }
+    }
+
+    fn elem_bytes(&self) -> u64 {
+        match self {
+            Input::Float(x) => x.dtype().size() as u64,
+            Input::Int(x) => x.dtype().size() as u64,
+        }
+    }
+
+    /// sieve's Burn op for `op`, or stock Burn's (`stock`), queued.
+    fn apply(&self, dim: usize, op: ScanOp, stock: bool) -> Self {
+        match self {
+            Input::Float(x) if stock => Input::Float(stock_op(x.clone(), dim, op)),
+            Input::Float(x) => Input::Float(sieve_op(x.clone(), dim, op)),
+            Input::Int(x) if stock => Input::Int(stock_op(x.clone(), dim, op)),
+            Input::Int(x) => Input::Int(sieve_op(x.clone(), dim, op)),
+        }
+    }
+
+    /// Reads the values back, as f32 (exact: they are integers below 2^24).
+    fn values(self) -> Vec<f32> {
+        let data = match self {
+            Input::Float(x) => x.into_data(),
+            Input::Int(x) => x.into_data(),
+        };
+        data.iter::<f32>().collect()
+    }
+}
+
 /// sieve's Burn op for `op`.
-fn sieve_op<const D: usize>(x: Tensor<D>, dim: usize, op: ScanOp) -> Tensor<D> {
+fn sieve_op<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: usize, op: ScanOp) -> Tensor<D, K> {
     match op {
         ScanOp::Sum => sieve_burn::cumsum(x, dim),
         ScanOp::Prod => sieve_burn::cumprod(x, dim),
@@ -225,7 +298,11 @@ fn sieve_op<const D: usize>(x: Tensor<D>, dim: usize, op: ScanOp) -> Tensor<D> {
 }
 
 /// Stock Burn's op for `op`.
-fn stock_op<const D: usize>(x: Tensor<D>, dim: usize, op: ScanOp) -> Tensor<D> {
+fn stock_op<const D: usize, K: burn::tensor::kind::Ordered>(
+    x: Tensor<D, K>,
+    dim: usize,
+    op: ScanOp,
+) -> Tensor<D, K> {
     match op {
         ScanOp::Sum => x.cumsum(dim),
         ScanOp::Prod => x.cumprod(dim),

@@ -91,10 +91,18 @@ pub fn run(
 ) -> Vec<Row> {
     assert_eq!(
         case.dtype,
-        if case.op == Op::Argwhere { "bool" } else { "f32" },
+        if case.op == Op::Argwhere {
+            "bool"
+        } else {
+            "f32"
+        },
         "{}: dtype must be {}",
         case.op,
-        if case.op == Op::Argwhere { "bool" } else { "f32" }
+        if case.op == Op::Argwhere {
+            "bool"
+        } else {
+            "f32"
+        }
     );
     let inputs = Inputs::new(case, client);
     match case.op {
