@@ -4,7 +4,7 @@
 # `suite-cuda` (NVRTC), `suite-vulkan` (wgpu's SPIR-V compiler), `sieve-bench-cuda`.
 # Every process under `timeout`.
 #
-# usage: bash bench/gpu_session5.sh sweep | rows | tests | final
+# usage: bash bench/gpu_session5.sh sweep | rows | tests | final | profile
 #   sweep  the scan family at 2^28 f32 through CUDA, each strategy forced, at 16 to 64
 #          elements per unit (sieve only), then dtypes_ops (the public ops x every dtype)
 #          through CUDA and Vulkan
@@ -17,6 +17,10 @@
 #          the look-back at 32 elements per unit beside the default 64), then concurrently:
 #          the suite through CUDA and Vulkan but dtypes_ops, dtypes_ops through Vulkan one
 #          process per dtype (SIEVE_DTYPES, SIEVE_TRACE), memcheck and racecheck as `tests`
+#   profile  (not run yet; for the next look at cummin against cumsum) the look-back forced at
+#          2^28 for cumsum and cummin, f32 and i32 (i32 folds are exact like minima: the rows
+#          split the look-back path's cost from the fold's), then Nsight Compute over one
+#          look-back launch of cumsum f32, cummin f32 and cummin i32
 set -uo pipefail
 source "$(dirname "$0")/gpu_prelude.sh"
 case "$1" in
@@ -91,6 +95,24 @@ rows | final)
     echo "===== $f"; cat "$OUT/$f.txt"
   done > "$OUT/sanitizers.txt"
   rm -f "$OUT"/memcheck-cuda.txt "$OUT"/racecheck-cuda-*.txt "$OUT/torch.txt"
+  ;;
+profile)
+  args=()
+  for c in cumsum:268435456:f32 cumsum:268435456:i32 cummin:268435456:f32 \
+    cummin:268435456:i32 cummax:268435456:i32; do
+    args+=(--case "$c:dim=0,strategy=decoupled_lookback")
+  done
+  timeout ${BENCH_LIMIT:-200} .gpu/sieve-bench-cuda --no-burn --json "$OUT/split-cuda.json" \
+    "${args[@]}" > "$OUT/split-cuda.txt" 2>&1
+  echo "split rc=$?"; grep -E "^(cum|copy)" "$OUT/split-cuda.txt" | grep -v skipped
+  for c in cumsum:268435456:f32 cummin:268435456:f32 cummin:268435456:i32; do
+    timeout ${NCU_LIMIT:-150} ncu --kernel-name regex:lookback --launch-skip 3 --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section LaunchStats \
+      --section WarpStateStats --section ComputeWorkloadAnalysis \
+      .gpu/sieve-bench-cuda --no-burn --runs 10 --case "$c:dim=0,strategy=decoupled_lookback" \
+      > "$OUT/ncu-${c//:/-}.txt" 2>&1
+    echo "ncu $c rc=$?"
+  done
   ;;
 tests)
   for b in cuda vulkan; do
