@@ -29,7 +29,9 @@
 //!   including the look-back: it folds predecessors' float sums in a fixed order, and
 //!   integers, minima and maxima give the same bits in any grouping). The two
 //!   strategies may differ from each other in the last bits of float results.
-//! - Exclusive output `i + 1` equals inclusive output `i` bit for bit.
+//! - Exclusive output `i + 1` equals inclusive output `i` bit for bit for integers, minima and
+//!   maxima; for float sums and products within a plane's run of a tile (where a run or a
+//!   tile starts, the two are separate roundings of the same terms).
 //! - `rows == 0` or `len == 0` launches nothing.
 //!
 //! # Strategies
