@@ -167,18 +167,17 @@ fn run_rank<const D: usize>(
 
     // Stock Burn.
     let row = Row::new(case, "burn", &backend, burn_floor, &[]);
-    if !with_burn {
-        rows.push(row.untimed("skipped", "--no-burn".into()));
-    } else if case.shape[dim] > BURN_MAX_ROW {
-        rows.push(row.untimed(
+    let too_long = (case.shape[dim] > BURN_MAX_ROW).then(|| {
+        (
             "skipped",
             format!(
                 "stock {} is O(len^2) per row; not run for rows longer than {BURN_MAX_ROW}",
                 case.op
             ),
-        ));
-    } else {
-        rows.push(row.checked(
+        )
+    });
+    rows.push(row.stock(with_burn, too_long, |row| {
+        row.checked(
             mismatch(&input.apply(dim, op, true).values(), &expected),
             || {
                 timing::time(
@@ -191,8 +190,8 @@ fn run_rank<const D: usize>(
                     },
                 )
             },
-        ));
-    }
+        )
+    }));
     rows
 }
 

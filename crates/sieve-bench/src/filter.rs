@@ -187,14 +187,13 @@ fn mask_select(
     ));
 
     let row = Row::new(case, "burn", &inputs.backend, floor, &[]);
-    rows.push(if !with_burn {
-        row.untimed("skipped", "--no-burn".into())
-    } else if n > BURN_MAX {
-        row.untimed(
+    let too_big = (n > BURN_MAX).then(|| {
+        (
             "skipped",
             format!("stock mask_select copies to the host; not run above {BURN_MAX} elements"),
         )
-    } else {
+    });
+    rows.push(row.stock(with_burn, too_big, |row| {
         let got = x.clone().mask_select(m.clone());
         row.checked(mismatch(&to_vec(got), &expected), || {
             timing::time(
@@ -207,7 +206,7 @@ fn mask_select(
                 },
             )
         })
-    });
+    }));
     rows
 }
 
@@ -261,14 +260,13 @@ fn argwhere(
     ));
 
     let row = Row::new(case, "burn", &inputs.backend, floor, &[]);
-    rows.push(if !with_burn {
-        row.untimed("skipped", "--no-burn".into())
-    } else if n > BURN_MAX {
-        row.untimed(
+    let too_big = (n > BURN_MAX).then(|| {
+        (
             "skipped",
             format!("stock argwhere copies to the host; not run above {BURN_MAX} elements"),
         )
-    } else {
+    });
+    rows.push(row.stock(with_burn, too_big, |row| {
         let got: Vec<i64> = m.clone().argwhere().into_data().iter::<i64>().collect();
         row.checked(mismatch(&got, &expected), || {
             timing::time(
@@ -281,7 +279,7 @@ fn argwhere(
                 },
             )
         })
-    });
+    }));
     rows
 }
 

@@ -94,6 +94,22 @@ impl Row {
         }
     }
 
+    /// A stock-Burn row: skipped under `--no-burn` (`with_burn` false), not run where
+    /// `not_run` says why (stock Burn lacks the op, or would take minutes at this size: its
+    /// status and reason), else `measure`d (checked and timed).
+    pub fn stock(
+        self,
+        with_burn: bool,
+        not_run: Option<(&str, String)>,
+        measure: impl FnOnce(Self) -> Self,
+    ) -> Self {
+        match not_run {
+            _ if !with_burn => self.untimed("skipped", "--no-burn".into()),
+            Some((status, why)) => self.untimed(status, why),
+            None => measure(self),
+        }
+    }
+
     pub fn untimed(mut self, status: &str, note: String) -> Self {
         self.status = status.into();
         self.note = Some(note);

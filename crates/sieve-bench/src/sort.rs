@@ -218,16 +218,17 @@ fn run_rank<const D: usize>(
 
     // Stock Burn.
     let row = Row::new(case, "burn", &backend, floor, &[]);
-    rows.push(if !with_burn {
-        row.untimed("skipped", "--no-burn".into())
-    } else if n > BURN_MAX {
-        row.untimed(
-            "skipped",
-            format!("stock Burn sorts on the host; not run above {BURN_MAX} elements"),
-        )
-    } else if matches!(op, Op::StablePartition | Op::SplitByBit) {
-        row.untimed("skipped", "stock Burn has no stable partition".into())
+    let not_run = if matches!(op, Op::StablePartition | Op::SplitByBit) {
+        Some(("skipped", "stock Burn has no stable partition".into()))
     } else {
+        (n > BURN_MAX).then(|| {
+            (
+                "skipped",
+                format!("stock Burn sorts on the host; not run above {BURN_MAX} elements"),
+            )
+        })
+    };
+    rows.push(row.stock(with_burn, not_run, |row| {
         let stock = |x_float: &Option<Tensor<D>>, x_int: &Option<Tensor<D, Int>>| {
             if let Some(x) = x_float {
                 let (v, i) = if desc {
@@ -257,7 +258,7 @@ fn run_rank<const D: usize>(
                 || device.sync().expect("device sync"),
             )
         })
-    });
+    }));
     rows
 }
 

@@ -140,17 +140,16 @@ fn run_rank<const D: usize>(
 
     // Stock Burn.
     let row = Row::new(case, "burn", &backend, floor, &[]);
-    rows.push(if !with_burn {
-        row.untimed("skipped", "--no-burn".into())
-    } else if n * k > STOCK_MAX_WORK {
-        row.untimed(
+    let too_much = (n * k > STOCK_MAX_WORK).then(|| {
+        (
             "not run",
             format!(
                 "stock Burn's top-k is O(n k) per thread: not run above n * k = {STOCK_MAX_WORK} \
                  (it did not finish within 280 s at [2^20] k=1000 on the H200)"
             ),
         )
-    } else {
+    });
+    rows.push(row.stock(with_burn, too_much, |row| {
         let (values, _) = x.clone().topk_with_indices(k, dim);
         // Stock Burn's ties may go to any index: check the values only.
         let values = floats(values);
@@ -162,7 +161,7 @@ fn run_rank<const D: usize>(
                 || device.sync().expect("device sync"),
             )
         })
-    });
+    }));
     rows
 }
 
