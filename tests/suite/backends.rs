@@ -10,7 +10,7 @@
 // Burn deprecates NdArray (and `Device::ndarray`) in favour of Flex; its users are still served.
 #![allow(deprecated)]
 
-use crate::common::{assert_same, first_k_along, rng, serial, special_f32};
+use crate::common::{assert_same, first_k_along, lanes, rng, serial, special_f32};
 
 use burn::tensor::{Bool, DType, Device, Int, Tensor, TensorData, try_read_sync};
 use rand::Rng;
@@ -97,28 +97,12 @@ fn flat_sum<const D: usize, K: SieveKind>(t: Tensor<D, K>) -> Vec<i64> {
     }
 }
 
-/// The flat positions of every lane of `shape` along `dim`, and the lane's place in an
-/// output of length `k` along `dim` (`out(slot)`).
-fn lanes(shape: &[usize], dim: usize) -> Vec<(Vec<usize>, impl Fn(usize, usize) -> usize)> {
-    let len = shape[dim];
-    let inner: usize = shape[dim + 1..].iter().product();
-    let outer: usize = shape[..dim].iter().product();
-    let mut all = Vec::new();
-    for o in 0..outer {
-        for i in 0..inner {
-            let at: Vec<usize> = (0..len).map(|j| (o * len + j) * inner + i).collect();
-            all.push((at, move |k: usize, slot: usize| (o * k + slot) * inner + i));
-        }
-    }
-    all
-}
-
 /// Pairs `(index, value)` of each lane of an output (`shape` along `dim`) ordered by index:
 /// the unsorted top-k's set, whatever order a backend gave it in.
 fn by_index(indices: &[i64], values: &[i64], shape: &[usize], dim: usize) -> Vec<i64> {
     let mut out = Vec::with_capacity(2 * indices.len());
-    for (at, _) in lanes(shape, dim) {
-        let mut pairs: Vec<(i64, i64)> = at.iter().map(|&p| (indices[p], values[p])).collect();
+    for lane in lanes(shape, dim) {
+        let mut pairs: Vec<(i64, i64)> = lane.at.iter().map(|&p| (indices[p], values[p])).collect();
         pairs.sort_unstable();
         out.extend(pairs.into_iter().flat_map(|(i, v)| [i, v]));
     }
@@ -267,7 +251,8 @@ fn partition<T: Value>(data: &[T], keep: &[bool], dim: usize) -> [Vec<i64>; 3] {
     let mut values = vec![0; data.len()];
     let mut indices = vec![0; data.len()];
     let mut counts = vec![0; data.len() / SHAPE[dim]];
-    for (at, out) in lanes(&SHAPE, dim) {
+    for lane in lanes(&SHAPE, dim) {
+        let at = &lane.at;
         let order: Vec<usize> = (0..at.len())
             .filter(|&j| keep[at[j]])
             .chain((0..at.len()).filter(|&j| !keep[at[j]]))
@@ -276,7 +261,7 @@ fn partition<T: Value>(data: &[T], keep: &[bool], dim: usize) -> [Vec<i64>; 3] {
             values[at[slot]] = data[at[j]].flat();
             indices[at[slot]] = j as i64;
         }
-        counts[out(1, 0)] = at.iter().filter(|&&p| keep[p]).count() as i64;
+        counts[lane.out(1, 0)] = at.iter().filter(|&&p| keep[p]).count() as i64;
     }
     [values, indices, counts]
 }
@@ -286,7 +271,8 @@ fn reference_kind<T: Value>(out: &mut Outputs, label: &str, data: &[T], mask: &[
     let pick = |source: &[usize]| source.iter().map(|&s| data[s].flat()).collect::<Vec<i64>>();
     for dim in 0..3 {
         let mut sums = vec![0; data.len()];
-        for (at, _) in lanes(&SHAPE, dim) {
+        for lane in lanes(&SHAPE, dim) {
+            let at = &lane.at;
             let mut acc = data[at[0]];
             for (j, &p) in at.iter().enumerate() {
                 if j > 0 {
@@ -481,9 +467,9 @@ fn ndarray_autodiff_gradients() {
         .collect();
 
     let mut want = vec![0.0f32; n];
-    for (at, _) in lanes(&SHAPE, 2) {
+    for lane in lanes(&SHAPE, 2) {
         let mut acc = 0.0;
-        for &p in at.iter().rev() {
+        for &p in lane.at.iter().rev() {
             acc += weights[p];
             want[p] += acc;
         }

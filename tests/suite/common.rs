@@ -140,6 +140,44 @@ pub fn i64s<const D: usize>(t: burn::tensor::Tensor<D, burn::tensor::Int>) -> Ve
     t.into_data().iter::<i64>().collect()
 }
 
+/// One lane of a row-major tensor along a dim: the flat positions of its elements, in order.
+pub struct Lane {
+    /// Flat position of the lane's `j`-th element.
+    pub at: Vec<usize>,
+    outer: usize,
+    inner: usize,
+    inner_len: usize,
+}
+
+impl Lane {
+    /// Flat position of this lane's `slot`-th element in an output whose `dim` has length
+    /// `k` (the other dims as the input's).
+    pub fn out(&self, k: usize, slot: usize) -> usize {
+        (self.outer * k + slot) * self.inner_len + self.inner
+    }
+}
+
+/// Every lane of a row-major `shape` along `dim`, in row-major order of the other dims.
+pub fn lanes(shape: &[usize], dim: usize) -> Vec<Lane> {
+    let len = shape[dim];
+    let inner_len: usize = shape[dim + 1..].iter().product();
+    let outer_len: usize = shape[..dim].iter().product();
+    let mut all = Vec::with_capacity(outer_len * inner_len);
+    for outer in 0..outer_len {
+        for inner in 0..inner_len {
+            all.push(Lane {
+                at: (0..len)
+                    .map(|j| (outer * len + j) * inner_len + inner)
+                    .collect(),
+                outer,
+                inner,
+                inner_len,
+            });
+        }
+    }
+    all
+}
+
 /// The first `k` of a stable sort of every row of a row-major `shape` along `dim`: indices
 /// along `dim` and the flat source of each output element, in the output's row-major order
 /// (`shape` with `dim` cut to `k`).
@@ -150,21 +188,18 @@ pub fn first_k_along<T: sieve::sort::reference::SortKey>(
     k: usize,
     largest: bool,
 ) -> (Vec<i64>, Vec<usize>) {
-    let len = shape[dim];
-    let inner: usize = shape[dim + 1..].iter().product();
-    let outer: usize = shape[..dim].iter().product();
-    let mut indices = vec![0i64; outer * k * inner];
-    let mut source = vec![0usize; outer * k * inner];
-    for o in 0..outer {
-        for i in 0..inner {
-            let at = |j: usize| (o * len + j) * inner + i;
-            let row: Vec<T> = (0..len).map(|j| data[at(j)]).collect();
-            let order = sieve::sort::reference::sort_rows(&row, 1, len, largest);
-            for (slot, j) in order.into_iter().take(k).enumerate() {
-                let out = (o * k + slot) * inner + i;
-                indices[out] = j as i64;
-                source[out] = at(j);
-            }
+    let outputs: usize = (0..shape.len())
+        .map(|d| if d == dim { k } else { shape[d] })
+        .product();
+    let mut indices = vec![0i64; outputs];
+    let mut source = vec![0usize; outputs];
+    for lane in lanes(shape, dim) {
+        let row: Vec<T> = lane.at.iter().map(|&p| data[p]).collect();
+        let order = sieve::sort::reference::sort_rows(&row, 1, row.len(), largest);
+        for (slot, j) in order.into_iter().take(k).enumerate() {
+            let out = lane.out(k, slot);
+            indices[out] = j as i64;
+            source[out] = lane.at[j];
         }
     }
     (indices, source)

@@ -48,20 +48,6 @@ fn shapes() -> Vec<[usize; 3]> {
     vec![[3, 5, 7], [4, 6, 64], [1, t + 1, 2], [1, 1, 2 * t + 5]]
 }
 
-/// The flat positions of every lane of a row-major `shape` along `dim`.
-fn lanes(shape: &[usize], dim: usize) -> Vec<Vec<usize>> {
-    let len = shape[dim];
-    let inner: usize = shape[dim + 1..].iter().product();
-    let outer: usize = shape[..dim].iter().product();
-    let mut all = Vec::new();
-    for o in 0..outer {
-        for i in 0..inner {
-            all.push((0..len).map(|j| (o * len + j) * inner + i).collect());
-        }
-    }
-    all
-}
-
 /// The CPU reference of `op` along `dim`: each lane through `scan_rows_op`.
 fn reference<T: ScanElement + Default>(
     data: &[T],
@@ -70,7 +56,7 @@ fn reference<T: ScanElement + Default>(
     op: ScanOp,
 ) -> Vec<T> {
     let mut out = vec![T::default(); data.len()];
-    for lane in lanes(shape, dim) {
+    for lane in common::lanes(shape, dim).into_iter().map(|lane| lane.at) {
         let row: Vec<T> = lane.iter().map(|&p| data[p]).collect();
         for (&p, v) in lane.iter().zip(scan_rows_op(&row, 1, row.len(), op, false)) {
             out[p] = v;
@@ -539,7 +525,7 @@ fn bad_dim_names_cummax() {
 fn cumprod_gradient(x: &[f32], w: &[f32], shape: &[usize], dim: usize) -> (Vec<f64>, Vec<f64>) {
     let mut grad = vec![0.0; x.len()];
     let mut scale = vec![0.0; x.len()];
-    for lane in lanes(shape, dim) {
+    for lane in common::lanes(shape, dim).into_iter().map(|lane| lane.at) {
         for (i, &p) in lane.iter().enumerate() {
             for j in i..lane.len() {
                 let product: f64 = (0..=j)
@@ -560,7 +546,7 @@ fn cumprod_gradient(x: &[f32], w: &[f32], shape: &[usize], dim: usize) -> (Vec<f
 /// `w[j]` to output `j`'s source.
 fn extreme_gradient(x: &[f32], w: &[f32], shape: &[usize], dim: usize, op: ScanOp) -> Vec<f32> {
     let mut grad = vec![0.0f32; x.len()];
-    for lane in lanes(shape, dim) {
+    for lane in common::lanes(shape, dim).into_iter().map(|lane| lane.at) {
         let (mut best, mut source) = (f32::NAN, 0);
         for (j, &p) in lane.iter().enumerate() {
             let v = x[p];
