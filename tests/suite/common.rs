@@ -251,6 +251,23 @@ pub fn tiny_scan_tuning(caps: &sieve::DeviceCaps) -> sieve::scan::ScanTuning {
     }
 }
 
+/// Tiny top-k tiles (one plane of units, 2 keys each) so short rows cross many tiles, and few
+/// cubes per pass, so each cube walks a chunk of many tiles (the last chunk of a row shorter).
+/// The one-cube-per-row radix select (when a test forces it) has tiles as small, and fewer
+/// units than digits. The scatter's tiles are two pass tiles (so chunks of an odd number of
+/// tiles end in half a scatter tile).
+pub fn tiny_topk_tuning(caps: &sieve::DeviceCaps) -> sieve::topk::TopkTuning {
+    let units = caps.plane_size_max.max(4).next_power_of_two();
+    sieve::topk::TopkTuning {
+        units_per_cube: units,
+        elements_per_unit: 2,
+        target_cubes: 5,
+        row_units_per_cube: units,
+        gather_elements_per_unit: 4,
+        ..sieve::topk::TopkTuning::for_device(caps)
+    }
+}
+
 /// The compaction mask storage Burn uses on this device.
 pub fn mask_storage(caps: &sieve::DeviceCaps) -> sieve::compact::MaskStorage {
     if caps.u8 {

@@ -389,19 +389,10 @@ fn sort_every_dtype() {
 /// each, few cubes per pass), with the radix select one cube per row or device-wide, and the
 /// minima bound tried for every `k` it can serve or never.
 fn topk_tuning(caps: &DeviceCaps, tiny: bool, row_cube: bool, bound: bool) -> TopkTuning {
-    let base = TopkTuning::for_device(caps);
-    let units = caps.plane_size_max.max(4).next_power_of_two();
     let base = if tiny {
-        TopkTuning {
-            units_per_cube: units,
-            elements_per_unit: 2,
-            target_cubes: 5,
-            row_units_per_cube: units,
-            gather_elements_per_unit: 4,
-            ..base
-        }
+        tiny_topk_tuning(caps)
     } else {
-        base
+        TopkTuning::for_device(caps)
     };
     TopkTuning {
         row_cube_max_len: if row_cube { usize::MAX } else { 0 },

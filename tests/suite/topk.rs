@@ -78,22 +78,9 @@ fn default_tuning(client: &Client) -> TopkTuning {
     TopkTuning::for_device(&DeviceCaps::of(client))
 }
 
-/// Small tiles (one plane of units, 2 keys each) so short rows cross many tiles, and few
-/// cubes per pass, so each cube walks a chunk of many tiles (the last chunk of a row shorter).
-/// The one-cube-per-row radix select (when a test forces it) has tiles as small, and fewer
-/// units than digits. The scatter's tiles are two pass tiles (so chunks of an odd number of
-/// tiles end in half a scatter tile).
+/// [`common::tiny_topk_tuning`] of the test device.
 fn tiny_tuning(client: &Client) -> TopkTuning {
-    let caps = DeviceCaps::of(client);
-    let units = caps.plane_size_max.max(4).next_power_of_two();
-    TopkTuning {
-        units_per_cube: units,
-        elements_per_unit: 2,
-        target_cubes: 5,
-        row_units_per_cube: units,
-        gather_elements_per_unit: 4,
-        ..default_tuning(client)
-    }
+    tiny_topk_tuning(&DeviceCaps::of(client))
 }
 
 /// Whether `strategy` can run rows of `len` (rank-by-counting has a capacity).
