@@ -45,6 +45,14 @@ pub fn upload<T: bytemuck::Pod>(client: &Client, data: &[T]) -> Handle {
     client.create_from_slice(bytemuck::cast_slice(data))
 }
 
+/// Uploads `data` padded with zeros to whole 8-byte words: some runtimes bind buffers in
+/// words, and rows of 8- or 16-bit elements can end inside one.
+pub fn upload_padded<T: bytemuck::Pod>(client: &Client, data: &[T]) -> Handle {
+    let mut bytes = bytemuck::cast_slice::<T, u8>(data).to_vec();
+    bytes.resize(bytes.len().next_multiple_of(8).max(8), 0);
+    client.create_from_slice(&bytes)
+}
+
 /// A buffer of `len` elements filled with a poison pattern, so unwritten outputs show.
 pub fn poisoned<T: bytemuck::Pod>(client: &Client, len: usize, poison: T) -> Handle {
     upload(client, &vec![poison; len.max(1)])
@@ -55,7 +63,8 @@ pub fn download<T: bytemuck::Pod>(client: &Client, handle: Handle, len: usize) -
         return Vec::new();
     }
     let bytes = client.read_one(handle).expect("device read failed");
-    bytemuck::cast_slice::<u8, T>(&bytes[..len * std::mem::size_of::<T>()]).to_vec()
+    // Copied, not cast in place: the bytes need not be aligned for an 8-byte `T`.
+    bytemuck::pod_collect_to_vec(&bytes[..len * std::mem::size_of::<T>()])
 }
 
 /// Exact comparison; panics naming the case, the seed and the first differing index.

@@ -253,13 +253,6 @@ macro_rules! each_dtype {
     };
 }
 
-/// Uploads `data`, padded to whole 4-byte words (some runtimes bind buffers in words).
-fn upload_padded<T: bytemuck::Pod>(client: &Client, data: &[T]) -> Handle {
-    let mut bytes = bytemuck::cast_slice::<T, u8>(data).to_vec();
-    bytes.resize(bytes.len().next_multiple_of(4).max(4), 0);
-    upload(client, &bytes)
-}
-
 /// A buffer of `bytes` bytes (padded to whole words), every byte `poison`.
 fn poison_bytes(client: &Client, bytes: usize, poison: u8) -> Handle {
     upload(client, &vec![poison; bytes.next_multiple_of(4).max(4)])

@@ -195,25 +195,11 @@ fn rows_of<T: Elem>(rng: &mut StdRng, pattern: &str, n: usize) -> Vec<T> {
     }
 }
 
-/// `data` padded with zeros to whole 8-byte words (8-bit rows of odd lengths).
-fn upload_padded<T: Elem>(client: &Client, data: &[T]) -> Handle {
-    let mut bytes: Vec<u8> = bytemuck::cast_slice(data).to_vec();
-    bytes.resize(bytes.len().next_multiple_of(8).max(8), 0);
-    client.create_from_slice(&bytes)
-}
-
 /// A poisoned output of `n` elements of `T`.
 fn poisoned_for<T: Elem>(client: &Client, n: usize) -> Handle {
     poisoned(client, (n * size_of::<T>()).div_ceil(4).max(2), POISON)
 }
 
-fn download_elems<T: Elem>(client: &Client, handle: Handle, n: usize) -> Vec<T> {
-    if n == 0 {
-        return Vec::new();
-    }
-    let bytes = client.read_one(handle).expect("device read failed");
-    bytemuck::pod_collect_to_vec(&bytes[..n * size_of::<T>()])
-}
 
 /// Tiny LSD tiles (one plane of units, 2 keys each) and 5-bit digits everywhere: pass
 /// boundaries that do not divide the key's bits; the in-cube sort with 2 keys per unit.
@@ -255,7 +241,7 @@ fn sort_once<T: Elem>(
         options,
     )?;
     Ok((
-        download_elems(client, keys_out, n),
+        download(client, keys_out, n),
         download(client, indices_out, n),
     ))
 }
@@ -430,7 +416,7 @@ fn topk_once<T: Elem>(
         options,
     )?;
     Ok(TopkGot {
-        values: download_elems(client, values_out, out),
+        values: download(client, values_out, out),
         indices: download(client, indices_out, out),
         passes: report.counting_passes,
     })
