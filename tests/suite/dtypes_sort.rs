@@ -200,7 +200,6 @@ fn poisoned_for<T: Elem>(client: &Client, n: usize) -> Handle {
     poisoned(client, (n * size_of::<T>()).div_ceil(4).max(2), POISON)
 }
 
-
 /// Tiny LSD tiles (one plane of units, 2 keys each) and 5-bit digits everywhere: pass
 /// boundaries that do not divide the key's bits; the in-cube sort with 2 keys per unit.
 fn tiny_sort_tuning(caps: &DeviceCaps) -> SortTuning {
