@@ -7,8 +7,8 @@
 //! 3. Split: keys split by their low bit, evens first, both halves in input order.
 //! 4. Rank by counting: the ranks of 4096 scores with many repeats, a permutation of
 //!    0..4095 (the largest score rank 0, ties to the lower index).
-//! 5. Threshold bisection: the cutoff that exactly 10 of 65,536 fine-grained scores clear,
-//!    how many clear it, and how many counting passes the search took.
+//! 5. Radix select: the cutoff that exactly 10 of 65,536 fine-grained scores clear, found
+//!    one 8-bit digit at a time; how many clear it, and how many counting passes it took.
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -25,7 +25,7 @@ fn main() {
     let ok = compaction(&client) && ok;
     let ok = one_bit_split(&device) && ok;
     let ok = ranks_by_counting(&client) && ok;
-    let ok = cutoff_by_bisection(&client) && ok;
+    let ok = cutoff_by_digits(&client) && ok;
     if ok {
         println!("\nall exercises match their CPU references");
     } else {
@@ -261,17 +261,17 @@ fn ranks_by_counting(client: &cubecl::prelude::Client) -> bool {
     ok
 }
 
-/// Exercise 5: threshold bisection: guess a cutoff, count the scores that clear it in one
-/// parallel pass, halve the interval, repeat until exactly 10 clear. The search runs on the
-/// order-preserving bits of the scores, so 32 passes always suffice; all 32 are queued at
-/// once (the host never waits on the device in between), and once the cutoff is pinned the
-/// later passes' cubes return at once.
-fn cutoff_by_bisection(client: &cubecl::prelude::Client) -> bool {
+/// Exercise 5: the cutoff by digits: find the score that exactly 10 clear one 8-bit digit of
+/// its order-preserving bits at a time, most significant first (a histogram of the digit
+/// among the scores that share the digits found so far, then the bin that holds the 10th),
+/// so 4 counting passes always suffice; all are queued at once (the host never waits on the
+/// device in between).
+fn cutoff_by_digits(client: &cubecl::prelude::Client) -> bool {
     use sieve::topk::TopkStrategy;
     let (n, k) = (65_536, 10);
     let mut rng = StdRng::seed_from_u64(2030);
     let scores: Vec<f32> = (0..n).map(|_| rng.random::<f32>()).collect();
-    let (values, indices, report) = topk_row(client, &scores, k, TopkStrategy::ThresholdBisection);
+    let (values, indices, report) = topk_row(client, &scores, k, TopkStrategy::RadixSelect);
     let cutoff = values[k - 1];
     let clearing = scores.iter().filter(|&&s| s >= cutoff).count();
     let mut sorted = scores.clone();
@@ -279,10 +279,8 @@ fn cutoff_by_bisection(client: &cubecl::prelude::Client) -> bool {
     let ok = cutoff == sorted[k - 1]
         && clearing == k
         && indices.iter().all(|&i| scores[i as usize] >= cutoff)
-        && report.counting_passes == 32;
-    println!(
-        "\n[5] threshold bisection: the cutoff that exactly {k} of {n} scores in [0, 1) clear"
-    );
+        && report.counting_passes == 4;
+    println!("\n[5] radix select: the cutoff that exactly {k} of {n} scores in [0, 1) clear");
     println!(
         "    cutoff         {cutoff} (CPU: {}); {clearing} clear it",
         sorted[k - 1]

@@ -465,14 +465,6 @@ fn topk_dtype<T: Elem>(client: &Client) {
             0,
         ),
         (
-            "bisection tiny",
-            TopkStrategy::ThresholdBisection,
-            true,
-            false,
-            false,
-            key_bits,
-        ),
-        (
             "row cube",
             TopkStrategy::RadixSelect,
             false,

@@ -463,7 +463,6 @@ fn raw_topk_every_strategy_at_default_tunings() {
             let mut runs = vec![
                 (TopkStrategy::Auto, None),
                 (TopkStrategy::SortAndSlice, None),
-                (TopkStrategy::ThresholdBisection, None),
                 (TopkStrategy::RadixSelect, None),
                 (TopkStrategy::RadixSelect, Some(device_wide)),
             ];

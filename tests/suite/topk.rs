@@ -17,9 +17,8 @@ use sieve::{DeviceCaps, Dtype};
 
 const POISON: u32 = 0xDEAD_BEEF;
 
-const STRATEGIES: [TopkStrategy; 4] = [
+const STRATEGIES: [TopkStrategy; 3] = [
     TopkStrategy::RankByCounting,
-    TopkStrategy::ThresholdBisection,
     TopkStrategy::RadixSelect,
     TopkStrategy::SortAndSlice,
 ];
@@ -45,10 +44,9 @@ enum Shape {
 
 /// Every strategy, rank by counting with and without the bound, the radix select in every
 /// shape.
-const VARIANTS: [(TopkStrategy, Shape); 7] = [
+const VARIANTS: [(TopkStrategy, Shape); 6] = [
     (TopkStrategy::RankByCounting, Shape::Bound),
     (TopkStrategy::RankByCounting, Shape::NoBound),
-    (TopkStrategy::ThresholdBisection, Shape::Default),
     (TopkStrategy::RadixSelect, Shape::RowCube),
     (TopkStrategy::RadixSelect, Shape::RowCubeDigits),
     (TopkStrategy::RadixSelect, Shape::DeviceWide),
@@ -387,10 +385,7 @@ fn every_length_across_a_tile_boundary() {
         let keys: Vec<i32> = (0..rows * len).map(|_| rng.random_range(-5..5)).collect();
         let bits: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
         for (strategy, shape) in VARIANTS {
-            if !matches!(
-                strategy,
-                TopkStrategy::ThresholdBisection | TopkStrategy::RadixSelect
-            ) {
+            if strategy != TopkStrategy::RadixSelect {
                 continue;
             }
             for k in [1, len / 3 + 1, len - 1] {
@@ -431,7 +426,6 @@ fn candidates_shrink_over_many_tiles() {
         (TopkStrategy::RadixSelect, Shape::DeviceWide),
         (TopkStrategy::RadixSelect, Shape::RowCube),
         (TopkStrategy::RadixSelect, Shape::RowCubeDigits),
-        (TopkStrategy::ThresholdBisection, Shape::Default),
     ];
     for (strategy, shape) in variants {
         for k in [1, 37, 2500, 4999] {
@@ -596,7 +590,7 @@ fn deterministic_and_one_output_only() {
     let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
     let want = reference::topk_rows(&keys, 1, len, k, true);
     let input = upload(&client, &bits);
-    for strategy in [TopkStrategy::RadixSelect, TopkStrategy::ThresholdBisection] {
+    for strategy in [TopkStrategy::RadixSelect, TopkStrategy::SortAndSlice] {
         let once = |values: bool| {
             let out = poisoned(&client, k, POISON);
             topk::topk(
@@ -635,15 +629,15 @@ fn deterministic_and_one_output_only() {
 }
 
 #[test]
-fn bisection_reports_its_counting_passes() {
+fn radix_select_reports_its_counting_passes() {
     let _serial = serial();
     let client = client();
-    let (mut rng, seed) = rng("bisection_reports_its_counting_passes");
+    let (mut rng, seed) = rng("radix_select_reports_its_counting_passes");
     let len = 65_536;
     let keys: Vec<f32> = (0..len).map(|_| rng.random()).collect();
     let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
     let options = TopkOptions {
-        strategy: TopkStrategy::ThresholdBisection,
+        strategy: TopkStrategy::RadixSelect,
         ..TopkOptions::default()
     };
     let problem = TopkProblem {
@@ -660,8 +654,9 @@ fn bisection_reports_its_counting_passes() {
         &options,
         &format!("seed {seed}"),
     );
-    // Every step is queued (no read of the device decides to stop); k = len needs none.
-    assert_eq!(got.report.counting_passes, 32);
+    // One per 8-bit digit of the key, the most it runs (the host does not learn which a row
+    // skipped); k = len needs none.
+    assert_eq!(got.report.counting_passes, 4);
     let equal = vec![7u32; 100];
     let problem = TopkProblem {
         rows: 1,
@@ -670,7 +665,7 @@ fn bisection_reports_its_counting_passes() {
     };
     let got = run(&client, &equal, Dtype::U32, problem, options, Dtype::I32);
     check(&got, &equal, &equal, problem, &options, "all equal");
-    assert_eq!(got.report.counting_passes, 32);
+    assert_eq!(got.report.counting_passes, 4);
     let problem = TopkProblem {
         rows: 1,
         len: 100,
@@ -688,13 +683,7 @@ fn auto_rule_and_names() {
     let names: Vec<&str> = TopkStrategy::ALL.iter().map(|s| s.name()).collect();
     assert_eq!(
         names,
-        [
-            "auto",
-            "rank_by_counting",
-            "threshold_bisection",
-            "radix_select",
-            "sort_and_slice"
-        ]
+        ["auto", "rank_by_counting", "radix_select", "sort_and_slice"]
     );
     let (mut rng, seed) = rng("auto_rule_and_names");
     let caps = DeviceCaps::of(&client);

@@ -16,8 +16,10 @@
 //!   rows, by LSD counting passes for long ones.
 //! - [`topk`]: the `k` largest or smallest values of every row and/or their positions
 //!   (ties to the lower index, PyTorch's float order), by rank counting in one cube for short
-//!   rows, by a radix select (MSB-first digit histograms over shrinking candidates) or a
-//!   bisection on the key axis for long ones, or by the sort.
+//!   rows, by a radix select (MSB-first digit histograms over shrinking candidates) for long
+//!   ones, or by the sort.
+//! - [`radix`]: the radix parts the sort and the top-k share: radix keys of every dtype,
+//!   digit bins and the MSB digit select.
 //!
 //! Layers follow CUB's device -> pass -> cube -> plane split, in CubeCL's words:
 //! `scan::scan` (device op, validation) -> `scan::launch` (pass sequence, workspaces) ->
@@ -35,6 +37,7 @@ pub mod compact;
 pub mod device;
 pub mod dtype;
 pub mod error;
+pub mod radix;
 pub mod scan;
 pub mod sort;
 pub mod topk;

@@ -10,9 +10,10 @@
 
 use cubecl::prelude::*;
 
-use super::keys::{KeyKind, radix_key, wide_radix_word};
 use super::tile::{SortBlueprint, digit_of, held_index, rank_tile};
 use crate::common::grid::linear_cube_index;
+use crate::radix::digits::clear_bins;
+use crate::radix::keys::{KeyKind, radix_key, wide_radix_word};
 
 /// Where an LSD pass's positions (each key's index in its input row) come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -147,11 +148,7 @@ pub(crate) fn histogram_kernel(
     let digits = comptime!(blueprint.digits() as u32);
     let span = tile_span(tile, len, tiles_per_row, blueprint);
     let bins = Shared::<[Atomic<u32>]>::new_slice(comptime!(blueprint.digits()));
-    let mut d = UNIT_POS;
-    while d < digits {
-        bins[d as usize].store(0u32);
-        d += CUBE_DIM;
-    }
+    clear_bins(&bins, comptime!(blueprint.digits()));
     sync_cube();
     #[unroll]
     for e in 0..blueprint.elements_per_unit {

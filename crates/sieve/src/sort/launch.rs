@@ -7,7 +7,6 @@ use super::kernels::{
     PassConfig, Positions, decode_kernel, encode_kernel, encode_wide_kernel, histogram_kernel,
     scatter_kernel, sort_in_cube_kernel,
 };
-use super::keys::KeyKind;
 use super::tile::SortBlueprint;
 use super::{SortIo, SortOptions, SortOrder, SortProblem, SortStrategy, SortTuning};
 use crate::common::address::{
@@ -15,6 +14,7 @@ use crate::common::address::{
 };
 use crate::common::buffers::BufferRules;
 use crate::common::grid::cube_count_1d;
+use crate::radix::keys::KeyKind;
 use crate::scan::launch::scan_with;
 use crate::scan::{ScanKind, ScanOptions, ScanProblem};
 use crate::{DeviceCaps, Dtype, SieveError};

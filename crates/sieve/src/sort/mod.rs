@@ -9,7 +9,7 @@
 //!   descending, as in `torch.sort(descending=True)`).
 //! - The sorted keys are the input keys moved, bit for bit (a -0.0 stays -0.0, NaN payloads
 //!   and signs stay). The passes rank order-preserving *radix keys* of the key's own width
-//!   in a `u32` (`keys::radix_key`): 8 bits for i8/u8 (one 8-bit pass), 16 for i16/u16/
+//!   in a `u32` (`radix::keys::radix_key`): 8 bits for i8/u8 (one 8-bit pass), 16 for i16/u16/
 //!   f16/bf16 (two; f16 and bf16 keyed as their 16-bit patterns), 32 for f32/i32/u32 (four),
 //!   two 32-bit words for i64/u64/f64 (eight). f32, i32 and u32 keys ride through the LSD
 //!   passes as their own bits (the radix key is recomputed from them, so no encode or decode
@@ -44,7 +44,6 @@
 //!   else `Lsd`.
 
 mod kernels;
-pub(crate) mod keys;
 pub(crate) mod launch;
 pub mod reference;
 mod tile;
@@ -55,7 +54,7 @@ pub use launch::sort;
 /// `dtype`: every key is read as its own dtype, except 64-bit keys, which are read as pairs
 /// of 32-bit words and so sort on every device.
 pub fn key_needs_device_dtype(dtype: Dtype) -> bool {
-    !keys::KeyKind::of(dtype).wide()
+    !crate::radix::keys::KeyKind::of(dtype).wide()
 }
 
 use cubecl::server::Handle;

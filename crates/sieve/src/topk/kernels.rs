@@ -16,23 +16,24 @@
 
 use cubecl::prelude::*;
 
-// The kernels below write these as literals (so their variables are runtime ones).
-const _: () = assert!(SOURCE_INPUT == 0 && SOURCE_A == 1 && SOURCE_B == 2);
-
 use super::tile::{
-    DIGITS, GatherSlots, KeyRead, SOURCE_A, SOURCE_B, SOURCE_INPUT, STATE_BOUND, STATE_DONE,
-    STATE_HI_COUNT, STATE_LO, STATE_NEED, STATE_SHARED_FROM, STATE_SOURCE, STATE_SOURCE_LEN,
-    STATE_TARGET, STATE_WORDS, TopkBlueprint, chunk_of_cube, clear_bins, count_chunk, find_digit,
-    gather_tile, histogram_tile, key_at, rank_under_minima_bound, ranks_in_row, row_histogram_tile,
-    select_under_minima_bound,
+    GatherSlots, KeyRead, RowState, SOURCE_A, SOURCE_B, SOURCE_INPUT, TopkBlueprint, chunk_of_cube,
+    count_chunk, count_tile_digits, gather_tile, histogram_tile, key_at, load_row_state,
+    load_tile_keys, minima_bound, ranks_in_row, store_row_state,
 };
 use crate::common::cube::{U32Range, cube_exclusive_sum, cube_range};
 use crate::common::grid::linear_cube_index;
+use crate::radix::digits::{
+    DigitSelect, SELECT_BITS, SELECT_DIGITS, clear_bins, select_digit, shared_from,
+};
+
+// The kernels below write these as literals (so their variables are runtime ones).
+const _: () = assert!(SOURCE_INPUT == 0 && SOURCE_A == 1 && SOURCE_B == 2);
 
 /// Rank by counting: one cube per row, the row's radix keys in shared memory; every element
 /// whose rank is below `k` writes itself to output slot `rank`. With `k <= bound_max_k` only
-/// the keys under the minima bound are ranked, among themselves
-/// ([`rank_under_minima_bound`]), unless too many lie under it.
+/// the keys under the minima bound are ranked, among themselves ([`minima_bound`]), unless
+/// too many lie under it.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn rank_kernel<K: Numeric, I: Numeric>(
@@ -54,34 +55,35 @@ pub(crate) fn rank_kernel<K: Numeric, I: Numeric>(
         terminate!();
     }
     let row_base = row * len;
-    let mut keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
-    #[unroll]
-    for e in 0..blueprint.elements_per_unit {
-        let local = (e * CUBE_DIM + UNIT_POS) as usize;
-        // Padding past the row: the largest radix key, which `ranks_in_row` never counts.
-        keys[local] = 0xFFFF_FFFFu32;
-        if local < len {
-            keys[local] = key_at::<K>(values, row_base + local, read);
-        }
-    }
-    sync_cube();
     let mut ranked = false;
     // Uniform per cube, as is `fits`.
     if k <= bound_max_k as usize {
-        let candidate = rank_under_minima_bound(&keys, len, k as u32, blueprint);
+        let bins = Shared::<[Atomic<u32>]>::new_slice(SELECT_DIGITS);
+        let candidate = minima_bound::<K>(values, &bins, row_base, len, k as u32, read, blueprint);
         ranked = candidate.fits;
         let rank = candidate.rank as usize;
         if rank < k {
-            let local = candidate.position as usize;
             if write_values {
-                values_out[row * k + rank] = values[row_base + local];
+                values_out[row * k + rank] = values[row_base + candidate.position as usize];
             }
             if write_indices {
                 indices_out[row * k + rank] = I::cast_from(candidate.position);
             }
         }
     }
+    // Uniform per cube.
     if !ranked {
+        let mut keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
+        #[unroll]
+        for e in 0..blueprint.elements_per_unit {
+            let local = (e * CUBE_DIM + UNIT_POS) as usize;
+            // Padding past the row: the largest radix key, which `ranks_in_row` never counts.
+            keys[local] = 0xFFFF_FFFFu32;
+            if local < len {
+                keys[local] = key_at::<K>(values, row_base + local, read);
+            }
+        }
+        sync_cube();
         let ranks = ranks_in_row(&keys, blueprint);
         #[unroll]
         for e in 0..blueprint.elements_per_unit {
@@ -101,115 +103,38 @@ pub(crate) fn rank_kernel<K: Numeric, I: Numeric>(
     }
 }
 
-/// The search state of every row before the first pass (see `tile::STATE_*`). With
-/// `k == len` every key is taken: the boundary is the largest radix key and no pass runs.
+/// Every row's [`RowState`] before the first pass: no digit chosen, the `k`-th key wanted,
+/// the input as source, nowhere to append. With `k == len` every key is taken: the boundary
+/// is the largest radix key and no pass runs.
 #[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn init_state_kernel(state: &mut [u32], rows: usize, len: u32, k: u32) {
     let row = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
     if row >= rows {
         terminate!();
     }
-    let s = row * STATE_WORDS;
-    state[s + STATE_BOUND] = if k == len { 0xFFFF_FFFFu32 } else { 0u32 };
-    state[s + STATE_LO] = 0u32;
-    state[s + STATE_HI_COUNT] = len;
-    state[s + STATE_DONE] = 0u32;
-    state[s + STATE_NEED] = k;
-    state[s + STATE_SOURCE] = SOURCE_INPUT;
-    state[s + STATE_SOURCE_LEN] = len;
-    state[s + STATE_TARGET] = SOURCE_INPUT;
-    state[s + STATE_SHARED_FROM] = 32u32;
-}
-
-/// Bisection step, counting pass: how many keys of each unfinished row are below the row's
-/// guess `lo | 1 << bit`, added into `counts[row]` (one atomic add per cube, after its
-/// chunk of tiles).
-#[cube(launch_unchecked, address_type = "dynamic")]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn bisect_count_kernel<K: Numeric>(
-    values: &[K],
-    state: &[u32],
-    counts: &mut [Atomic<u32>],
-    len: usize,
-    tiles_per_row: usize,
-    cubes_per_row: usize,
-    tiles_per_cube: usize,
-    total_cubes: usize,
-    bit: u32,
-    #[comptime] read: KeyRead,
-    #[comptime] blueprint: TopkBlueprint,
-    #[define(K)] _dtype: ElemType,
-) {
-    let cube = linear_cube_index();
-    if cube >= total_cubes {
-        terminate!();
+    let mut bound = 0u32;
+    if k == len {
+        bound = 0xFFFF_FFFFu32;
     }
-    let chunk = chunk_of_cube(cube, tiles_per_row, cubes_per_row, tiles_per_cube);
-    let s = chunk.row * STATE_WORDS;
-    // Uniform per cube: a finished row's cubes leave at once.
-    if state[s + STATE_DONE] != 0u32 {
-        terminate!();
-    }
-    let guess = state[s + STATE_LO] | (1u32 << bit);
-    let counts_here = count_chunk::<K>(values, &chunk, len, guess, read, blueprint);
-    let below = cube_exclusive_sum(counts_here.below, blueprint.units, blueprint.use_planes);
-    if UNIT_POS == 0 {
-        counts[chunk.row].fetch_add(below.total);
-    }
-}
-
-/// Bisection step, decision (one unit per row): keep the half the `k`-th key is in; the row
-/// is done once exactly `k` keys lie below the interval's end (that end is the boundary) or
-/// the interval is one key wide. Clears the row's count.
-#[cube(launch_unchecked, address_type = "dynamic")]
-pub(crate) fn bisect_update_kernel(
-    state: &mut [u32],
-    counts: &mut [u32],
-    rows: usize,
-    k: u32,
-    bit: u32,
-) {
-    let row = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
-    if row >= rows {
-        terminate!();
-    }
-    let s = row * STATE_WORDS;
-    let below = counts[row];
-    counts[row] = 0u32;
-    if state[s + STATE_DONE] == 0u32 {
-        let lo = state[s + STATE_LO];
-        let guess = lo | (1u32 << bit);
-        let mut done = false;
-        if below < k {
-            state[s + STATE_LO] = guess;
-            if bit == 0u32 {
-                state[s + STATE_BOUND] = guess;
-                done = true;
-            }
-        } else {
-            state[s + STATE_HI_COUNT] = below;
-            if below == k {
-                state[s + STATE_BOUND] = guess;
-                done = true;
-            } else if bit == 0u32 {
-                state[s + STATE_BOUND] = lo;
-                done = true;
-            }
-        }
-        if done {
-            state[s + STATE_DONE] = 1u32;
-        }
-    }
+    // Literals, so the fields are runtime values: SOURCE_INPUT is 0.
+    let initial = RowState {
+        bound,
+        need: k,
+        source: 0u32,
+        source_len: len,
+        target: 0u32,
+        shared_from: 32u32,
+    };
+    store_row_state(state, row, &initial);
 }
 
 /// Radix select, one digit pass over each row's candidate source, whose tiles the row's
-/// `cubes_per_row` cubes take in turn: the
-/// digit histogram of the keys matching the row's prefix, added into `histograms[row]`, and
-/// the matching keys appended to the row's target buffer when it has one. The first pass
-/// also records the range of the row's keys in `ranges[row]` (`[!min, max]`, both kept by
-/// `fetch_max` from zero, so one zero fill initialises them); a later pass whose digit every
-/// key of the row shares (`shift >= STATE_SHARED_FROM`, see `radix_digit_kernel`) reads
-/// nothing, as its digit is the minimum's.
+/// `cubes_per_row` cubes take in turn: the digit histogram of the keys matching the row's
+/// bound so far, added into `histograms[row]`, and those keys appended to the row's target
+/// buffer when it has one. The first pass also records the range of the row's keys in
+/// `ranges[row]` (`[!min, max]`, both kept by `fetch_max` from zero, so one zero fill
+/// initialises them); a later pass whose digit every key of the row shares (`shift >=
+/// shared_from`, see `radix_digit_kernel`) reads nothing, as its digit is the minimum's.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn radix_histogram_kernel<K: Numeric>(
@@ -234,24 +159,14 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
         terminate!();
     }
     let row = cube / cubes_per_row;
-    let s = row * STATE_WORDS;
+    let row_state = load_row_state(state, row);
     // Uniform per cube: the whole cube leaves, before any synchronisation.
-    if !first_pass && shift >= state[s + STATE_SHARED_FROM] {
+    if shift >= row_state.shared_from {
         terminate!();
     }
-    let bins = Shared::<[Atomic<u32>]>::new_slice(DIGITS);
-    clear_bins(&bins);
+    let bins = Shared::<[Atomic<u32>]>::new_slice(SELECT_DIGITS);
+    clear_bins(&bins, SELECT_DIGITS);
     sync_cube();
-    // Literals, not the constants, so the variables are runtime ones: SOURCE_INPUT is 0.
-    let mut source = 0u32;
-    let mut source_len = len;
-    let mut target = 0u32;
-    if !first_pass {
-        source = state[s + STATE_SOURCE];
-        source_len = state[s + STATE_SOURCE_LEN] as usize;
-        target = state[s + STATE_TARGET];
-    }
-    let prefix = state[s + STATE_BOUND];
     let mut range = U32Range {
         min: 0xFFFF_FFFFu32,
         max: 0u32,
@@ -259,7 +174,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     // The row's cubes take the source's tiles in turn (order does not matter here), so a
     // candidate buffer far shorter than the row is still spread over all of them.
     let tile_keys = comptime!(blueprint.tile());
-    let source_tiles = source_len.div_ceil(tile_keys);
+    let source_tiles = (row_state.source_len as usize).div_ceil(tile_keys);
     let mut tile = cube % cubes_per_row;
     while tile < source_tiles {
         let tile_range = histogram_tile::<K>(
@@ -271,12 +186,8 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
             row,
             row * len,
             tile * tile_keys,
-            source,
-            source_len,
-            target,
-            prefix,
+            &row_state,
             shift,
-            first_pass,
             read,
             blueprint,
         );
@@ -293,26 +204,24 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     }
     sync_cube();
     let mut d = UNIT_POS as usize;
-    while d < DIGITS {
+    while d < SELECT_DIGITS {
         let count = bins[d].load();
         if count > 0u32 {
-            histograms[row * DIGITS + d].fetch_add(count);
+            histograms[row * SELECT_DIGITS + d].fetch_add(count);
         }
         d += CUBE_DIM as usize;
     }
 }
 
-/// Radix select, digit choice: one cube of `units` per row (any power of two up to 256,
-/// each owning `256 / units` consecutive bins). The exclusive sum of the bins finds the digit
-/// whose keys hold the row's `need`-th key; the digit joins
-/// the prefix, `need` drops by the keys of smaller digits. The candidates the pass appended
-/// become the next source, and the next pass appends (to the other buffer) only if
-/// `append_next` and the matching keys are fewer than the source holds. Clears the histogram
-/// and the append counter. It also stores in `STATE_SHARED_FROM` the lowest bit from which
-/// every key of the row agrees (from the range the first pass recorded). A digit every key
-/// shares (its pass counted nothing, or, in the first pass, counted every key in one bin)
-/// is the minimum's, and changes nothing else: every earlier digit was shared too, so no
-/// candidates were ever appended.
+/// Radix select, digit choice: one cube per row takes the row's histogram (clearing it for
+/// the next pass) into its bins and [`select_digit`] picks the digit whose keys hold the
+/// row's `need`-th key. The candidates the pass appended become the next source, and the
+/// next pass appends (to the other buffer) only if `append_next` and the chosen digit's keys
+/// are fewer than the source holds. Clears the append counter. It also stores the lowest bit
+/// from which every key of the row agrees (from the range the first pass recorded): a digit
+/// every key shares (its pass counted nothing, or, in the first pass, counted every key in
+/// one bin) is the minimum's, and changes nothing else: every earlier digit was shared too,
+/// so no candidates were ever appended.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn radix_digit_kernel(
@@ -330,90 +239,61 @@ pub(crate) fn radix_digit_kernel(
     if row >= rows {
         terminate!();
     }
-    let s = row * STATE_WORDS;
+    let mut row_state = load_row_state(state.slice(0usize, state.len()), row);
     let min = !ranges[2 * row];
-    let differ = min ^ ranges[2 * row + 1];
-    // Bits from `shared_from` up are the same in every key of the row.
-    let shared_from = 32u32 - u32::leading_zeros(differ);
-    let per_unit = comptime!(DIGITS.div_ceil(units as usize) as u32);
-    let first = row * DIGITS + (UNIT_POS * per_unit) as usize;
-    if shift >= shared_from {
-        // Uniform per cube. The first pass did count (the bins hold every key in one digit):
-        // clear them.
-        #[unroll]
-        for j in 0..per_unit {
-            histograms[first + j as usize] = 0u32;
-        }
+    row_state.shared_from = shared_from(min, ranges[2 * row + 1]);
+    let bins = Shared::<[Atomic<u32>]>::new_slice(SELECT_DIGITS);
+    let mut d = UNIT_POS as usize;
+    while d < SELECT_DIGITS {
+        bins[d].store(histograms[row * SELECT_DIGITS + d]);
+        histograms[row * SELECT_DIGITS + d] = 0u32;
+        d += CUBE_DIM as usize;
+    }
+    // Uniform per cube.
+    if shift >= row_state.shared_from {
         if UNIT_POS == 0 {
-            state[s + STATE_BOUND] = state[s + STATE_BOUND] | (min & (0xFFu32 << shift));
-            state[s + STATE_SHARED_FROM] = shared_from;
+            row_state.bound |= min & (0xFFu32 << shift);
+            store_row_state(state, row, &row_state);
         }
         terminate!();
     }
-    let mut counts = Array::<u32>::new(per_unit as usize);
-    let mut run = 0u32;
-    #[unroll]
-    for j in 0..per_unit {
-        let count = histograms[first + j as usize];
-        histograms[first + j as usize] = 0u32;
-        counts[j as usize] = count;
-        run += count;
-    }
-    let need = state[s + STATE_NEED];
-    let counted = cube_exclusive_sum(run, units, use_planes);
-    // The one bin (of one unit) whose keys hold the `need`-th: its digit, the keys before it.
-    // `none` (no digit of this unit) is written as a literal, so the variable is a runtime one.
-    let none = comptime!(DIGITS as u32);
-    let mut digit = 256u32;
-    let mut before = counted.before;
-    let mut count = 0u32;
-    #[unroll]
-    for j in 0..per_unit {
-        let c = counts[j as usize];
-        if digit == none && before < need && need <= before + c {
-            digit = UNIT_POS * per_unit + j;
-            count = c;
-        } else if digit == none {
-            before += c;
-        }
-    }
-    if digit < none {
-        let mut source = state[s + STATE_SOURCE];
-        let mut source_len = state[s + STATE_SOURCE_LEN];
-        let target = state[s + STATE_TARGET];
-        if target != SOURCE_INPUT {
-            source = target;
-            source_len = appended[row];
+    sync_cube();
+    let mut select = DigitSelect {
+        prefix: row_state.bound,
+        need: row_state.need,
+    };
+    let choice = select_digit(&bins, &mut select, shift, units, use_planes);
+    if UNIT_POS == 0 {
+        if row_state.target != SOURCE_INPUT {
+            row_state.source = row_state.target;
+            row_state.source_len = appended[row];
         }
         appended[row] = 0u32;
-        // A literal, so the variable is a runtime one: SOURCE_INPUT (0) means "no target";
-        // the target is the candidate buffer the row is not reading.
+        // The target is the candidate buffer the row is not reading; none where the next
+        // pass reads nothing after it, or the candidates would not shrink.
+        // (Literals, so the variable is a runtime one: SOURCE_INPUT, SOURCE_A, SOURCE_B.)
         let mut next_target = 0u32;
-        if append_next {
-            if count < source_len {
-                next_target = 1u32;
-                if source == SOURCE_A {
-                    next_target = 2u32;
-                }
+        if append_next && choice.count < row_state.source_len {
+            next_target = 1u32;
+            if row_state.source == SOURCE_A {
+                next_target = 2u32;
             }
         }
-        state[s + STATE_BOUND] = state[s + STATE_BOUND] | (digit << shift);
-        state[s + STATE_NEED] = need - before;
-        state[s + STATE_SOURCE] = source;
-        state[s + STATE_SOURCE_LEN] = source_len;
-        state[s + STATE_TARGET] = next_target;
-        state[s + STATE_SHARED_FROM] = shared_from;
+        row_state.bound = select.prefix;
+        row_state.need = select.need;
+        row_state.target = next_target;
+        store_row_state(state, row, &row_state);
     }
 }
 
 /// Radix select of whole rows, one cube per row, in one launch, writing the chosen radix keys
 /// and positions to `[rows, k]` candidates as the device-wide gather does. With `k <=
-/// bound_max_k` the cube first tries [`select_under_minima_bound`] (two sweeps; sorted
-/// candidates); where too many keys lie under the bound, or `k` is larger, it runs the
-/// MSB-first digit passes, one per 8 bits of the key (each a sweep over the row's tiles
-/// into the cube's shared histogram, then [`find_digit`]), and the gather (`gather_tile` over the row's tiles in
-/// order). Later sweeps find the row in cache. The first digit sweep also takes the row's
-/// key range: digits every key shares are the smallest key's, and their sweeps are skipped.
+/// bound_max_k` the cube first tries [`minima_bound`] (two sweeps; sorted candidates); where
+/// too many keys lie under the bound, or `k` is larger, it runs the digit select, one sweep
+/// over the row's tiles per 8-bit digit from the top into the cube's bins, then
+/// [`select_digit`], and the gather ([`gather_tile`] over the row's tiles in order). Later
+/// sweeps find the row in cache. The first digit sweep also takes the row's key range:
+/// digits every key shares are the smallest key's, and their sweeps are skipped.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn row_select_kernel<K: Numeric>(
@@ -433,22 +313,17 @@ pub(crate) fn row_select_kernel<K: Numeric>(
         terminate!();
     }
     let row_base = row * len;
-    let bins = Shared::<[Atomic<u32>]>::new_slice(DIGITS);
+    let out_base = row * k as usize;
+    let bins = Shared::<[Atomic<u32>]>::new_slice(SELECT_DIGITS);
     let mut selected = false;
-    // Uniform per cube, as is the result.
+    // Uniform per cube, as is `fits`.
     if k <= bound_max_k {
-        selected = select_under_minima_bound::<K>(
-            values,
-            &bins,
-            cand_keys,
-            cand_positions,
-            row_base,
-            row * k as usize,
-            len,
-            k,
-            read,
-            blueprint,
-        );
+        let candidate = minima_bound::<K>(values, &bins, row_base, len, k, read, blueprint);
+        selected = candidate.fits;
+        if candidate.rank < k {
+            cand_keys[out_base + candidate.rank as usize] = candidate.key;
+            cand_positions[out_base + candidate.rank as usize] = candidate.position;
+        }
     }
     if !selected {
         select_by_digits::<K>(
@@ -465,7 +340,7 @@ pub(crate) fn row_select_kernel<K: Numeric>(
     }
 }
 
-/// The digit passes and the gather of [`row_select_kernel`], for one row.
+/// The digit select and the gather of [`row_select_kernel`], for one row.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn select_by_digits<K: Numeric>(
@@ -482,60 +357,55 @@ fn select_by_digits<K: Numeric>(
     let row_base = row * len;
     let tile_keys = comptime!(blueprint.tile());
     let tiles = len.div_ceil(tile_keys);
-    let mut prefix = 0u32;
-    let mut need = k;
+    let mut select = DigitSelect {
+        prefix: 0u32,
+        need: k,
+    };
     let mut smallest = 0u32;
-    // Bits from `shared_from` up are the same in every key of the row (32: unknown yet).
-    let mut shared_from = 32u32;
-    // MSB-first digits of the key's bits (the bits above are zero in every radix key).
+    // Bits from `row_shared_from` up are the same in every key of the row (32: unknown yet).
+    let mut row_shared_from = 32u32;
+    // Digits from the top of the key's bits (the bits above are zero in every radix key).
     let key_bits = comptime!(read.kind.key_bits());
-    for pass in 0..comptime!(key_bits / 8) {
-        let shift = comptime!(key_bits - 8) - 8u32 * pass;
+    let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
+    for pass in 0..comptime!(key_bits / SELECT_BITS) {
+        let shift = comptime!(key_bits - SELECT_BITS) - SELECT_BITS * pass;
         // Uniform per cube (from the cube-wide range).
-        if shift >= shared_from {
-            prefix |= smallest & (0xFFu32 << shift);
+        if shift >= row_shared_from {
+            select.prefix |= smallest & (0xFFu32 << shift);
         } else {
-            clear_bins(bins);
+            clear_bins(bins, SELECT_DIGITS);
             sync_cube();
-            // The prefix bits chosen so far (none in the first pass; `shift + 8` is 32 there).
-            let mut high_mask = 0u32;
-            if pass > 0u32 {
-                high_mask = 0xFFFF_FFFFu32 << (shift + 8u32);
-            }
             let mut range = U32Range {
                 min: 0xFFFF_FFFFu32,
                 max: 0u32,
             };
             for tile in 0..tiles {
-                let tile_range = row_histogram_tile::<K>(
-                    values,
-                    bins,
-                    row_base,
-                    tile * tile_keys,
-                    len,
-                    prefix,
-                    high_mask,
-                    shift,
-                    read,
-                    blueprint,
-                );
-                range.min = min(range.min, tile_range.min);
-                range.max = max(range.max, tile_range.max);
+                let start = tile * tile_keys;
+                let valid =
+                    load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
+                let hits = count_tile_digits(bins, &held, valid, select.prefix, shift, blueprint);
+                range.min = min(range.min, hits.range.min);
+                range.max = max(range.max, hits.range.max);
             }
             if pass == 0u32 {
                 let row_range = cube_range(range, blueprint.use_planes);
                 smallest = row_range.min;
-                shared_from = 32u32 - u32::leading_zeros(row_range.min ^ row_range.max);
+                row_shared_from = shared_from(row_range.min, row_range.max);
             }
             sync_cube();
-            let choice = find_digit(bins, need, blueprint);
-            prefix |= choice.digit << shift;
-            need -= choice.before;
+            select_digit(
+                bins,
+                &mut select,
+                shift,
+                blueprint.units,
+                blueprint.use_planes,
+            );
         }
     }
-    // `prefix` is the boundary: the `k - need` keys below it all go, then ties in index order.
+    // `select.prefix` is the boundary: the `k - need` keys below it all go, then ties in
+    // index order.
     let mut less = 0u32;
-    let mut equal = k - need;
+    let mut equal = k - select.need;
     for tile in 0..tiles {
         let slots = GatherSlots {
             out_base: row * k as usize,
@@ -550,7 +420,7 @@ fn select_by_digits<K: Numeric>(
             row_base,
             tile * tile_keys,
             len,
-            prefix,
+            select.prefix,
             slots,
             read,
             blueprint,
@@ -584,7 +454,7 @@ pub(crate) fn gather_count_kernel<K: Numeric>(
         terminate!();
     }
     let chunk = chunk_of_cube(cube, tiles_per_row, cubes_per_row, tiles_per_cube);
-    let bound = state[chunk.row * STATE_WORDS + STATE_BOUND];
+    let bound = load_row_state(state, chunk.row).bound;
     let counts = count_chunk::<K>(values, &chunk, len, bound, read, blueprint);
     let below = cube_exclusive_sum(counts.below, blueprint.units, blueprint.use_planes);
     let equal = cube_exclusive_sum(counts.equal, blueprint.units, blueprint.use_planes);
@@ -633,7 +503,7 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
     if cube_counts[base + chunk.part] == 0u32 && (ties_here == 0u32 || equal >= k) {
         terminate!();
     }
-    let bound = state[chunk.row * STATE_WORDS + STATE_BOUND];
+    let bound = load_row_state(state, chunk.row).bound;
     // The chunk's keys, walked in gather tiles (`gather`, a multiple of the passes' tile:
     // fewer cube-wide sums per key when most tiles have keys to write, i.e. large `k`).
     let tile_keys = comptime!(blueprint.tile());

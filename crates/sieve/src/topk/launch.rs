@@ -5,11 +5,10 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::kernels::{
-    bisect_count_kernel, bisect_update_kernel, finish_kernel, gather_count_kernel,
-    gather_scatter_kernel, init_state_kernel, radix_digit_kernel, radix_histogram_kernel,
-    rank_kernel, row_select_kernel,
+    finish_kernel, gather_count_kernel, gather_scatter_kernel, init_state_kernel,
+    radix_digit_kernel, radix_histogram_kernel, rank_kernel, row_select_kernel,
 };
-use super::tile::{DIGITS, KeyRead, STATE_WORDS, TopkBlueprint};
+use super::tile::{KeyRead, ROW_STATE_WORDS, TopkBlueprint};
 use super::{
     RANK_AUTO_LEN, TopkIo, TopkOptions, TopkProblem, TopkReport, TopkStrategy, TopkTuning,
     row_shared_bytes, tile_shared_bytes,
@@ -20,17 +19,16 @@ use crate::common::address::{
 use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
+use crate::radix::digits::{SELECT_BITS, SELECT_DIGITS};
+use crate::radix::keys::KeyKind;
 use crate::scan::launch::scan_with;
 use crate::scan::{ScanKind, ScanOptions, ScanProblem};
-use crate::sort::keys::KeyKind;
 use crate::sort::launch::sort_with;
 use crate::sort::{SortIo, SortOptions, SortOrder, SortProblem, SortTuning};
 use crate::{DeviceCaps, Dtype, SieveError};
 
 /// Units of the per-row and elementwise kernels (fewer where a cube may not have them).
 const ELEMENTWISE_UNITS: u32 = 256;
-/// Bits per radix-select digit.
-const DIGIT_BITS: u32 = 8;
 
 /// The top-k (or bottom-k) of every row of a `[rows, len]` problem (see the module docs).
 /// Returns the strategy that ran and how many counting passes its boundary search took.
@@ -77,12 +75,10 @@ pub fn topk(
     check_buffers(client, &io, problem)?;
     match strategy {
         TopkStrategy::RankByCounting => run.rank_by_counting(),
-        TopkStrategy::ThresholdBisection => {
-            let state = run.init_state();
-            report.counting_passes = run.bisect(&state);
-            run.gather_and_finish(&state)?;
-        }
-        TopkStrategy::RadixSelect if problem.len <= tuning.row_cube_max_len => {
+        // (`k == len` takes every key: the device-wide path, which then counts nothing.)
+        TopkStrategy::RadixSelect
+            if problem.len <= tuning.row_cube_max_len && problem.k < problem.len =>
+        {
             report.counting_passes = run.row_select()?;
         }
         TopkStrategy::RadixSelect => {
@@ -114,7 +110,7 @@ fn validate(
             format!("0..={} (at most the row length, problem.len)", problem.len),
         ));
     }
-    // Positions are 32-bit, and the bisection counts `len` itself in a 32-bit word.
+    // Positions and the row state's source length are 32-bit words.
     check_index_capacity("io.index_dtype", io.index_dtype, problem.len)?;
     let len_max = u32::MAX as usize - 1;
     if problem.len > len_max {
@@ -229,11 +225,7 @@ fn resolve_strategy(
     let rank_capacity = tuning.rank_capacity(caps);
     Ok(match asked {
         TopkStrategy::Auto if kind.wide() => TopkStrategy::SortAndSlice,
-        TopkStrategy::RankByCounting
-        | TopkStrategy::ThresholdBisection
-        | TopkStrategy::RadixSelect
-            if kind.wide() =>
-        {
+        TopkStrategy::RankByCounting | TopkStrategy::RadixSelect if kind.wide() => {
             return Err(SieveError::invalid(
                 "options.strategy",
                 format!("{} with 64-bit values", asked.name()),
@@ -303,7 +295,9 @@ impl Run<'_> {
     /// counts) when rows are short.
     fn extent(&self) -> usize {
         let words = if self.read.kind.wide() { 2 } else { 1 };
-        let per_row = DIGITS.max(STATE_WORDS).max(2 * self.chunks().cubes_per_row);
+        let per_row = SELECT_DIGITS
+            .max(ROW_STATE_WORDS)
+            .max(2 * self.chunks().cubes_per_row);
         (self.problem.rows.saturating_mul(self.problem.len))
             .saturating_mul(words)
             .max(self.problem.rows.saturating_mul(per_row))
@@ -417,10 +411,10 @@ impl Run<'_> {
         }
     }
 
-    /// The per-row search state, initialised (`tile::STATE_*`).
+    /// Every row's [`RowState`](super::tile::RowState), initialised.
     fn init_state(&self) -> Handle {
         let rows = self.problem.rows;
-        let state = self.workspace(rows * STATE_WORDS);
+        let state = self.workspace(rows * ROW_STATE_WORDS);
         // SAFETY: one unit per row, bounds-checked.
         unsafe {
             init_state_kernel::launch_unchecked(
@@ -428,73 +422,13 @@ impl Run<'_> {
                 self.per_row_grid(),
                 CubeDim::new_1d(self.elementwise_units),
                 self.address(),
-                self.buffer(&state, rows * STATE_WORDS),
+                self.buffer(&state, rows * ROW_STATE_WORDS),
                 rows,
                 self.problem.len as u32,
                 self.problem.k as u32,
             );
         }
         state
-    }
-
-    /// The boundary of every row by bisection on the radix-key axis, most significant bit
-    /// first (from the top of the key's bits: the bits above are zero in every radix key);
-    /// each step is one counting pass and one decision per row. All the steps are
-    /// queued without reading the device (a Burn op must not block: WebGPU and wasm callers
-    /// cannot wait on a read); a row that has found its boundary has every cube of the later
-    /// steps return at once, so a step after every row is done costs two empty launches.
-    /// Returns the number of counting passes queued.
-    fn bisect(&self, state: &Handle) -> u32 {
-        let rows = self.problem.rows;
-        if self.problem.k == self.problem.len {
-            // Every key is taken: `init_state` set the boundary to the largest radix key.
-            return 0;
-        }
-        let blueprint = self.blueprint();
-        let chunks = self.chunks();
-        let counts = self.workspace(rows);
-        let u32_elem = ElemType::UInt(UIntKind::U32);
-        fill_zero(self.client, &counts, rows, u32_elem);
-        let key_bits = self.read.kind.key_bits();
-        for bit in (0..key_bits).rev() {
-            // SAFETY: one cube per chunk of tiles, surplus cubes return; one atomic add per
-            // cube into its row's count.
-            unsafe {
-                bisect_count_kernel::launch_unchecked(
-                    self.client,
-                    chunks.grid(self.client),
-                    CubeDim::new_1d(blueprint.units),
-                    self.address(),
-                    self.input(),
-                    self.buffer(state, rows * STATE_WORDS),
-                    self.buffer(&counts, rows),
-                    self.problem.len,
-                    chunks.tiles_per_row,
-                    chunks.cubes_per_row,
-                    chunks.tiles_per_cube,
-                    chunks.total_cubes,
-                    bit,
-                    self.read,
-                    blueprint,
-                    self.io.value_dtype.elem_type(),
-                );
-            }
-            // SAFETY: one unit per row, bounds-checked.
-            unsafe {
-                bisect_update_kernel::launch_unchecked(
-                    self.client,
-                    self.per_row_grid(),
-                    CubeDim::new_1d(self.elementwise_units),
-                    self.address(),
-                    self.buffer(state, rows * STATE_WORDS),
-                    self.buffer(&counts, rows),
-                    rows,
-                    self.problem.k as u32,
-                    bit,
-                );
-            }
-        }
-        key_bits
     }
 
     /// The boundary of every row by MSB-first 8-bit digit passes over the key's bits (four
@@ -510,12 +444,12 @@ impl Run<'_> {
         let n = self.elements();
         let blueprint = self.blueprint();
         let chunks = self.chunks();
-        let histograms = self.workspace(rows * DIGITS);
+        let histograms = self.workspace(rows * SELECT_DIGITS);
         let appended = self.workspace(rows);
         // Each row's key range as `[!min, max]` (see `radix_histogram_kernel`).
         let ranges = self.workspace(rows * 2);
         let u32_elem = ElemType::UInt(UIntKind::U32);
-        fill_zero(self.client, &histograms, rows * DIGITS, u32_elem);
+        fill_zero(self.client, &histograms, rows * SELECT_DIGITS, u32_elem);
         fill_zero(self.client, &appended, rows, u32_elem);
         fill_zero(self.client, &ranges, rows * 2, u32_elem);
         // Candidate buffers: written only by passes 1 and 2, and only for rows whose
@@ -523,11 +457,11 @@ impl Run<'_> {
         let cand_a = self.workspace(n);
         let cand_b = self.workspace(n);
         let key_bits = self.read.kind.key_bits();
-        let passes = key_bits / DIGIT_BITS;
+        let passes = key_bits / SELECT_BITS;
         // One bin per unit where a cube may have as many units as there are digits.
-        let digit_units = self.caps.cube_units(DIGITS as u32);
+        let digit_units = self.caps.cube_units(SELECT_DIGITS as u32);
         for pass in 0..passes {
-            let shift = key_bits - DIGIT_BITS * (pass + 1);
+            let shift = key_bits - SELECT_BITS * (pass + 1);
             // SAFETY: `cubes_per_row` cubes per row take the tiles of the row's source in
             // turn, surplus cubes return, keys past a row's source are not read; appends stay
             // within the row's `len` slots (a source never holds more than its row).
@@ -540,8 +474,8 @@ impl Run<'_> {
                     self.input(),
                     self.buffer(&cand_a, n),
                     self.buffer(&cand_b, n),
-                    self.buffer(state, rows * STATE_WORDS),
-                    self.buffer(&histograms, rows * DIGITS),
+                    self.buffer(state, rows * ROW_STATE_WORDS),
+                    self.buffer(&histograms, rows * SELECT_DIGITS),
                     self.buffer(&appended, rows),
                     self.buffer(&ranges, rows * 2),
                     self.problem.len,
@@ -561,8 +495,8 @@ impl Run<'_> {
                     cube_count_1d(self.client, rows),
                     CubeDim::new_1d(digit_units),
                     self.address(),
-                    self.buffer(state, rows * STATE_WORDS),
-                    self.buffer(&histograms, rows * DIGITS),
+                    self.buffer(state, rows * ROW_STATE_WORDS),
+                    self.buffer(&histograms, rows * SELECT_DIGITS),
                     self.buffer(&appended, rows),
                     self.buffer(&ranges, rows * 2),
                     rows,
@@ -611,7 +545,7 @@ impl Run<'_> {
             );
         }
         self.order_and_finish(&cand_keys, &cand_positions)?;
-        Ok(self.read.kind.key_bits() / DIGIT_BITS)
+        Ok(self.read.kind.key_bits() / SELECT_BITS)
     }
 
     /// Every row's chosen keys (below the boundary, then the first ties) in `[rows, k]`
@@ -637,7 +571,7 @@ impl Run<'_> {
                 CubeDim::new_1d(blueprint.units),
                 self.address(),
                 self.input(),
-                self.buffer(state, rows * STATE_WORDS),
+                self.buffer(state, rows * ROW_STATE_WORDS),
                 self.buffer(&cube_counts, count_len),
                 self.problem.len,
                 chunks.tiles_per_row,
@@ -671,7 +605,7 @@ impl Run<'_> {
                 CubeDim::new_1d(blueprint.units),
                 self.address(),
                 self.input(),
-                self.buffer(state, rows * STATE_WORDS),
+                self.buffer(state, rows * ROW_STATE_WORDS),
                 self.buffer(&cube_counts, count_len),
                 self.buffer(&cube_offsets, count_len),
                 self.buffer(&cand_keys, outputs),

@@ -12,9 +12,9 @@
 //! - `sorted: true`: output slot `j` of a row holds the element of rank `j` in that order.
 //!   `sorted: false`: the same *set* of elements in an unspecified (but deterministic) order;
 //!   [`TopkStrategy::RankByCounting`] and [`TopkStrategy::SortAndSlice`] always write the
-//!   sorted order, [`TopkStrategy::ThresholdBisection`] and [`TopkStrategy::RadixSelect`]
-//!   skip their final sort and write the chosen elements below the boundary in index order,
-//!   followed by the chosen ties (also in index order).
+//!   sorted order; [`TopkStrategy::RadixSelect`] skips its final sort and writes the chosen
+//!   elements below the boundary in index order, followed by the chosen ties (also in index
+//!   order), except where a one-row cube's minima bound answered (sorted order).
 //! - The output values are the input values moved bit for bit (a -0.0 stays -0.0, NaN
 //!   payloads stay); indices are positions within the row.
 //! - `k = 0`, `rows = 0` and `len = 0` launch nothing; `k` must be in `0..=len`.
@@ -28,10 +28,10 @@
 //!   64-bit integers).
 //!
 //! Every strategy works on the sort's order-preserving *radix keys* (flipped for top-k), in
-//! a `u32` (`sort::keys`): top-k becomes "the `k` smallest radix keys, ties to the lower
+//! a `u32` (`radix::keys`): top-k becomes "the `k` smallest radix keys, ties to the lower
 //! index". 8- and 16-bit keys occupy the low 8 or 16 bits, the bits above zero in both
-//! directions, so the boundary searches run over the key's own bits only: 8 or 16
-//! bisection steps, one or two digit passes.
+//! directions, so the boundary searches run over the key's own bits only: one or two digit
+//! passes.
 //!
 //! # Strategies
 //! - [`TopkStrategy::RankByCounting`]: one cube per row, the row's radix keys in shared
@@ -43,19 +43,13 @@
 //!   first takes the *minima bound* (below): only the keys at or under it are ranked, among
 //!   themselves (about `k` against about `k` on random data), unless more keys than the
 //!   cube has units lie under it.
-//! - [`TopkStrategy::ThresholdBisection`]: finds each row's boundary key `T` (the `k`-th
-//!   smallest radix key) bit by bit, most significant first: each step is one parallel
-//!   counting pass (how many keys of the row are below the guess), one pass per key bit (32
-//!   for 32-bit keys) queued with no read of the device in between (a call must not
-//!   block); a row whose prefix pins down exactly `k` keys is done, and its cubes in later
-//!   passes return at once. Then the
-//!   *gather*: every key below `T`,
-//!   plus the first `k - count(< T)` keys equal to `T` in index order, placed by a scan of
-//!   per-cube counts (each cube of a pass takes a chunk of consecutive tiles, see
-//!   [`TopkTuning::target_cubes`]; a chunk with nothing to write is not read again); then
-//!   the `k` chosen are sorted by (key, index) with [`crate::sort`].
-//! - [`TopkStrategy::RadixSelect`]: the boundary key found by MSB-first 8-bit digit passes
-//!   (four for 32-bit keys, two for 16-bit, one for 8-bit), then the same gather. Rows up
+//! - [`TopkStrategy::RadixSelect`]: each row's *boundary* key `T` (the `k`-th smallest
+//!   radix key) found by the digit select of [`crate::radix::digits`], MSB-first 8-bit
+//!   digits (four for 32-bit keys, two for 16-bit, one for 8-bit), then the *gather*: every
+//!   key below `T`, plus the first `k - count(< T)` keys equal to `T` in index order,
+//!   placed by a scan of per-cube counts (each cube of a pass takes a chunk of consecutive
+//!   tiles, see [`TopkTuning::target_cubes`]; a chunk with nothing to write is not read
+//!   again); then the `k` chosen are sorted by (key, index) with [`crate::sort`]. Rows up
 //!   to [`TopkTuning::row_cube_max_len`] keys run one cube per row, everything in one
 //!   launch: each digit pass sweeps the row (re-read from cache) into the cube's shared
 //!   histogram and picks the digit; the first sweep's
@@ -80,12 +74,12 @@
 //!   every bit above) is the smallest key's, and its pass reads nothing, so all-equal and
 //!   low-entropy rows cost one histogram pass, not four. With planes, a tile whose keys
 //!   across a whole plane share one digit goes into the shared histogram as one add
-//!   instead of one per key. Then the same gather and sort as the bisection.
+//!   instead of one per key. Then the gather and the sort.
 //! - [`TopkStrategy::SortAndSlice`]: [`crate::sort::sort`] of the whole row with positions
 //!   (stable, descending for top-k) into a workspace, then the first `k` of each row copied.
 //! - [`TopkStrategy::Auto`] (checked against the H200 rows in `docs/PERFORMANCE.md`:
 //!   rank-by-counting wins at [16384, 128], radix select at [64, 128256], [4096, 32768],
-//!   [2^24] and [2^28]; sort-and-slice is 2-5x slower there, threshold bisection 4-10x):
+//!   [2^24] and [2^28]; sort-and-slice is 2-5x slower there):
 //!   1. `len <= 1024` and the row fits [`TopkTuning::rank_capacity`]: `RankByCounting` (one
 //!      launch, at most 1024 comparisons per element);
 //!   2. else a row fits the sort's in-cube capacity ([`crate::sort::SortTuning::in_cube_capacity`]):
@@ -95,8 +89,6 @@
 //!   4. else `RadixSelect` (one cube per row for rows up to 2^17 keys; longer rows: at most
 //!      four device-wide digit passes, the input read by the first two, the gather's count
 //!      and the chunks of its scatter that hold chosen keys).
-//!
-//!   `ThresholdBisection` is never chosen by `Auto`: it reads the input up to 32 times.
 //!
 //!   64-bit values always take `SortAndSlice`: the sort already ranks them as two radix
 //!   words, while the selecting strategies hold one 32-bit radix key per value (shared
@@ -112,6 +104,7 @@ pub use launch::topk;
 use cubecl::server::Handle;
 
 use crate::Dtype;
+use crate::radix::digits::SELECT_DIGITS;
 
 /// Which algorithm selects (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -124,9 +117,6 @@ pub enum TopkStrategy {
     /// One cube per row ranks its keys by counting: rows up to
     /// [`TopkTuning::rank_capacity`] keys. Not 64-bit values.
     RankByCounting,
-    /// The boundary key found one bit at a time (a counting pass per key bit), then the
-    /// gather. Never chosen by `Auto`; not 64-bit values.
-    ThresholdBisection,
     /// The boundary key found by 8-bit digit passes (one cube per row for rows up to
     /// [`TopkTuning::row_cube_max_len`] keys), then the gather. Not 64-bit values.
     RadixSelect,
@@ -136,10 +126,9 @@ pub enum TopkStrategy {
 
 impl TopkStrategy {
     /// Every strategy, `Auto` first.
-    pub const ALL: [TopkStrategy; 5] = [
+    pub const ALL: [TopkStrategy; 4] = [
         TopkStrategy::Auto,
         TopkStrategy::RankByCounting,
-        TopkStrategy::ThresholdBisection,
         TopkStrategy::RadixSelect,
         TopkStrategy::SortAndSlice,
     ];
@@ -149,7 +138,6 @@ impl TopkStrategy {
         match self {
             TopkStrategy::Auto => "auto",
             TopkStrategy::RankByCounting => "rank_by_counting",
-            TopkStrategy::ThresholdBisection => "threshold_bisection",
             TopkStrategy::RadixSelect => "radix_select",
             TopkStrategy::SortAndSlice => "sort_and_slice",
         }
@@ -235,17 +223,17 @@ const BOUND_UNITS_PER_K: u32 = 4;
 /// Shared memory of a tiled top-k cube: the tile's radix keys, the digit bins and the scan
 /// spine (one word per unit).
 pub(crate) fn tile_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
-    4 * (units as usize * elements_per_unit as usize + tile::DIGITS + units as usize)
+    4 * (units as usize * elements_per_unit as usize + SELECT_DIGITS + units as usize)
 }
 
 /// Shared memory of a one-cube-per-row radix select, every allocation counted (not every
 /// compiler overlaps allocations whose lifetimes do not: the SPIR-V path does not): the
 /// gather's tile of keys, the digit bins, six words per unit (the scan spines of the
-/// gather's two cube-wide sums and of the two digit searches, the minima bound's candidate
-/// keys and positions) and a few words (two digit choices, the key range, the candidate
-/// counter).
+/// gather's two cube-wide sums and of the two digit selects, the minima bound's candidate
+/// keys and positions) and a few words (two digit choices of three words, the key range,
+/// the candidate counter).
 pub(crate) fn row_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
-    4 * (units as usize * elements_per_unit as usize + tile::DIGITS + 6 * units as usize + 8)
+    4 * (units as usize * elements_per_unit as usize + SELECT_DIGITS + 6 * units as usize + 12)
 }
 
 /// Units of the one-cube-per-row radix select: the most a cube may have (up to 1024), halved
@@ -356,12 +344,10 @@ impl Default for TopkOptions {
 pub struct TopkReport {
     /// The strategy that ran (`Auto` resolved).
     pub strategy: TopkStrategy,
-    /// Counting passes over the input the boundary search queued: one per bisection step
-    /// (`ThresholdBisection`: always the key's bits, 32, 16 or 8, as the host never reads how
-    /// many rows are still searching; a done row's cubes return at once), one per digit
-    /// (`RadixSelect`: 4, 2 or 1 by the key's bits, the most it
-    /// runs: the host does not learn which digit passes a row skipped, or whether the row
-    /// cube's minima bound answered instead); 0 for the other strategies, and when no search
-    /// is needed (`k = 0`, `k = len`, empty problems).
+    /// Counting passes over the input the boundary search queued: one per select digit
+    /// (`RadixSelect`: 4, 2 or 1 by the key's bits, the most it runs: the host does not learn
+    /// which digit passes a row skipped, or whether the row cube's minima bound answered
+    /// instead); 0 for the other strategies, and when no search is needed (`k = 0`, `k =
+    /// len`, empty problems).
     pub counting_passes: u32,
 }

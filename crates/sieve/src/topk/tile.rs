@@ -1,38 +1,69 @@
-//! What one cube does for the top-k: count a tile's radix keys against a row's boundary,
-//! rank a tile's keys below/at the boundary in index order, histogram a digit of the
-//! candidates, find the digit the `k`-th key has, and rank a key within a whole row held in
-//! shared memory. The per-row search state the passes share lives in a `[rows, STATE_WORDS]`
-//! `u32` buffer (layout below).
+//! What one cube does for the top-k: load a tile's radix keys, count and gather a tile's
+//! keys below and at a row's boundary in index order, histogram a digit of the candidates,
+//! bound a row's `k` smallest keys by its units' minima, and rank a key within a row held in
+//! shared memory. The digit bins and the digit select are the radix parts the sort shares
+//! ([`crate::radix::digits`]). The device-wide select keeps each row's progress in a
+//! [`RowState`] between passes.
 
 use cubecl::prelude::*;
 
 use crate::common::UNROLL_BODIES;
 use crate::common::cube::{U32Range, cube_exclusive_sum};
-use crate::sort::keys::{KeyKind, radix_key};
+use crate::radix::digits::{
+    DigitSelect, SELECT_BITS, SELECT_DIGITS, clear_bins, count_digits, in_prefix, select_digit,
+};
+use crate::radix::keys::{KeyKind, radix_key};
 
-/// Words of per-row search state.
-pub const STATE_WORDS: usize = 9;
-/// The boundary key the gather uses: keys below it are all taken, keys equal to it are taken
-/// lowest index first until `k` are taken. The radix select builds it digit by digit.
-pub const STATE_BOUND: usize = 0;
-/// Bisection: the low end of the interval the `k`-th key is in.
-pub const STATE_LO: usize = 1;
-/// Bisection: how many keys lie below the interval's high end.
-pub const STATE_HI_COUNT: usize = 2;
-/// Bisection: 1 once the row's boundary is known.
-pub const STATE_DONE: usize = 3;
-/// Radix select: the rank (1-based) the `k`-th key has among the keys matching the prefix.
-pub const STATE_NEED: usize = 4;
-/// Radix select: where the next pass reads the row's candidates (`SOURCE_*`).
-pub const STATE_SOURCE: usize = 5;
-/// Radix select: how many keys that source holds for the row.
-pub const STATE_SOURCE_LEN: usize = 6;
-/// Radix select: where the next pass appends the row's candidates (`SOURCE_*`; the input
-/// means "nowhere").
-pub const STATE_TARGET: usize = 7;
-/// Radix select: every key of the row has the same bits from this one up (32: none shared);
-/// set by each digit choice from the range the first pass recorded.
-pub const STATE_SHARED_FROM: usize = 8;
+/// A row's progress through the device-wide radix select, kept between passes in a
+/// `[rows, ROW_STATE_WORDS]` `u32` buffer ([`load_row_state`], [`store_row_state`]).
+#[derive(CubeType, Clone, Copy)]
+pub struct RowState {
+    /// The boundary key the gather uses: keys below it are all taken, keys equal to it
+    /// lowest index first until `k` are taken. Built digit by digit (the chosen digits in
+    /// place, the bits below them zero).
+    pub bound: u32,
+    /// The rank (1-based) the `k`-th key has among the keys matching the digits chosen so far.
+    pub need: u32,
+    /// Where the next pass reads the row's candidates (`SOURCE_*`).
+    pub source: u32,
+    /// How many keys that source holds for the row.
+    pub source_len: u32,
+    /// Where the next pass appends the row's candidates (`SOURCE_*`; the input means
+    /// "nowhere").
+    pub target: u32,
+    /// Every key of the row has the same bits from this one up (32: not known yet); set by
+    /// each digit choice from the range the first pass recorded.
+    pub shared_from: u32,
+}
+
+/// Words of a [`RowState`].
+pub const ROW_STATE_WORDS: usize = 6;
+
+/// Row `row`'s state.
+#[cube]
+pub fn load_row_state(state: &[u32], row: usize) -> RowState {
+    let s = row * ROW_STATE_WORDS;
+    RowState {
+        bound: state[s],
+        need: state[s + 1],
+        source: state[s + 2],
+        source_len: state[s + 3],
+        target: state[s + 4],
+        shared_from: state[s + 5],
+    }
+}
+
+/// Writes row `row`'s state.
+#[cube]
+pub fn store_row_state(state: &mut [u32], row: usize, row_state: &RowState) {
+    let s = row * ROW_STATE_WORDS;
+    state[s] = row_state.bound;
+    state[s + 1] = row_state.need;
+    state[s + 2] = row_state.source;
+    state[s + 3] = row_state.source_len;
+    state[s + 4] = row_state.target;
+    state[s + 5] = row_state.shared_from;
+}
 
 /// The input values (radix keys computed on the fly).
 pub const SOURCE_INPUT: u32 = 0;
@@ -40,9 +71,6 @@ pub const SOURCE_INPUT: u32 = 0;
 pub const SOURCE_A: u32 = 1;
 /// Candidate buffer B (radix keys).
 pub const SOURCE_B: u32 = 2;
-
-/// Bins of a radix-select digit (8 bits).
-pub const DIGITS: usize = 256;
 
 /// Rank-by-counting cubes of up to this many units unroll their loops over the units
 /// ([`ranks_in_row`] also within [`UNROLL_BODIES`], as its nest grows with units times keys
@@ -109,39 +137,6 @@ pub fn load_tile_keys<K: Numeric>(
             held[e as usize] = 0u32;
             if index < len {
                 held[e as usize] = key_at::<K>(values, row_base + index, read);
-                valid |= 1u32 << e;
-            }
-        }
-    }
-    valid
-}
-
-/// [`load_tile_keys`] from a candidate buffer (radix keys already, and writable, as the
-/// radix-select pass that reads one may append to the other).
-#[cube]
-pub fn load_tile_candidates(
-    candidates: &mut [u32],
-    held: &mut Array<u32>,
-    row_base: usize,
-    start: usize,
-    len: usize,
-    #[comptime] blueprint: TopkBlueprint,
-) -> u32 {
-    let epu = blueprint.elements_per_unit;
-    let mut valid = 0u32;
-    if start + comptime!(blueprint.tile()) <= len {
-        #[unroll]
-        for e in 0..epu {
-            held[e as usize] = candidates[row_base + start + (e * CUBE_DIM + UNIT_POS) as usize];
-        }
-        valid = comptime!(((1u64 << blueprint.elements_per_unit) - 1) as u32);
-    } else {
-        #[unroll]
-        for e in 0..epu {
-            let index = start + (e * CUBE_DIM + UNIT_POS) as usize;
-            held[e as usize] = 0u32;
-            if index < len {
-                held[e as usize] = candidates[row_base + index];
                 valid |= 1u32 << e;
             }
         }
@@ -401,120 +396,65 @@ pub fn ranks_in_row(keys: &Shared<[u32]>, #[comptime] blueprint: TopkBlueprint) 
     ranks
 }
 
-/// One unit's share of [`rank_under_minima_bound`]: whether the bound held few enough keys
-/// (`fits`, the same for every unit), and if so the row position and rank of the candidate
-/// the unit ranked (`rank` is `u32::MAX` when it ranked none).
+/// The keys of a tile one unit counted into the digit bins.
 #[derive(CubeType, Clone, Copy)]
-pub struct BoundedRank {
-    pub fits: bool,
-    pub position: u32,
-    pub rank: u32,
+pub struct DigitHits {
+    /// Bit `e` set for each counted key `held[e]`.
+    pub mask: u32,
+    /// How many keys were counted.
+    pub count: u32,
+    /// Their range (`min > max` if none).
+    pub range: U32Range,
 }
 
-/// Rank by counting under the minima bound, for a row in shared memory (`keys[0..len]`,
-/// positions `e * CUBE_DIM + UNIT_POS`, `1 <= k <= CUBE_DIM`, `k <= len`): each unit takes
-/// the smallest of its keys; the `k`-th smallest of those minima (each unit counts the
-/// minima below its own, ties by unit, and the one with `k - 1` below publishes it) bounds
-/// the row's `k`-th key from above, so every chosen key, and every key that outranks one,
-/// is at or below it. Those keys go to shared memory with their positions (slots from a
-/// cube-wide sum of the units' counts), and each is ranked among them only: about `k` keys
-/// against about `k`, instead of every key against the row. Where more than `CUBE_DIM` keys lie under the
-/// bound (ties with it: all-equal and low-entropy rows) nothing is ranked and `fits` is
-/// false. Every unit must call it.
+/// Counts into `bins` the digit at `shift` of each of the unit's held keys that exists (bit
+/// `e` of `valid`) and matches `prefix` above the digit ([`in_prefix`]; every key does at
+/// the first digit, whose prefix is 0). Every unit of the plane must call it.
 #[cube]
-pub fn rank_under_minima_bound(
-    keys: &Shared<[u32]>,
-    len: usize,
-    k: u32,
+pub fn count_tile_digits(
+    bins: &Shared<[Atomic<u32>]>,
+    held: &Array<u32>,
+    valid: u32,
+    prefix: u32,
+    shift: u32,
     #[comptime] blueprint: TopkBlueprint,
-) -> BoundedRank {
-    let epu = blueprint.elements_per_unit;
-    let units = blueprint.units;
-    let mut smallest = 0xFFFF_FFFFu32;
-    #[unroll]
-    for e in 0..epu {
-        let local = (e * CUBE_DIM + UNIT_POS) as usize;
-        if local < len {
-            smallest = min(smallest, keys[local]);
-        }
-    }
-    let mut minima = Shared::<[u32]>::new_slice(comptime!(units as usize));
-    minima[UNIT_POS as usize] = smallest;
-    sync_cube();
-    // Units that read no key hold u32::MAX: at least k units read one (k <= min(len,
-    // units)), and ties go to the lower unit, so the k-th minimum is a real key's.
-    let mut below = 0u32;
-    #[unroll(units <= RANK_UNROLL_UNITS)]
-    for i in 0..units {
-        let other = minima[i as usize];
-        if other < smallest || (other == smallest && i < UNIT_POS) {
-            below += 1u32;
-        }
-    }
-    let mut published = Shared::<[u32]>::new_slice(1usize);
-    if below == k - 1 {
-        published[0] = smallest;
-    }
-    sync_cube();
-    let bound = published[0];
-    let mut under = 0u32;
-    #[unroll]
-    for e in 0..epu {
-        let local = (e * CUBE_DIM + UNIT_POS) as usize;
-        if local < len && keys[local] <= bound {
-            under += 1u32;
-        }
-    }
-    let placed = cube_exclusive_sum(under, units, blueprint.use_planes);
-    let fits = placed.total <= units;
-    let mut cand_keys = Shared::<[u32]>::new_slice(comptime!(units as usize));
-    let mut cand_positions = Shared::<[u32]>::new_slice(comptime!(units as usize));
-    if fits {
-        let mut slot = placed.before as usize;
-        #[unroll]
-        for e in 0..epu {
-            let local = (e * CUBE_DIM + UNIT_POS) as usize;
-            if local < len {
-                let key = keys[local];
-                if key <= bound {
-                    cand_keys[slot] = key;
-                    cand_positions[slot] = local as u32;
-                    slot += 1;
-                }
-            }
-        }
-    }
-    sync_cube();
-    let mut result = BoundedRank {
-        fits,
-        position: 0u32,
-        rank: 0xFFFF_FFFFu32,
+) -> DigitHits {
+    let mut hits = DigitHits {
+        mask: 0u32,
+        count: 0u32,
+        range: U32Range {
+            min: 0xFFFF_FFFFu32,
+            max: 0u32,
+        },
     };
-    if fits && UNIT_POS < placed.total {
-        let key = cand_keys[UNIT_POS as usize];
-        let position = cand_positions[UNIT_POS as usize];
-        let mut rank = 0u32;
-        // (Slots follow units, not positions: ties compare positions.)
-        for j in 0..placed.total {
-            let other = cand_keys[j as usize];
-            if other < key || (other == key && cand_positions[j as usize] < position) {
-                rank += 1u32;
-            }
+    #[unroll]
+    for e in 0..blueprint.elements_per_unit {
+        let key = held[e as usize];
+        if (valid >> e) & 1u32 == 1u32 && in_prefix(key, prefix, shift) {
+            hits.mask |= 1u32 << e;
+            hits.count += 1u32;
+            hits.range.min = min(hits.range.min, key);
+            hits.range.max = max(hits.range.max, key);
         }
-        result.position = position;
-        result.rank = rank;
     }
-    result
+    count_digits(
+        bins,
+        held,
+        hits.mask,
+        shift,
+        blueprint.elements_per_unit,
+        blueprint.use_planes,
+    );
+    hits
 }
 
-/// Radix select, one pass over one tile of a row's current candidate source (`source`:
-/// the input or a candidate buffer, `source_len` keys): every key that matches the row's
-/// prefix above `shift + 8` (all of them in the first pass) is counted in `bins` by its digit
-/// at `shift`, and, when `target` is a candidate buffer, appended to it (staged in shared
-/// memory, written out coalesced): the cube's block of slots comes from the row's `appended`
-/// counter, so blocks land in the order cubes get there, which nothing downstream depends on
-/// (later passes only count). Returns the range
-/// of the keys the unit counted (`min > max` if none). Every unit must call it.
+/// Device-wide radix select, one pass over one tile of a row's current candidate source
+/// (`source`: the input or a candidate buffer, `source_len` keys): [`count_tile_digits`],
+/// and, when `target` is a candidate buffer, the counted keys appended to it (staged in
+/// shared memory, written out coalesced): the cube's block of slots comes from the row's
+/// `appended` counter, so blocks land in the order cubes get there, which nothing downstream
+/// depends on (later passes only count). Returns the range of the keys the unit counted.
+/// Every unit must call it.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 pub fn histogram_tile<K: Numeric>(
@@ -526,60 +466,47 @@ pub fn histogram_tile<K: Numeric>(
     row: usize,
     row_base: usize,
     start: usize,
-    source: u32,
-    source_len: usize,
-    target: u32,
-    prefix: u32,
+    state: &RowState,
     shift: u32,
-    #[comptime] first_pass: bool,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
 ) -> U32Range {
     let epu = blueprint.elements_per_unit;
-    // The unit's matching keys stay in registers (fixed indices), flagged in `hit_mask`.
     let mut held = Array::<u32>::new(epu as usize);
-    let mut hit_mask = 0u32;
-    let mut matches = 0u32;
-    let mut range = U32Range {
-        min: 0xFFFF_FFFFu32,
-        max: 0u32,
-    };
-    let valid = if source == SOURCE_INPUT {
+    let source_len = state.source_len as usize;
+    // Candidates are radix keys already: read as `u32`s, ascending (themselves).
+    let candidates = comptime!(KeyRead {
+        kind: KeyKind::U32,
+        largest: false,
+    });
+    let valid = if state.source == SOURCE_INPUT {
         load_tile_keys::<K>(
             values, &mut held, row_base, start, source_len, read, blueprint,
         )
-    } else if source == SOURCE_A {
-        load_tile_candidates(cand_a, &mut held, row_base, start, source_len, blueprint)
+    } else if state.source == SOURCE_A {
+        let source = cand_a.slice(0usize, cand_a.len());
+        load_tile_keys::<u32>(
+            source, &mut held, row_base, start, source_len, candidates, blueprint,
+        )
     } else {
-        load_tile_candidates(cand_b, &mut held, row_base, start, source_len, blueprint)
+        let source = cand_b.slice(0usize, cand_b.len());
+        load_tile_keys::<u32>(
+            source, &mut held, row_base, start, source_len, candidates, blueprint,
+        )
     };
-    #[unroll]
-    for e in 0..epu {
-        let key = held[e as usize];
-        let mut hit = (valid >> e) & 1u32 == 1u32;
-        if !first_pass {
-            hit = hit && (key >> (shift + 8u32)) == (prefix >> (shift + 8u32));
-        }
-        if hit {
-            hit_mask |= 1u32 << e;
-            matches += 1u32;
-            range.min = min(range.min, key);
-            range.max = max(range.max, key);
-        }
-    }
-    count_digits(bins, &held, hit_mask, shift, blueprint);
-    if target != SOURCE_INPUT {
+    let hits = count_tile_digits(bins, &held, valid, state.bound, shift, blueprint);
+    if state.target != SOURCE_INPUT {
         // Uniform per cube (a pass with nowhere to append skips the rank altogether). The
-        // matches go to shared memory in rank order, then out in one coalesced sweep to the
+        // hits go to shared memory in rank order, then out in one coalesced sweep to the
         // cube's block of the target. (This tile's cube-wide sum orders the previous tile's
         // sweep before these writes.)
-        let ranks = cube_exclusive_sum(matches, blueprint.units, blueprint.use_planes);
+        let ranks = cube_exclusive_sum(hits.count, blueprint.units, blueprint.use_planes);
         let mut staging = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
         let mut block = Shared::<u32>::new();
         let mut slot = ranks.before as usize;
         #[unroll]
         for e in 0..epu {
-            if (hit_mask >> e) & 1u32 == 1u32 {
+            if (hits.mask >> e) & 1u32 == 1u32 {
                 staging[slot] = held[e as usize];
                 slot += 1;
             }
@@ -591,7 +518,7 @@ pub fn histogram_tile<K: Numeric>(
         let out = row_base + *block as usize;
         let mut j = UNIT_POS;
         while j < ranks.total {
-            if target == SOURCE_A {
+            if state.target == SOURCE_A {
                 cand_a[out + j as usize] = staging[j as usize];
             } else {
                 cand_b[out + j as usize] = staging[j as usize];
@@ -599,160 +526,7 @@ pub fn histogram_tile<K: Numeric>(
             j += CUBE_DIM;
         }
     }
-    range
-}
-
-/// Counts the digits at `shift` of the unit's keys flagged in `hits` (bit `e` for `held[e]`)
-/// into the cube's shared bins. With planes, a tile whose keys are all hits with one digit
-/// across the whole plane (all-equal and low-entropy rows, where every add would hit one
-/// bin) is one add for the plane: one broadcast and one vote per tile. Otherwise every key
-/// adds one. (Merging equal digits key by key, by ballot rounds, cost more than the
-/// conflicts it saved on random float keys: 1.65 -> 2.50 ms at [2^28] k = 1000 with one
-/// round on the H200, `bench/results/h200/topk/notes.md`.) Every unit of the plane must call
-/// it. Without planes no plane builtin appears in the kernel at all (a device without
-/// subgroups refuses a shader that names one, even in a branch never taken).
-#[cube]
-pub fn count_digits(
-    bins: &Shared<[Atomic<u32>]>,
-    held: &Array<u32>,
-    hits: u32,
-    shift: u32,
-    #[comptime] blueprint: TopkBlueprint,
-) {
-    let epu = blueprint.elements_per_unit;
-    if blueprint.use_planes {
-        let lead = plane_broadcast((held[0] >> shift) & 0xFFu32, 0u32);
-        let mut same = hits == comptime!(((1u64 << blueprint.elements_per_unit) - 1) as u32);
-        #[unroll]
-        for e in 0..epu {
-            same = same && ((held[e as usize] >> shift) & 0xFFu32) == lead;
-        }
-        // Uniform per plane.
-        if plane_all(same) {
-            if UNIT_POS_PLANE == 0 {
-                bins[lead as usize].fetch_add(PLANE_DIM * epu);
-            }
-        } else {
-            add_digits(bins, held, hits, shift, epu);
-        }
-    } else {
-        add_digits(bins, held, hits, shift, epu);
-    }
-}
-
-/// One shared add per key flagged in `hits`, at its digit at `shift`.
-#[cube]
-fn add_digits(
-    bins: &Shared<[Atomic<u32>]>,
-    held: &Array<u32>,
-    hits: u32,
-    shift: u32,
-    #[comptime] elements_per_unit: u32,
-) {
-    #[unroll]
-    for e in 0..elements_per_unit {
-        if (hits >> e) & 1u32 == 1u32 {
-            bins[((held[e as usize] >> shift) & 0xFFu32) as usize].fetch_add(1u32);
-        }
-    }
-}
-
-/// Radix select of a whole row in one cube, one digit pass over one tile of the row (striped,
-/// coalesced reads): every key matching the row's prefix on the bits `high_mask` keeps (all
-/// of them in the first pass, whose mask is 0) is counted in `bins` by its digit at `shift`.
-/// Returns the range of the keys counted (`min > max` if none). Every unit must call it.
-#[cube]
-#[allow(clippy::too_many_arguments)]
-pub fn row_histogram_tile<K: Numeric>(
-    values: &[K],
-    bins: &Shared<[Atomic<u32>]>,
-    row_base: usize,
-    start: usize,
-    len: usize,
-    prefix: u32,
-    high_mask: u32,
-    shift: u32,
-    #[comptime] read: KeyRead,
-    #[comptime] blueprint: TopkBlueprint,
-) -> U32Range {
-    let mut range = U32Range {
-        min: 0xFFFF_FFFFu32,
-        max: 0u32,
-    };
-    let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
-    let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
-    let mut hits = 0u32;
-    #[unroll]
-    for e in 0..blueprint.elements_per_unit {
-        let key = held[e as usize];
-        if (valid >> e) & 1u32 == 1u32 && ((key ^ prefix) & high_mask) == 0u32 {
-            hits |= 1u32 << e;
-            range.min = min(range.min, key);
-            range.max = max(range.max, key);
-        }
-    }
-    count_digits(bins, &held, hits, shift, blueprint);
-    range
-}
-
-/// The digit a radix select keeps, and how many of the counted keys have smaller digits.
-#[derive(CubeType, Clone, Copy)]
-pub struct DigitChoice {
-    pub digit: u32,
-    pub before: u32,
-}
-
-/// The digit whose bin holds the `need`-th (1-based) of the keys counted in `bins`, which
-/// must hold at least `need`: each unit sums a run of consecutive bins, a cube-wide
-/// exclusive sum places the runs, and the unit whose run holds the `need`-th key publishes
-/// its digit. Any number of units (a power of two); every unit must call it and gets the
-/// choice.
-#[cube]
-pub fn find_digit(
-    bins: &Shared<[Atomic<u32>]>,
-    need: u32,
-    #[comptime] blueprint: TopkBlueprint,
-) -> DigitChoice {
-    let per_unit = comptime!(DIGITS.div_ceil(blueprint.units as usize) as u32);
-    let first = UNIT_POS * per_unit;
-    let mut run = 0u32;
-    #[unroll]
-    for j in 0..per_unit {
-        let digit = (first + j) as usize;
-        if digit < DIGITS {
-            run += bins[digit].load();
-        }
-    }
-    let placed = cube_exclusive_sum(run, blueprint.units, blueprint.use_planes);
-    let mut choice = Shared::<[u32]>::new_slice(2usize);
-    let mut before = placed.before;
-    #[unroll]
-    for j in 0..per_unit {
-        let digit = (first + j) as usize;
-        if digit < DIGITS {
-            let count = bins[digit].load();
-            if before < need && need <= before + count {
-                choice[0] = digit as u32;
-                choice[1] = before;
-            }
-            before += count;
-        }
-    }
-    sync_cube();
-    DigitChoice {
-        digit: choice[0],
-        before: choice[1],
-    }
-}
-
-/// Zeroes the cube's digit bins (no synchronisation: the caller syncs before counting).
-#[cube]
-pub fn clear_bins(bins: &Shared<[Atomic<u32>]>) {
-    let mut d = UNIT_POS as usize;
-    while d < DIGITS {
-        bins[d].store(0u32);
-        d += CUBE_DIM as usize;
-    }
+    hits.range
 }
 
 /// The smallest radix key among the keys one unit reads in a sweep over a whole row (tile
@@ -792,9 +566,9 @@ pub fn unit_min_key<K: Numeric>(
 }
 
 /// The `k`-th smallest (1-based, `1 <= k <= CUBE_DIM`) of the keys the cube's units hold,
-/// one key each: MSB-first 8-bit digit rounds over the key's bits (four for 32-bit keys,
-/// two for 16-bit, one for 8-bit), each a count of the matching units' digits into the
-/// cube's `bins` and [`find_digit`]. Every unit must call it and gets the key.
+/// one key each: the digit select over the key's bits ([`select_digit`] per 8-bit digit,
+/// most significant first), each digit counted from the units whose key matches the digits
+/// chosen so far. Every unit must call it and gets the key.
 #[cube]
 pub fn kth_smallest_unit_key(
     bins: &Shared<[Atomic<u32>]>,
@@ -803,63 +577,68 @@ pub fn kth_smallest_unit_key(
     #[comptime] key_bits: u32,
     #[comptime] blueprint: TopkBlueprint,
 ) -> u32 {
-    let mut prefix = 0u32;
-    let mut need = k;
-    for round in 0..comptime!(key_bits / 8) {
-        let shift = comptime!(key_bits - 8) - 8u32 * round;
-        clear_bins(bins);
+    let mut select = DigitSelect {
+        prefix: 0u32,
+        need: k,
+    };
+    for round in 0..comptime!(key_bits / SELECT_BITS) {
+        let shift = comptime!(key_bits - SELECT_BITS) - SELECT_BITS * round;
+        clear_bins(bins, SELECT_DIGITS);
         sync_cube();
-        // The bits above the key's (zero in every real key of a narrow dtype; a unit that
-        // read no key holds `u32::MAX`, counted only for 32-bit keys, where it is a key like
-        // any other: at least `k` units read one) and the digits chosen so far (none in the
-        // first round).
-        let mut high_mask = 0u32;
-        // `shift + 8` is 32 only in the first round of a 32-bit key.
-        if comptime!(key_bits < 32) || round > 0u32 {
-            high_mask = 0xFFFF_FFFFu32 << (shift + 8u32);
-        }
-        if ((key ^ prefix) & high_mask) == 0u32 {
+        // A unit that read no key holds `u32::MAX`: above a narrow key's bits, so never in
+        // the prefix; for 32-bit keys a key like any other (at least `k` units read one).
+        if in_prefix(key, select.prefix, shift) {
             bins[((key >> shift) & 0xFFu32) as usize].fetch_add(1u32);
         }
         sync_cube();
-        let choice = find_digit(bins, need, blueprint);
-        prefix |= choice.digit << shift;
-        need -= choice.before;
+        select_digit(
+            bins,
+            &mut select,
+            shift,
+            blueprint.units,
+            blueprint.use_planes,
+        );
     }
-    prefix
+    select.prefix
 }
 
-/// Top-k of a whole row in one cube when the row's `k` smallest keys are few and easy to
-/// bound (`1 <= k <= CUBE_DIM`), in two sweeps and no digit passes:
+/// One unit's share of [`minima_bound`]: whether few enough keys lay under the bound (`fits`,
+/// the same for every unit), and if so the radix key, row position and rank of the candidate
+/// the unit ranked (`rank` is `u32::MAX` when it ranked none).
+#[derive(CubeType, Clone, Copy)]
+pub struct BoundedRank {
+    pub fits: bool,
+    pub key: u32,
+    pub position: u32,
+    pub rank: u32,
+}
+
+/// The row's `k` smallest keys when they are few and easy to bound (`1 <= k <= CUBE_DIM`,
+/// `k <= len`), in two sweeps of the row and no digit passes:
 /// 1. every unit takes the smallest key it reads ([`unit_min_key`]), and the `k`-th smallest
 ///    of those minima ([`kth_smallest_unit_key`]) is the *bound*: `k` distinct units each
 ///    read a key at or below it, so the row's `k`-th smallest key is at or below it too, and
-///    every chosen key (ties included) is at or below it;
+///    every chosen key (ties included) and every key that outranks one is at or below it;
 /// 2. the keys at or below the bound, with their positions, go to shared memory (slots from
-///    a shared counter: arrival order, which nothing depends on); each is ranked among them
-///    by (key, position), which is its rank in the row, as every key that outranks a chosen
-///    key is at or below the bound too. Ranks below `k` go to candidate slot `rank` of
-///    `cand_keys` / `cand_positions` (from `out_base`): sorted order, positions in the row.
+///    a shared counter: arrival order, which nothing depends on), and each is ranked among
+///    them by (key, position), which is its rank in the row.
 ///
 /// For random data about `k` keys qualify. Where more than `CUBE_DIM` do (all-equal or
-/// low-entropy rows: the bound is then a common key) nothing is written and it returns
-/// `false`: the caller selects by digit passes instead (a unit stops reading once the
-/// counter has passed the capacity). Every unit must call it; the result is the same for
-/// all.
+/// low-entropy rows: the bound is then a common key) `fits` is false and nothing is ranked:
+/// the caller ranks by its full method instead (a unit stops reading once the counter has
+/// passed the capacity). The rank-by-counting cube and the one-cube-per-row radix select
+/// both try it first for small `k`. Every unit must call it.
 #[cube]
 #[allow(clippy::too_many_arguments)]
-pub fn select_under_minima_bound<K: Numeric>(
+pub fn minima_bound<K: Numeric>(
     values: &[K],
     bins: &Shared<[Atomic<u32>]>,
-    cand_keys: &mut [u32],
-    cand_positions: &mut [u32],
     row_base: usize,
-    out_base: usize,
     len: usize,
     k: u32,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
-) -> bool {
+) -> BoundedRank {
     let capacity = comptime!(blueprint.units);
     let mut keys = Shared::<[u32]>::new_slice(comptime!(blueprint.units as usize));
     let mut positions = Shared::<[u32]>::new_slice(comptime!(blueprint.units as usize));
@@ -900,8 +679,13 @@ pub fn select_under_minima_bound<K: Numeric>(
     }
     sync_cube();
     let count = found[0].load();
-    let fits = count <= capacity;
-    if fits && UNIT_POS < count {
+    let mut result = BoundedRank {
+        fits: count <= capacity,
+        key: 0u32,
+        position: 0u32,
+        rank: 0xFFFF_FFFFu32,
+    };
+    if result.fits && UNIT_POS < count {
         let key = keys[UNIT_POS as usize];
         let position = positions[UNIT_POS as usize];
         let mut rank = 0u32;
@@ -911,10 +695,9 @@ pub fn select_under_minima_bound<K: Numeric>(
                 rank += 1u32;
             }
         }
-        if rank < k {
-            cand_keys[out_base + rank as usize] = key;
-            cand_positions[out_base + rank as usize] = position;
-        }
+        result.key = key;
+        result.position = position;
+        result.rank = rank;
     }
-    fits
+    result
 }

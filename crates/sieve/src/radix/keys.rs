@@ -21,7 +21,7 @@ pub enum KeyKind {
     U8,
     U16,
     /// Two 32-bit radix words (low, then high), sorted one after the other: LSD order makes
-    /// that a sort by the 64-bit key. [`wide_radix_word`] keys the words.
+    /// that a sort by the 64-bit key. [`wide_radix_word()`] keys the words.
     I64,
     U64,
     F64,
@@ -53,7 +53,7 @@ impl KeyKind {
     }
 
     /// 64-bit keys: read as pairs of 32-bit words (no 64-bit arithmetic), keyed by
-    /// [`wide_radix_word`], one radix word at a time.
+    /// [`wide_radix_word()`], one radix word at a time.
     pub fn wide(self) -> bool {
         matches!(self, KeyKind::I64 | KeyKind::U64 | KeyKind::F64)
     }
@@ -76,7 +76,7 @@ impl KeyKind {
 }
 
 /// The radix key of `key` (a value of `kind`; not a wide kind, whose words
-/// [`wide_radix_word`] keys): unsigned order = sort order, in the low
+/// [`wide_radix_word()`] keys): unsigned order = sort order, in the low
 /// [`KeyKind::key_bits`] bits.
 /// - Floats (f32, and f16 and bf16 as their 16-bit patterns): NaN (any payload, either
 ///   sign) -> every key bit set, the largest; -0.0 -> +0.0's key; negative floats have

@@ -1,0 +1,160 @@
+//! A cube's digit bins (shared-memory counters, one per digit value) and the
+//! most-significant-digit select over them: the digit whose bin holds the key of a given rank.
+//! The sort's LSD histograms clear and fill bins of its `radix_bits`; the top-k's selects run
+//! 8-bit digits from the top of the key ([`SELECT_BITS`]), one [`select_digit()`] per digit,
+//! whether the bins were counted by one cube over a whole row or summed over many cubes.
+
+use cubecl::prelude::*;
+
+use crate::common::cube::cube_exclusive_sum;
+
+/// Bits of a select digit.
+pub const SELECT_BITS: u32 = 8;
+/// Bins of a select digit.
+pub const SELECT_DIGITS: usize = 1 << SELECT_BITS;
+
+/// Zeroes the first `digits` bins (no synchronisation: the caller syncs before counting).
+#[cube]
+pub fn clear_bins(bins: &Shared<[Atomic<u32>]>, #[comptime] digits: usize) {
+    let mut d = UNIT_POS as usize;
+    while d < digits {
+        bins[d].store(0u32);
+        d += CUBE_DIM as usize;
+    }
+}
+
+/// Whether `key` has the digits of `prefix` above the select digit at `shift` (every key
+/// does at the top digit of a 32-bit key: the shift by 32 is split in two, so it is defined).
+#[cube]
+pub fn in_prefix(key: u32, prefix: u32, shift: u32) -> bool {
+    (((key ^ prefix) >> shift) >> SELECT_BITS) == 0u32
+}
+
+/// Counts the select digits at `shift` of the unit's keys flagged in `hits` (bit `e` for
+/// `held[e]`) into the cube's bins. With planes, a tile whose keys are all hits with one
+/// digit across the whole plane (all-equal and low-entropy rows, where every add would hit
+/// one bin) is one add for the plane: one broadcast and one vote per tile. Otherwise every
+/// key adds one. (Merging equal digits key by key, by ballot rounds, cost more than the
+/// conflicts it saved on random float keys: 1.65 -> 2.50 ms at [2^28] k = 1000 with one
+/// round on the H200, `bench/results/h200/topk/notes.md`.) Every unit of the plane must call
+/// it. Without planes no plane builtin appears in the kernel at all (a device without
+/// subgroups refuses a shader that names one, even in a branch never taken).
+#[cube]
+pub fn count_digits(
+    bins: &Shared<[Atomic<u32>]>,
+    held: &Array<u32>,
+    hits: u32,
+    shift: u32,
+    #[comptime] elements_per_unit: u32,
+    #[comptime] use_planes: bool,
+) {
+    let mask = comptime!((SELECT_DIGITS - 1) as u32);
+    if use_planes {
+        let lead = plane_broadcast((held[0] >> shift) & mask, 0u32);
+        let mut same = hits == comptime!(((1u64 << elements_per_unit) - 1) as u32);
+        #[unroll]
+        for e in 0..elements_per_unit {
+            same = same && ((held[e as usize] >> shift) & mask) == lead;
+        }
+        // Uniform per plane.
+        if plane_all(same) {
+            if UNIT_POS_PLANE == 0 {
+                bins[lead as usize].fetch_add(PLANE_DIM * elements_per_unit);
+            }
+        } else {
+            add_digits(bins, held, hits, shift, elements_per_unit);
+        }
+    } else {
+        add_digits(bins, held, hits, shift, elements_per_unit);
+    }
+}
+
+/// One add per key flagged in `hits`, at its select digit at `shift`.
+#[cube]
+fn add_digits(
+    bins: &Shared<[Atomic<u32>]>,
+    held: &Array<u32>,
+    hits: u32,
+    shift: u32,
+    #[comptime] elements_per_unit: u32,
+) {
+    #[unroll]
+    for e in 0..elements_per_unit {
+        if (hits >> e) & 1u32 == 1u32 {
+            bins[((held[e as usize] >> shift) & comptime!((SELECT_DIGITS - 1) as u32)) as usize]
+                .fetch_add(1u32);
+        }
+    }
+}
+
+/// An MSB-first digit select in progress: the digits chosen so far (in place, the bits below
+/// them zero) and the rank (1-based) the wanted key has among the keys that share them.
+#[derive(CubeType, Clone, Copy)]
+pub struct DigitSelect {
+    pub prefix: u32,
+    pub need: u32,
+}
+
+/// What [`select_digit()`] chose: the digit, and how many counted keys have it.
+#[derive(CubeType, Clone, Copy)]
+pub struct DigitChoice {
+    pub digit: u32,
+    pub count: u32,
+}
+
+/// One digit of a select: the digit at `shift` whose bin holds the `select.need`-th of the
+/// keys counted in `bins` (which must hold at least that many) joins `select.prefix`, and
+/// `need` drops by the keys of smaller digits. Each unit sums a run of consecutive bins, a
+/// cube-wide exclusive sum places the runs, and the unit whose run holds the key publishes
+/// it. Any power of two of units; every unit must call it (after the bins are counted and
+/// synchronised) and gets the same choice.
+#[cube]
+pub fn select_digit(
+    bins: &Shared<[Atomic<u32>]>,
+    select: &mut DigitSelect,
+    shift: u32,
+    #[comptime] units: u32,
+    #[comptime] use_planes: bool,
+) -> DigitChoice {
+    let per_unit = comptime!(SELECT_DIGITS.div_ceil(units as usize) as u32);
+    let first = UNIT_POS * per_unit;
+    let mut run = 0u32;
+    #[unroll]
+    for j in 0..per_unit {
+        let digit = (first + j) as usize;
+        if digit < SELECT_DIGITS {
+            run += bins[digit].load();
+        }
+    }
+    let need = select.need;
+    let placed = cube_exclusive_sum(run, units, use_planes);
+    let mut choice = Shared::<[u32]>::new_slice(3usize);
+    let mut before = placed.before;
+    #[unroll]
+    for j in 0..per_unit {
+        let digit = (first + j) as usize;
+        if digit < SELECT_DIGITS {
+            let count = bins[digit].load();
+            if before < need && need <= before + count {
+                choice[0] = digit as u32;
+                choice[1] = before;
+                choice[2] = count;
+            }
+            before += count;
+        }
+    }
+    sync_cube();
+    select.prefix |= choice[0] << shift;
+    select.need = need - choice[1];
+    DigitChoice {
+        digit: choice[0],
+        count: choice[2],
+    }
+}
+
+/// The lowest bit from which `min` and `max` (and so every key between them) agree: a select
+/// digit at or above it is `min`'s, and needs no counting.
+#[cube]
+pub fn shared_from(min: u32, max: u32) -> u32 {
+    32u32 - u32::leading_zeros(min ^ max)
+}
