@@ -442,7 +442,7 @@ fn raw_sort_at_default_tunings() {
     }
 }
 
-/// Every strategy that fits: `Auto`, sort-and-slice, bisection, the one-cube radix select
+/// Every strategy that fits: `Auto`, sort-and-slice, the one-cube radix select
 /// and the device-wide one (forced by a `row_cube_max_len` of 0: its digit kernel then runs
 /// with fewer units than digits), rank by counting where the row fits.
 #[test]

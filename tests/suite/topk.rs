@@ -2,7 +2,7 @@
 //! largest and smallest, sorted and unsorted, f32 (NaN, +-0.0, +-inf, heavy duplicates), i32
 //! and u32 values, every index dtype the device has; k = 0, 1, len - 1, len; tiny, odd,
 //! prime lengths, every length across a tile boundary, many rows; all-equal rows;
-//! determinism; the bisection's pass count; the errors bad calls get.
+//! determinism; the radix select's pass count; the errors bad calls get.
 
 use crate::common;
 
