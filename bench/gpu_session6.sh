@@ -6,7 +6,7 @@
 # (NVRTC), `suite-vulkan` (wgpu's SPIR-V compiler), `sieve-bench-cuda`. Every process under
 # `timeout`.
 #
-# usage: bash bench/gpu_session6.sh check | rows | profile
+# usage: bash bench/gpu_session6.sh check | rows | vulkan | profile
 #   check    the whole suite through CUDA and Vulkan but dtypes_ops, dtypes_ops through
 #            Vulkan one process per dtype (SIEVE_DTYPES, SIEVE_TRACE: the bf16 NVVM failure
 #            of session 5 should be gone with the host-made argwhere mask), memcheck over the
@@ -14,6 +14,10 @@
 #   rows     one call, one card: the scan family's rows and every top-k row (the refactor
 #            changed the rank cube's bound and the digit kernel: "no other row slower"), with
 #            stock Burn where it finishes, then bench/torch_reference.py (every row)
+#   vulkan   (issue 16) the same Vulkan rows twice from `sieve-bench-vknr` (built by
+#            bench/vulkan_robustness/build.sh): the device as cubecl-wgpu creates it
+#            (robustBufferAccess and VK_EXT_robustness2 on), then SIEVE_VK_ROBUSTNESS=off;
+#            the CUDA copy row beside them
 #   profile  bench/gpu_session5.sh profile (look-back cumsum/cummin f32 vs i32, then ncu)
 set -uo pipefail
 source "$(dirname "$0")/gpu_prelude.sh"
@@ -71,6 +75,28 @@ rows)
   timeout ${TORCH_LIMIT:-200} python3 bench/torch_reference.py "$OUT/torch.json" \
     > "$OUT/torch.txt" 2>&1
   echo "torch rc=$?"; grep -E "^(cum|copy|topk)" "$OUT/torch.txt"
+  ;;
+vulkan)
+  args=()
+  for c in copy:268435456:f32 cumsum:268435456:f32:dim=0 mask_select:268435456:f32:density=0.5 \
+    argwhere:268435456:bool:density=0.5 sort_with_indices:16777216:f32 \
+    topk_with_indices:268435456:f32:k=10 topk_with_indices:64x128256:f32:k=1000 \
+    topk_with_indices:16384x128:f32:k=8; do
+    args+=(--case "$c")
+  done
+  for robustness in on off; do
+    if [ $robustness = off ]; then export SIEVE_VK_ROBUSTNESS=off; fi
+    timeout ${BENCH_LIMIT:-200} .gpu/sieve-bench-vknr --no-burn \
+      --json "$OUT/vulkan-robustness-$robustness.json" "${args[@]}" \
+      > "$OUT/vulkan-robustness-$robustness.txt" 2>&1
+    echo "vulkan robustness $robustness rc=$?"
+    grep -E "sieve experiment|^(copy|cum|mask|argw|sort|topk)" \
+      "$OUT/vulkan-robustness-$robustness.txt" | grep -v skipped
+  done
+  unset SIEVE_VK_ROBUSTNESS
+  timeout 120 .gpu/sieve-bench-cuda --no-burn --json "$OUT/cuda-copy.json" \
+    --case copy:268435456:f32 > "$OUT/cuda-copy.txt" 2>&1
+  echo "cuda copy rc=$?"; grep -E "^copy" "$OUT/cuda-copy.txt"
   ;;
 profile)
   bash "$(dirname "$0")/gpu_session5.sh" profile
