@@ -97,6 +97,13 @@ vulkan)
   timeout 120 .gpu/sieve-bench-cuda --no-burn --json "$OUT/cuda-copy.json" \
     --case copy:268435456:f32 > "$OUT/cuda-copy.txt" 2>&1
   echo "cuda copy rc=$?"; grep -E "^copy" "$OUT/cuda-copy.txt"
+  # The SPIR-V the H200's Vulkan gets (explicit shared layout, subgroups), as text, for
+  # spirv-as / spirv-val / reading at home: the copy, the scan tile, the sort's ranker, top-k.
+  CUBECL_DEBUG_LOG="$OUT/spirv-h200.log" timeout 120 .gpu/sieve-bench-vknr --no-burn --runs 10 \
+    --case copy:1048576:f32 --case cumsum:1048576:f32:dim=0 \
+    --case sort_with_indices:1048576:f32 --case topk_with_indices:1048576:f32:k=10 \
+    > /dev/null 2>&1
+  echo "spirv log rc=$? $(grep -c START_KERNEL_COMPILATION "$OUT/spirv-h200.log") kernels"
   ;;
 profile)
   bash "$(dirname "$0")/gpu_session5.sh" profile
