@@ -52,14 +52,8 @@ pub fn time_copy(client: &Client, len: usize, runs: usize) -> Row {
     if bytes[..len * 4] != *bytemuck::cast_slice::<f32, u8>(&data) {
         return row.untimed("wrong", "copy kernel output differs from its input".into());
     }
-    let stats = timing::time(
-        runs,
-        || {
-            launch();
-        },
-        || {
-            cubecl::future::block_on(client.sync()).expect("device sync");
-        },
-    );
+    let stats = timing::time_raw(client, runs, || {
+        launch();
+    });
     row.timed(stats)
 }

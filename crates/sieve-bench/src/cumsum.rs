@@ -84,15 +84,9 @@ fn run_rank<const D: usize>(
     rows.push(row.checked(
         mismatch(&input.apply(dim, op, false).values(), &expected),
         || {
-            timing::time(
-                runs,
-                || {
-                    let _out = input.apply(dim, op, false);
-                },
-                || {
-                    device.sync().expect("device sync");
-                },
-            )
+            timing::time_burn(device, runs, || {
+                let _out = input.apply(dim, op, false);
+            })
         },
     ));
 
@@ -152,15 +146,9 @@ fn run_rank<const D: usize>(
                 bytemuck::cast_slice(&got[..4 * n]).to_vec()
             };
             rows.push(row.checked(mismatch(&got, &expected), || {
-                timing::time(
-                    runs,
-                    || {
-                        launch().expect("scan");
-                    },
-                    || {
-                        cubecl::future::block_on(client.sync()).expect("device sync");
-                    },
-                )
+                timing::time_raw(client, runs, || {
+                    launch().expect("scan");
+                })
             }));
         }
     }
@@ -180,15 +168,9 @@ fn run_rank<const D: usize>(
         row.checked(
             mismatch(&input.apply(dim, op, true).values(), &expected),
             || {
-                timing::time(
-                    runs,
-                    || {
-                        let _out = input.apply(dim, op, true);
-                    },
-                    || {
-                        device.sync().expect("device sync");
-                    },
-                )
+                timing::time_burn(device, runs, || {
+                    let _out = input.apply(dim, op, true);
+                })
             },
         )
     }));

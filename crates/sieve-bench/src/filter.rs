@@ -140,15 +140,9 @@ fn mask_select(
     );
     let got = sieve_burn::mask_select(x.clone(), m.clone());
     rows.push(row.checked(mismatch(&to_vec(got), &expected), || {
-        timing::time(
-            runs,
-            || {
-                let _out = sieve_burn::mask_select(x.clone(), m.clone());
-            },
-            || {
-                device.sync().expect("device sync");
-            },
-        )
+        timing::time_burn(device, runs, || {
+            let _out = sieve_burn::mask_select(x.clone(), m.clone());
+        })
     }));
 
     // The sync-free form: the same kernels without the count read (and its wait).
@@ -164,15 +158,9 @@ fn mask_select(
     let count: i64 = count.into_scalar();
     rows.push(
         row.checked(mismatch(&got[..count as usize], &expected), || {
-            timing::time(
-                runs,
-                || {
-                    let _out = sieve_burn::mask_select_padded(x.clone(), m.clone());
-                },
-                || {
-                    device.sync().expect("device sync");
-                },
-            )
+            timing::time_burn(device, runs, || {
+                let _out = sieve_burn::mask_select_padded(x.clone(), m.clone());
+            })
         }),
     );
 
@@ -196,15 +184,9 @@ fn mask_select(
     rows.push(row.stock(with_burn, too_big, |row| {
         let got = x.clone().mask_select(m.clone());
         row.checked(mismatch(&to_vec(got), &expected), || {
-            timing::time(
-                runs,
-                || {
-                    let _out = x.clone().mask_select(m.clone());
-                },
-                || {
-                    device.sync().expect("device sync");
-                },
-            )
+            timing::time_burn(device, runs, || {
+                let _out = x.clone().mask_select(m.clone());
+            })
         })
     }));
     rows
@@ -238,15 +220,9 @@ fn argwhere(
         .iter::<i64>()
         .collect();
     rows.push(row.checked(mismatch(&got, &expected), || {
-        timing::time(
-            runs,
-            || {
-                let _out = sieve_burn::argwhere(m.clone());
-            },
-            || {
-                device.sync().expect("device sync");
-            },
-        )
+        timing::time_burn(device, runs, || {
+            let _out = sieve_burn::argwhere(m.clone());
+        })
     }));
 
     rows.extend(raw_rows(
@@ -269,15 +245,9 @@ fn argwhere(
     rows.push(row.stock(with_burn, too_big, |row| {
         let got: Vec<i64> = m.clone().argwhere().into_data().iter::<i64>().collect();
         row.checked(mismatch(&got, &expected), || {
-            timing::time(
-                runs,
-                || {
-                    let _out = m.clone().argwhere();
-                },
-                || {
-                    device.sync().expect("device sync");
-                },
-            )
+            timing::time_burn(device, runs, || {
+                let _out = m.clone().argwhere();
+            })
         })
     }));
     rows
@@ -318,15 +288,9 @@ fn compact_rows(
     );
     let (got, _) = sieve_burn::compact_rows(x.clone(), m.clone());
     rows.push(row.checked(mismatch(&to_vec(got), &expected), || {
-        timing::time(
-            runs,
-            || {
-                let _out = sieve_burn::compact_rows(x.clone(), m.clone());
-            },
-            || {
-                device.sync().expect("device sync");
-            },
-        )
+        timing::time_burn(device, runs, || {
+            let _out = sieve_burn::compact_rows(x.clone(), m.clone());
+        })
     }));
 
     rows.extend(raw_rows(
@@ -417,15 +381,9 @@ fn raw_rows(
             with_values,
         );
         out_rows.push(row.checked(wrong, || {
-            timing::time(
-                runs,
-                || {
-                    launch().expect("compaction");
-                },
-                || {
-                    cubecl::future::block_on(client.sync()).expect("device sync");
-                },
-            )
+            timing::time_raw(client, runs, || {
+                launch().expect("compaction");
+            })
         }));
         if per_call {
             // The same launch with outputs allocated per call, as a Burn op must.
@@ -436,38 +394,32 @@ fn raw_rows(
                 floor,
                 &[("strategy", strategy.name()), ("alloc", "per_call")],
             );
-            out_rows.push(row.timed(timing::time(
-                runs,
-                || {
-                    let fresh_out = client.empty(4 * n.max(1));
-                    let fresh_counts = client.empty(4 * rows.max(1));
-                    compact::compact(
-                        client,
-                        Flags::Mask {
-                            mask: &mask,
-                            storage: inputs.storage,
-                        },
-                        CompactIo {
-                            values: values.as_ref(),
-                            value_dtype: Dtype::F32,
-                            values_out: with_values.then_some(&fresh_out),
-                            indices_out: (!with_values).then_some(&fresh_out),
-                            counts: &fresh_counts,
-                            index_dtype: Dtype::I32,
-                        },
-                        CompactProblem { rows, len },
-                        rejected,
-                        CompactOptions {
-                            strategy,
-                            tuning: tuning_override(case, client, strategy),
-                        },
-                    )
-                    .expect("compaction");
-                },
-                || {
-                    cubecl::future::block_on(client.sync()).expect("device sync");
-                },
-            )));
+            out_rows.push(row.timed(timing::time_raw(client, runs, || {
+                let fresh_out = client.empty(4 * n.max(1));
+                let fresh_counts = client.empty(4 * rows.max(1));
+                compact::compact(
+                    client,
+                    Flags::Mask {
+                        mask: &mask,
+                        storage: inputs.storage,
+                    },
+                    CompactIo {
+                        values: values.as_ref(),
+                        value_dtype: Dtype::F32,
+                        values_out: with_values.then_some(&fresh_out),
+                        indices_out: (!with_values).then_some(&fresh_out),
+                        counts: &fresh_counts,
+                        index_dtype: Dtype::I32,
+                    },
+                    CompactProblem { rows, len },
+                    rejected,
+                    CompactOptions {
+                        strategy,
+                        tuning: tuning_override(case, client, strategy),
+                    },
+                )
+                .expect("compaction");
+            })));
         }
     }
     out_rows

@@ -115,22 +115,18 @@ fn run_rank<const D: usize>(
         other => panic!("sort bench: {other} is not a sort op"),
     };
     rows.push(row.checked(wrong, || {
-        timing::time(
-            runs,
-            || match op {
-                Op::StablePartition | Op::SplitByBit => {
-                    run_split_lazy(case, x_float.clone(), x_int.clone(), &split_mask);
+        timing::time_burn(device, runs, || match op {
+            Op::StablePartition | Op::SplitByBit => {
+                run_split_lazy(case, x_float.clone(), x_int.clone(), &split_mask);
+            }
+            _ => {
+                if let Some(x) = &x_float {
+                    lazy_sort_float(x.clone(), dim, desc, op);
+                } else {
+                    lazy_sort_int(x_int.clone().unwrap(), dim, desc, op);
                 }
-                _ => {
-                    if let Some(x) = &x_float {
-                        lazy_sort_float(x.clone(), dim, desc, op);
-                    } else {
-                        lazy_sort_int(x_int.clone().unwrap(), dim, desc, op);
-                    }
-                }
-            },
-            || device.sync().expect("device sync"),
-        )
+            }
+        })
     }));
 
     // Raw sort strategies.
@@ -205,13 +201,9 @@ fn run_rank<const D: usize>(
                 raw.iter().map(|&i| i as i64).collect::<Vec<i64>>()
             });
             rows.push(row.checked(check(values, indices), || {
-                timing::time(
-                    runs,
-                    || {
-                        launch().expect("sort");
-                    },
-                    || cubecl::future::block_on(client.sync()).expect("device sync"),
-                )
+                timing::time_raw(client, runs, || {
+                    launch().expect("sort");
+                })
             }));
         }
     }
@@ -250,13 +242,9 @@ fn run_rank<const D: usize>(
         let (values, _) = stock(&x_float, &x_int);
         // Stock Burn's sort is not stable: check only that the keys come out ordered.
         row.checked(check_sorted(&keys, len, desc, Some(&values), None), || {
-            timing::time(
-                runs,
-                || {
-                    let _ = stock(&x_float, &x_int);
-                },
-                || device.sync().expect("device sync"),
-            )
+            timing::time_burn(device, runs, || {
+                let _ = stock(&x_float, &x_int);
+            })
         })
     }));
     rows

@@ -8,6 +8,9 @@
 
 use std::time::Instant;
 
+use burn::tensor::Device;
+use cubecl::prelude::Client;
+
 /// Target length of one timed sample.
 const SAMPLE_MS: f64 = 3.0;
 const MAX_BATCH: usize = 64;
@@ -53,4 +56,18 @@ pub fn time(runs: usize, mut call: impl FnMut(), mut sync: impl FnMut()) -> Stat
         batch,
         queue_ms: queue[queue.len() / 2],
     }
+}
+
+/// [`time`] for a raw sieve call on `client`: the sync drains the client's queue.
+pub fn time_raw(client: &Client, runs: usize, call: impl FnMut()) -> Stats {
+    time(runs, call, || {
+        cubecl::future::block_on(client.sync()).expect("device sync");
+    })
+}
+
+/// [`time`] for a Burn-level call on `device`: the sync flushes Fusion and waits for it.
+pub fn time_burn(device: &Device, runs: usize, call: impl FnMut()) -> Stats {
+    time(runs, call, || {
+        device.sync().expect("device sync");
+    })
 }

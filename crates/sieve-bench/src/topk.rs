@@ -72,11 +72,9 @@ fn run_rank<const D: usize>(
     let (values, indices) = sieve_burn::topk_with_indices(x.clone(), k, dim);
     let wrong = check_topk(&data, len, k, &floats(values), &ints(indices));
     rows.push(row.checked(wrong, || {
-        timing::time(
-            runs,
-            || drop(sieve_burn::topk_with_indices(x.clone(), k, dim)),
-            || device.sync().expect("device sync"),
-        )
+        timing::time_burn(device, runs, || {
+            drop(sieve_burn::topk_with_indices(x.clone(), k, dim))
+        })
     }));
 
     // Raw strategies, with the case's tuning overrides (`topk_tuning_override`) if any.
@@ -128,13 +126,9 @@ fn run_rank<const D: usize>(
             .collect();
         let wrong = check_topk(&data, len, k, &got_values, &got_indices);
         rows.push(row.checked(wrong, || {
-            timing::time(
-                runs,
-                || {
-                    launch().expect("top-k");
-                },
-                || cubecl::future::block_on(client.sync()).expect("device sync"),
-            )
+            timing::time_raw(client, runs, || {
+                launch().expect("top-k");
+            })
         }));
     }
 
@@ -155,11 +149,7 @@ fn run_rank<const D: usize>(
         let values = floats(values);
         let wrong = check_values(&data, len, k, &values);
         row.checked(wrong, || {
-            timing::time(
-                runs,
-                || drop(x.clone().topk_with_indices(k, dim)),
-                || device.sync().expect("device sync"),
-            )
+            timing::time_burn(device, runs, || drop(x.clone().topk_with_indices(k, dim)))
         })
     }));
     rows
