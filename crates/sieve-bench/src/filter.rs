@@ -343,7 +343,8 @@ fn raw_rows(
             extra.push(("alloc", "once"));
         }
         let row = Row::new(case, "sieve", &inputs.backend, floor, &extra);
-        let launch = || {
+        // One compaction into the given output and count buffers.
+        let launch_into = |out: &Handle, counts: &Handle| {
             compact::compact(
                 client,
                 Flags::Mask {
@@ -353,9 +354,9 @@ fn raw_rows(
                 CompactIo {
                     values: values.as_ref(),
                     value_dtype: Dtype::F32,
-                    values_out: with_values.then_some(&out),
-                    indices_out: (!with_values).then_some(&out),
-                    counts: &counts,
+                    values_out: with_values.then_some(out),
+                    indices_out: (!with_values).then_some(out),
+                    counts,
                     index_dtype: Dtype::I32,
                 },
                 CompactProblem { rows, len },
@@ -366,6 +367,7 @@ fn raw_rows(
                 },
             )
         };
+        let launch = || launch_into(&out, &counts);
         if let Err(e) = launch() {
             out_rows.push(row.untimed("skipped", e.to_string()));
             continue;
@@ -397,28 +399,7 @@ fn raw_rows(
             out_rows.push(row.timed(timing::time_raw(client, runs, || {
                 let fresh_out = client.empty(4 * n.max(1));
                 let fresh_counts = client.empty(4 * rows.max(1));
-                compact::compact(
-                    client,
-                    Flags::Mask {
-                        mask: &mask,
-                        storage: inputs.storage,
-                    },
-                    CompactIo {
-                        values: values.as_ref(),
-                        value_dtype: Dtype::F32,
-                        values_out: with_values.then_some(&fresh_out),
-                        indices_out: (!with_values).then_some(&fresh_out),
-                        counts: &fresh_counts,
-                        index_dtype: Dtype::I32,
-                    },
-                    CompactProblem { rows, len },
-                    rejected,
-                    CompactOptions {
-                        strategy,
-                        tuning: tuning_override(case, client, strategy),
-                    },
-                )
-                .expect("compaction");
+                launch_into(&fresh_out, &fresh_counts).expect("compaction");
             })));
         }
     }
