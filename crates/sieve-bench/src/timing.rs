@@ -29,7 +29,7 @@ pub struct Stats {
 }
 
 /// Times `call` (which only queues work); `sync` waits for the device.
-pub fn time(runs: usize, mut call: impl FnMut(), mut sync: impl FnMut()) -> Stats {
+fn time(runs: usize, mut call: impl FnMut(), mut sync: impl FnMut()) -> Stats {
     // (per call: the whole sample, the calls before the sync)
     let mut timed_batch = |batch: usize| {
         let start = Instant::now();

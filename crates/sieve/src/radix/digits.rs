@@ -23,6 +23,19 @@ pub fn clear_bins(bins: &Shared<[Atomic<u32>]>, #[comptime] digits: usize) {
     }
 }
 
+/// The select digit of `key` at `shift`.
+#[cube]
+pub fn digit_at(key: u32, shift: u32) -> u32 {
+    (key >> shift) & comptime!((SELECT_DIGITS - 1) as u32)
+}
+
+/// The select digit at `shift` of `min`, in place (the other bits zero): the digit of a row
+/// whose keys all share it from [`shared_from()`] up, to be ored into its prefix.
+#[cube]
+pub fn shared_digit(min: u32, shift: u32) -> u32 {
+    digit_at(min, shift) << shift
+}
+
 /// Whether `key` has the digits of `prefix` above the select digit at `shift` (every key
 /// does at the top digit of a 32-bit key: the shift by 32 is split in two, so it is defined).
 #[cube]
@@ -48,13 +61,12 @@ pub fn count_digits(
     #[comptime] elements_per_unit: u32,
     #[comptime] use_planes: bool,
 ) {
-    let mask = comptime!((SELECT_DIGITS - 1) as u32);
     if use_planes {
-        let lead = plane_broadcast((held[0] >> shift) & mask, 0u32);
+        let lead = plane_broadcast(digit_at(held[0], shift), 0u32);
         let mut same = hits == comptime!(((1u64 << elements_per_unit) - 1) as u32);
         #[unroll]
         for e in 0..elements_per_unit {
-            same = same && ((held[e as usize] >> shift) & mask) == lead;
+            same = same && digit_at(held[e as usize], shift) == lead;
         }
         // Uniform per plane.
         if plane_all(same) {
@@ -81,8 +93,7 @@ fn add_digits(
     #[unroll]
     for e in 0..elements_per_unit {
         if (hits >> e) & 1u32 == 1u32 {
-            bins[((held[e as usize] >> shift) & comptime!((SELECT_DIGITS - 1) as u32)) as usize]
-                .fetch_add(1u32);
+            bins[digit_at(held[e as usize], shift) as usize].fetch_add(1u32);
         }
     }
 }

@@ -24,7 +24,7 @@ use super::tile::{
 use crate::common::cube::{U32Range, cube_exclusive_sum, cube_range};
 use crate::common::grid::linear_cube_index;
 use crate::radix::digits::{
-    DigitSelect, SELECT_BITS, SELECT_DIGITS, clear_bins, select_digit, shared_from,
+    DigitSelect, SELECT_BITS, SELECT_DIGITS, clear_bins, select_digit, shared_digit, shared_from,
 };
 
 // The kernels below write these as literals (so their variables are runtime ones).
@@ -252,7 +252,7 @@ pub(crate) fn radix_digit_kernel(
     // Uniform per cube.
     if shift >= row_state.shared_from {
         if UNIT_POS == 0 {
-            row_state.bound |= min & (0xFFu32 << shift);
+            row_state.bound |= shared_digit(min, shift);
             store_row_state(state, row, &row_state);
         }
         terminate!();
@@ -371,7 +371,7 @@ fn select_by_digits<K: Numeric>(
         let shift = comptime!(key_bits - SELECT_BITS) - SELECT_BITS * pass;
         // Uniform per cube (from the cube-wide range).
         if shift >= row_shared_from {
-            select.prefix |= smallest & (0xFFu32 << shift);
+            select.prefix |= shared_digit(smallest, shift);
         } else {
             clear_bins(bins, SELECT_DIGITS);
             sync_cube();

@@ -10,7 +10,8 @@ use cubecl::prelude::*;
 use crate::common::UNROLL_BODIES;
 use crate::common::cube::{U32Range, cube_exclusive_sum};
 use crate::radix::digits::{
-    DigitSelect, SELECT_BITS, SELECT_DIGITS, clear_bins, count_digits, in_prefix, select_digit,
+    DigitSelect, SELECT_BITS, SELECT_DIGITS, clear_bins, count_digits, digit_at, in_prefix,
+    select_digit,
 };
 use crate::radix::keys::{KeyKind, radix_key};
 
@@ -588,7 +589,7 @@ pub fn kth_smallest_unit_key(
         // A unit that read no key holds `u32::MAX`: above a narrow key's bits, so never in
         // the prefix; for 32-bit keys a key like any other (at least `k` units read one).
         if in_prefix(key, select.prefix, shift) {
-            bins[((key >> shift) & 0xFFu32) as usize].fetch_add(1u32);
+            bins[digit_at(key, shift) as usize].fetch_add(1u32);
         }
         sync_cube();
         select_digit(
