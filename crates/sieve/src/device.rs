@@ -39,6 +39,12 @@ pub struct DeviceCaps {
     /// Cubes that have started keep running while others spin on them. CUDA and HIP promise
     /// it for resident blocks; WebGPU, Metal and Vulkan promise nothing.
     pub forward_progress: bool,
+    /// The kernel compiler keeps IEEE's rule that an ordered float comparison with a NaN
+    /// operand is false. CubeCL's C++ compilers (CUDA, HIP) do, as CubeCL sets no fast-math
+    /// mode by default. Vulkan lets a driver assume no NaNs unless a shader declares
+    /// `SignedZeroInfNanPreserve` (CubeCL does not), and WGSL allows the same, so there NaN is
+    /// only ever tested by its bits.
+    pub ieee_nan_compare: bool,
     /// Atomic load/store of 64-bit words (the look-back's status words).
     pub atomic_u64: bool,
     /// Buffers of 8-bit elements (byte masks).
@@ -127,6 +133,7 @@ impl DeviceCaps {
             multiprocessors: hardware.num_streaming_multiprocessors,
             max_vector_size: hardware.max_vector_size,
             forward_progress: matches!(runtime, "cuda" | "hip"),
+            ieee_nan_compare: matches!(runtime, "cuda" | "hip"),
             atomic_u64,
             u8: client
                 .properties()

@@ -55,6 +55,10 @@ pub struct Fold {
     pub op: ScanOp,
     /// The dtype of the elements folded (the accumulator is its [`Dtype::accumulator`]).
     pub elem: Dtype,
+    /// The compiler keeps IEEE's NaN rule for comparisons
+    /// ([`crate::DeviceCaps::ieee_nan_compare`]): a float minimum's or maximum's step then
+    /// tests only the later operand for NaN by its bits.
+    pub ieee_nan_compare: bool,
 }
 
 impl Fold {
@@ -62,6 +66,7 @@ impl Fold {
     pub const COUNT: Fold = Fold {
         op: ScanOp::Sum,
         elem: Dtype::U32,
+        ieee_nan_compare: false,
     };
 
     /// Whether the fold gives the same bits however its operands are grouped: integer sums
@@ -147,7 +152,11 @@ pub fn combine<A: Numeric>(earlier: A, later: A, #[comptime] fold: Fold) -> A {
         } else {
             later >= earlier
         };
-        if comptime!(fold.f32() || fold.f64()) {
+        if comptime!((fold.f32() || fold.f64()) && fold.ieee_nan_compare) {
+            // An ordered comparison with a NaN `earlier` is false: no test of the running
+            // value, which is the step's critical path.
+            replace = is_nan::<A>(later, fold) || replace;
+        } else if comptime!(fold.f32() || fold.f64()) {
             replace = is_nan::<A>(later, fold) || (!is_nan::<A>(earlier, fold) && replace);
         }
         select(replace, later, earlier)

@@ -128,7 +128,11 @@ fn scan_op_with(
         client,
         tuning,
         dtype,
-        fold: Fold { op, elem: dtype },
+        fold: Fold {
+            op,
+            elem: dtype,
+            ieee_nan_compare: caps.ieee_nan_compare,
+        },
     };
     let exclusive = kind == ScanKind::Exclusive;
     if lookback {
