@@ -4,6 +4,9 @@
 #            exact like minima: the rows split the look-back path's cost from the float fold's),
 #            then Nsight Compute over one look-back launch each of cumsum f32, cummin f32 and
 #            cummin i32, with the source-level stall counters (where the minimum's time goes)
+#   ab       the minimum's NaN test (8653dfa: CUDA tests only the later operand) against the
+#            binary before it (.gpu/sieve-bench-cuda-0995618), alternating, twice each: cumsum,
+#            cummin and cummax f32 at 2^28, the Burn op and the look-back forced; then `check`
 set -uo pipefail
 here="$(dirname "$0")"
 case "$1" in
@@ -34,6 +37,21 @@ profile)
       > "$OUT/ncu-sass-${c//:/-}.csv" 2>&1
     echo "ncu sass $c rc=$? $(wc -l < "$OUT/ncu-sass-${c//:/-}.csv") lines"
   done
+  ;;
+ab)
+  source "$here/gpu_prelude.sh"
+  args=()
+  for c in cumsum cummin cummax; do
+    args+=(--case "$c:268435456:f32:dim=0" --case "$c:268435456:f32:dim=0,strategy=decoupled_lookback")
+  done
+  for round in 1 2; do
+    for b in sieve-bench-cuda-0995618 sieve-bench-cuda; do
+      timeout 100 .gpu/$b --no-burn --json "$OUT/ab-$b-$round.json" "${args[@]}" \
+        > "$OUT/ab-$b-$round.txt" 2>&1
+      echo "== $b round $round rc=$?"; grep -E "^(cum|copy)" "$OUT/ab-$b-$round.txt"
+    done
+  done
+  bash "$here/gpu_session6.sh" check
   ;;
 *)
   bash "$here/gpu_session6.sh" "$@"

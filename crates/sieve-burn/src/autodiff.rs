@@ -9,7 +9,7 @@ use burn::backend::autodiff::{
 };
 use burn::backend::tensor::{BoolTensor, FloatTensor, IntTensor};
 use burn::backend::{TensorMetadata, get_device_settings};
-use burn::tensor::{IntDType, Shape};
+use burn::tensor::{DType, FloatDType, IntDType, Shape};
 
 use crate::SieveOps;
 
@@ -392,7 +392,7 @@ fn gathered<B: Backend + SieveOps, C: CheckpointStrategy, E>(
 /// Backward of ops whose output is gathered from the input along a dim
 /// (`out[j] = x[indices[j]]`: a permutation for the sort and split, the selected positions
 /// for top-k): the input's gradient is the output's scattered back through the indices
-/// (distinct along the dim, so the scatter-add is exact and deterministic), zeros elsewhere.
+/// (distinct along the dim, so each add meets a zero: exact in any order), zeros elsewhere.
 #[derive(Debug)]
 struct PermutationBackward;
 
@@ -537,19 +537,37 @@ impl<B: Backend + SieveOps> Backward<B, 1> for ExtremeBackward {
 
 /// The gradient of an op whose outputs each copy one input element: zeros of the input's
 /// `shape`, with `grad` added at `indices` along `dim` (an input that feeds several outputs
-/// gets their sum).
+/// gets their sum). Burn's scatter-add, which runs parallel atomic adds where the device has
+/// them. f16 and bf16 gradients are added in f32 and rounded once: more exact for `cummin` and
+/// `cummax`, whose sources feed runs of outputs, and no 16-bit float atomic adds: through the
+/// H200's Vulkan driver every bf16 sort gradient came back zero (`bench/results/h200/7-check2`),
+/// where Burn takes its atomic path for any dtype the device adds atomically. Where
+/// every source is distinct (the sort, the split, top-k) each add meets a zero, so the result
+/// is exact in any order.
 fn scatter_add_grad<B: Backend>(
     shape: Shape,
     dim: usize,
     indices: IntTensor<B>,
     grad: FloatTensor<B>,
 ) -> FloatTensor<B> {
+    let dtype = grad.dtype();
+    let narrow = matches!(dtype, DType::F16 | DType::BF16);
+    let grad = if narrow {
+        B::float_cast(grad, FloatDType::F32)
+    } else {
+        grad
+    };
     let zeros = B::float_zeros(shape, &grad.device(), grad.dtype().into());
-    B::float_scatter(
+    let sum = B::float_scatter(
         dim,
         zeros,
         indices,
         grad,
         burn::tensor::IndexingUpdateOp::Add,
-    )
+    );
+    if narrow {
+        B::float_cast(sum, dtype.into())
+    } else {
+        sum
+    }
 }

@@ -184,6 +184,41 @@ pub fn combine_vector<A: Numeric, N: Size>(
     }
 }
 
+/// A vector of accumulators converted to the element dtype for the store. bf16 sums and
+/// products are rounded to nearest-even by their bits first, so the conversion only ever meets
+/// values it represents exactly: the H200's Vulkan driver converts f32 to bf16 toward zero
+/// (`bench/results/h200/7-check2`: 258 where 259 rounds to 260), CUDA and lavapipe to nearest.
+/// Every other dtype converts as the runtime does (minima and maxima, and integers, are exact).
+#[cube]
+pub fn narrow<A: Numeric, E: Numeric, N: Size>(
+    value: Vector<A, N>,
+    #[comptime] fold: Fold,
+) -> Vector<E, N> {
+    if comptime!(fold.elem == Dtype::BF16 && matches!(fold.op, ScanOp::Sum | ScanOp::Prod)) {
+        let mut rounded = value;
+        #[unroll]
+        for j in 0..value.vector_size() {
+            rounded.insert(
+                j,
+                A::reinterpret(round_to_bf16(u32::reinterpret(value.extract(j)))),
+            );
+        }
+        Vector::cast_from(rounded)
+    } else {
+        Vector::cast_from(value)
+    }
+}
+
+/// The f32 of bits `bits` rounded to the nearest bf16 (ties to even), as f32 bits whose low 16
+/// are zero; a NaN stays a NaN (quiet, its payload's top bits kept), an overflow becomes an
+/// infinity.
+#[cube]
+pub fn round_to_bf16(bits: u32) -> u32 {
+    let nan = (bits & 0x7FFF_FFFFu32) > 0x7F80_0000u32;
+    let rounded = (bits + 0x7FFFu32 + ((bits >> 16u32) & 1u32)) & 0xFFFF_0000u32;
+    select(nan, (bits & 0xFFFF_0000u32) | 0x0040_0000u32, rounded)
+}
+
 /// Whether a float accumulator (f32 or f64, as `A`) is a NaN, by its bits: some compilers
 /// assume NaN never occurs and fold float self-comparisons away.
 #[cube]

@@ -16,7 +16,7 @@ use cubecl::prelude::*;
 
 use crate::common::cube::spine_exclusive_scan;
 use crate::common::fold::{
-    Fold, ScanOp, combine, combine_vector, identity, plane_inclusive, plane_total,
+    Fold, ScanOp, combine, combine_vector, identity, narrow, plane_inclusive, plane_total,
 };
 
 /// Compile-time shape of a tile: only what changes control flow or register arrays.
@@ -301,11 +301,11 @@ pub fn store_tile<E: Numeric, A: Numeric, N: Size>(
                 shifted.insert(j, combine::<A>(prefix, local.extract(j - 1), fold));
             }
             if index < row_vectors {
-                output[row_base + index] = Vector::cast_from(shifted);
+                output[row_base + index] = narrow::<A, E, N>(shifted, fold);
             }
         } else if index < row_vectors {
             output[row_base + index] =
-                Vector::cast_from(combine_vector::<A, N>(prefix, local, fold));
+                narrow::<A, E, N>(combine_vector::<A, N>(prefix, local, fold), fold);
         }
     }
 }
