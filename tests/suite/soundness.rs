@@ -14,6 +14,7 @@
 use crate::common::{client, download, poisoned, random_u32, rng, upload};
 
 use burn::tensor::{Bool, DType, Device, Int, Tensor, TensorData};
+use cubecl::prelude::*;
 use cubecl::server::Handle;
 use sieve::compact::{
     self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, Flags, MaskStorage, Rejected,
@@ -672,4 +673,65 @@ fn flex_orders_floats_in_pytorch_order() {
     assert_eq!(ints(indices), vec![5, 2, 3, 4, 0, 1]);
     let (_, indices) = sieve_burn::topk_with_indices(x, 3, 0);
     assert_eq!(ints(indices), vec![1, 0, 4]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The device's barriers hold inside loops, at every cube size sieve may launch
+
+/// Each round: the bins are cleared, every unit adds `1 + round` to bin `UNIT_POS % 256` and
+/// reads that bin back (past 256 units it holds other units' adds too), with a cube barrier
+/// between the steps. Every unit's total is
+/// `(units / 256) * (1 + 2 + ... + rounds)` exactly when every barrier holds the whole cube.
+#[cube(launch)]
+fn barriers_in_a_loop(out: &mut [u32], rounds: u32) {
+    let bins = Shared::<[Atomic<u32>]>::new_slice(256usize);
+    let mut total = 0u32;
+    for round in 0..rounds {
+        let mut d = UNIT_POS as usize;
+        while d < 256usize {
+            bins[d].store(0u32);
+            d += CUBE_DIM as usize;
+        }
+        sync_cube();
+        bins[(UNIT_POS % 256u32) as usize].fetch_add(1u32 + round);
+        sync_cube();
+        total += bins[(UNIT_POS % 256u32) as usize].load();
+        sync_cube();
+    }
+    out[UNIT_POS as usize] = total;
+}
+
+/// sieve's one-cube-per-row kernels (top-k's row select and rank cube, the digit passes) sync
+/// their cube inside loops. This checks the device does what they assume, at every cube size
+/// from 256 units to the largest it allows. Lavapipe (Mesa 22.3) through the SPIR-V compiler
+/// fails it past 256 units (`bench/spirv_shared_memory/README.md`): only half or a quarter
+/// of the adds land before the reads. CI's WGSL path allows 256 units, where it holds.
+#[test]
+fn cube_barriers_hold_inside_loops() {
+    let client = client();
+    let most = sieve::DeviceCaps::of(&client).max_units_per_cube.min(1024);
+    let mut units = 256u32.min(most);
+    while units <= most {
+        let out = client.empty(units as usize * 4);
+        // SAFETY: `out` holds one u32 per unit, and each unit writes only its own.
+        unsafe {
+            barriers_in_a_loop::launch(
+                &client,
+                CubeCount::Static(1, 1, 1),
+                CubeDim::new_1d(units),
+                BufferArg::from_raw_parts(out.clone(), units as usize),
+                4u32,
+            );
+        }
+        let got: Vec<u32> = download(&client, out, units as usize);
+        let want = units.div_ceil(256) * 10;
+        let bad = got.iter().filter(|&&g| g != want).count();
+        assert_eq!(
+            bad,
+            0,
+            "{units} units: {bad} units summed wrong, want {want}, got {:?}",
+            &got[..4]
+        );
+        units *= 2;
+    }
 }
