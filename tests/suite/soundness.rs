@@ -703,9 +703,10 @@ fn barriers_in_a_loop(out: &mut [u32], rounds: u32) {
 
 /// sieve's one-cube-per-row kernels (top-k's row select and rank cube, the digit passes) sync
 /// their cube inside loops. This checks the device does what they assume, at every cube size
-/// from 256 units to the largest it allows. Lavapipe (Mesa 22.3) through the SPIR-V compiler
-/// fails it past 256 units (`bench/spirv_shared_memory/README.md`): only half or a quarter
-/// of the adds land before the reads. CI's WGSL path allows 256 units, where it holds.
+/// from 256 units to the largest it allows. Lavapipe (Mesa 22.3) fails it past 256 units
+/// when the kernel comes through CubeCL's SPIR-V compiler (`bench/spirv_shared_memory/`):
+/// only half or a quarter of the adds land before the reads. The same device through wgpu's
+/// WGSL path (CI) passes it at 256, 512 and 1,024 units.
 #[test]
 fn cube_barriers_hold_inside_loops() {
     let client = client();
@@ -732,6 +733,7 @@ fn cube_barriers_hold_inside_loops() {
             "{units} units: {bad} units summed wrong, want {want}, got {:?}",
             &got[..4]
         );
+        eprintln!("cube_barriers_hold_inside_loops: {units} units hold");
         units *= 2;
     }
 }
