@@ -19,6 +19,7 @@ use cubecl::server::Handle;
 use sieve::compact::{
     self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, Flags, MaskStorage, Rejected,
 };
+use sieve::radix::digits::{SELECT_DIGITS, clear_bins};
 use sieve::scan::{self, ScanKind, ScanOptions, ScanProblem};
 use sieve::sort::{self, SortIo, SortOptions, SortOrder, SortProblem};
 use sieve::topk::{self, TopkIo, TopkOptions, TopkProblem};
@@ -678,24 +679,22 @@ fn flex_orders_floats_in_pytorch_order() {
 // ---------------------------------------------------------------------------------------------
 // The device's barriers hold inside loops, at every cube size sieve may launch
 
-/// Each round: the bins are cleared, every unit adds `1 + round` to bin `UNIT_POS % 256` and
-/// reads that bin back (past 256 units it holds other units' adds too), with a cube barrier
-/// between the steps. Every unit's total is
-/// `(units / 256) * (1 + 2 + ... + rounds)` exactly when every barrier holds the whole cube.
+/// Each round: the bins are cleared (sieve's own `clear_bins`), every unit adds `1 + round` to
+/// bin `UNIT_POS % SELECT_DIGITS` and reads that bin back (past `SELECT_DIGITS` units it holds
+/// other units' adds too), with a cube barrier between the steps. Every unit's total is
+/// `ceil(units / SELECT_DIGITS) * (1 + 2 + ... + rounds)` exactly when every barrier holds the
+/// whole cube.
 #[cube(launch)]
 fn barriers_in_a_loop(out: &mut [u32], rounds: u32) {
-    let bins = Shared::<[Atomic<u32>]>::new_slice(256usize);
+    let bins = Shared::<[Atomic<u32>]>::new_slice(SELECT_DIGITS);
+    let bin = (UNIT_POS % comptime!(SELECT_DIGITS as u32)) as usize;
     let mut total = 0u32;
     for round in 0..rounds {
-        let mut d = UNIT_POS as usize;
-        while d < 256usize {
-            bins[d].store(0u32);
-            d += CUBE_DIM as usize;
-        }
+        clear_bins(&bins, SELECT_DIGITS);
         sync_cube();
-        bins[(UNIT_POS % 256u32) as usize].fetch_add(1u32 + round);
+        bins[bin].fetch_add(1u32 + round);
         sync_cube();
-        total += bins[(UNIT_POS % 256u32) as usize].load();
+        total += bins[bin].load();
         sync_cube();
     }
     out[UNIT_POS as usize] = total;
@@ -709,6 +708,7 @@ fn barriers_in_a_loop(out: &mut [u32], rounds: u32) {
 /// WGSL path (CI) passes it at 256, 512 and 1,024 units.
 #[test]
 fn cube_barriers_hold_inside_loops() {
+    const ROUNDS: u32 = 4;
     let client = client();
     let most = sieve::DeviceCaps::of(&client).max_units_per_cube.min(1024);
     let mut units = 256u32.min(most);
@@ -721,11 +721,11 @@ fn cube_barriers_hold_inside_loops() {
                 CubeCount::Static(1, 1, 1),
                 CubeDim::new_1d(units),
                 BufferArg::from_raw_parts(out.clone(), units as usize),
-                4u32,
+                ROUNDS,
             );
         }
         let got: Vec<u32> = download(&client, out, units as usize);
-        let want = units.div_ceil(256) * 10;
+        let want = units.div_ceil(SELECT_DIGITS as u32) * (ROUNDS * (ROUNDS + 1) / 2);
         let bad = got.iter().filter(|&&g| g != want).count();
         assert_eq!(
             bad,
