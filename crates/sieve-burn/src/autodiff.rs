@@ -538,12 +538,13 @@ impl<B: Backend + SieveOps> Backward<B, 1> for ExtremeBackward {
 /// The gradient of an op whose outputs each copy one input element: zeros of the input's
 /// `shape`, with `grad` added at `indices` along `dim` (an input that feeds several outputs
 /// gets their sum). Burn's scatter-add, which runs parallel atomic adds where the device has
-/// them. f16 and bf16 gradients are added in f32 and rounded once: more exact for `cummin` and
-/// `cummax`, whose sources feed runs of outputs, and no 16-bit float atomic adds: through the
-/// H200's Vulkan driver every bf16 sort gradient came back zero (`bench/results/h200/7-check2`),
-/// where Burn takes its atomic path for any dtype the device adds atomically. Where
-/// every source is distinct (the sort, the split, top-k) each add meets a zero, so the result
-/// is exact in any order.
+/// them. f16 and bf16 gradients are added in f32 and rounded once: exact for `cummin` and
+/// `cummax`, whose sources feed runs of outputs (a 16-bit running sum would round at every
+/// add, in an order the atomics choose), and no 16-bit float atomic adds needed. Where every
+/// source is distinct (the sort, the split, top-k) each add meets a zero, so the result is
+/// exact in any order. (Every bf16 gradient through the H200's Vulkan driver comes back zero,
+/// stock Burn's own `(x * w).sum()` backward included: `bench/results/h200/8-check`. That is
+/// upstream of this function, which this change did not and could not fix.)
 fn scatter_add_grad<B: Backend>(
     shape: Shape,
     dim: usize,
