@@ -15,6 +15,7 @@ mod dtypes_scan;
 mod filter_ops;
 mod huge;
 mod props;
+mod sampling;
 mod scan;
 mod scans;
 mod small_devices;

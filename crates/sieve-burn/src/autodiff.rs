@@ -318,6 +318,10 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
         B::sieve_int_argsort(x, dim, descending, index_dtype)
     }
 
+    fn sieve_uniform_rows(seeds: IntTensor<Self>, len: usize) -> FloatTensor<Self> {
+        <Self as burn::backend::AutodiffBackend>::from_inner(B::sieve_uniform_rows(seeds, len))
+    }
+
     fn sieve_float_prefix(x: FloatTensor<Self>, len: usize) -> FloatTensor<Self> {
         /// The prefix's gradient lands on the first `len` elements; the rest get zero.
         #[derive(Debug)]

@@ -196,6 +196,23 @@ impl SieveOps for CubeBackend {
         prefix_view(x, len)
     }
 
+    fn sieve_uniform_rows(seeds: CubeTensor, len: usize) -> CubeTensor {
+        let op = "uniform_rows";
+        let seeds = into_contiguous(seeds);
+        let rows = seeds.meta.shape()[0];
+        let out = empty_of(&seeds, Shape::new([rows, len]), DType::F32);
+        sieve::random::uniform_rows(
+            &seeds.client,
+            &seeds.handle,
+            sieve_dtype(op, seeds.dtype),
+            rows,
+            len,
+            &out.handle,
+        )
+        .unwrap_or_else(|e| panic!("{op}: {e}"));
+        out
+    }
+
     fn sieve_int_prefix(x: CubeTensor, len: usize) -> CubeTensor {
         prefix_view(x, len)
     }

@@ -322,3 +322,26 @@ pub fn prefix_slice(len: usize) -> Slice {
         step: 1,
     }
 }
+
+/// `SieveOps::sieve_uniform_rows` on the host: the seeds read back, `sieve::random`'s CPU
+/// reference (the device kernel's numbers, bit for bit), uploaded.
+pub fn uniform_rows<B: Backend>(seeds: IntTensor<B>, len: usize) -> FloatTensor<B> {
+    let device = seeds.device();
+    let rows = seeds.shape()[0];
+    let data = try_read_sync(B::int_into_data(seeds))
+        .expect("uniform_rows fallback: reading the seeds")
+        .expect("uniform_rows fallback: reading the seeds");
+    let words: Vec<(u32, u32)> = match data.dtype() {
+        DType::I64 => data.iter::<i64>().map(|v| split_words(v as u64)).collect(),
+        DType::U64 => data.iter::<u64>().map(split_words).collect(),
+        // Narrower seeds as the i32 (or u32) the device reads them as.
+        DType::U32 => data.iter::<u32>().map(|v| (v, 0)).collect(),
+        _ => data.iter::<i64>().map(|v| (v as i32 as u32, 0)).collect(),
+    };
+    let values = sieve::random::reference::uniform_rows(&words, len);
+    B::float_from_data(TensorData::new(values, [rows, len]), &device)
+}
+
+fn split_words(v: u64) -> (u32, u32) {
+    (v as u32, (v >> 32) as u32)
+}

@@ -15,6 +15,8 @@
 //! - Top-k (the first k of a stable sort):
 //!   [`topk`], [`topk_with_indices`], [`argtopk`], [`bottomk_with_indices`],
 //!   [`topk_with_options`] ([`TopKOptions`]).
+//! - Sampling from logits on the device ([`sampling`]): top-k/top-p, min-p and plain
+//!   Gumbel-max draws from per-row seeds, and the top-k and top-p filters on their own.
 //!
 //! Every op takes every numeric Burn dtype (f64, f32, f16, bf16, i64, i32, i16, i8, u64, u32,
 //! u16, u8) and keeps it in its value outputs; indices and counts are the device's default
@@ -42,6 +44,7 @@ mod cube;
 mod fallback;
 mod meta;
 mod ops;
+pub mod sampling;
 mod served;
 mod stock;
 mod tensor;

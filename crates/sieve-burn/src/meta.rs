@@ -102,6 +102,11 @@ pub fn argsort(
     TensorSpec::new(x.shape.clone(), (*index_dtype).into())
 }
 
+/// `[rows, len]` f32 uniforms from `[rows]` seeds.
+pub fn uniform_rows(seeds: &TensorSpec, len: &usize) -> TensorSpec {
+    TensorSpec::new(Shape::new([seeds.shape[0], *len]), burn::tensor::DType::F32)
+}
+
 /// `[len]`: the prefix of a compaction's output.
 pub fn prefix_shape(len: &usize) -> Shape {
     Shape::new([*len])

@@ -284,4 +284,13 @@ pub trait SieveOps: Backend {
     fn sieve_int_prefix(x: IntTensor<Self>, len: usize) -> IntTensor<Self> {
         Self::int_slice(x, &[fallback::prefix_slice(len)])
     }
+
+    /// `[rows, len]` f32 uniforms in `(0, 1)` from the `[rows]` Int tensor `seeds`: element
+    /// `[r, j]` is a pure function of `seeds[r]`'s bits and `j`, the same on every runtime
+    /// (`sieve::random`). The sampling ops' randomness. Fallback: the same numbers made on
+    /// the host from the seeds read back.
+    #[fusion(meta = meta::uniform_rows)]
+    fn sieve_uniform_rows(seeds: IntTensor<Self>, len: usize) -> FloatTensor<Self> {
+        fallback::uniform_rows::<Self>(seeds, len)
+    }
 }

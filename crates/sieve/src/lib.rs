@@ -18,6 +18,8 @@
 //!   (ties to the lower index, PyTorch's float order), by rank counting in one cube for short
 //!   rows, by a radix select (MSB-first digit histograms over shrinking candidates) for long
 //!   ones, or by the sort.
+//! - [`random`]: counter-based uniform numbers from per-row seeds (the same bits on every
+//!   runtime), for sampling.
 //! - [`radix`]: the radix parts the sort and the top-k share: radix keys of every dtype,
 //!   digit bins and the MSB digit select.
 //!
@@ -38,6 +40,7 @@ pub mod device;
 pub mod dtype;
 pub mod error;
 pub mod radix;
+pub mod random;
 pub mod scan;
 pub mod sort;
 pub mod topk;

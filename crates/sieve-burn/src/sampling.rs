@@ -1,0 +1,411 @@
+//! Token sampling from `[batch, vocab]` logits on the device, with no host read: top-k, top-p
+//! (nucleus), min-p and plain sampling, and the filters on their own. Every function takes
+//! Float logits of any dtype (computed in f32) and returns one token id per row, an Int
+//! tensor of the device's default int dtype.
+//!
+//! # Semantics (docs/SEMANTICS.md, "Sampling")
+//! - **Temperature first**: logits are divided by the row's temperature, then filtered, then
+//!   sampled (the order of Hugging Face's, vLLM's and FlashInfer's samplers). A temperature of
+//!   0 (or below, or NaN) makes the row greedy: the largest logit, the lowest index among
+//!   equal ones, whatever the filters say (the largest logit survives every filter).
+//! - **Filters, in this order**: top-k keeps the first `k` of the row's stable descending
+//!   order (ties at the `k`-th logit go to the lower index, as [`crate::topk`]); top-p then
+//!   keeps, over the survivors' renormalised probabilities in that order, each token whose
+//!   preceding probabilities sum to less than `p` (so the smallest prefix reaching `p`, and
+//!   always the first token); min-p keeps the tokens whose probability is at least `min_p`
+//!   times the row's largest. `k = 0` (or `k >= vocab`) and `p >= 1` turn their filter off.
+//! - **Sampling** is Gumbel-max: the token maximising `logit / T + g`, where `g = -ln(-ln u)`
+//!   and `u` is the counter-based uniform of (`seed`, token id) ([`uniform_rows`]; never 0 or
+//!   1). That draws each surviving token with exactly its renormalised probability. The same
+//!   seed gives the same token on every call; across runtimes too, except where two tokens'
+//!   perturbed scores are equal to within the rounding of the runtime's `ln` and `exp`.
+//! - NaN logits count as `-inf`: never drawn, never kept by a filter. A row with no finite
+//!   logit (all `-inf` or NaN) returns **-1**, an id no vocabulary has.
+
+use burn::backend::Dispatch;
+use burn::tensor::activation::softmax;
+use burn::tensor::{Bool, DType, Float, Int, IntDType, Tensor};
+
+use crate::SieveOps;
+
+/// A sampling parameter: one value for every row, or a `[batch]` tensor of one value a row.
+// (A short-lived argument: boxing the tensor would buy nothing.)
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+pub enum PerRow<T, K: burn::tensor::kind::Basic> {
+    /// The same value for every row.
+    Same(T),
+    /// One value per row: a `[batch]` tensor.
+    Each(Tensor<1, K>),
+}
+
+impl From<f32> for PerRow<f32, Float> {
+    fn from(value: f32) -> Self {
+        PerRow::Same(value)
+    }
+}
+
+impl From<usize> for PerRow<usize, Int> {
+    fn from(value: usize) -> Self {
+        PerRow::Same(value)
+    }
+}
+
+impl<T> From<Tensor<1, Float>> for PerRow<T, Float> {
+    fn from(values: Tensor<1, Float>) -> Self {
+        PerRow::Each(values)
+    }
+}
+
+impl<T> From<Tensor<1, Int>> for PerRow<T, Int> {
+    fn from(values: Tensor<1, Int>) -> Self {
+        PerRow::Each(values)
+    }
+}
+
+/// `[batch, len]` f32 uniforms in `(0, 1)`: element `[r, j]` is a pure function of the bits of
+/// `seeds[r]` and of `j` (`sieve::random`; the same numbers on every backend). Narrow Int
+/// seeds are widened to i32 first.
+pub fn uniform_rows(seeds: Tensor<1, Int>, len: usize) -> Tensor<2> {
+    let seeds = match seeds.dtype() {
+        DType::I8 | DType::I16 | DType::U8 | DType::U16 => seeds.cast(IntDType::I32),
+        _ => seeds,
+    };
+    Tensor::from_dispatch(<Dispatch as SieveOps>::sieve_uniform_rows(
+        seeds.into_dispatch(),
+        len,
+    ))
+}
+
+/// Draws one token per row of `logits` (`[batch, vocab]`) from its top-k, then top-p,
+/// filtered distribution at `temperature` (see the module docs), with `seeds` (`[batch]`)
+/// as each row's random stream.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let logits = Tensor::<2>::from_data([[0.0, 5.0, 4.0, -1.0], [2.0, 0.0, 0.0, 0.0]], &device);
+/// let seeds = Tensor::<1, Int>::from_data([7, 8], &device);
+/// // Top-1: each row's largest logit, whatever the seed.
+/// let tokens = sieve_burn::sampling::top_k_top_p_sample(logits, 1, 1.0, 1.0, seeds);
+/// assert_eq!(tokens.into_data().iter::<i64>().collect::<Vec<_>>(), [1, 0]);
+/// ```
+pub fn top_k_top_p_sample(
+    logits: Tensor<2>,
+    top_k: impl Into<PerRow<usize, Int>>,
+    top_p: impl Into<PerRow<f32, Float>>,
+    temperature: impl Into<PerRow<f32, Float>>,
+    seeds: Tensor<1, Int>,
+) -> Tensor<1, Int> {
+    let op = "top_k_top_p_sample";
+    let Rows {
+        logits,
+        batch,
+        vocab,
+    } = Rows::of(op, logits, &seeds);
+    if batch == 0 {
+        return no_tokens(&logits);
+    }
+    let temperature = temperature.into();
+    let scaled = scale(logits, &temperature, batch);
+    // The candidates in stable descending order: the top-k when one `k` cuts the row.
+    let top_k = top_k.into();
+    let (values, ids) = match &top_k {
+        PerRow::Same(k) if *k > 0 && *k < vocab => crate::topk_with_indices(scaled, *k, 1),
+        _ => crate::sort_descending_with_indices(scaled, 1),
+    };
+    let width = values.dims()[1];
+    let device = values.device();
+    let slot = Tensor::<1, Int>::arange(0..width as i64, &device)
+        .reshape([1, width])
+        .expand([batch, width]);
+    let mut keep = values.clone().is_finite();
+    if let PerRow::Each(k) = &top_k {
+        let k = per_row_int(op, "top_k", k, batch).expand([batch, width]);
+        keep = keep.bool_and(slot.clone().lower(k.clone()).bool_or(k.lower_equal_elem(0)));
+    }
+    let values = values.mask_fill(keep.clone().bool_not(), f32::NEG_INFINITY);
+    let top_p = top_p.into();
+    let off = matches!(top_p, PerRow::Same(p) if p >= 1.0);
+    let keep = if off {
+        keep
+    } else {
+        let p = per_row(op, "top_p", &top_p, batch, &device).expand([batch, width]);
+        let probs = softmax(values.clone(), 1);
+        let before = crate::cumsum(probs.clone(), 1) - probs;
+        let nucleus = before
+            .lower(p.clone())
+            .bool_or(slot.equal_elem(0))
+            .bool_or(p.greater_equal_elem(1.0));
+        keep.bool_and(nucleus)
+    };
+    let noise = gumbel(uniform_rows(seeds, vocab).gather(1, ids.clone()));
+    let scores = values.clone().mask_fill(keep.bool_not(), f32::NEG_INFINITY) + noise;
+    let pick = scores.argmax(1);
+    let first = ids.clone().narrow(1, 0, 1);
+    // Greedy rows take the first candidate: the largest logit, lowest index among ties.
+    let pick = ids.gather(1, pick);
+    let pick = match greedy_rows(&temperature, batch, &device) {
+        Some(greedy) => pick.mask_where(greedy, first),
+        None => pick,
+    };
+    finish(pick, values.narrow(1, 0, 1))
+}
+
+/// Draws one token per row of `logits` among those whose probability (at `temperature`) is
+/// at least `min_p` times the row's largest (see the module docs); `min_p <= 0` keeps every
+/// finite logit.
+pub fn min_p_sample(
+    logits: Tensor<2>,
+    min_p: impl Into<PerRow<f32, Float>>,
+    temperature: impl Into<PerRow<f32, Float>>,
+    seeds: Tensor<1, Int>,
+) -> Tensor<1, Int> {
+    let op = "min_p_sample";
+    let Rows {
+        logits,
+        batch,
+        vocab,
+    } = Rows::of(op, logits, &seeds);
+    if batch == 0 {
+        return no_tokens(&logits);
+    }
+    let device = logits.device();
+    let temperature = temperature.into();
+    let scaled = scale(logits, &temperature, batch);
+    let best = scaled.clone().max_dim(1);
+    let min_p = per_row(op, "min_p", &min_p.into(), batch, &device);
+    // p / p_max = exp(x - max); -inf logits give 0 and a row without finite logits NaN,
+    // which no comparison keeps.
+    let relative = (scaled.clone() - best.clone().expand([batch, vocab])).exp();
+    let keep = relative.greater_equal(min_p.expand([batch, vocab]));
+    sample_kept(scaled, keep, &temperature, best, seeds)
+}
+
+/// Draws one token per row of `logits` from its full distribution at `temperature` (no
+/// filter): Gumbel-max over every finite logit.
+pub fn sample_from_logits(
+    logits: Tensor<2>,
+    temperature: impl Into<PerRow<f32, Float>>,
+    seeds: Tensor<1, Int>,
+) -> Tensor<1, Int> {
+    let op = "sample_from_logits";
+    let Rows { logits, batch, .. } = Rows::of(op, logits, &seeds);
+    if batch == 0 {
+        return no_tokens(&logits);
+    }
+    let temperature = temperature.into();
+    let scaled = scale(logits, &temperature, batch);
+    let best = scaled.clone().max_dim(1);
+    let keep = scaled.clone().is_finite();
+    sample_kept(scaled, keep, &temperature, best, seeds)
+}
+
+/// `logits` with every element outside its row's top-k set to `-inf` (and NaNs to `-inf`),
+/// in `logits`' dtype; ties at the `k`-th logit keep the lower index. `k = 0` or `k >=
+/// vocab` keeps every finite logit.
+pub fn top_k_mask_logits(logits: Tensor<2>, top_k: impl Into<PerRow<usize, Int>>) -> Tensor<2> {
+    let op = "top_k_mask_logits";
+    let dtype = logits.dtype();
+    let [batch, vocab] = logits.dims();
+    if batch * vocab == 0 {
+        return logits;
+    }
+    let x = finite_or_neg_inf(logits.cast(DType::F32));
+    let device = x.device();
+    let keep = match top_k.into() {
+        PerRow::Same(k) if k == 0 || k >= vocab => x.clone().is_finite(),
+        PerRow::Same(k) => {
+            let (_, ids) = crate::topk_with_indices(x.clone(), k, 1);
+            let ones = Tensor::<2, Int>::ones([batch, k], &device);
+            Tensor::<2, Int>::zeros([batch, vocab], &device)
+                .scatter(1, ids, ones, burn::tensor::IndexingUpdateOp::Add)
+                .greater_elem(0)
+        }
+        PerRow::Each(k) => {
+            // Each row's rank of every token in the stable descending order, against its k.
+            let ids = crate::argsort_descending(x.clone(), 1);
+            let rank = Tensor::<1, Int>::arange(0..vocab as i64, &device)
+                .reshape([1, vocab])
+                .expand([batch, vocab]);
+            let rank = Tensor::<2, Int>::zeros([batch, vocab], &device).scatter(
+                1,
+                ids,
+                rank,
+                burn::tensor::IndexingUpdateOp::Add,
+            );
+            let k = per_row_int(op, "top_k", &k, batch).expand([batch, vocab]);
+            rank.lower(k.clone()).bool_or(k.lower_equal_elem(0))
+        }
+    };
+    x.mask_fill(keep.bool_not(), f32::NEG_INFINITY).cast(dtype)
+}
+
+/// `probs` (`[batch, vocab]`, each row a distribution) with every token outside its row's
+/// top-p set (the smallest prefix of the stable descending order whose probabilities reach
+/// `top_p`, and always the first token) set to 0 and the rest renormalised to sum to 1, in
+/// `probs`' dtype. NaN probabilities count as 0; `top_p >= 1` only renormalises.
+pub fn top_p_renorm_probs(probs: Tensor<2>, top_p: impl Into<PerRow<f32, Float>>) -> Tensor<2> {
+    let op = "top_p_renorm_probs";
+    let dtype = probs.dtype();
+    let [batch, vocab] = probs.dims();
+    if batch * vocab == 0 {
+        return probs;
+    }
+    let p32 = probs.cast(DType::F32);
+    let p32 = p32.clone().mask_fill(p32.is_nan(), 0.0);
+    let device = p32.device();
+    let (sorted, ids) = crate::sort_descending_with_indices(p32, 1);
+    let top_p = per_row(op, "top_p", &top_p.into(), batch, &device).expand([batch, vocab]);
+    let before = crate::cumsum(sorted.clone(), 1) - sorted.clone();
+    let slot = Tensor::<1, Int>::arange(0..vocab as i64, &device)
+        .reshape([1, vocab])
+        .expand([batch, vocab]);
+    let keep = before
+        .lower(top_p.clone())
+        .bool_or(slot.equal_elem(0))
+        .bool_or(top_p.greater_equal_elem(1.0));
+    let kept = sorted.mask_fill(keep.bool_not(), 0.0);
+    let total = kept.clone().sum_dim(1).expand([batch, vocab]);
+    let renormed = kept / total;
+    Tensor::<2>::zeros([batch, vocab], &device)
+        .scatter(1, ids, renormed, burn::tensor::IndexingUpdateOp::Add)
+        .cast(dtype)
+}
+
+/// Logits as f32 with their batch and vocab sizes, after the shape checks.
+struct Rows {
+    logits: Tensor<2>,
+    batch: usize,
+    vocab: usize,
+}
+
+impl Rows {
+    fn of(op: &str, logits: Tensor<2>, seeds: &Tensor<1, Int>) -> Rows {
+        let [batch, vocab] = logits.dims();
+        let [rows] = seeds.dims();
+        assert!(
+            rows == batch,
+            "{op}: invalid argument `seeds`: {rows} seeds: expected one per row of `logits` ({batch})"
+        );
+        assert!(
+            vocab > 0 || batch == 0,
+            "{op}: invalid argument `logits`: a vocab of 0 tokens: expected at least 1"
+        );
+        Rows {
+            logits: finite_or_neg_inf(logits.cast(DType::F32)),
+            batch,
+            vocab,
+        }
+    }
+}
+
+/// The `[0]` tokens of an empty batch.
+fn no_tokens(logits: &Tensor<2>) -> Tensor<1, Int> {
+    Tensor::<1, Int>::empty([0], &logits.device())
+}
+
+fn finite_or_neg_inf(x: Tensor<2>) -> Tensor<2> {
+    x.clone().mask_fill(x.is_nan(), f32::NEG_INFINITY)
+}
+
+/// `[batch, 1]` values of a per-row parameter.
+fn per_row(
+    op: &str,
+    name: &str,
+    value: &PerRow<f32, Float>,
+    batch: usize,
+    device: &burn::tensor::Device,
+) -> Tensor<2> {
+    match value {
+        PerRow::Same(v) => Tensor::<2>::full([batch, 1], *v, device),
+        PerRow::Each(t) => {
+            let [n] = t.dims();
+            assert!(
+                n == batch,
+                "{op}: invalid argument `{name}`: {n} values: expected one per row ({batch})"
+            );
+            t.clone().cast(DType::F32).reshape([batch, 1])
+        }
+    }
+}
+
+fn per_row_int(op: &str, name: &str, value: &Tensor<1, Int>, batch: usize) -> Tensor<2, Int> {
+    let [n] = value.dims();
+    assert!(
+        n == batch,
+        "{op}: invalid argument `{name}`: {n} values: expected one per row ({batch})"
+    );
+    value.clone().reshape([batch, 1])
+}
+
+/// Logits divided by the temperature; greedy rows (`T <= 0` or NaN) divided by 1.
+fn scale(x: Tensor<2>, temperature: &PerRow<f32, Float>, batch: usize) -> Tensor<2> {
+    let vocab = x.dims()[1];
+    match temperature {
+        PerRow::Same(t) if *t > 0.0 && *t != 1.0 => x.div_scalar(*t),
+        PerRow::Same(_) => x,
+        PerRow::Each(_) => {
+            let t = per_row("sample", "temperature", temperature, batch, &x.device());
+            let t = t.clone().mask_fill(t.greater_elem(0.0).bool_not(), 1.0);
+            x / t.expand([batch, vocab])
+        }
+    }
+}
+
+/// `[batch, 1]`: the rows sampled greedily, `None` where none is.
+fn greedy_rows(
+    temperature: &PerRow<f32, Float>,
+    batch: usize,
+    device: &burn::tensor::Device,
+) -> Option<Tensor<2, Bool>> {
+    match temperature {
+        PerRow::Same(t) if *t > 0.0 => None,
+        _ => Some(
+            per_row("sample", "temperature", temperature, batch, device)
+                .greater_elem(0.0)
+                .bool_not(),
+        ),
+    }
+}
+
+/// `-ln(-ln u)`.
+fn gumbel(u: Tensor<2>) -> Tensor<2> {
+    u.log().neg().log().neg()
+}
+
+/// Gumbel-max over the `keep` tokens of `scaled` (vocab order), greedy rows taking their
+/// largest logit; `best` is each row's largest scaled logit (`-inf`: no finite logit).
+fn sample_kept(
+    scaled: Tensor<2>,
+    keep: Tensor<2, Bool>,
+    temperature: &PerRow<f32, Float>,
+    best: Tensor<2>,
+    seeds: Tensor<1, Int>,
+) -> Tensor<1, Int> {
+    let [batch, vocab] = scaled.dims();
+    let device = scaled.device();
+    let noise = gumbel(uniform_rows(seeds, vocab));
+    let pick = (scaled.clone().mask_fill(keep.bool_not(), f32::NEG_INFINITY) + noise).argmax(1);
+    let pick = match greedy_rows(temperature, batch, &device) {
+        // The first index holding the largest logit (`argmax`'s tie rule is the backend's).
+        Some(greedy) => {
+            let index = Tensor::<1, Int>::arange(0..vocab as i64, &device)
+                .reshape([1, vocab])
+                .expand([batch, vocab]);
+            let at_best = scaled.equal(best.clone().expand([batch, vocab]));
+            let first = index.mask_fill(at_best.bool_not(), vocab as i64).min_dim(1);
+            pick.mask_where(greedy, first)
+        }
+        None => pick,
+    };
+    finish(pick, best)
+}
+
+/// `[batch]` tokens from `[batch, 1]` picks, -1 where the row's largest logit is `-inf`.
+fn finish(pick: Tensor<2, Int>, best: Tensor<2>) -> Tensor<1, Int> {
+    let [batch, _] = pick.dims();
+    pick.mask_fill(best.is_finite().bool_not(), -1)
+        .reshape([batch])
+}

@@ -1,0 +1,154 @@
+//! Counter-based uniform random numbers, for sampling on the device: `u[row][j]` is a pure
+//! function of the row's seed and of `j`, computed with 32-bit integer operations that every
+//! runtime does exactly, so the same seed gives the same bits on every device and at every
+//! launch shape, with no generator state to carry between calls.
+//!
+//! The hash is Chris Wellons' `lowbias32` integer finaliser (a published, measured avalanche
+//! mixer), applied to the seed's words and to the counter `j` in turn (see [`reference::bits`]).
+//! Its top 24 bits `m` become `u = (m + 0.5) / 2^24`: every value is exact in f32 and lies in
+//! `[2^-25, 1 - 2^-25]`, never 0 or 1, so `ln(u)` and `ln(-ln(u))` are finite.
+
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+
+use crate::common::address::{address_type, check_extent};
+use crate::common::buffers::BufferRules;
+use crate::common::grid::{cube_count_1d, linear_cube_index};
+use crate::{DeviceCaps, Dtype, SieveError};
+
+/// CPU reference of the device's numbers (the tests compare bit for bit).
+pub mod reference {
+    /// `lowbias32`: a bijective 32-bit avalanche mixer.
+    pub fn mix(mut x: u32) -> u32 {
+        x ^= x >> 16;
+        x = x.wrapping_mul(0x7feb_352d);
+        x ^= x >> 15;
+        x = x.wrapping_mul(0x846c_a68b);
+        x ^= x >> 16;
+        x
+    }
+
+    /// The 32 random bits of counter `j` under the seed whose low and high words are `lo`,
+    /// `hi` (a 32-bit seed has `hi = 0`).
+    pub fn bits(lo: u32, hi: u32, j: u32) -> u32 {
+        let key = mix(mix(hi ^ 0x85eb_ca6b) ^ lo);
+        mix(key ^ mix(j.wrapping_mul(0x9e37_79b9) ^ 0x632b_e5ab))
+    }
+
+    /// The uniform number of 32 random bits: `(top 24 bits + 0.5) / 2^24`.
+    pub fn uniform(bits: u32) -> f32 {
+        ((bits >> 8) as f32 + 0.5) * (1.0 / 16_777_216.0)
+    }
+
+    /// `[rows, len]` uniforms of the row seeds given as `(lo, hi)` words.
+    pub fn uniform_rows(seeds: &[(u32, u32)], len: usize) -> Vec<f32> {
+        seeds
+            .iter()
+            .flat_map(|&(lo, hi)| (0..len).map(move |j| uniform(bits(lo, hi, j as u32))))
+            .collect()
+    }
+}
+
+#[cube]
+fn mix(x: u32) -> u32 {
+    let mut x = x;
+    x ^= x >> 16u32;
+    x *= 0x7feb_352du32;
+    x ^= x >> 15u32;
+    x *= 0x846c_a68bu32;
+    x ^= x >> 16u32;
+    x
+}
+
+/// One unit per output element: the row's seed words (one or two `u32`s each: the buffer of
+/// a 64-bit seed tensor read as words, low word first), hashed with the element's column.
+#[cube(launch_unchecked, address_type = "dynamic")]
+fn uniform_rows_kernel(
+    seeds: &[u32],
+    out: &mut [f32],
+    len: usize,
+    total: usize,
+    #[comptime] wide_seeds: bool,
+) {
+    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    if index < total {
+        let row = index / len;
+        let j = (index % len) as u32;
+        let mut lo = seeds[row];
+        let mut hi = 0u32;
+        if wide_seeds {
+            lo = seeds[2 * row];
+            hi = seeds[2 * row + 1];
+        }
+        let key = mix(mix(hi ^ 0x85eb_ca6bu32) ^ lo);
+        let bits = mix(key ^ mix((j * 0x9e37_79b9u32) ^ 0x632b_e5abu32));
+        out[index] = (f32::cast_from(bits >> 8u32) + 0.5f32) * (1.0f32 / 16_777_216.0f32);
+    }
+}
+
+/// Writes `[rows, len]` f32 uniforms to `out`, row `r`'s from `seeds[r]` (`seed_dtype`: i32,
+/// u32, i64 or u64; a seed's bits are used as they are, so -1 and `u32::MAX` give the same
+/// numbers as i32 seeds). See the module docs for the numbers. `rows * len == 0` launches
+/// nothing; `len` must fit 32 bits (the counter).
+pub fn uniform_rows(
+    client: &Client,
+    seeds: &Handle,
+    seed_dtype: Dtype,
+    rows: usize,
+    len: usize,
+    out: &Handle,
+) -> Result<(), SieveError> {
+    let caps = DeviceCaps::of(client);
+    let wide_seeds = match seed_dtype {
+        Dtype::I32 | Dtype::U32 => false,
+        Dtype::I64 | Dtype::U64 => true,
+        other => {
+            return Err(SieveError::invalid(
+                "seed_dtype",
+                other.name(),
+                "i32, u32, i64 or u64",
+            ));
+        }
+    };
+    if u32::try_from(len).is_err() {
+        return Err(SieveError::invalid(
+            "len",
+            len.to_string(),
+            format!("at most {} (the counter is 32 bits)", u32::MAX),
+        ));
+    }
+    let total = rows.checked_mul(len).ok_or_else(|| {
+        SieveError::invalid(
+            "rows * len",
+            format!("{rows} * {len}"),
+            "a size that fits usize",
+        )
+    })?;
+    check_extent(client, &caps, "rows * len", total)?;
+    let words = if wide_seeds { 2 * rows } else { rows };
+    let rules = BufferRules::of(client);
+    rules.check("seeds", seeds, words, "u32", 4)?;
+    rules.check_dtype("out", out, total, Dtype::F32)?;
+    if total == 0 {
+        return Ok(());
+    }
+    let units = 256u32
+        .min(client.properties().hardware.max_units_per_cube)
+        .max(1);
+    // SAFETY: every unit at or past `total` returns before reading or writing; the buffers
+    // hold `words` seed words and `total` outputs (checked above).
+    unsafe {
+        uniform_rows_kernel::launch_unchecked(
+            client,
+            cube_count_1d(client, total.div_ceil(units as usize)),
+            CubeDim::new_1d(units),
+            address_type(&[total, words]),
+            BufferArg::from_raw_parts(seeds.clone(), words),
+            BufferArg::from_raw_parts(out.clone(), total),
+            len,
+            total,
+            wide_seeds,
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,466 @@
+//! `sieve_burn::sampling` (issue 17) against CPU references: the uniforms bit for bit (raw
+//! kernel, Burn op on the device, Flex and NdArray fallbacks), exact tokens on hand-made rows
+//! (greedy, top-1, ties, NaN and -inf, all-masked rows), filters that never let a forbidden
+//! token through, a chi-square test of the draws against the exact filtered distribution
+//! (fixed seeds: deterministic), and the filters on their own.
+#![allow(deprecated)] // Device::ndarray
+
+use crate::common::serial;
+
+use burn::tensor::{DType, Device, Int, Tensor, TensorData};
+use sieve::random::reference;
+use sieve_burn::sampling::{
+    self, PerRow, min_p_sample, sample_from_logits, top_k_mask_logits, top_k_top_p_sample,
+    top_p_renorm_probs,
+};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+fn ints(t: Tensor<1, Int>) -> Vec<i64> {
+    t.into_data().iter::<i64>().collect()
+}
+
+fn floats(t: Tensor<2>) -> Vec<f32> {
+    t.into_data().iter::<f32>().collect()
+}
+
+fn logits(rows: &[Vec<f32>], device: &Device) -> Tensor<2> {
+    let vocab = rows[0].len();
+    let flat: Vec<f32> = rows.iter().flatten().copied().collect();
+    Tensor::from_data(TensorData::new(flat, [rows.len(), vocab]), device)
+}
+
+fn seeds(range: std::ops::Range<i64>, device: &Device) -> Tensor<1, Int> {
+    let v: Vec<i64> = range.collect();
+    let n = v.len();
+    Tensor::from_data(TensorData::new(v, [n]), device)
+}
+
+#[test]
+fn uniforms_match_the_reference_bit_for_bit() {
+    let _device = serial();
+    let seeds32: Vec<i32> = vec![0, -1, 123_456_789, i32::MIN, 7];
+    let seeds64: Vec<i64> = vec![0, -1, (1 << 40) | 5, i64::MIN, 7];
+    let words32: Vec<(u32, u32)> = seeds32.iter().map(|&s| (s as u32, 0)).collect();
+    let words64: Vec<(u32, u32)> = seeds64
+        .iter()
+        .map(|&s| (s as u64 as u32, (s as u64 >> 32) as u32))
+        .collect();
+    for device in [Device::default(), Device::flex(), Device::ndarray()] {
+        for len in [1usize, 255, 256, 1000] {
+            for (dtype, words) in [(DType::I32, &words32), (DType::I64, &words64)] {
+                let data = match dtype {
+                    DType::I32 => TensorData::new(seeds32.clone(), [seeds32.len()]),
+                    _ => TensorData::new(seeds64.clone(), [seeds64.len()]),
+                };
+                let seeds = Tensor::<1, Int>::from_data(data, (&device, dtype));
+                let got = floats(sampling::uniform_rows(seeds, len));
+                let want = reference::uniform_rows(words, len);
+                let case = format!("{device:?} {dtype:?} seeds, len {len}");
+                assert_eq!(got.len(), want.len(), "{case}");
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    assert_eq!(
+                        g.to_bits(),
+                        w.to_bits(),
+                        "{case}: element {i}: got {g}, expected {w}"
+                    );
+                }
+            }
+        }
+    }
+    // The raw entry point refuses what it cannot read or write, before launching.
+    let client = sieve_burn::cube_client(&Device::default()).expect("a CubeCL test device");
+    let seed_words = client.create_from_slice(bytemuck::cast_slice(&[1u32, 2]));
+    let out = client.empty(4 * 10);
+    let raw = |dtype, rows, len| {
+        sieve::random::uniform_rows(&client, &seed_words, dtype, rows, len, &out)
+            .map_err(|e| e.to_string())
+    };
+    assert!(raw(sieve::Dtype::I32, 2, 5).is_ok());
+    let e = raw(sieve::Dtype::F32, 2, 5).unwrap_err();
+    assert!(
+        e.contains("`seed_dtype` = f32: expected i32, u32, i64 or u64"),
+        "{e}"
+    );
+    let e = raw(sieve::Dtype::I32, 2, 6).unwrap_err();
+    assert!(e.contains("`out`"), "{e}");
+    let e = raw(sieve::Dtype::I64, 2, 5).unwrap_err();
+    assert!(e.contains("`seeds`"), "{e}");
+    // The reference itself: inside (0, 1), and spread evenly (mean and quarters).
+    let u = reference::uniform_rows(&[(3, 0), (4, 1)], 100_000);
+    assert!(u.iter().all(|&x| x > 0.0 && x < 1.0));
+    let mean = u.iter().map(|&x| x as f64).sum::<f64>() / u.len() as f64;
+    assert!((mean - 0.5).abs() < 0.003, "mean {mean}");
+    for q in 0..4 {
+        let lo = q as f32 / 4.0;
+        let share = u.iter().filter(|&&x| x >= lo && x < lo + 0.25).count() as f64 / u.len() as f64;
+        assert!((share - 0.25).abs() < 0.005, "quarter {q}: {share}");
+    }
+    // Rows of different seeds differ, and so do neighbouring counters.
+    assert_ne!(u[..100_000], u[100_000..]);
+}
+
+/// Rows whose answer does not depend on the seed.
+fn fixed_rows() -> (Vec<Vec<f32>>, Vec<i64>) {
+    let ninf = f32::NEG_INFINITY;
+    let nan = f32::NAN;
+    let rows = vec![
+        vec![0.0, 5.0, 4.0, -1.0, 0.5],
+        vec![2.0, 0.0, 0.0, 0.0, 0.0],
+        vec![ninf; 5],
+        vec![nan, nan, 1.0, nan, ninf],
+        vec![3.0, 1.0, 3.0, 0.0, 3.0],
+        vec![nan; 5],
+    ];
+    // Greedy: the largest finite logit, the lowest index among ties; -1 without one.
+    (rows, vec![1, 0, -1, 2, 0, -1])
+}
+
+#[test]
+fn greedy_top_1_and_masked_rows_are_exact() {
+    let _device = serial();
+    for device in [Device::default(), Device::flex()] {
+        let (rows, greedy) = fixed_rows();
+        let b = rows.len();
+        for first in [0i64, 1000, -77] {
+            let s = || seeds(first..first + b as i64, &device);
+            let x = || logits(&rows, &device);
+            let case = |what: &str| format!("{device:?}, seeds from {first}: {what}");
+            assert_eq!(
+                ints(top_k_top_p_sample(x(), 1, 1.0, 1.0, s())),
+                greedy,
+                "{}",
+                case("top-1")
+            );
+            assert_eq!(
+                ints(top_k_top_p_sample(x(), 0, 1.0, 0.0, s())),
+                greedy,
+                "{}",
+                case("T = 0")
+            );
+            assert_eq!(
+                ints(top_k_top_p_sample(x(), 3, 0.0, 2.0, s())),
+                greedy,
+                "{}",
+                case("p = 0")
+            );
+            assert_eq!(
+                ints(sample_from_logits(x(), 0.0, s())),
+                greedy,
+                "{}",
+                case("plain, T = 0")
+            );
+            assert_eq!(
+                ints(min_p_sample(x(), 0.5, 0.0, s())),
+                greedy,
+                "{}",
+                case("min-p, T = 0")
+            );
+            let per_row_t = Tensor::<1>::from_data(TensorData::new(vec![0.0f32; b], [b]), &device);
+            assert_eq!(
+                ints(top_k_top_p_sample(x(), 0, 0.9, per_row_t, s())),
+                greedy,
+                "{}",
+                case("per-row T = 0")
+            );
+            // min-p of 1 keeps the largest-probability tokens only: row 4's three 3.0s.
+            let got = ints(min_p_sample(x(), 1.0, 1.0, s()));
+            for r in [0, 1, 2, 3, 5] {
+                assert_eq!(got[r], greedy[r], "{}", case(&format!("min-p 1, row {r}")));
+            }
+            assert!(
+                [0, 2, 4].contains(&got[4]),
+                "{}: got {}",
+                case("min-p 1, row 4"),
+                got[4]
+            );
+        }
+    }
+}
+
+/// Draws `rows` copies of `row` with seeds `0..rows` and returns the token counts.
+fn counts(tokens: &[i64], vocab: usize) -> Vec<usize> {
+    let mut c = vec![0; vocab];
+    for &t in tokens {
+        assert!(
+            t >= 0 && (t as usize) < vocab,
+            "token {t} outside 0..{vocab}"
+        );
+        c[t as usize] += 1;
+    }
+    c
+}
+
+#[test]
+fn filters_never_let_a_forbidden_token_through() {
+    let _device = serial();
+    let device = Device::default();
+    let n = 2000;
+    let repeat = |row: &[f32]| logits(&vec![row.to_vec(); n], &device);
+    let s = || seeds(0..n as i64, &device);
+    // Ties at the k-th logit: k = 2 of [1, 3, 3, 3, 0] keeps tokens 1 and 2.
+    let c = counts(
+        &ints(top_k_top_p_sample(
+            repeat(&[1.0, 3.0, 3.0, 3.0, 0.0]),
+            2,
+            1.0,
+            1.0,
+            s(),
+        )),
+        5,
+    );
+    assert!(
+        c[1] > 0 && c[2] > 0 && c[0] + c[3] + c[4] == 0,
+        "top-2 with ties: {c:?}"
+    );
+    // Top-p 0.7 over probabilities 0.5, 0.3, 0.15, 0.05: tokens 0 and 1 (0.5 < 0.7 <= 0.8).
+    let x: Vec<f32> = [0.5f32, 0.3, 0.15, 0.05].iter().map(|p| p.ln()).collect();
+    let c = counts(&ints(top_k_top_p_sample(repeat(&x), 0, 0.7, 1.0, s())), 4);
+    assert!(c[0] > 0 && c[1] > 0 && c[2] + c[3] == 0, "top-p 0.7: {c:?}");
+    // Top-k 3 then top-p 0.9 of the renormalised 0.5/0.95, 0.3/0.95, 0.15/0.95: all three.
+    let c = counts(&ints(top_k_top_p_sample(repeat(&x), 3, 0.9, 1.0, s())), 4);
+    assert!(
+        c[0] > 0 && c[1] > 0 && c[2] > 0 && c[3] == 0,
+        "top-3, top-p 0.9: {c:?}"
+    );
+    // Min-p 0.5: probability >= 0.25 (tokens 0 and 1).
+    let c = counts(&ints(min_p_sample(repeat(&x), 0.5, 1.0, s())), 4);
+    assert!(c[0] > 0 && c[1] > 0 && c[2] + c[3] == 0, "min-p 0.5: {c:?}");
+    // -inf and NaN logits are never drawn, even at a high temperature.
+    let row = [0.0, f32::NEG_INFINITY, f32::NAN, 0.0];
+    let c = counts(&ints(sample_from_logits(repeat(&row), 50.0, s())), 4);
+    assert!(
+        c[0] > 0 && c[3] > 0 && c[1] + c[2] == 0,
+        "plain with -inf and NaN: {c:?}"
+    );
+    // Per-row k: row r keeps its first r + 1 tokens of [4, 3, 2, 1, 0] (k = 0: every token).
+    let b = 5 * 400;
+    let per_k: Vec<i64> = (0..b as i64).map(|i| i % 5).collect();
+    let k = Tensor::<1, Int>::from_data(TensorData::new(per_k.clone(), [b]), &device);
+    let x = logits(&vec![vec![4.0, 3.0, 2.0, 1.0, 0.0]; b], &device);
+    let got = ints(top_k_top_p_sample(
+        x,
+        PerRow::Each(k),
+        1.0,
+        1.0,
+        seeds(0..b as i64, &device),
+    ));
+    for (r, (&t, &k)) in got.iter().zip(&per_k).enumerate() {
+        let allowed = if k == 0 { 5 } else { k };
+        assert!(
+            (0..allowed).contains(&t),
+            "per-row k {k}, row {r}: token {t}"
+        );
+    }
+    // Same seeds, same tokens; other seeds, other tokens.
+    let x: Vec<f32> = (0..50).map(|i| (i % 7) as f32 * 0.3).collect();
+    let a = ints(top_k_top_p_sample(repeat(&x), 20, 0.95, 0.8, s()));
+    assert_eq!(
+        a,
+        ints(top_k_top_p_sample(repeat(&x), 20, 0.95, 0.8, s())),
+        "same seeds"
+    );
+    let other = ints(top_k_top_p_sample(
+        repeat(&x),
+        20,
+        0.95,
+        0.8,
+        seeds(1..n as i64 + 1, &device),
+    ));
+    assert_ne!(a, other, "seeds shifted by one");
+}
+
+/// The exact distribution the sampler draws from: temperature, stable top-k, top-p over the
+/// renormalised survivors, min-p (f64).
+fn filtered(x: &[f32], k: usize, p: f64, min_p: f64, t: f64) -> Vec<f64> {
+    let v = x.len();
+    let scaled: Vec<f64> = x.iter().map(|&l| l as f64 / t).collect();
+    let mut order: Vec<usize> = (0..v).collect();
+    order.sort_by(|&a, &b| scaled[b].total_cmp(&scaled[a])); // stable: lower index first
+    let width = if k == 0 || k >= v { v } else { k };
+    let top = &order[..width];
+    let max = scaled[top[0]];
+    let weights: Vec<f64> = top.iter().map(|&i| (scaled[i] - max).exp()).collect();
+    let total: f64 = weights.iter().sum();
+    let mut out = vec![0.0; v];
+    let mut before = 0.0;
+    for (slot, &i) in top.iter().enumerate() {
+        let prob = weights[slot] / total;
+        if (slot == 0 || before < p || p >= 1.0) && weights[slot] >= min_p {
+            out[i] = prob;
+        }
+        before += prob;
+    }
+    let kept: f64 = out.iter().sum();
+    out.iter().map(|w| w / kept).collect()
+}
+
+#[test]
+fn draws_follow_the_filtered_distribution() {
+    let _device = serial();
+    let device = Device::default();
+    // Upper 0.9999 quantiles of chi-square with 1..=7 degrees of freedom.
+    let critical = [15.14, 18.42, 21.11, 23.51, 25.74, 27.86, 29.88];
+    let x = [1.2f32, -0.3, 0.8, 2.0, 0.1, -1.5, 0.9, 1.7];
+    let v = x.len();
+    let n = 40_000;
+    let rows = logits(&vec![x.to_vec(); n], &device);
+    type Draw = Box<dyn Fn(Tensor<2>, Tensor<1, Int>) -> Tensor<1, Int>>;
+    let cases: Vec<(&str, Vec<f64>, Draw)> = vec![
+        (
+            "plain T=1",
+            filtered(&x, 0, 1.0, 0.0, 1.0),
+            Box::new(|l, s| sample_from_logits(l, 1.0, s)),
+        ),
+        (
+            "top-k 5, T=0.7",
+            filtered(&x, 5, 1.0, 0.0, 0.7),
+            Box::new(|l, s| top_k_top_p_sample(l, 5, 1.0, 0.7, s)),
+        ),
+        (
+            "top-p 0.8",
+            filtered(&x, 0, 0.8, 0.0, 1.0),
+            Box::new(|l, s| top_k_top_p_sample(l, 0, 0.8, 1.0, s)),
+        ),
+        (
+            "top-k 6, top-p 0.9, T=1.3",
+            filtered(&x, 6, 0.9, 0.0, 1.3),
+            Box::new(|l, s| top_k_top_p_sample(l, 6, 0.9, 1.3, s)),
+        ),
+        (
+            "min-p 0.3",
+            filtered(&x, 0, 1.0, 0.3, 1.0),
+            Box::new(|l, s| min_p_sample(l, 0.3, 1.0, s)),
+        ),
+    ];
+    for (i, (what, want, draw)) in cases.into_iter().enumerate() {
+        let first = 1_000_000 * i as i64;
+        let got = counts(
+            &ints(draw(rows.clone(), seeds(first..first + n as i64, &device))),
+            v,
+        );
+        let mut chi2 = 0.0;
+        let mut cells = 0;
+        for (t, (&c, &p)) in got.iter().zip(&want).enumerate() {
+            if p == 0.0 {
+                assert_eq!(
+                    c, 0,
+                    "{what}: token {t} is filtered out but was drawn {c} times"
+                );
+                continue;
+            }
+            let e = p * n as f64;
+            chi2 += (c as f64 - e).powi(2) / e;
+            cells += 1;
+        }
+        let limit = critical[cells - 2];
+        eprintln!(
+            "{what}: counts {got:?}, chi-square {chi2:.2} ({} dof, limit {limit})",
+            cells - 1
+        );
+        assert!(
+            chi2 < limit,
+            "{what}: chi-square {chi2:.2} >= {limit}: counts {got:?}, expected shares {want:?}"
+        );
+    }
+}
+
+#[test]
+fn the_filters_on_their_own() {
+    let _device = serial();
+    for device in [Device::default(), Device::flex()] {
+        let ninf = f32::NEG_INFINITY;
+        let rows = vec![
+            vec![1.0, 3.0, 3.0, 3.0, 0.0],
+            vec![f32::NAN, 2.0, -1.0, 2.0, 5.0],
+        ];
+        let got = floats(top_k_mask_logits(logits(&rows, &device), 2));
+        assert_eq!(
+            got,
+            [ninf, 3.0, 3.0, ninf, ninf, ninf, 2.0, ninf, ninf, 5.0],
+            "top-2 mask"
+        );
+        let got = floats(top_k_mask_logits(logits(&rows, &device), 0));
+        assert_eq!(
+            got,
+            [1.0, 3.0, 3.0, 3.0, 0.0, ninf, 2.0, -1.0, 2.0, 5.0],
+            "k = 0"
+        );
+        let k = Tensor::<1, Int>::from_data(TensorData::new(vec![1i64, 3], [2]), &device);
+        let got = floats(top_k_mask_logits(logits(&rows, &device), PerRow::Each(k)));
+        assert_eq!(
+            got,
+            [ninf, 3.0, ninf, ninf, ninf, ninf, 2.0, ninf, 2.0, 5.0],
+            "per-row k"
+        );
+        // Top-p 0.6 of [0.1, 0.4, 0.3, 0.2]: 0.4 then 0.3 (0.4 < 0.6 <= 0.7), renormalised.
+        let probs = vec![vec![0.1f32, 0.4, 0.3, 0.2], vec![0.25, 0.25, 0.25, 0.25]];
+        let got = floats(top_p_renorm_probs(logits(&probs, &device), 0.6));
+        let want = [
+            0.0,
+            0.4 / 0.7,
+            0.3 / 0.7,
+            0.0,
+            1.0 / 3.0,
+            1.0 / 3.0,
+            1.0 / 3.0,
+            0.0,
+        ];
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!(
+                (g - w).abs() < 1e-6,
+                "top-p renorm {i}: got {got:?}, expected {want:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_calls_get_clear_errors() {
+    let _device = serial();
+    let device = Device::default();
+    let x = logits(&[vec![0.0, 1.0], vec![1.0, 0.0]], &device);
+    let message = |f: &dyn Fn()| match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(()) => panic!("the call was accepted"),
+        Err(e) => e.downcast_ref::<String>().cloned().unwrap_or_default(),
+    };
+    let m = message(&|| {
+        drop(top_k_top_p_sample(
+            x.clone(),
+            1,
+            1.0,
+            1.0,
+            seeds(0..3, &device),
+        ))
+    });
+    assert!(
+        m.contains("top_k_top_p_sample: invalid argument `seeds`: 3 seeds"),
+        "{m}"
+    );
+    let p = Tensor::<1>::from_data([0.5f32], &device);
+    let m = message(&|| {
+        drop(top_k_top_p_sample(
+            x.clone(),
+            1,
+            p.clone(),
+            1.0,
+            seeds(0..2, &device),
+        ))
+    });
+    assert!(m.contains("invalid argument `top_p`: 1 values"), "{m}");
+    // Empty batches draw nothing; empty filters return their input.
+    let empty = || Tensor::<2>::zeros([0, 5], &device);
+    assert!(
+        ints(top_k_top_p_sample(
+            empty(),
+            2,
+            0.9,
+            1.0,
+            seeds(0..0, &device)
+        ))
+        .is_empty()
+    );
+    assert!(ints(min_p_sample(empty(), 0.1, 1.0, seeds(0..0, &device))).is_empty());
+    assert!(ints(sample_from_logits(empty(), 1.0, seeds(0..0, &device))).is_empty());
+    assert_eq!(top_k_mask_logits(empty(), 2).dims(), [0, 5]);
+    assert_eq!(top_p_renorm_probs(empty(), 0.5).dims(), [0, 5]);
+}
