@@ -263,6 +263,43 @@ def topk_rows(quick, dev, gen):
     return rows
 
 
+def sample_cases(quick):
+    """(shape, dtype) as sieve-bench's top_k_top_p_sample rows (k=50, p=0.9, t=0.8)."""
+    if quick:
+        return [((8, 4096), "f32")]
+    return [((b, 128256), d) for b in (64, 256) for d in ("f32", "bf16")]
+
+
+def sample_rows(quick, dev, gen):
+    """The usual torch top-k/top-p sampler: temperature, topk, softmax, cumsum, mask,
+    renormalise, multinomial (the draw in topk's sorted order, mapped back to token ids).
+    Floor as sieve-bench counts it: the logits read once, one i64 token a row written."""
+    rows = []
+    k, p, t = 50, 0.9, 0.8
+    for shape, dtype in sample_cases(quick):
+        x = (torch.rand(shape, device=dev, generator=gen) * 8.0 - 4.0).to(
+            torch.float32 if dtype == "f32" else torch.bfloat16)
+        floor = x.numel() * x.element_size() + shape[0] * 8
+
+        def fn():
+            vals, ids = torch.topk(x.float() / t, k, dim=-1)
+            probs = torch.softmax(vals, dim=-1)
+            before = torch.cumsum(probs, dim=-1) - probs
+            probs = probs.masked_fill(before >= p, 0.0)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+            pick = torch.multinomial(probs, 1, generator=gen)
+            return ids.gather(-1, pick).squeeze(-1)
+
+        tokens = fn()
+        ok = bool(((tokens >= 0) & (tokens < shape[1])).all())
+        rows.append(row("top_k_top_p_sample", shape, dtype, {"k": k, "p": p, "t": t}, "torch",
+                        floor, timed(fn) if ok else None, "ok" if ok else "wrong",
+                        None if ok else "a token outside the vocabulary"))
+        del x
+        torch.cuda.empty_cache()
+    return rows
+
+
 def main():
     out = sys.argv[1]
     quick = "--quick" in sys.argv
@@ -297,6 +334,7 @@ def main():
         rows.extend(filter_rows(quick, dev, gen))
         rows.extend(sort_rows(quick, dev, gen))
         rows.extend(topk_rows(quick, dev, gen))
+        rows.extend(sample_rows(quick, dev, gen))
 
     report = {
         "device": torch.cuda.get_device_name(),

@@ -22,6 +22,8 @@ pub enum Op {
     StablePartition,
     SplitByBit,
     TopkWithIndices,
+    /// `sieve_burn::sampling::top_k_top_p_sample` of `[batch, vocab]` logits.
+    TopKTopPSample,
 }
 
 /// Which runner times an op (`cumsum.rs`, `filter.rs`, `sort.rs`, `topk.rs`).
@@ -32,10 +34,11 @@ pub enum Family {
     Filter,
     Sort,
     Topk,
+    Sample,
 }
 
 impl Op {
-    pub const ALL: [Op; 14] = [
+    pub const ALL: [Op; 15] = [
         Op::Copy,
         Op::Cumsum,
         Op::Cumprod,
@@ -50,6 +53,7 @@ impl Op {
         Op::StablePartition,
         Op::SplitByBit,
         Op::TopkWithIndices,
+        Op::TopKTopPSample,
     ];
 
     /// The op's name in cases and rows (the Burn op's name).
@@ -69,6 +73,7 @@ impl Op {
             Op::StablePartition => "stable_partition",
             Op::SplitByBit => "split_by_bit",
             Op::TopkWithIndices => "topk_with_indices",
+            Op::TopKTopPSample => "top_k_top_p_sample",
         }
     }
 
@@ -81,6 +86,7 @@ impl Op {
                 Family::Sort
             }
             Op::TopkWithIndices => Family::Topk,
+            Op::TopKTopPSample => Family::Sample,
         }
     }
 
@@ -210,6 +216,7 @@ pub fn standard(quick: bool) -> Vec<Case> {
             Case::new(Op::SplitByBit, &[1 << 12], "i32", &[]),
             Case::new(Op::TopkWithIndices, &[1 << 14], "f32", &[("k", "10")]),
             Case::new(Op::TopkWithIndices, &[64, 128], "f32", &[("k", "8")]),
+            Case::new(Op::TopKTopPSample, &[8, 4096], "f32", &SAMPLE),
         ];
     }
     vec![
@@ -277,5 +284,13 @@ pub fn standard(quick: bool) -> Vec<Case> {
         Case::new(Op::TopkWithIndices, &[4096, 32768], "f32", &[("k", "64")]),
         Case::new(Op::TopkWithIndices, &[16384, 128], "f32", &[("k", "8")]),
         Case::new(Op::TopkWithIndices, &[64, 128256], "f32", &[("k", "50")]),
+        // Sampling at LLM vocabulary sizes (issue 17; torch's sampler in the same call).
+        Case::new(Op::TopKTopPSample, &[64, 128256], "f32", &SAMPLE),
+        Case::new(Op::TopKTopPSample, &[64, 128256], "bf16", &SAMPLE),
+        Case::new(Op::TopKTopPSample, &[256, 128256], "f32", &SAMPLE),
+        Case::new(Op::TopKTopPSample, &[256, 128256], "bf16", &SAMPLE),
     ]
 }
+
+/// The sampling rows' parameters: top-k 50, top-p 0.9, temperature 0.8.
+const SAMPLE: [(&str, &str); 3] = [("k", "50"), ("p", "0.9"), ("t", "0.8")];

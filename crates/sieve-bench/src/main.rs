@@ -22,6 +22,7 @@ mod copy;
 mod cumsum;
 mod filter;
 mod report;
+mod sample;
 mod sort;
 mod timing;
 mod topk;
@@ -85,6 +86,7 @@ fn main() {
             Family::Filter => filter::run(case, &device, &client, runs, !cli.no_burn),
             Family::Sort => sort::run(case, &device, &client, runs, !cli.no_burn),
             Family::Topk => topk::run(case, &device, &client, runs, !cli.no_burn),
+            Family::Sample => sample::run(case, &device, &client, runs),
         };
         for row in rows {
             report.push(row);

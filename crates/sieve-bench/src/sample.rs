@@ -1,0 +1,105 @@
+//! Sampling rows (`top_k_top_p_sample` of `[batch, vocab]` logits, f32 or bf16; params `k=`
+//! (50), `p=` (0.9), `t=` (0.8)): sieve's Burn op, per-row seeds. Every draw is checked
+//! before timing: a valid id inside the row's top-k whose preceding renormalised probability
+//! is below `p` (with a little slack for f32 sums against this check's f64). Stock Burn has
+//! no sampling op; torch's reference (sort, softmax, cumsum, mask, multinomial) is in
+//! `bench/torch_reference.py`.
+
+use burn::tensor::{DType, Device, Int, Tensor, TensorData};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+
+use crate::case::Case;
+use crate::report::Row;
+use crate::timing;
+
+pub fn run(
+    case: &Case,
+    device: &Device,
+    client: &cubecl::prelude::Client,
+    runs: usize,
+) -> Vec<Row> {
+    let [batch, vocab] = case.shape[..] else {
+        panic!("top_k_top_p_sample bench: shape must be [batch, vocab]");
+    };
+    let param = |key: &str, default: f64| -> f64 {
+        case.params
+            .get(key)
+            .map(|v| v.parse().expect("a number"))
+            .unwrap_or(default)
+    };
+    let (k, p, t) = (param("k", 50.0) as usize, param("p", 0.9), param("t", 0.8));
+    let dtype = match case.dtype.as_str() {
+        "f32" => DType::F32,
+        "bf16" => DType::BF16,
+        "f16" => DType::F16,
+        other => panic!("top_k_top_p_sample bench: dtype {other} (f32, f16, bf16)"),
+    };
+    let mut rng = StdRng::seed_from_u64(0x5a3e);
+    let data: Vec<f32> = (0..batch * vocab)
+        .map(|_| rng.random_range(-4.0f32..4.0))
+        .collect();
+    // The logits as the dtype holds them, for the check.
+    let logits = Tensor::<2>::from_data(TensorData::new(data, [batch, vocab]), device).cast(dtype);
+    let held: Vec<f32> = logits
+        .clone()
+        .cast(DType::F32)
+        .into_data()
+        .iter::<f32>()
+        .collect();
+    let seeds = Tensor::<1, Int>::from_data(
+        TensorData::new((0..batch as i64).collect::<Vec<_>>(), [batch]),
+        device,
+    );
+    let index_bytes = seeds.dtype().size() as u64;
+    let floor = (batch * vocab) as u64 * dtype.size() as u64 + batch as u64 * index_bytes;
+    let row = Row::new(
+        case,
+        "sieve",
+        &crate::report::backend_name(&sieve::DeviceCaps::of(client)),
+        floor,
+        &[],
+    );
+    let draw = || {
+        sieve_burn::sampling::top_k_top_p_sample(
+            logits.clone(),
+            k,
+            p as f32,
+            t as f32,
+            seeds.clone(),
+        )
+    };
+    let tokens: Vec<i64> = draw().into_data().iter::<i64>().collect();
+    let wrong = check(&held, vocab, k, p, t, &tokens);
+    vec![row.checked(wrong, || timing::time_burn(device, runs, || drop(draw())))]
+}
+
+/// Why a draw is outside its row's filtered set, if one is.
+fn check(logits: &[f32], vocab: usize, k: usize, p: f64, t: f64, tokens: &[i64]) -> Option<String> {
+    for (r, &token) in tokens.iter().enumerate() {
+        let row = &logits[r * vocab..(r + 1) * vocab];
+        if token < 0 || token as usize >= vocab {
+            return Some(format!("row {r}: token {token} outside 0..{vocab}"));
+        }
+        let mut order: Vec<usize> = (0..vocab).collect();
+        order.sort_by(|&a, &b| row[b].total_cmp(&row[a]));
+        let width = if k == 0 || k >= vocab { vocab } else { k };
+        let Some(slot) = order[..width].iter().position(|&i| i == token as usize) else {
+            return Some(format!(
+                "row {r}: token {token} is not in the row's top-{width}"
+            ));
+        };
+        let max = row[order[0]] as f64 / t;
+        let w: Vec<f64> = order[..width]
+            .iter()
+            .map(|&i| (row[i] as f64 / t - max).exp())
+            .collect();
+        let total: f64 = w.iter().sum();
+        let before: f64 = w[..slot].iter().sum::<f64>() / total;
+        if slot > 0 && before >= p + 1e-3 {
+            return Some(format!(
+                "row {r}: token {token} (slot {slot}) lies past the top-p set: {before:.6} >= {p}"
+            ));
+        }
+    }
+    None
+}
