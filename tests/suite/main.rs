@@ -16,6 +16,7 @@ mod filter_ops;
 mod huge;
 mod props;
 mod sampling;
+mod sets;
 mod scan;
 mod scans;
 mod small_devices;

@@ -15,6 +15,9 @@
 //! - Top-k (the first k of a stable sort):
 //!   [`topk`], [`topk_with_indices`], [`argtopk`], [`bottomk_with_indices`],
 //!   [`topk_with_options`] ([`TopKOptions`]).
+//! - Sets and order statistics on the sort and compaction engines: [`unique`],
+//!   [`unique_with`] (inverse, counts), [`unique_consecutive`], [`searchsorted`],
+//!   [`bucketize`], [`kthvalue`], [`median`].
 //! - Sampling from logits on the device ([`sampling`]): top-k/top-p, min-p and plain
 //!   Gumbel-max draws from per-row seeds, and the top-k and top-p filters on their own.
 //!
@@ -46,10 +49,14 @@ mod meta;
 mod ops;
 pub mod sampling;
 mod served;
+mod sets;
 mod stock;
 mod tensor;
 
 pub use ops::SieveOps;
+pub use sets::{
+    Unique, bucketize, kthvalue, median, searchsorted, unique, unique_consecutive, unique_with,
+};
 pub use tensor::{
     SieveKind, TopKOptions, argsort, argsort_descending, argtopk, argwhere, argwhere_async,
     bottomk_with_indices, compact_rows, cummax, cummin, cumprod, cumsum, mask_select,

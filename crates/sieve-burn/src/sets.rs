@@ -1,0 +1,302 @@
+//! Set operations and order statistics on the sort and compaction engines: [`unique`],
+//! [`unique_with`], [`unique_consecutive`], [`searchsorted`], [`bucketize`], [`kthvalue`],
+//! [`median`]. Float and Int tensors of every dtype the sort takes; sieve's order throughout
+//! (PyTorch's: `-inf < ... < -0.0 == +0.0 < ... < +inf < NaN`, every NaN equal to every
+//! other), so unlike `torch.unique`, NaNs form one group and the two zeros another.
+
+use burn::tensor::{AsIndex, Bool, Int, Tensor};
+
+use crate::SieveKind;
+
+/// [`unique_with`]'s outputs.
+#[derive(Debug, Clone)]
+pub struct Unique<const D: usize, K: burn::tensor::kind::Basic> {
+    /// The distinct values in ascending order: each group's first element in the input's
+    /// row-major order (its bits: which zero, which NaN payload).
+    pub values: Tensor<1, K>,
+    /// For every input element (the input's shape), the position of its value in `values`.
+    pub inverse: Option<Tensor<D, Int>>,
+    /// How many input elements each value has.
+    pub counts: Option<Tensor<1, Int>>,
+}
+
+/// The distinct values of `x` (all of it, row-major), ascending: `torch.unique(x,
+/// sorted=True)`, but NaNs are one value (see the module docs). Reads one count back (the
+/// output's length depends on the data).
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// let device = Device::default();
+/// let x = Tensor::<1, Int>::from_data([3, 1, 3, 2, 1], &device);
+/// let values = sieve_burn::unique(x);
+/// assert_eq!(values.into_data().iter::<i64>().collect::<Vec<_>>(), [1, 2, 3]);
+/// ```
+pub fn unique<const D: usize, K: SieveKind>(x: Tensor<D, K>) -> Tensor<1, K> {
+    unique_with(x, false, false).values
+}
+
+/// [`unique`] with, on request, the inverse (each element's position in the values) and the
+/// counts, as `torch.unique(x, sorted=True, return_inverse=..., return_counts=...)`.
+pub fn unique_with<const D: usize, K: SieveKind>(
+    x: Tensor<D, K>,
+    return_inverse: bool,
+    return_counts: bool,
+) -> Unique<D, K> {
+    let shape = x.shape();
+    let n = shape.num_elements();
+    let flat = x.reshape([n]);
+    if n == 0 {
+        return empty_unique(flat, shape, return_inverse, return_counts);
+    }
+    let (sorted, order) = crate::sort_with_indices(flat, 0);
+    groups(sorted, Some(order), shape, return_inverse, return_counts)
+}
+
+/// The first of every run of equal consecutive elements of `x` (all of it, row-major), with
+/// the inverse and counts on request: `torch.unique_consecutive` (NaNs equal, as everywhere
+/// in sieve).
+pub fn unique_consecutive<const D: usize, K: SieveKind>(
+    x: Tensor<D, K>,
+    return_inverse: bool,
+    return_counts: bool,
+) -> Unique<D, K> {
+    let shape = x.shape();
+    let n = shape.num_elements();
+    let flat = x.reshape([n]);
+    if n == 0 {
+        return empty_unique(flat, shape, return_inverse, return_counts);
+    }
+    groups(flat, None, shape, return_inverse, return_counts)
+}
+
+/// For every element of `values`, the position in `sorted_sequence` (1-D, ascending in
+/// sieve's order; not checked, as in torch) where it would be inserted to keep it sorted:
+/// the first position whose element is not less than it (`right = false`) or greater than
+/// it (`right = true`): `torch.searchsorted(sorted_sequence, values, right=right)`. An Int
+/// tensor of `values`' shape. One stable sort of both together, a scan and a scatter; no
+/// host read.
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// let device = Device::default();
+/// let edges = Tensor::<1>::from_data([1.0, 2.0, 2.0, 5.0], &device);
+/// let at = Tensor::<1>::from_data([2.0, 0.0, 6.0], &device);
+/// let left = sieve_burn::searchsorted(edges.clone(), at.clone(), false);
+/// let right = sieve_burn::searchsorted(edges, at, true);
+/// assert_eq!(left.into_data().iter::<i64>().collect::<Vec<_>>(), [1, 0, 4]);
+/// assert_eq!(right.into_data().iter::<i64>().collect::<Vec<_>>(), [3, 0, 4]);
+/// ```
+pub fn searchsorted<const D: usize, K: SieveKind>(
+    sorted_sequence: Tensor<1, K>,
+    values: Tensor<D, K>,
+    right: bool,
+) -> Tensor<D, Int> {
+    let shape = values.shape();
+    let n = shape.num_elements();
+    let [m] = sorted_sequence.dims();
+    let device = values.device();
+    if n == 0 || m == 0 {
+        return Tensor::<1, Int>::zeros([n], &device).reshape(shape);
+    }
+    // In a stable sort, a query placed before the sequence lands before its equal elements
+    // (left), placed after it lands after them (right); the sequence elements before a
+    // query's slot are its answer.
+    let queries = values.reshape([n]);
+    let (both, tags, first_query) = if right {
+        (
+            Tensor::cat(vec![sorted_sequence, queries], 0),
+            tags(m, n, &device),
+            m,
+        )
+    } else {
+        (
+            Tensor::cat(vec![queries, sorted_sequence], 0),
+            tags(n, m, &device).bool_not(),
+            0,
+        )
+    };
+    let (_, order) = crate::sort_with_indices(both, 0);
+    let is_sequence = tags.int().gather(0, order.clone());
+    let before = crate::cumsum(is_sequence.clone(), 0);
+    // Each query's answer to its own slot; sequence elements to a spare slot `n`.
+    let slot = order
+        .sub_scalar(first_query as i64)
+        .mask_fill(is_sequence.equal_elem(1), n as i64);
+    Tensor::<1, Int>::zeros([n + 1], &device)
+        .scatter(0, slot, before, burn::tensor::IndexingUpdateOp::Add)
+        .narrow(0, 0, n)
+        .reshape(shape)
+}
+
+/// The bucket of every element of `input` among `boundaries` (1-D, ascending):
+/// `torch.bucketize(input, boundaries, right=right)`, i.e. [`searchsorted`]`(boundaries,
+/// input, right)`: with `right = false` the first `i` with `x <= boundaries[i]`, with `right
+/// = true` the first `i` with `x < boundaries[i]`.
+pub fn bucketize<const D: usize, K: SieveKind>(
+    input: Tensor<D, K>,
+    boundaries: Tensor<1, K>,
+    right: bool,
+) -> Tensor<D, Int> {
+    searchsorted(boundaries, input, right)
+}
+
+/// The `k`-th smallest element along `dim` (`k` counts from 1, as `torch.kthvalue`) and its
+/// index; `dim` is kept with size 1 (as Burn's `min_dim`). Ties: the element of the stable
+/// ascending sort's slot `k - 1` (the lowest index among equal values goes first); NaN is
+/// the largest value. Gradients (Float, Autodiff) go to the chosen element.
+pub fn kthvalue<const D: usize, K: SieveKind>(
+    x: Tensor<D, K>,
+    k: usize,
+    dim: impl AsIndex,
+) -> (Tensor<D, K>, Tensor<D, Int>) {
+    let dim = dim
+        .try_dim_index(D)
+        .unwrap_or_else(|e| panic!("kthvalue: {e}"));
+    let len = x.dims()[dim];
+    assert!(
+        (1..=len).contains(&k),
+        "kthvalue: invalid argument `k` = {k}: expected 1..={len} (the length of dim {dim})"
+    );
+    let (values, indices) = crate::bottomk_with_indices(x, k, dim as isize);
+    (values.narrow(dim, k - 1, 1), indices.narrow(dim, k - 1, 1))
+}
+
+/// The lower median along `dim` (the element of rank `(len - 1) / 2`, as `torch.median`)
+/// and its index, `dim` kept with size 1. As in torch, a lane holding a NaN has a NaN median:
+/// its first NaN and that NaN's index. Ties as [`kthvalue`].
+///
+/// # Example
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// let device = Device::default();
+/// let x = Tensor::<2>::from_data([[3.0, 1.0, 2.0, 5.0], [f32::NAN, 0.0, 1.0, 2.0]], &device);
+/// let (values, indices) = sieve_burn::median(x, 1);
+/// let v: Vec<f32> = values.into_data().iter::<f32>().collect();
+/// assert_eq!(v[0], 2.0);
+/// assert!(v[1].is_nan());
+/// assert_eq!(indices.into_data().iter::<i64>().collect::<Vec<_>>(), [2, 0]);
+/// ```
+pub fn median<const D: usize, K: SieveKind>(
+    x: Tensor<D, K>,
+    dim: impl AsIndex,
+) -> (Tensor<D, K>, Tensor<D, Int>) {
+    let dim = dim
+        .try_dim_index(D)
+        .unwrap_or_else(|e| panic!("median: {e}"));
+    let len = x.dims()[dim];
+    assert!(
+        len > 0,
+        "median: invalid argument `x`: dim {dim} has length 0: expected at least 1"
+    );
+    let (values, indices) = kthvalue(x.clone(), (len - 1) / 2 + 1, dim);
+    // NaN lanes: NaN is the only value unequal to itself (Int lanes never have one).
+    let nan = x.clone().not_equal(x.clone());
+    let position = positions::<D>(&x.shape(), dim, &x.device());
+    let first_nan = position
+        .mask_fill(nan.clone().bool_not(), len as i64)
+        .min_dim(dim);
+    let has_nan = first_nan.clone().lower_elem(len as i64);
+    let at = first_nan.clamp_max(len as i64 - 1);
+    let nan_value = x.gather(dim, at.clone());
+    (
+        values.mask_where(has_nan.clone(), nan_value),
+        indices.mask_where(has_nan, at),
+    )
+}
+
+/// Group boundaries of `sorted` (equal neighbours, NaNs equal) as values, inverse, counts;
+/// `order`: where each element of `sorted` came from (`None`: the input order itself).
+fn groups<const D: usize, K: SieveKind>(
+    sorted: Tensor<1, K>,
+    order: Option<Tensor<1, Int>>,
+    shape: burn::tensor::Shape,
+    return_inverse: bool,
+    return_counts: bool,
+) -> Unique<D, K> {
+    let [n] = sorted.dims();
+    let device = sorted.device();
+    let starts = if n == 1 {
+        Tensor::<1, Bool>::from_data([true], &device)
+    } else {
+        let earlier = sorted.clone().narrow(0, 0, n - 1);
+        let later = sorted.clone().narrow(0, 1, n - 1);
+        let both_nan = earlier
+            .clone()
+            .not_equal(earlier.clone())
+            .bool_and(later.clone().not_equal(later.clone()));
+        let new = later.equal(earlier).bool_or(both_nan).bool_not();
+        Tensor::cat(vec![Tensor::<1, Bool>::from_data([true], &device), new], 0)
+    };
+    let group = (return_inverse || return_counts)
+        .then(|| crate::cumsum(starts.clone().int(), 0).sub_scalar(1));
+    let values = crate::mask_select(sorted, starts);
+    let [m] = values.dims();
+    let inverse = return_inverse.then(|| {
+        let group = group.clone().expect("made above");
+        let inverse = match order {
+            Some(order) => Tensor::<1, Int>::zeros([n], &device).scatter(
+                0,
+                order,
+                group,
+                burn::tensor::IndexingUpdateOp::Add,
+            ),
+            None => group,
+        };
+        inverse.reshape(shape)
+    });
+    let counts = return_counts.then(|| {
+        Tensor::<1, Int>::zeros([m], &device).scatter(
+            0,
+            group.expect("made above"),
+            Tensor::<1, Int>::ones([n], &device),
+            burn::tensor::IndexingUpdateOp::Add,
+        )
+    });
+    Unique {
+        values,
+        inverse,
+        counts,
+    }
+}
+
+fn empty_unique<const D: usize, K: SieveKind>(
+    flat: Tensor<1, K>,
+    shape: burn::tensor::Shape,
+    return_inverse: bool,
+    return_counts: bool,
+) -> Unique<D, K> {
+    let device = flat.device();
+    Unique {
+        values: flat,
+        inverse: return_inverse.then(|| Tensor::<1, Int>::zeros([0], &device).reshape(shape)),
+        counts: return_counts.then(|| Tensor::<1, Int>::zeros([0], &device)),
+    }
+}
+
+/// `[first; n] ++ [!first; m]` as Bool tags: true for the first `a` elements.
+fn tags(a: usize, b: usize, device: &burn::tensor::Device) -> Tensor<1, Bool> {
+    Tensor::cat(
+        vec![
+            Tensor::<1, Int>::ones([a], device).equal_elem(1),
+            Tensor::<1, Int>::zeros([b], device).equal_elem(1),
+        ],
+        0,
+    )
+}
+
+/// Every element's position along `dim`, as an Int tensor of `shape`.
+fn positions<const D: usize>(
+    shape: &burn::tensor::Shape,
+    dim: usize,
+    device: &burn::tensor::Device,
+) -> Tensor<D, Int> {
+    let len = shape[dim];
+    let mut along = [1usize; D];
+    along[dim] = len;
+    let dims: [usize; D] = std::array::from_fn(|d| shape[d]);
+    Tensor::<1, Int>::arange(0..len as i64, device)
+        .reshape(along)
+        .expand(dims)
+}

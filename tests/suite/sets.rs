@@ -1,0 +1,376 @@
+//! Set operations and order statistics (`sieve_burn::{unique, unique_with, unique_consecutive,
+//! searchsorted, bucketize, kthvalue, median}`, issue 17) against CPU references in sieve's
+//! order (`SortKey::order`: NaNs equal and last, -0.0 == +0.0), f32 and i32, on the test
+//! device at default tunings and on Flex: random data with many ties, NaNs, both zeros,
+//! infinities, sorted and reversed inputs, lengths across the compaction and sort tiles,
+//! empty tensors; and the gradient of `kthvalue`/`median` (it goes to the chosen element).
+
+use crate::common::{rng, serial};
+
+use burn::tensor::{Device, Int, Tensor, TensorData};
+use rand::Rng;
+use sieve::sort::reference::{SortKey, sort_rows};
+use sieve_burn::SieveKind;
+use std::cmp::Ordering;
+
+fn same<T: SortKey>(a: &T, b: &T) -> bool {
+    T::order(a, b) == Ordering::Equal
+}
+
+/// (values, inverse, counts) of `torch.unique(sorted=True)` in sieve's order; each value is
+/// its group's first element in input order.
+fn unique_reference<T: SortKey + Copy>(x: &[T]) -> (Vec<T>, Vec<i64>, Vec<i64>) {
+    let order = sort_rows(x, 1, x.len(), false);
+    let (mut values, mut counts) = (Vec::new(), Vec::new());
+    let mut inverse = vec![0i64; x.len()];
+    for (slot, &i) in order.iter().enumerate() {
+        if slot == 0 || !same(&x[order[slot - 1]], &x[i]) {
+            values.push(x[i]);
+            counts.push(0);
+        }
+        *counts.last_mut().unwrap() += 1;
+        inverse[i] = values.len() as i64 - 1;
+    }
+    (values, inverse, counts)
+}
+
+fn consecutive_reference<T: SortKey + Copy>(x: &[T]) -> (Vec<T>, Vec<i64>, Vec<i64>) {
+    let (mut values, mut counts, mut inverse) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, v) in x.iter().enumerate() {
+        if i == 0 || !same(&x[i - 1], v) {
+            values.push(*v);
+            counts.push(0);
+        }
+        *counts.last_mut().unwrap() += 1;
+        inverse.push(values.len() as i64 - 1);
+    }
+    (values, inverse, counts)
+}
+
+/// Elements of `sorted` less than `v` (or not greater, `right`) in sieve's order.
+fn search_reference<T: SortKey>(sorted: &[T], v: &T, right: bool) -> i64 {
+    sorted
+        .iter()
+        .filter(|s| match T::order(s, v) {
+            Ordering::Less => true,
+            Ordering::Equal => right,
+            Ordering::Greater => false,
+        })
+        .count() as i64
+}
+
+trait Elem: SortKey + Copy + std::fmt::Debug + burn::tensor::Element + bytemuck::Pod {
+    type Kind: SieveKind;
+    fn draw(rng: &mut rand::rngs::StdRng) -> Self;
+    fn bits(self) -> u64;
+    fn is_nan(self) -> bool;
+}
+
+impl Elem for f32 {
+    type Kind = burn::tensor::Float;
+    fn draw(rng: &mut rand::rngs::StdRng) -> f32 {
+        match rng.random_range(0..20) {
+            0 => f32::NAN,
+            1 => -0.0,
+            2 => 0.0,
+            3 => f32::INFINITY,
+            4 => f32::NEG_INFINITY,
+            5 => f32::from_bits(0x7fc0_1234), // another NaN payload
+            _ => rng.random_range(-6..6) as f32 * 0.5,
+        }
+    }
+    fn bits(self) -> u64 {
+        self.to_bits() as u64
+    }
+    fn is_nan(self) -> bool {
+        f32::is_nan(self)
+    }
+}
+
+impl Elem for i32 {
+    type Kind = Int;
+    fn draw(rng: &mut rand::rngs::StdRng) -> i32 {
+        match rng.random_range(0..10) {
+            0 => i32::MIN,
+            1 => i32::MAX,
+            _ => rng.random_range(-20..20),
+        }
+    }
+    fn bits(self) -> u64 {
+        self as u32 as u64
+    }
+    fn is_nan(self) -> bool {
+        false
+    }
+}
+
+fn tensor<T: Elem>(v: &[T], device: &Device) -> Tensor<1, T::Kind> {
+    Tensor::from_data(TensorData::new(v.to_vec(), [v.len()]), device)
+}
+
+fn read<T: Elem>(t: Tensor<1, T::Kind>) -> Vec<T> {
+    t.into_data()
+        .convert::<T>()
+        .try_into_vec::<T>()
+        .expect("values")
+}
+
+fn ints<const D: usize>(t: Tensor<D, Int>) -> Vec<i64> {
+    t.into_data().iter::<i64>().collect()
+}
+
+fn assert_same_bits<T: Elem>(got: &[T], want: &[T], case: &str) {
+    let g: Vec<u64> = got.iter().map(|v| v.bits()).collect();
+    let w: Vec<u64> = want.iter().map(|v| v.bits()).collect();
+    assert_eq!(g, w, "{case}: got {got:?}, expected {want:?}");
+}
+
+fn inputs<T: Elem>(rng: &mut rand::rngs::StdRng) -> Vec<(String, Vec<T>)> {
+    let mut out = Vec::new();
+    for len in [0usize, 1, 2, 7, 129, 1000, 4097] {
+        let random: Vec<T> = (0..len).map(|_| T::draw(rng)).collect();
+        let mut sorted = random.clone();
+        sorted.sort_by(T::order);
+        let mut reversed = sorted.clone();
+        reversed.reverse();
+        let all_equal = vec![random.first().copied().unwrap_or_else(|| T::draw(rng)); len];
+        out.push((format!("random [{len}]"), random));
+        out.push((format!("sorted [{len}]"), sorted));
+        out.push((format!("reversed [{len}]"), reversed));
+        out.push((format!("all equal [{len}]"), all_equal));
+    }
+    out
+}
+
+fn check_unique<T: Elem>(device: &Device, test: &str) {
+    let (mut rng, _) = rng(test);
+    for (case, x) in inputs::<T>(&mut rng) {
+        let case = format!("{test} {device:?} {}: {case}", std::any::type_name::<T>());
+        let want = unique_reference(&x);
+        let got = sieve_burn::unique_with(tensor(&x, device), true, true);
+        assert_same_bits(
+            &read::<T>(got.values),
+            &want.0,
+            &format!("{case}: unique values"),
+        );
+        assert_eq!(ints(got.inverse.unwrap()), want.1, "{case}: unique inverse");
+        assert_eq!(ints(got.counts.unwrap()), want.2, "{case}: unique counts");
+        assert_same_bits(
+            &read::<T>(sieve_burn::unique(tensor(&x, device))),
+            &want.0,
+            &format!("{case}: unique alone"),
+        );
+        let want = consecutive_reference(&x);
+        let got = sieve_burn::unique_consecutive(tensor(&x, device), true, true);
+        assert_same_bits(
+            &read::<T>(got.values),
+            &want.0,
+            &format!("{case}: consecutive values"),
+        );
+        assert_eq!(
+            ints(got.inverse.unwrap()),
+            want.1,
+            "{case}: consecutive inverse"
+        );
+        assert_eq!(
+            ints(got.counts.unwrap()),
+            want.2,
+            "{case}: consecutive counts"
+        );
+    }
+    // The inverse keeps the input's shape.
+    let x = Tensor::<2, T::Kind>::from_data(
+        TensorData::new(
+            (0..12).map(|_| T::draw(&mut rng)).collect::<Vec<T>>(),
+            [3, 4],
+        ),
+        device,
+    );
+    let flat: Vec<T> = read::<T>(x.clone().reshape([12]));
+    let got = sieve_burn::unique_with(x, true, false);
+    assert!(got.counts.is_none());
+    let inverse = got.inverse.unwrap();
+    assert_eq!(inverse.dims(), [3, 4], "{test}: inverse shape");
+    assert_eq!(
+        ints(inverse),
+        unique_reference(&flat).1,
+        "{test}: [3, 4] inverse"
+    );
+}
+
+fn check_search<T: Elem>(device: &Device, test: &str) {
+    let (mut rng, _) = rng(test);
+    for m in [0usize, 1, 5, 300, 2049] {
+        let mut sorted: Vec<T> = (0..m).map(|_| T::draw(&mut rng)).collect();
+        sorted.sort_by(T::order);
+        for n in [0usize, 1, 33, 1500] {
+            let mut queries: Vec<T> = (0..n).map(|_| T::draw(&mut rng)).collect();
+            // Queries equal to sequence elements (ties on both sides).
+            for q in queries.iter_mut().step_by(3) {
+                if m > 0 {
+                    *q = sorted[rng.random_range(0..m)];
+                }
+            }
+            for right in [false, true] {
+                let case = format!(
+                    "{test} {device:?} {}: [{m}] sequence, {n} queries, right={right}",
+                    std::any::type_name::<T>()
+                );
+                let want: Vec<i64> = queries
+                    .iter()
+                    .map(|q| search_reference(&sorted, q, right))
+                    .collect();
+                let got = sieve_burn::searchsorted(
+                    tensor(&sorted, device),
+                    tensor(&queries, device),
+                    right,
+                );
+                assert_eq!(ints(got), want, "{case}: searchsorted");
+                let got =
+                    sieve_burn::bucketize(tensor(&queries, device), tensor(&sorted, device), right);
+                assert_eq!(ints(got), want, "{case}: bucketize");
+            }
+        }
+    }
+    // Queries of any shape keep it.
+    let sorted: Vec<T> = {
+        let mut s: Vec<T> = (0..10).map(|_| T::draw(&mut rng)).collect();
+        s.sort_by(T::order);
+        s
+    };
+    let q: Vec<T> = (0..6).map(|_| T::draw(&mut rng)).collect();
+    let queries = Tensor::<2, T::Kind>::from_data(TensorData::new(q.clone(), [2, 3]), device);
+    let got = sieve_burn::searchsorted(tensor(&sorted, device), queries, false);
+    assert_eq!(got.dims(), [2, 3]);
+    let want: Vec<i64> = q
+        .iter()
+        .map(|v| search_reference(&sorted, v, false))
+        .collect();
+    assert_eq!(ints(got), want, "{test}: [2, 3] queries");
+}
+
+fn check_order_statistics<T: Elem>(device: &Device, test: &str) {
+    let (mut rng, _) = rng(test);
+    for (rows, len) in [(1usize, 1usize), (3, 2), (4, 7), (2, 129), (5, 1000)] {
+        let x: Vec<T> = (0..rows * len).map(|_| T::draw(&mut rng)).collect();
+        let order = sort_rows(&x, rows, len, false);
+        let t = || Tensor::<2, T::Kind>::from_data(TensorData::new(x.clone(), [rows, len]), device);
+        let case = format!(
+            "{test} {device:?} {}: [{rows}, {len}]",
+            std::any::type_name::<T>()
+        );
+        for k in [1, len.div_ceil(2), len] {
+            let (values, indices) = sieve_burn::kthvalue(t(), k, 1);
+            assert_eq!(values.dims(), [rows, 1]);
+            let want_i: Vec<i64> = (0..rows).map(|r| order[r * len + k - 1] as i64).collect();
+            let want_v: Vec<T> = (0..rows).map(|r| x[r * len + want_i[r] as usize]).collect();
+            assert_eq!(ints(indices), want_i, "{case}: kthvalue k={k} indices");
+            assert_same_bits(
+                &read::<T>(values.reshape([rows])),
+                &want_v,
+                &format!("{case}: kthvalue k={k}"),
+            );
+        }
+        // Median: rank (len - 1) / 2, or the lane's first NaN.
+        let (values, indices) = sieve_burn::median(t(), -1);
+        let want_i: Vec<i64> = (0..rows)
+            .map(|r| {
+                let lane = &x[r * len..(r + 1) * len];
+                match lane.iter().position(|v| v.is_nan()) {
+                    Some(nan) => nan as i64,
+                    None => order[r * len + (len - 1) / 2] as i64,
+                }
+            })
+            .collect();
+        let want_v: Vec<T> = (0..rows).map(|r| x[r * len + want_i[r] as usize]).collect();
+        assert_eq!(ints(indices), want_i, "{case}: median indices");
+        assert_same_bits(
+            &read::<T>(values.reshape([rows])),
+            &want_v,
+            &format!("{case}: median"),
+        );
+        // Along dim 0 (a view): the same as the transposed rows.
+        let (values, _) = sieve_burn::median(t().transpose(), 0);
+        assert_eq!(values.dims(), [1, rows]);
+        assert_same_bits(
+            &read::<T>(values.reshape([rows])),
+            &want_v,
+            &format!("{case}: median dim 0"),
+        );
+    }
+}
+
+#[test]
+fn unique_and_unique_consecutive_match_the_reference() {
+    let _device = serial();
+    for device in [Device::default(), Device::flex()] {
+        check_unique::<f32>(&device, "unique");
+        check_unique::<i32>(&device, "unique");
+    }
+}
+
+#[test]
+fn searchsorted_and_bucketize_match_the_reference() {
+    let _device = serial();
+    for device in [Device::default(), Device::flex()] {
+        check_search::<f32>(&device, "searchsorted");
+        check_search::<i32>(&device, "searchsorted");
+    }
+}
+
+#[test]
+fn kthvalue_and_median_match_the_reference() {
+    let _device = serial();
+    for device in [Device::default(), Device::flex()] {
+        check_order_statistics::<f32>(&device, "order statistics");
+        check_order_statistics::<i32>(&device, "order statistics");
+    }
+}
+
+#[test]
+fn order_statistics_gradients_go_to_the_chosen_element() {
+    let _device = serial();
+    let device = Device::default().autodiff();
+    let x = Tensor::<2>::from_data([[3.0, 1.0, 2.0, 2.0], [f32::NAN, 0.0, 1.0, 5.0]], &device)
+        .require_grad();
+    let (values, _) = sieve_burn::median(x.clone(), 1);
+    let grads = (values * Tensor::<2>::from_data([[2.0], [3.0]], &device))
+        .sum()
+        .backward();
+    let got: Vec<f32> = x.grad(&grads).unwrap().into_data().iter::<f32>().collect();
+    // Row 0: the lower median is the first 2.0 (index 2); row 1: its NaN (index 0).
+    assert_eq!(
+        got,
+        [0.0, 0.0, 2.0, 0.0, 3.0, 0.0, 0.0, 0.0],
+        "median gradient"
+    );
+    let x = Tensor::<2>::from_data([[4.0, 1.0, 3.0]], &device).require_grad();
+    let (values, indices) = sieve_burn::kthvalue(x.clone(), 2, 1);
+    assert_eq!(ints(indices), [2]);
+    let grads = values.sum().backward();
+    let got: Vec<f32> = x.grad(&grads).unwrap().into_data().iter::<f32>().collect();
+    assert_eq!(got, [0.0, 0.0, 1.0], "kthvalue gradient");
+}
+
+#[test]
+fn bad_calls_get_clear_errors() {
+    let _device = serial();
+    let device = Device::default();
+    let x = Tensor::<2>::zeros([2, 3], &device);
+    let message = |f: &dyn Fn()| match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(()) => panic!("the call was accepted"),
+        Err(e) => e.downcast_ref::<String>().cloned().unwrap_or_default(),
+    };
+    let m = message(&|| drop(sieve_burn::kthvalue(x.clone(), 0, 1)));
+    assert!(
+        m.contains("kthvalue: invalid argument `k` = 0: expected 1..=3"),
+        "{m}"
+    );
+    let m = message(&|| drop(sieve_burn::kthvalue(x.clone(), 4, 1)));
+    assert!(m.contains("expected 1..=3"), "{m}");
+    let m = message(&|| drop(sieve_burn::median(Tensor::<2>::zeros([2, 0], &device), 1)));
+    assert!(
+        m.contains("median: invalid argument `x`: dim 1 has length 0"),
+        "{m}"
+    );
+}
