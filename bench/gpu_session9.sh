@@ -12,7 +12,8 @@
 # usage: bash bench/gpu_session9.sh tests | rows
 #   tests (~420 s) sampling::, dtypes_ops:: (gradients) on CUDA and Vulkan; CUDA dtypes_scan::
 #         and dtypes_sort:: one process each; memcheck and racecheck over sampling::
-#   rows  (~400 s) sampling rows through CUDA and Vulkan and torch's sampler, with the copy rows
+#   rows  (~400 s) sampling, unique and searchsorted rows through CUDA and Vulkan and torch's,
+#         with the copy rows
 set -uo pipefail
 here="$(dirname "$0")"
 case "$1" in
@@ -40,14 +41,16 @@ rows)
     args+=(--case "top_k_top_p_sample:$c:k=50,p=0.9,t=0.8")
   done
   args+=(--case topk_with_indices:16384x128:f32:k=8)
+  args+=(--case unique:16777216:f32:distinct=1048576 --case unique:268435456:f32:distinct=1048576)
+  args+=(--case searchsorted:16777216:f32:keys=1048576)
   for b in cuda vulkan; do
     timeout ${BENCH_LIMIT:-150} .gpu/sieve-bench-$b --json "$OUT/$b.json" "${args[@]}" \
       > "$OUT/bench-$b.txt" 2>&1
-    echo "$b rc=$?"; grep -E "^(copy|top)" "$OUT/bench-$b.txt"
+    echo "$b rc=$?"; grep -E "^(copy|top|unique|search)" "$OUT/bench-$b.txt"
   done
   timeout ${TORCH_LIMIT:-150} python3 bench/torch_reference.py "$OUT/torch.json" \
     > "$OUT/torch.txt" 2>&1
-  echo "torch rc=$?"; grep -E "^(copy|top_k_top_p)" "$OUT/torch.txt"
+  echo "torch rc=$?"; grep -E "^(copy|top_k_top_p|unique|searchsorted)" "$OUT/torch.txt"
   ;;
 *)
   echo "usage: $0 tests | rows" >&2; exit 2

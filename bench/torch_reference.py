@@ -300,6 +300,37 @@ def sample_rows(quick, dev, gen):
     return rows
 
 
+def set_rows(quick, dev, gen):
+    """torch.unique(sorted=True) of n values drawn from `distinct` integers, and
+    torch.searchsorted of n queries into `keys` sorted keys, as sieve-bench's rows (f32).
+    Floors as sieve-bench counts them."""
+    rows = []
+    uniques = [((1 << 14,), 1000)] if quick else [((1 << 24,), 1 << 20), ((1 << 28,), 1 << 20)]
+    for shape, distinct in uniques:
+        x = torch.randint(0, distinct, shape, device=dev, generator=gen).float()
+        got = torch.unique(x, sorted=True)
+        ok = bool((got[1:] > got[:-1]).all())
+        floor = 4 * (x.numel() + got.numel())
+        rows.append(row("unique", shape, "f32", {"distinct": distinct}, "torch", floor,
+                        timed(lambda: torch.unique(x, sorted=True)) if ok else None,
+                        "ok" if ok else "wrong", None if ok else "not strictly ascending"))
+        del x, got
+        torch.cuda.empty_cache()
+    searches = [((1 << 14,), 4096)] if quick else [((1 << 24,), 1 << 20)]
+    for shape, m in searches:
+        keys = torch.sort(torch.rand(m, device=dev, generator=gen) * 2.0 - 1.0).values
+        q = torch.rand(shape, device=dev, generator=gen) * 2.2 - 1.1
+        got = torch.searchsorted(keys, q)
+        ok = bool(((got >= 0) & (got <= m)).all())
+        floor = 4 * (m + q.numel()) + 8 * q.numel()
+        rows.append(row("searchsorted", shape, "f32", {"keys": m}, "torch", floor,
+                        timed(lambda: torch.searchsorted(keys, q)) if ok else None,
+                        "ok" if ok else "wrong", None if ok else "an index outside 0..=keys"))
+        del keys, q, got
+        torch.cuda.empty_cache()
+    return rows
+
+
 def main():
     out = sys.argv[1]
     quick = "--quick" in sys.argv
@@ -335,6 +366,7 @@ def main():
         rows.extend(sort_rows(quick, dev, gen))
         rows.extend(topk_rows(quick, dev, gen))
         rows.extend(sample_rows(quick, dev, gen))
+        rows.extend(set_rows(quick, dev, gen))
 
     report = {
         "device": torch.cuda.get_device_name(),

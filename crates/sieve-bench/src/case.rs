@@ -24,6 +24,10 @@ pub enum Op {
     TopkWithIndices,
     /// `sieve_burn::sampling::top_k_top_p_sample` of `[batch, vocab]` logits.
     TopKTopPSample,
+    /// `sieve_burn::unique` of f32 values (params `distinct=`: how many distinct values).
+    Unique,
+    /// `sieve_burn::searchsorted` of the case's queries into `keys=` sorted keys.
+    Searchsorted,
 }
 
 /// Which runner times an op (`cumsum.rs`, `filter.rs`, `sort.rs`, `topk.rs`).
@@ -35,10 +39,11 @@ pub enum Family {
     Sort,
     Topk,
     Sample,
+    Sets,
 }
 
 impl Op {
-    pub const ALL: [Op; 15] = [
+    pub const ALL: [Op; 17] = [
         Op::Copy,
         Op::Cumsum,
         Op::Cumprod,
@@ -54,6 +59,8 @@ impl Op {
         Op::SplitByBit,
         Op::TopkWithIndices,
         Op::TopKTopPSample,
+        Op::Unique,
+        Op::Searchsorted,
     ];
 
     /// The op's name in cases and rows (the Burn op's name).
@@ -74,6 +81,8 @@ impl Op {
             Op::SplitByBit => "split_by_bit",
             Op::TopkWithIndices => "topk_with_indices",
             Op::TopKTopPSample => "top_k_top_p_sample",
+            Op::Unique => "unique",
+            Op::Searchsorted => "searchsorted",
         }
     }
 
@@ -87,6 +96,7 @@ impl Op {
             }
             Op::TopkWithIndices => Family::Topk,
             Op::TopKTopPSample => Family::Sample,
+            Op::Unique | Op::Searchsorted => Family::Sets,
         }
     }
 
@@ -217,6 +227,8 @@ pub fn standard(quick: bool) -> Vec<Case> {
             Case::new(Op::TopkWithIndices, &[1 << 14], "f32", &[("k", "10")]),
             Case::new(Op::TopkWithIndices, &[64, 128], "f32", &[("k", "8")]),
             Case::new(Op::TopKTopPSample, &[8, 4096], "f32", &SAMPLE),
+            Case::new(Op::Unique, &[1 << 14], "f32", &[("distinct", "1000")]),
+            Case::new(Op::Searchsorted, &[1 << 14], "f32", &[("keys", "4096")]),
         ];
     }
     vec![
@@ -289,6 +301,10 @@ pub fn standard(quick: bool) -> Vec<Case> {
         Case::new(Op::TopKTopPSample, &[64, 128256], "bf16", &SAMPLE),
         Case::new(Op::TopKTopPSample, &[256, 128256], "f32", &SAMPLE),
         Case::new(Op::TopKTopPSample, &[256, 128256], "bf16", &SAMPLE),
+        // Set operations against torch.unique(sorted=True) and torch.searchsorted.
+        Case::new(Op::Unique, &[1 << 24], "f32", &[("distinct", "1048576")]),
+        Case::new(Op::Unique, &[1 << 28], "f32", &[("distinct", "1048576")]),
+        Case::new(Op::Searchsorted, &[1 << 24], "f32", &[("keys", "1048576")]),
     ]
 }
 

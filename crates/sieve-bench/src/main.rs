@@ -23,6 +23,7 @@ mod cumsum;
 mod filter;
 mod report;
 mod sample;
+mod sets;
 mod sort;
 mod timing;
 mod topk;
@@ -87,6 +88,7 @@ fn main() {
             Family::Sort => sort::run(case, &device, &client, runs, !cli.no_burn),
             Family::Topk => topk::run(case, &device, &client, runs, !cli.no_burn),
             Family::Sample => sample::run(case, &device, &client, runs),
+            Family::Sets => sets::run(case, &device, &client, runs),
         };
         for row in rows {
             report.push(row);

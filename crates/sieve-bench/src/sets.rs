@@ -1,0 +1,80 @@
+//! Set-operation rows, f32: `unique` of `n` values drawn from `distinct=` integers (sorted
+//! output, checked in O(n) against a bitmap of the values drawn), and `searchsorted` of `n`
+//! random queries into `keys=` sorted keys (every result checked by a host binary search).
+//! sieve's Burn ops only; torch's rows come from `bench/torch_reference.py`. Stock Burn has
+//! neither op.
+
+use burn::tensor::{Device, Int, Tensor, TensorData};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+
+use crate::case::{Case, Op};
+use crate::report::{Row, backend_name};
+use crate::timing;
+
+pub fn run(
+    case: &Case,
+    device: &Device,
+    client: &cubecl::prelude::Client,
+    runs: usize,
+) -> Vec<Row> {
+    let n = case.numel();
+    let backend = backend_name(&sieve::DeviceCaps::of(client));
+    let param = |key: &str, default: usize| -> usize {
+        case.params
+            .get(key)
+            .map(|v| v.parse().expect("an integer"))
+            .unwrap_or(default)
+    };
+    let mut rng = StdRng::seed_from_u64(0x5e75);
+    match case.op {
+        Op::Unique => {
+            let distinct = param("distinct", 1 << 20).max(1);
+            let data: Vec<f32> = (0..n)
+                .map(|_| rng.random_range(0..distinct) as f32)
+                .collect();
+            let mut seen = vec![false; distinct];
+            data.iter().for_each(|&v| seen[v as usize] = true);
+            let want: Vec<f32> = (0..distinct)
+                .filter(|&v| seen[v])
+                .map(|v| v as f32)
+                .collect();
+            let x = Tensor::<1>::from_data(TensorData::new(data, [n]), device);
+            let floor = 4 * (n + want.len()) as u64;
+            let row = Row::new(case, "sieve", &backend, floor, &[]);
+            let got: Vec<f32> = sieve_burn::unique(x.clone())
+                .into_data()
+                .iter::<f32>()
+                .collect();
+            let wrong = (got != want).then(|| {
+                format!(
+                    "{} values, expected {} distinct ascending",
+                    got.len(),
+                    want.len()
+                )
+            });
+            vec![row.checked(wrong, || {
+                timing::time_burn(device, runs, || drop(sieve_burn::unique(x.clone())))
+            })]
+        }
+        Op::Searchsorted => {
+            let m = param("keys", 1 << 20);
+            let mut keys: Vec<f32> = (0..m).map(|_| rng.random_range(-1.0f32..1.0)).collect();
+            keys.sort_by(f32::total_cmp);
+            let queries: Vec<f32> = (0..n).map(|_| rng.random_range(-1.1f32..1.1)).collect();
+            let want: Vec<i64> = queries
+                .iter()
+                .map(|q| keys.partition_point(|k| k < q) as i64)
+                .collect();
+            let seq = Tensor::<1>::from_data(TensorData::new(keys, [m]), device);
+            let q = Tensor::<1>::from_data(TensorData::new(queries, [n]), device);
+            let index_bytes = Tensor::<1, Int>::empty([1], device).dtype().size() as u64;
+            let floor = 4 * (m + n) as u64 + index_bytes * n as u64;
+            let row = Row::new(case, "sieve", &backend, floor, &[]);
+            let search = || sieve_burn::searchsorted(seq.clone(), q.clone(), false);
+            let got: Vec<i64> = search().into_data().iter::<i64>().collect();
+            let wrong = crate::report::mismatch(&got, &want);
+            vec![row.checked(wrong, || timing::time_burn(device, runs, || drop(search())))]
+        }
+        op => panic!("sets bench: {op} is not a set op"),
+    }
+}
