@@ -318,6 +318,59 @@ fn searchsorted_and_bucketize_match_the_reference() {
     }
 }
 
+/// 64-bit keys take the kernel's two-word path; the raw entry point refuses bad calls.
+#[test]
+fn searchsorted_of_64_bit_keys_and_bad_raw_calls() {
+    let _device = serial();
+    for device in [Device::default(), Device::flex()] {
+        let sorted: Vec<i64> = vec![i64::MIN, -5, 0, 0, 1 << 40, (1 << 40) + 1, i64::MAX];
+        let queries: Vec<i64> = vec![0, 1 << 40, i64::MIN, i64::MAX, 7, -6, (1 << 32) - 1];
+        let t = |v: &Vec<i64>| {
+            Tensor::<1, Int>::from_data(
+                TensorData::new(v.clone(), [v.len()]),
+                (&device, burn::tensor::DType::I64),
+            )
+        };
+        for right in [false, true] {
+            let want: Vec<i64> = queries
+                .iter()
+                .map(|q| search_reference(&sorted, q, right))
+                .collect();
+            let got = ints(sieve_burn::searchsorted(t(&sorted), t(&queries), right));
+            assert_eq!(got, want, "{device:?} i64 keys, right={right}");
+        }
+    }
+    let client = sieve_burn::cube_client(&Device::default()).expect("a CubeCL test device");
+    let words = client.create_from_slice(bytemuck::cast_slice(&[1.0f32, 2.0, 3.0]));
+    let out = client.empty(4 * 3);
+    let raw = |index_dtype, keys, queries| {
+        sieve::search::searchsorted(
+            &client,
+            sieve::search::SearchIo {
+                sorted: &words,
+                queries: &words,
+                dtype: sieve::Dtype::F32,
+                out: &out,
+                index_dtype,
+            },
+            keys,
+            queries,
+            false,
+        )
+        .map_err(|e| e.to_string())
+    };
+    assert!(raw(sieve::Dtype::I32, 3, 3).is_ok());
+    let e = raw(sieve::Dtype::F32, 3, 3).unwrap_err();
+    assert!(
+        e.contains("`io.index_dtype` = f32: expected i32, u32 or i64"),
+        "{e}"
+    );
+    let e = raw(sieve::Dtype::I32, 4, 3).unwrap_err();
+    assert!(e.contains("`io.sorted`"), "{e}");
+    let e = raw(sieve::Dtype::I32, 3, 4).unwrap_err();
+    assert!(e.contains("`io.queries`"), "{e}");
+}
+
 #[test]
 fn kthvalue_and_median_match_the_reference() {
     let _device = serial();

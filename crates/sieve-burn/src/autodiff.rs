@@ -318,6 +318,29 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
         B::sieve_int_argsort(x, dim, descending, index_dtype)
     }
 
+    fn sieve_float_searchsorted(
+        sorted: FloatTensor<Self>,
+        values: FloatTensor<Self>,
+        right: bool,
+        index_dtype: IntDType,
+    ) -> IntTensor<Self> {
+        B::sieve_float_searchsorted(
+            sorted.into_primitive(),
+            values.into_primitive(),
+            right,
+            index_dtype,
+        )
+    }
+
+    fn sieve_int_searchsorted(
+        sorted: IntTensor<Self>,
+        values: IntTensor<Self>,
+        right: bool,
+        index_dtype: IntDType,
+    ) -> IntTensor<Self> {
+        B::sieve_int_searchsorted(sorted, values, right, index_dtype)
+    }
+
     fn sieve_uniform_rows(seeds: IntTensor<Self>, len: usize) -> FloatTensor<Self> {
         <Self as burn::backend::AutodiffBackend>::from_inner(B::sieve_uniform_rows(seeds, len))
     }

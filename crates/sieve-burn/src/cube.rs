@@ -196,6 +196,24 @@ impl SieveOps for CubeBackend {
         prefix_view(x, len)
     }
 
+    fn sieve_float_searchsorted(
+        sorted: CubeTensor,
+        values: CubeTensor,
+        right: bool,
+        index_dtype: IntDType,
+    ) -> CubeTensor {
+        search(sorted, values, right, index_dtype)
+    }
+
+    fn sieve_int_searchsorted(
+        sorted: CubeTensor,
+        values: CubeTensor,
+        right: bool,
+        index_dtype: IntDType,
+    ) -> CubeTensor {
+        search(sorted, values, right, index_dtype)
+    }
+
     fn sieve_uniform_rows(seeds: CubeTensor, len: usize) -> CubeTensor {
         let op = "uniform_rows";
         let seeds = into_contiguous(seeds);
@@ -622,4 +640,33 @@ pub(crate) fn refuse_unserved_dtype(
     if dtype_use == crate::tensor::DtypeUse::Values || radix::key_needs_device_dtype(dtype) {
         sieve::device::check_dtype(&client, dtype).unwrap_or_else(|e| panic!("{op}: {e}"));
     }
+}
+
+/// `sieve::search` of every element of `values` in the 1-D `sorted` (see
+/// `SieveOps::sieve_float_searchsorted`).
+fn search(
+    sorted: CubeTensor,
+    values: CubeTensor,
+    right: bool,
+    index_dtype: IntDType,
+) -> CubeTensor {
+    let op = "searchsorted";
+    let sorted = into_contiguous(sorted);
+    let values = into_contiguous(values);
+    let out = empty_of(&values, values.meta.shape().clone(), index_dtype.into());
+    sieve::search::searchsorted(
+        &values.client,
+        sieve::search::SearchIo {
+            sorted: &sorted.handle,
+            queries: &values.handle,
+            dtype: sieve_dtype(op, values.dtype),
+            out: &out.handle,
+            index_dtype: sieve_index_dtype(op, index_dtype),
+        },
+        sorted.meta.num_elements(),
+        values.meta.num_elements(),
+        right,
+    )
+    .unwrap_or_else(|e| panic!("{op}: {e}"));
+    out
 }

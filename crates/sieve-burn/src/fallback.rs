@@ -345,3 +345,54 @@ pub fn uniform_rows<B: Backend>(seeds: IntTensor<B>, len: usize) -> FloatTensor<
 fn split_words(v: u64) -> (u32, u32) {
     (v as u32, (v >> 32) as u32)
 }
+
+/// The data of a pending read, waited for here (the fallbacks serve CPU backends).
+pub fn read<E: std::fmt::Debug>(
+    data: impl std::future::Future<Output = Result<TensorData, E>>,
+) -> TensorData {
+    try_read_sync(data)
+        .expect("fallback: reading a tensor")
+        .expect("fallback: reading a tensor")
+}
+
+/// `SieveOps::sieve_float_searchsorted` on the host: a binary search per value in sieve's
+/// order, the positions uploaded to `device`.
+pub fn searchsorted<B: Backend>(
+    sorted: &TensorData,
+    values: &TensorData,
+    right: bool,
+    index_dtype: IntDType,
+    device: &B::Device,
+) -> IntTensor<B> {
+    let positions: Vec<i64> = match values.dtype() {
+        DType::I64 | DType::I32 | DType::I16 | DType::I8 => {
+            search_host::<i64>(sorted, values, right)
+        }
+        DType::U64 | DType::U32 | DType::U16 | DType::U8 => {
+            search_host::<u64>(sorted, values, right)
+        }
+        _ => search_host::<f64>(sorted, values, right),
+    };
+    B::int_from_data(
+        TensorData::new(positions, values.shape().clone()).convert_dtype(index_dtype.into()),
+        device,
+    )
+}
+
+fn search_host<T: SortKey + burn::tensor::Element>(
+    sorted: &TensorData,
+    values: &TensorData,
+    right: bool,
+) -> Vec<i64> {
+    let keys: Vec<T> = sorted.iter::<T>().collect();
+    values
+        .iter::<T>()
+        .map(|v| {
+            keys.partition_point(|k| match T::order(k, &v) {
+                std::cmp::Ordering::Less => true,
+                std::cmp::Ordering::Equal => right,
+                std::cmp::Ordering::Greater => false,
+            }) as i64
+        })
+        .collect()
+}

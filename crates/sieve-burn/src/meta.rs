@@ -102,6 +102,16 @@ pub fn argsort(
     TensorSpec::new(x.shape.clone(), (*index_dtype).into())
 }
 
+/// Positions of `values`' shape, of the index dtype.
+pub fn searchsorted(
+    _sorted: &TensorSpec,
+    values: &TensorSpec,
+    _right: &bool,
+    index_dtype: &IntDType,
+) -> TensorSpec {
+    TensorSpec::new(values.shape.clone(), (*index_dtype).into())
+}
+
 /// `[rows, len]` f32 uniforms from `[rows]` seeds.
 pub fn uniform_rows(seeds: &TensorSpec, len: &usize) -> TensorSpec {
     TensorSpec::new(Shape::new([seeds.shape[0], *len]), burn::tensor::DType::F32)

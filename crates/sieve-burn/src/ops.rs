@@ -293,4 +293,34 @@ pub trait SieveOps: Backend {
     fn sieve_uniform_rows(seeds: IntTensor<Self>, len: usize) -> FloatTensor<Self> {
         fallback::uniform_rows::<Self>(seeds, len)
     }
+
+    /// For every element of `values`, how many elements of the 1-D ascending `sorted` come
+    /// before it in sieve's order (`right`: counting equal ones too): `torch.searchsorted`.
+    /// An Int tensor of `values`' shape. Fallback: a binary search on the host.
+    #[fusion(meta = meta::searchsorted)]
+    fn sieve_float_searchsorted(
+        sorted: FloatTensor<Self>,
+        values: FloatTensor<Self>,
+        right: bool,
+        index_dtype: IntDType,
+    ) -> IntTensor<Self> {
+        let device = values.device();
+        let sorted = fallback::read(Self::float_into_data(sorted));
+        let values = fallback::read(Self::float_into_data(values));
+        fallback::searchsorted::<Self>(&sorted, &values, right, index_dtype, &device)
+    }
+
+    /// [`SieveOps::sieve_float_searchsorted`] for Int tensors.
+    #[fusion(meta = meta::searchsorted)]
+    fn sieve_int_searchsorted(
+        sorted: IntTensor<Self>,
+        values: IntTensor<Self>,
+        right: bool,
+        index_dtype: IntDType,
+    ) -> IntTensor<Self> {
+        let device = values.device();
+        let sorted = fallback::read(Self::int_into_data(sorted));
+        let values = fallback::read(Self::int_into_data(values));
+        fallback::searchsorted::<Self>(&sorted, &values, right, index_dtype, &device)
+    }
 }

@@ -74,8 +74,8 @@ pub fn unique_consecutive<const D: usize, K: SieveKind>(
 /// sieve's order; not checked, as in torch) where it would be inserted to keep it sorted:
 /// the first position whose element is not less than it (`right = false`) or greater than
 /// it (`right = true`): `torch.searchsorted(sorted_sequence, values, right=right)`. An Int
-/// tensor of `values`' shape. One stable sort of both together, a scan and a scatter; no
-/// host read.
+/// tensor of `values`' shape. One binary search per value on the device (`sieve::search`);
+/// no host read (the Flex and NdArray fallbacks search on the host).
 ///
 /// # Example
 /// ```
@@ -93,41 +93,19 @@ pub fn searchsorted<const D: usize, K: SieveKind>(
     values: Tensor<D, K>,
     right: bool,
 ) -> Tensor<D, Int> {
-    let shape = values.shape();
-    let n = shape.num_elements();
-    let [m] = sorted_sequence.dims();
-    let device = values.device();
-    if n == 0 || m == 0 {
-        return Tensor::<1, Int>::zeros([n], &device).reshape(shape);
-    }
-    // In a stable sort, a query placed before the sequence lands before its equal elements
-    // (left), placed after it lands after them (right); the sequence elements before a
-    // query's slot are its answer.
-    let queries = values.reshape([n]);
-    let (both, tags, first_query) = if right {
-        (
-            Tensor::cat(vec![sorted_sequence, queries], 0),
-            tags(m, n, &device),
-            m,
-        )
-    } else {
-        (
-            Tensor::cat(vec![queries, sorted_sequence], 0),
-            tags(n, m, &device).bool_not(),
-            0,
-        )
-    };
-    let (_, order) = crate::sort_with_indices(both, 0);
-    let is_sequence = tags.int().gather(0, order.clone());
-    let before = crate::cumsum(is_sequence.clone(), 0);
-    // Each query's answer to its own slot; sequence elements to a spare slot `n`.
-    let slot = order
-        .sub_scalar(first_query as i64)
-        .mask_fill(is_sequence.equal_elem(1), n as i64);
-    Tensor::<1, Int>::zeros([n + 1], &device)
-        .scatter(0, slot, before, burn::tensor::IndexingUpdateOp::Add)
-        .narrow(0, 0, n)
-        .reshape(shape)
+    assert!(
+        sorted_sequence.dtype() == values.dtype(),
+        "searchsorted: invalid argument `values`: dtype {:?}: expected the dtype of `sorted_sequence` ({:?})",
+        values.dtype(),
+        sorted_sequence.dtype()
+    );
+    let index_dtype = values.device().settings().int_dtype;
+    Tensor::from_dispatch(K::searchsorted(
+        sorted_sequence.into_dispatch(),
+        values.into_dispatch(),
+        right,
+        index_dtype,
+    ))
 }
 
 /// The bucket of every element of `input` among `boundaries` (1-D, ascending):
@@ -273,17 +251,6 @@ fn empty_unique<const D: usize, K: SieveKind>(
         inverse: return_inverse.then(|| Tensor::<1, Int>::zeros([0], &device).reshape(shape)),
         counts: return_counts.then(|| Tensor::<1, Int>::zeros([0], &device)),
     }
-}
-
-/// `[first; n] ++ [!first; m]` as Bool tags: true for the first `a` elements.
-fn tags(a: usize, b: usize, device: &burn::tensor::Device) -> Tensor<1, Bool> {
-    Tensor::cat(
-        vec![
-            Tensor::<1, Int>::ones([a], device).equal_elem(1),
-            Tensor::<1, Int>::zeros([b], device).equal_elem(1),
-        ],
-        0,
-    )
 }
 
 /// Every element's position along `dim`, as an Int tensor of `shape`.

@@ -40,6 +40,13 @@ pub trait SieveKind: Basic {
         index_dtype: IntDType,
     ) -> (DispatchTensor, DispatchTensor);
     #[doc(hidden)]
+    fn searchsorted(
+        sorted: DispatchTensor,
+        values: DispatchTensor,
+        right: bool,
+        index_dtype: IntDType,
+    ) -> DispatchTensor;
+    #[doc(hidden)]
     fn argsort(
         x: DispatchTensor,
         dim: usize,
@@ -103,6 +110,14 @@ impl SieveKind for Float {
         index_dtype: IntDType,
     ) -> DispatchTensor {
         <Dispatch as SieveOps>::sieve_float_argsort(x, dim, descending, index_dtype)
+    }
+    fn searchsorted(
+        sorted: DispatchTensor,
+        values: DispatchTensor,
+        right: bool,
+        index_dtype: IntDType,
+    ) -> DispatchTensor {
+        <Dispatch as SieveOps>::sieve_float_searchsorted(sorted, values, right, index_dtype)
     }
     fn topk(
         x: DispatchTensor,
@@ -170,6 +185,14 @@ impl SieveKind for Int {
         index_dtype: IntDType,
     ) -> DispatchTensor {
         <Dispatch as SieveOps>::sieve_int_argsort(x, dim, descending, index_dtype)
+    }
+    fn searchsorted(
+        sorted: DispatchTensor,
+        values: DispatchTensor,
+        right: bool,
+        index_dtype: IntDType,
+    ) -> DispatchTensor {
+        <Dispatch as SieveOps>::sieve_int_searchsorted(sorted, values, right, index_dtype)
     }
     fn topk(
         x: DispatchTensor,

@@ -18,6 +18,7 @@
 //!   (ties to the lower index, PyTorch's float order), by rank counting in one cube for short
 //!   rows, by a radix select (MSB-first digit histograms over shrinking candidates) for long
 //!   ones, or by the sort.
+//! - [`search`]: binary search of queries in a sorted sequence (`searchsorted`).
 //! - [`random`]: counter-based uniform numbers from per-row seeds (the same bits on every
 //!   runtime), for sampling.
 //! - [`radix`]: the radix parts the sort and the top-k share: radix keys of every dtype,
@@ -42,6 +43,7 @@ pub mod error;
 pub mod radix;
 pub mod random;
 pub mod scan;
+pub mod search;
 pub mod sort;
 pub mod topk;
 
