@@ -849,14 +849,9 @@ type Gradient<'a> = &'a dyn Fn(&[i64], &[i64], usize) -> i64;
 /// mask_select_padded (to the selected positions), each of `sum(op(x) * w)`.
 fn gradients<T: El<Kind = Float>>(env: &Env, skipped: &mut Vec<String>, test: &str) {
     let dtype = T::SIEVE;
-    if !chosen(dtype) {
+    let Some(device) = autodiff_device(env, dtype, skipped) else {
         return;
-    }
-    if !env.supports(dtype) {
-        skipped.push(format!("{dtype}: the device ({}) lacks it", env.describe()));
-        return;
-    }
-    let device = env.device.clone().autodiff();
+    };
     if let Some(failure) = stock_backward_fails::<T>(&device) {
         skipped.push(format!("{dtype}: {failure}"));
         return;
@@ -988,6 +983,19 @@ fn a_dtype_the_device_lacks_is_refused_at_the_call() {
     }
 }
 
+/// The test device under Autodiff where `dtype` runs in this process (`chosen`) and on the
+/// device; otherwise `None`, the reason (if the device lacks it) pushed to `skipped`.
+fn autodiff_device(env: &Env, dtype: Dtype, skipped: &mut Vec<String>) -> Option<Device> {
+    if !chosen(dtype) {
+        return None;
+    }
+    if !env.supports(dtype) {
+        skipped.push(format!("{dtype}: the device ({}) lacks it", env.describe()));
+        return None;
+    }
+    Some(env.device.clone().autodiff())
+}
+
 /// Why stock Burn's own backward of `(x * w).sum()` in `T` is wrong on this device, if it is:
 /// sieve's gradients ride on it, so where it fails they cannot be judged. Through the H200's
 /// Vulkan driver (cubecl-wgpu's SPIR-V) it returns zeros for bf16 (`bench/results/h200/8-check`).
@@ -1020,14 +1028,9 @@ fn stock_backward_fails<T: El<Kind = Float>>(device: &Device) -> Option<String> 
 /// where a stock step differs it prints every step and skips the dtype.
 fn gradient_steps<T: El<Kind = Float>>(env: &Env, skipped: &mut Vec<String>, test: &str) {
     let dtype = T::SIEVE;
-    if !chosen(dtype) {
+    let Some(device) = autodiff_device(env, dtype, skipped) else {
         return;
-    }
-    if !env.supports(dtype) {
-        skipped.push(format!("{dtype}: the device ({}) lacks it", env.describe()));
-        return;
-    }
-    let device = env.device.clone().autodiff();
+    };
     let xs = [3.0f32, -1.0, 2.0, 0.0, 5.0, -4.0, 1.0, 2.0];
     let ws = [1.0f32, -1.0, 2.0, 4.0, -2.0, 1.0, 3.0, -3.0];
     let n = xs.len();

@@ -178,6 +178,14 @@ impl Case {
             .map(|v| v.parse::<u32>().expect("an integer"))
     }
 
+    /// Param `key` parsed, or `default` when the case has none.
+    pub fn param_or<T: std::str::FromStr>(&self, key: &str, default: T) -> T {
+        self.params.get(key).map_or(default, |v| {
+            v.parse()
+                .unwrap_or_else(|_| panic!("{self}: param `{key}` = {v} does not parse"))
+        })
+    }
+
     pub fn dim(&self) -> usize {
         self.params
             .get("dim")

@@ -21,13 +21,11 @@ pub fn run(
     let [batch, vocab] = case.shape[..] else {
         panic!("top_k_top_p_sample bench: shape must be [batch, vocab]");
     };
-    let param = |key: &str, default: f64| -> f64 {
-        case.params
-            .get(key)
-            .map(|v| v.parse().expect("a number"))
-            .unwrap_or(default)
-    };
-    let (k, p, t) = (param("k", 50.0) as usize, param("p", 0.9), param("t", 0.8));
+    let (k, p, t) = (
+        case.param_or("k", 50usize),
+        case.param_or("p", 0.9f64),
+        case.param_or("t", 0.8f64),
+    );
     let dtype = match case.dtype.as_str() {
         "f32" => DType::F32,
         "bf16" => DType::BF16,

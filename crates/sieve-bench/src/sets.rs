@@ -19,16 +19,10 @@ pub fn run(
 ) -> Vec<Row> {
     let n = case.numel();
     let backend = backend_name(&sieve::DeviceCaps::of(client));
-    let param = |key: &str, default: usize| -> usize {
-        case.params
-            .get(key)
-            .map(|v| v.parse().expect("an integer"))
-            .unwrap_or(default)
-    };
     let mut rng = StdRng::seed_from_u64(0x5e75);
     match case.op {
         Op::Unique => {
-            let distinct = param("distinct", 1 << 20).max(1);
+            let distinct = case.param_or("distinct", 1usize << 20).max(1);
             let data: Vec<f32> = (0..n)
                 .map(|_| rng.random_range(0..distinct) as f32)
                 .collect();
@@ -57,7 +51,7 @@ pub fn run(
             })]
         }
         Op::Searchsorted => {
-            let m = param("keys", 1 << 20);
+            let m = case.param_or("keys", 1usize << 20);
             let mut keys: Vec<f32> = (0..m).map(|_| rng.random_range(-1.0f32..1.0)).collect();
             keys.sort_by(f32::total_cmp);
             let queries: Vec<f32> = (0..n).map(|_| rng.random_range(-1.1f32..1.1)).collect();

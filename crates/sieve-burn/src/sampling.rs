@@ -99,16 +99,15 @@ pub fn top_k_top_p_sample(
     seeds: Tensor<1, Int>,
 ) -> Tensor<1, Int> {
     let op = "top_k_top_p_sample";
-    let Rows {
-        logits,
+    let Draw {
+        scaled,
         batch,
         vocab,
-    } = Rows::of(op, logits, &seeds);
-    if batch == 0 {
-        return no_tokens(&logits);
-    }
-    let temperature = temperature.into();
-    let scaled = scale(logits, &temperature, batch);
+        temperature,
+    } = match Draw::of(op, logits, &seeds, temperature.into()) {
+        Ok(draw) => draw,
+        Err(no_tokens) => return no_tokens,
+    };
     // The candidates in stable descending order: the top-k when one `k` cuts the row.
     let top_k = top_k.into();
     let (values, ids) = match &top_k {
@@ -163,17 +162,16 @@ pub fn min_p_sample(
     seeds: Tensor<1, Int>,
 ) -> Tensor<1, Int> {
     let op = "min_p_sample";
-    let Rows {
-        logits,
+    let Draw {
+        scaled,
         batch,
         vocab,
-    } = Rows::of(op, logits, &seeds);
-    if batch == 0 {
-        return no_tokens(&logits);
-    }
-    let device = logits.device();
-    let temperature = temperature.into();
-    let scaled = scale(logits, &temperature, batch);
+        temperature,
+    } = match Draw::of(op, logits, &seeds, temperature.into()) {
+        Ok(draw) => draw,
+        Err(no_tokens) => return no_tokens,
+    };
+    let device = scaled.device();
     let best = scaled.clone().max_dim(1);
     let min_p = per_row(op, "min_p", &min_p.into(), batch, &device);
     // p / p_max = exp(x - max); -inf logits give 0 and a row without finite logits NaN,
@@ -191,12 +189,14 @@ pub fn sample_from_logits(
     seeds: Tensor<1, Int>,
 ) -> Tensor<1, Int> {
     let op = "sample_from_logits";
-    let Rows { logits, batch, .. } = Rows::of(op, logits, &seeds);
-    if batch == 0 {
-        return no_tokens(&logits);
-    }
-    let temperature = temperature.into();
-    let scaled = scale(logits, &temperature, batch);
+    let Draw {
+        scaled,
+        temperature,
+        ..
+    } = match Draw::of(op, logits, &seeds, temperature.into()) {
+        Ok(draw) => draw,
+        Err(no_tokens) => return no_tokens,
+    };
     let best = scaled.clone().max_dim(1);
     let keep = scaled.clone().is_finite();
     sample_kept(scaled, keep, &temperature, best, seeds)
@@ -298,6 +298,39 @@ impl Rows {
             batch,
             vocab,
         }
+    }
+}
+
+/// A draw's logits after the checks, divided by the temperature (greedy rows by 1).
+struct Draw {
+    scaled: Tensor<2>,
+    batch: usize,
+    vocab: usize,
+    temperature: PerRow<f32, Float>,
+}
+
+impl Draw {
+    /// `Err`: the `[0]` tokens of an empty batch.
+    fn of(
+        op: &str,
+        logits: Tensor<2>,
+        seeds: &Tensor<1, Int>,
+        temperature: PerRow<f32, Float>,
+    ) -> Result<Draw, Tensor<1, Int>> {
+        let Rows {
+            logits,
+            batch,
+            vocab,
+        } = Rows::of(op, logits, seeds);
+        if batch == 0 {
+            return Err(no_tokens(&logits));
+        }
+        Ok(Draw {
+            scaled: scale(logits, &temperature, batch),
+            batch,
+            vocab,
+            temperature,
+        })
     }
 }
 

@@ -43,14 +43,7 @@ pub fn unique_with<const D: usize, K: SieveKind>(
     return_inverse: bool,
     return_counts: bool,
 ) -> Unique<D, K> {
-    let shape = x.shape();
-    let n = shape.num_elements();
-    let flat = x.reshape([n]);
-    if n == 0 {
-        return empty_unique(flat, shape, return_inverse, return_counts);
-    }
-    let (sorted, order) = crate::sort_with_indices(flat, 0);
-    groups(sorted, Some(order), shape, return_inverse, return_counts)
+    flat_groups(x, true, return_inverse, return_counts)
 }
 
 /// The first of every run of equal consecutive elements of `x` (all of it, row-major), with
@@ -61,13 +54,7 @@ pub fn unique_consecutive<const D: usize, K: SieveKind>(
     return_inverse: bool,
     return_counts: bool,
 ) -> Unique<D, K> {
-    let shape = x.shape();
-    let n = shape.num_elements();
-    let flat = x.reshape([n]);
-    if n == 0 {
-        return empty_unique(flat, shape, return_inverse, return_counts);
-    }
-    groups(flat, None, shape, return_inverse, return_counts)
+    flat_groups(x, false, return_inverse, return_counts)
 }
 
 /// For every element of `values`, the position in `sorted_sequence` (1-D, ascending in
@@ -182,6 +169,27 @@ pub fn median<const D: usize, K: SieveKind>(
         values.mask_where(has_nan.clone(), nan_value),
         indices.mask_where(has_nan, at),
     )
+}
+
+/// [`unique_with`] (`sort`) or [`unique_consecutive`] of `x`, flattened.
+fn flat_groups<const D: usize, K: SieveKind>(
+    x: Tensor<D, K>,
+    sort: bool,
+    return_inverse: bool,
+    return_counts: bool,
+) -> Unique<D, K> {
+    let shape = x.shape();
+    let n = shape.num_elements();
+    let flat = x.reshape([n]);
+    if n == 0 {
+        return empty_unique(flat, shape, return_inverse, return_counts);
+    }
+    if sort {
+        let (sorted, order) = crate::sort_with_indices(flat, 0);
+        groups(sorted, Some(order), shape, return_inverse, return_counts)
+    } else {
+        groups(flat, None, shape, return_inverse, return_counts)
+    }
 }
 
 /// Group boundaries of `sorted` (equal neighbours, NaNs equal) as values, inverse, counts;

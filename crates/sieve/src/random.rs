@@ -13,7 +13,7 @@ use cubecl::server::Handle;
 
 use crate::common::address::{address_type, check_extent};
 use crate::common::buffers::BufferRules;
-use crate::common::grid::{cube_count_1d, linear_cube_index};
+use crate::common::grid::{linear_cube_index, one_unit_per_element};
 use crate::{DeviceCaps, Dtype, SieveError};
 
 /// CPU reference of the device's numbers (the tests compare bit for bit).
@@ -132,16 +132,14 @@ pub fn uniform_rows(
     if total == 0 {
         return Ok(());
     }
-    let units = 256u32
-        .min(client.properties().hardware.max_units_per_cube)
-        .max(1);
+    let (cubes, cube_dim) = one_unit_per_element(client, total);
     // SAFETY: every unit at or past `total` returns before reading or writing; the buffers
     // hold `words` seed words and `total` outputs (checked above).
     unsafe {
         uniform_rows_kernel::launch_unchecked(
             client,
-            cube_count_1d(client, total.div_ceil(units as usize)),
-            CubeDim::new_1d(units),
+            cubes,
+            cube_dim,
             address_type(&[total, words]),
             BufferArg::from_raw_parts(seeds.clone(), words),
             BufferArg::from_raw_parts(out.clone(), total),

@@ -13,7 +13,7 @@ use cubecl::server::Handle;
 
 use crate::common::address::{address_type, check_extent, check_index_capacity, check_index_dtype};
 use crate::common::buffers::BufferRules;
-use crate::common::grid::{cube_count_1d, linear_cube_index};
+use crate::common::grid::{linear_cube_index, one_unit_per_element};
 use crate::radix::keys::{KeyKind, radix_key, wide_radix_word};
 use crate::{DeviceCaps, Dtype, SieveError};
 
@@ -120,16 +120,14 @@ pub fn searchsorted(
     } else {
         io.dtype.elem_type()
     };
-    let units = 256u32
-        .min(client.properties().hardware.max_units_per_cube)
-        .max(1);
+    let (cubes, cube_dim) = one_unit_per_element(client, queries);
     // SAFETY: units past `queries` return; probes stay in `0..keys` (`mid < hi <= keys`);
     // the buffers hold what the checks above asked for.
     unsafe {
         search_kernel::launch_unchecked(
             client,
-            cube_count_1d(client, queries.div_ceil(units as usize)),
-            CubeDim::new_1d(units),
+            cubes,
+            cube_dim,
             address_type(&[keys * words, queries * words]),
             BufferArg::from_raw_parts(io.sorted.clone(), (keys * words).max(1)),
             BufferArg::from_raw_parts(io.queries.clone(), queries * words),

@@ -5,7 +5,7 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::address::address_type;
-use super::grid::{cube_count_1d, linear_cube_index};
+use super::grid::{linear_cube_index, one_unit_per_element};
 
 #[cube(launch_unchecked, address_type = "dynamic")]
 fn fill_zero_kernel<T: Numeric>(buffer: &mut [T], len: usize, #[define(T)] _dtype: ElemType) {
@@ -21,16 +21,13 @@ pub fn fill_zero(client: &Client, buffer: &Handle, len: usize, elem: ElemType) {
         return;
     }
     // At most the device's own units per cube (any device runs it; no tuning is involved).
-    let units = 256u32
-        .min(client.properties().hardware.max_units_per_cube)
-        .max(1);
-    let cubes = len.div_ceil(units as usize);
+    let (cubes, cube_dim) = one_unit_per_element(client, len);
     // SAFETY: every write is bounds-checked against `len`, which the caller sized the buffer for.
     unsafe {
         fill_zero_kernel::launch_unchecked(
             client,
-            cube_count_1d(client, cubes),
-            CubeDim::new_1d(units),
+            cubes,
+            cube_dim,
             address_type(&[len]),
             BufferArg::from_raw_parts(buffer.clone(), len),
             len,

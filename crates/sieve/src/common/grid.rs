@@ -25,6 +25,19 @@ pub fn cube_count_1d(client: &Client, cubes: usize) -> CubeCount {
     CubeCount::Static(x as u32, y as u32, 1)
 }
 
+/// The grid and cube of a launch with one unit per element of `elements` (256 units a cube,
+/// or the device's most): the index is `linear_cube_index() * CUBE_DIM + UNIT_POS`, and
+/// units at or past `elements` must return.
+pub fn one_unit_per_element(client: &Client, elements: usize) -> (CubeCount, CubeDim) {
+    let units = 256u32
+        .min(client.properties().hardware.max_units_per_cube)
+        .max(1);
+    (
+        cube_count_1d(client, elements.div_ceil(units as usize)),
+        CubeDim::new_1d(units),
+    )
+}
+
 /// The linear index of this cube in a grid made by [`cube_count_1d`].
 #[cube]
 pub fn linear_cube_index() -> usize {
