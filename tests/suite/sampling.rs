@@ -229,6 +229,30 @@ fn filters_never_let_a_forbidden_token_through() {
     // Min-p 0.5: probability >= 0.25 (tokens 0 and 1).
     let c = counts(&ints(min_p_sample(repeat(&x), 0.5, 1.0, s())), 4);
     assert!(c[0] > 0 && c[1] > 0 && c[2] + c[3] == 0, "min-p 0.5: {c:?}");
+    // A tiny temperature is all but greedy and overflows nothing: the largest logit only.
+    let row = [100.0, 200.0, 300.0, 250.0]; // over 1e-37: past f32::MAX unshifted
+    let greedy = vec![0, 0, n, 0];
+    let c = counts(
+        &ints(top_k_top_p_sample(repeat(&row), 0, 1.0, 1e-37, s())),
+        4,
+    );
+    assert_eq!(c, greedy, "top-k/top-p, T = 1e-37");
+    let c = counts(&ints(sample_from_logits(repeat(&row), 1e-37, s())), 4);
+    assert_eq!(c, greedy, "plain, T = 1e-37");
+    let c = counts(&ints(min_p_sample(repeat(&row), 0.1, 1e-37, s())), 4);
+    assert_eq!(c, greedy, "min-p, T = 1e-37");
+    // +inf logits are the largest: only they are drawn, both of them.
+    let row = [0.0, f32::INFINITY, 5.0, f32::INFINITY];
+    let c = counts(&ints(sample_from_logits(repeat(&row), 1.0, s())), 4);
+    assert!(
+        c[1] > 0 && c[3] > 0 && c[0] + c[2] == 0,
+        "plain with +inf: {c:?}"
+    );
+    let c = counts(&ints(top_k_top_p_sample(repeat(&row), 0, 0.9, 1.0, s())), 4);
+    assert!(
+        c[1] > 0 && c[3] > 0 && c[0] + c[2] == 0,
+        "top-p with +inf: {c:?}"
+    );
     // -inf and NaN logits are never drawn, even at a high temperature.
     let row = [0.0, f32::NEG_INFINITY, f32::NAN, 0.0];
     let c = counts(&ints(sample_from_logits(repeat(&row), 50.0, s())), 4);

@@ -19,8 +19,9 @@
 //!   1). That draws each surviving token with exactly its renormalised probability. The same
 //!   seed gives the same token on every call; across runtimes too, except where two tokens'
 //!   perturbed scores are equal to within the rounding of the runtime's `ln` and `exp`.
-//! - NaN logits count as `-inf`: never drawn, never kept by a filter. A row with no finite
-//!   logit (all `-inf` or NaN) returns **-1**, an id no vocabulary has.
+//! - NaN logits count as `-inf`: never drawn, never kept by a filter. `+inf` logits count as
+//!   the largest finite value (so a row's `+inf` tokens share its whole probability). A row
+//!   with no finite logit (all `-inf` or NaN) returns **-1**, an id no vocabulary has.
 
 use burn::backend::Dispatch;
 use burn::tensor::activation::softmax;
@@ -373,9 +374,17 @@ fn per_row_int(op: &str, name: &str, value: &Tensor<1, Int>, batch: usize) -> Te
     value.clone().reshape([batch, 1])
 }
 
-/// Logits divided by the temperature; greedy rows (`T <= 0` or NaN) divided by 1.
+/// Logits divided by the temperature, each row first shifted so its largest is 0: no
+/// temperature, however small, can overflow a kept logit to +inf (the draws do not change:
+/// softmax, the filters and Gumbel-max ignore a row's shift). +inf logits count as the
+/// largest finite value; a row without a finite logit is not shifted. Greedy rows (`T <= 0`
+/// or NaN) are divided by 1.
 fn scale(x: Tensor<2>, temperature: &PerRow<f32, Float>, batch: usize) -> Tensor<2> {
     let vocab = x.dims()[1];
+    let x = x.clamp_max(f32::MAX);
+    let max = x.clone().max_dim(1);
+    let shift = max.clone().mask_fill(max.is_finite().bool_not(), 0.0);
+    let x = x - shift.expand([batch, vocab]);
     match temperature {
         PerRow::Same(t) if *t > 0.0 && *t != 1.0 => x.div_scalar(*t),
         PerRow::Same(_) => x,
