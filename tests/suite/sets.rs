@@ -160,6 +160,18 @@ fn check_unique<T: Elem>(device: &Device, test: &str) {
             &want.0,
             &format!("{case}: unique alone"),
         );
+        let counted = sieve_burn::unique_with(tensor(&x, device), false, true);
+        assert!(counted.inverse.is_none());
+        assert_same_bits(
+            &read::<T>(counted.values),
+            &want.0,
+            &format!("{case}: counted values"),
+        );
+        assert_eq!(
+            ints(counted.counts.unwrap()),
+            want.2,
+            "{case}: counts without inverse"
+        );
         let want = consecutive_reference(&x);
         let got = sieve_burn::unique_consecutive(tensor(&x, device), true, true);
         assert_same_bits(

@@ -184,9 +184,12 @@ fn flat_groups<const D: usize, K: SieveKind>(
     if n == 0 {
         return empty_unique(flat, shape, return_inverse, return_counts);
     }
-    if sort {
+    if sort && return_inverse {
         let (sorted, order) = crate::sort_with_indices(flat, 0);
         groups(sorted, Some(order), shape, return_inverse, return_counts)
+    } else if sort {
+        // Values and counts need no permutation: a keys-only sort moves less.
+        groups(crate::sort(flat, 0), None, shape, false, return_counts)
     } else {
         groups(flat, None, shape, return_inverse, return_counts)
     }
