@@ -141,6 +141,15 @@ pub fn bits<const D: usize>(t: burn::tensor::Tensor<D>) -> Vec<u32> {
     t.into_data().iter::<f32>().map(f32::to_bits).collect()
 }
 
+/// The message `f` panics with, if it does.
+pub fn panic_message(f: impl FnOnce()) -> Option<String> {
+    let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).err()?;
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+}
+
 pub fn f32s<const D: usize>(t: burn::tensor::Tensor<D>) -> Vec<f32> {
     t.into_data().iter::<f32>().collect()
 }

@@ -5,10 +5,9 @@
 
 use crate::common;
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use burn::tensor::{AsIndex, Device, Int, Tensor, TensorData};
-use common::{bits, i64s, rng};
+use common::{bits, i64s, panic_message, rng};
 use rand::seq::SliceRandom;
 use sieve_burn::TopKOptions;
 
@@ -150,15 +149,6 @@ fn negative_dims_count_from_the_end_on_the_cube_backend() {
 #[test]
 fn negative_dims_count_from_the_end_on_flex() {
     negative_dims_match_at_every_rank(&Device::flex(), "negative_dims_count_from_the_end_on_flex");
-}
-
-/// The message `f` panics with, if it does.
-fn panic_message(f: impl FnOnce()) -> Option<String> {
-    let payload = catch_unwind(AssertUnwindSafe(f)).err()?;
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
 }
 
 /// For every op Burn has too, sieve's panic for an out-of-range dim is Burn's, word for word

@@ -5,7 +5,7 @@
 //! (fixed seeds: deterministic), and the filters on their own.
 #![cfg_attr(feature = "ndarray", allow(deprecated))] // Device::ndarray
 
-use crate::common::serial;
+use crate::common::{f32s, i64s, panic_message, serial};
 
 use burn::tensor::{DType, Device, Int, Tensor, TensorData};
 use sieve::random::reference;
@@ -13,15 +13,6 @@ use sieve_burn::sampling::{
     self, PerRow, min_p_sample, sample_from_logits, top_k_mask_logits, top_k_top_p_sample,
     top_p_renorm_probs,
 };
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
-fn ints(t: Tensor<1, Int>) -> Vec<i64> {
-    t.into_data().iter::<i64>().collect()
-}
-
-fn floats(t: Tensor<2>) -> Vec<f32> {
-    t.into_data().iter::<f32>().collect()
-}
 
 fn logits(rows: &[Vec<f32>], device: &Device) -> Tensor<2> {
     let vocab = rows[0].len();
@@ -57,7 +48,7 @@ fn uniforms_match_the_reference_bit_for_bit() {
                     _ => TensorData::new(seeds64.clone(), [seeds64.len()]),
                 };
                 let seeds = Tensor::<1, Int>::from_data(data, (&device, dtype));
-                let got = floats(sampling::uniform_rows(seeds, len));
+                let got = f32s(sampling::uniform_rows(seeds, len));
                 let want = reference::uniform_rows(words, len);
                 let case = format!("{device:?} {dtype:?} seeds, len {len}");
                 assert_eq!(got.len(), want.len(), "{case}");
@@ -130,44 +121,44 @@ fn greedy_top_1_and_masked_rows_are_exact() {
             let x = || logits(&rows, &device);
             let case = |what: &str| format!("{device:?}, seeds from {first}: {what}");
             assert_eq!(
-                ints(top_k_top_p_sample(x(), 1, 1.0, 1.0, s())),
+                i64s(top_k_top_p_sample(x(), 1, 1.0, 1.0, s())),
                 greedy,
                 "{}",
                 case("top-1")
             );
             assert_eq!(
-                ints(top_k_top_p_sample(x(), 0, 1.0, 0.0, s())),
+                i64s(top_k_top_p_sample(x(), 0, 1.0, 0.0, s())),
                 greedy,
                 "{}",
                 case("T = 0")
             );
             assert_eq!(
-                ints(top_k_top_p_sample(x(), 3, 0.0, 2.0, s())),
+                i64s(top_k_top_p_sample(x(), 3, 0.0, 2.0, s())),
                 greedy,
                 "{}",
                 case("p = 0")
             );
             assert_eq!(
-                ints(sample_from_logits(x(), 0.0, s())),
+                i64s(sample_from_logits(x(), 0.0, s())),
                 greedy,
                 "{}",
                 case("plain, T = 0")
             );
             assert_eq!(
-                ints(min_p_sample(x(), 0.5, 0.0, s())),
+                i64s(min_p_sample(x(), 0.5, 0.0, s())),
                 greedy,
                 "{}",
                 case("min-p, T = 0")
             );
             let per_row_t = Tensor::<1>::from_data(TensorData::new(vec![0.0f32; b], [b]), &device);
             assert_eq!(
-                ints(top_k_top_p_sample(x(), 0, 0.9, per_row_t, s())),
+                i64s(top_k_top_p_sample(x(), 0, 0.9, per_row_t, s())),
                 greedy,
                 "{}",
                 case("per-row T = 0")
             );
             // min-p of 1 keeps the largest-probability tokens only: row 4's three 3.0s.
-            let got = ints(min_p_sample(x(), 1.0, 1.0, s()));
+            let got = i64s(min_p_sample(x(), 1.0, 1.0, s()));
             for r in [0, 1, 2, 3, 5] {
                 assert_eq!(got[r], greedy[r], "{}", case(&format!("min-p 1, row {r}")));
             }
@@ -203,7 +194,7 @@ fn filters_never_let_a_forbidden_token_through() {
     let s = || seeds(0..n as i64, &device);
     // Ties at the k-th logit: k = 2 of [1, 3, 3, 3, 0] keeps tokens 1 and 2.
     let c = counts(
-        &ints(top_k_top_p_sample(
+        &i64s(top_k_top_p_sample(
             repeat(&[1.0, 3.0, 3.0, 3.0, 0.0]),
             2,
             1.0,
@@ -218,44 +209,44 @@ fn filters_never_let_a_forbidden_token_through() {
     );
     // Top-p 0.7 over probabilities 0.5, 0.3, 0.15, 0.05: tokens 0 and 1 (0.5 < 0.7 <= 0.8).
     let x: Vec<f32> = [0.5f32, 0.3, 0.15, 0.05].iter().map(|p| p.ln()).collect();
-    let c = counts(&ints(top_k_top_p_sample(repeat(&x), 0, 0.7, 1.0, s())), 4);
+    let c = counts(&i64s(top_k_top_p_sample(repeat(&x), 0, 0.7, 1.0, s())), 4);
     assert!(c[0] > 0 && c[1] > 0 && c[2] + c[3] == 0, "top-p 0.7: {c:?}");
     // Top-k 3 then top-p 0.9 of the renormalised 0.5/0.95, 0.3/0.95, 0.15/0.95: all three.
-    let c = counts(&ints(top_k_top_p_sample(repeat(&x), 3, 0.9, 1.0, s())), 4);
+    let c = counts(&i64s(top_k_top_p_sample(repeat(&x), 3, 0.9, 1.0, s())), 4);
     assert!(
         c[0] > 0 && c[1] > 0 && c[2] > 0 && c[3] == 0,
         "top-3, top-p 0.9: {c:?}"
     );
     // Min-p 0.5: probability >= 0.25 (tokens 0 and 1).
-    let c = counts(&ints(min_p_sample(repeat(&x), 0.5, 1.0, s())), 4);
+    let c = counts(&i64s(min_p_sample(repeat(&x), 0.5, 1.0, s())), 4);
     assert!(c[0] > 0 && c[1] > 0 && c[2] + c[3] == 0, "min-p 0.5: {c:?}");
     // A tiny temperature is all but greedy and overflows nothing: the largest logit only.
     let row = [100.0, 200.0, 300.0, 250.0]; // over 1e-37: past f32::MAX unshifted
     let greedy = vec![0, 0, n, 0];
     let c = counts(
-        &ints(top_k_top_p_sample(repeat(&row), 0, 1.0, 1e-37, s())),
+        &i64s(top_k_top_p_sample(repeat(&row), 0, 1.0, 1e-37, s())),
         4,
     );
     assert_eq!(c, greedy, "top-k/top-p, T = 1e-37");
-    let c = counts(&ints(sample_from_logits(repeat(&row), 1e-37, s())), 4);
+    let c = counts(&i64s(sample_from_logits(repeat(&row), 1e-37, s())), 4);
     assert_eq!(c, greedy, "plain, T = 1e-37");
-    let c = counts(&ints(min_p_sample(repeat(&row), 0.1, 1e-37, s())), 4);
+    let c = counts(&i64s(min_p_sample(repeat(&row), 0.1, 1e-37, s())), 4);
     assert_eq!(c, greedy, "min-p, T = 1e-37");
     // +inf logits are the largest: only they are drawn, both of them.
     let row = [0.0, f32::INFINITY, 5.0, f32::INFINITY];
-    let c = counts(&ints(sample_from_logits(repeat(&row), 1.0, s())), 4);
+    let c = counts(&i64s(sample_from_logits(repeat(&row), 1.0, s())), 4);
     assert!(
         c[1] > 0 && c[3] > 0 && c[0] + c[2] == 0,
         "plain with +inf: {c:?}"
     );
-    let c = counts(&ints(top_k_top_p_sample(repeat(&row), 0, 0.9, 1.0, s())), 4);
+    let c = counts(&i64s(top_k_top_p_sample(repeat(&row), 0, 0.9, 1.0, s())), 4);
     assert!(
         c[1] > 0 && c[3] > 0 && c[0] + c[2] == 0,
         "top-p with +inf: {c:?}"
     );
     // -inf and NaN logits are never drawn, even at a high temperature.
     let row = [0.0, f32::NEG_INFINITY, f32::NAN, 0.0];
-    let c = counts(&ints(sample_from_logits(repeat(&row), 50.0, s())), 4);
+    let c = counts(&i64s(sample_from_logits(repeat(&row), 50.0, s())), 4);
     assert!(
         c[0] > 0 && c[3] > 0 && c[1] + c[2] == 0,
         "plain with -inf and NaN: {c:?}"
@@ -265,7 +256,7 @@ fn filters_never_let_a_forbidden_token_through() {
     let per_k: Vec<i64> = (0..b as i64).map(|i| i % 5).collect();
     let k = Tensor::<1, Int>::from_data(TensorData::new(per_k.clone(), [b]), &device);
     let x = logits(&vec![vec![4.0, 3.0, 2.0, 1.0, 0.0]; b], &device);
-    let got = ints(top_k_top_p_sample(
+    let got = i64s(top_k_top_p_sample(
         x,
         PerRow::Each(k),
         1.0,
@@ -281,13 +272,13 @@ fn filters_never_let_a_forbidden_token_through() {
     }
     // Same seeds, same tokens; other seeds, other tokens.
     let x: Vec<f32> = (0..50).map(|i| (i % 7) as f32 * 0.3).collect();
-    let a = ints(top_k_top_p_sample(repeat(&x), 20, 0.95, 0.8, s()));
+    let a = i64s(top_k_top_p_sample(repeat(&x), 20, 0.95, 0.8, s()));
     assert_eq!(
         a,
-        ints(top_k_top_p_sample(repeat(&x), 20, 0.95, 0.8, s())),
+        i64s(top_k_top_p_sample(repeat(&x), 20, 0.95, 0.8, s())),
         "same seeds"
     );
-    let other = ints(top_k_top_p_sample(
+    let other = i64s(top_k_top_p_sample(
         repeat(&x),
         20,
         0.95,
@@ -363,7 +354,7 @@ fn draws_follow_the_filtered_distribution() {
     for (i, (what, want, draw)) in cases.into_iter().enumerate() {
         let first = 1_000_000 * i as i64;
         let got = counts(
-            &ints(draw(rows.clone(), seeds(first..first + n as i64, &device))),
+            &i64s(draw(rows.clone(), seeds(first..first + n as i64, &device))),
             v,
         );
         let mut chi2 = 0.0;
@@ -401,20 +392,20 @@ fn the_filters_on_their_own() {
             vec![1.0, 3.0, 3.0, 3.0, 0.0],
             vec![f32::NAN, 2.0, -1.0, 2.0, 5.0],
         ];
-        let got = floats(top_k_mask_logits(logits(&rows, &device), 2));
+        let got = f32s(top_k_mask_logits(logits(&rows, &device), 2));
         assert_eq!(
             got,
             [ninf, 3.0, 3.0, ninf, ninf, ninf, 2.0, ninf, ninf, 5.0],
             "top-2 mask"
         );
-        let got = floats(top_k_mask_logits(logits(&rows, &device), 0));
+        let got = f32s(top_k_mask_logits(logits(&rows, &device), 0));
         assert_eq!(
             got,
             [1.0, 3.0, 3.0, 3.0, 0.0, ninf, 2.0, -1.0, 2.0, 5.0],
             "k = 0"
         );
         let k = Tensor::<1, Int>::from_data(TensorData::new(vec![1i64, 3], [2]), &device);
-        let got = floats(top_k_mask_logits(logits(&rows, &device), PerRow::Each(k)));
+        let got = f32s(top_k_mask_logits(logits(&rows, &device), PerRow::Each(k)));
         assert_eq!(
             got,
             [ninf, 3.0, ninf, ninf, ninf, ninf, 2.0, ninf, 2.0, 5.0],
@@ -422,7 +413,7 @@ fn the_filters_on_their_own() {
         );
         // Top-p 0.6 of [0.1, 0.4, 0.3, 0.2]: 0.4 then 0.3 (0.4 < 0.6 <= 0.7), renormalised.
         let probs = vec![vec![0.1f32, 0.4, 0.3, 0.2], vec![0.25, 0.25, 0.25, 0.25]];
-        let got = floats(top_p_renorm_probs(logits(&probs, &device), 0.6));
+        let got = f32s(top_p_renorm_probs(logits(&probs, &device), 0.6));
         let want = [
             0.0,
             0.4 / 0.7,
@@ -447,10 +438,7 @@ fn bad_calls_get_clear_errors() {
     let _device = serial();
     let device = Device::default();
     let x = logits(&[vec![0.0, 1.0], vec![1.0, 0.0]], &device);
-    let message = |f: &dyn Fn()| match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(()) => panic!("the call was accepted"),
-        Err(e) => e.downcast_ref::<String>().cloned().unwrap_or_default(),
-    };
+    let message = |f: &dyn Fn()| panic_message(f).expect("the call was accepted");
     let m = message(&|| {
         drop(top_k_top_p_sample(
             x.clone(),
@@ -478,7 +466,7 @@ fn bad_calls_get_clear_errors() {
     // Empty batches draw nothing; empty filters return their input.
     let empty = || Tensor::<2>::zeros([0, 5], &device);
     assert!(
-        ints(top_k_top_p_sample(
+        i64s(top_k_top_p_sample(
             empty(),
             2,
             0.9,
@@ -487,8 +475,8 @@ fn bad_calls_get_clear_errors() {
         ))
         .is_empty()
     );
-    assert!(ints(min_p_sample(empty(), 0.1, 1.0, seeds(0..0, &device))).is_empty());
-    assert!(ints(sample_from_logits(empty(), 1.0, seeds(0..0, &device))).is_empty());
+    assert!(i64s(min_p_sample(empty(), 0.1, 1.0, seeds(0..0, &device))).is_empty());
+    assert!(i64s(sample_from_logits(empty(), 1.0, seeds(0..0, &device))).is_empty());
     assert_eq!(top_k_mask_logits(empty(), 2).dims(), [0, 5]);
     assert_eq!(top_p_renorm_probs(empty(), 0.5).dims(), [0, 5]);
 }

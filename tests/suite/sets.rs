@@ -5,7 +5,7 @@
 //! infinities, sorted and reversed inputs, lengths across the compaction and sort tiles,
 //! empty tensors; and the gradient of `kthvalue`/`median` (it goes to the chosen element).
 
-use crate::common::{rng, serial};
+use crate::common::{i64s, panic_message, rng, serial};
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use rand::Rng;
@@ -115,10 +115,6 @@ fn read<T: Elem>(t: Tensor<1, T::Kind>) -> Vec<T> {
         .expect("values")
 }
 
-fn ints<const D: usize>(t: Tensor<D, Int>) -> Vec<i64> {
-    t.into_data().iter::<i64>().collect()
-}
-
 fn assert_same_bits<T: Elem>(got: &[T], want: &[T], case: &str) {
     let g: Vec<u64> = got.iter().map(|v| v.bits()).collect();
     let w: Vec<u64> = want.iter().map(|v| v.bits()).collect();
@@ -153,8 +149,8 @@ fn check_unique<T: Elem>(device: &Device, test: &str) {
             &want.0,
             &format!("{case}: unique values"),
         );
-        assert_eq!(ints(got.inverse.unwrap()), want.1, "{case}: unique inverse");
-        assert_eq!(ints(got.counts.unwrap()), want.2, "{case}: unique counts");
+        assert_eq!(i64s(got.inverse.unwrap()), want.1, "{case}: unique inverse");
+        assert_eq!(i64s(got.counts.unwrap()), want.2, "{case}: unique counts");
         assert_same_bits(
             &read::<T>(sieve_burn::unique(tensor(&x, device))),
             &want.0,
@@ -168,7 +164,7 @@ fn check_unique<T: Elem>(device: &Device, test: &str) {
             &format!("{case}: counted values"),
         );
         assert_eq!(
-            ints(counted.counts.unwrap()),
+            i64s(counted.counts.unwrap()),
             want.2,
             "{case}: counts without inverse"
         );
@@ -180,12 +176,12 @@ fn check_unique<T: Elem>(device: &Device, test: &str) {
             &format!("{case}: consecutive values"),
         );
         assert_eq!(
-            ints(got.inverse.unwrap()),
+            i64s(got.inverse.unwrap()),
             want.1,
             "{case}: consecutive inverse"
         );
         assert_eq!(
-            ints(got.counts.unwrap()),
+            i64s(got.counts.unwrap()),
             want.2,
             "{case}: consecutive counts"
         );
@@ -204,7 +200,7 @@ fn check_unique<T: Elem>(device: &Device, test: &str) {
     let inverse = got.inverse.unwrap();
     assert_eq!(inverse.dims(), [3, 4], "{test}: inverse shape");
     assert_eq!(
-        ints(inverse),
+        i64s(inverse),
         unique_reference(&flat).1,
         "{test}: [3, 4] inverse"
     );
@@ -237,10 +233,10 @@ fn check_search<T: Elem>(device: &Device, test: &str) {
                     tensor(&queries, device),
                     right,
                 );
-                assert_eq!(ints(got), want, "{case}: searchsorted");
+                assert_eq!(i64s(got), want, "{case}: searchsorted");
                 let got =
                     sieve_burn::bucketize(tensor(&queries, device), tensor(&sorted, device), right);
-                assert_eq!(ints(got), want, "{case}: bucketize");
+                assert_eq!(i64s(got), want, "{case}: bucketize");
             }
         }
     }
@@ -258,7 +254,7 @@ fn check_search<T: Elem>(device: &Device, test: &str) {
         .iter()
         .map(|v| search_reference(&sorted, v, false))
         .collect();
-    assert_eq!(ints(got), want, "{test}: [2, 3] queries");
+    assert_eq!(i64s(got), want, "{test}: [2, 3] queries");
 }
 
 fn check_order_statistics<T: Elem>(device: &Device, test: &str) {
@@ -276,7 +272,7 @@ fn check_order_statistics<T: Elem>(device: &Device, test: &str) {
             assert_eq!(values.dims(), [rows, 1]);
             let want_i: Vec<i64> = (0..rows).map(|r| order[r * len + k - 1] as i64).collect();
             let want_v: Vec<T> = (0..rows).map(|r| x[r * len + want_i[r] as usize]).collect();
-            assert_eq!(ints(indices), want_i, "{case}: kthvalue k={k} indices");
+            assert_eq!(i64s(indices), want_i, "{case}: kthvalue k={k} indices");
             assert_same_bits(
                 &read::<T>(values.reshape([rows])),
                 &want_v,
@@ -295,7 +291,7 @@ fn check_order_statistics<T: Elem>(device: &Device, test: &str) {
             })
             .collect();
         let want_v: Vec<T> = (0..rows).map(|r| x[r * len + want_i[r] as usize]).collect();
-        assert_eq!(ints(indices), want_i, "{case}: median indices");
+        assert_eq!(i64s(indices), want_i, "{case}: median indices");
         assert_same_bits(
             &read::<T>(values.reshape([rows])),
             &want_v,
@@ -348,7 +344,7 @@ fn searchsorted_of_64_bit_keys_and_bad_raw_calls() {
                 .iter()
                 .map(|q| search_reference(&sorted, q, right))
                 .collect();
-            let got = ints(sieve_burn::searchsorted(t(&sorted), t(&queries), right));
+            let got = i64s(sieve_burn::searchsorted(t(&sorted), t(&queries), right));
             assert_eq!(got, want, "{device:?} i64 keys, right={right}");
         }
     }
@@ -411,7 +407,7 @@ fn order_statistics_gradients_go_to_the_chosen_element() {
     );
     let x = Tensor::<2>::from_data([[4.0, 1.0, 3.0]], &device).require_grad();
     let (values, indices) = sieve_burn::kthvalue(x.clone(), 2, 1);
-    assert_eq!(ints(indices), [2]);
+    assert_eq!(i64s(indices), [2]);
     let grads = values.sum().backward();
     let got: Vec<f32> = x.grad(&grads).unwrap().into_data().iter::<f32>().collect();
     assert_eq!(got, [0.0, 0.0, 1.0], "kthvalue gradient");
@@ -422,10 +418,7 @@ fn bad_calls_get_clear_errors() {
     let _device = serial();
     let device = Device::default();
     let x = Tensor::<2>::zeros([2, 3], &device);
-    let message = |f: &dyn Fn()| match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(()) => panic!("the call was accepted"),
-        Err(e) => e.downcast_ref::<String>().cloned().unwrap_or_default(),
-    };
+    let message = |f: &dyn Fn()| panic_message(f).expect("the call was accepted");
     let m = message(&|| drop(sieve_burn::kthvalue(x.clone(), 0, 1)));
     assert!(
         m.contains("kthvalue: invalid argument `k` = 0: expected 1..=3"),

@@ -262,9 +262,7 @@ pub fn float_sort_with_indices<B: Backend>(
     descending: bool,
     index_dtype: IntDType,
 ) -> (FloatTensor<B>, IntTensor<B>) {
-    let data = try_read_sync(B::float_into_data(x.clone()))
-        .expect("sort fallback: reading the tensor")
-        .expect("sort fallback: reading the tensor");
+    let data = read("sort", B::float_into_data(x.clone()));
     let indices =
         host_sort_indices::<B>(data, &x.shape(), &x.device(), dim, descending, index_dtype);
     (B::float_gather(dim, x, indices.clone()), indices)
@@ -277,9 +275,7 @@ pub fn int_sort_with_indices<B: Backend>(
     descending: bool,
     index_dtype: IntDType,
 ) -> (IntTensor<B>, IntTensor<B>) {
-    let data = try_read_sync(B::int_into_data(x.clone()))
-        .expect("sort fallback: reading the tensor")
-        .expect("sort fallback: reading the tensor");
+    let data = read("sort", B::int_into_data(x.clone()));
     let indices =
         host_sort_indices::<B>(data, &x.shape(), &x.device(), dim, descending, index_dtype);
     (B::int_gather(dim, x, indices.clone()), indices)
@@ -328,9 +324,7 @@ pub fn prefix_slice(len: usize) -> Slice {
 pub fn uniform_rows<B: Backend>(seeds: IntTensor<B>, len: usize) -> FloatTensor<B> {
     let device = seeds.device();
     let rows = seeds.shape()[0];
-    let data = try_read_sync(B::int_into_data(seeds))
-        .expect("uniform_rows fallback: reading the seeds")
-        .expect("uniform_rows fallback: reading the seeds");
+    let data = read("uniform_rows", B::int_into_data(seeds));
     let words: Vec<(u32, u32)> = match data.dtype() {
         DType::I64 => data.iter::<i64>().map(|v| split_words(v as u64)).collect(),
         DType::U64 => data.iter::<u64>().map(split_words).collect(),
@@ -346,13 +340,15 @@ fn split_words(v: u64) -> (u32, u32) {
     (v as u32, (v >> 32) as u32)
 }
 
-/// The data of a pending read, waited for here (the fallbacks serve CPU backends).
+/// The data of a pending read for `op`'s fallback, waited for here (the fallbacks serve CPU
+/// backends).
 pub fn read<E: std::fmt::Debug>(
+    op: &str,
     data: impl std::future::Future<Output = Result<TensorData, E>>,
 ) -> TensorData {
     try_read_sync(data)
-        .expect("fallback: reading a tensor")
-        .expect("fallback: reading a tensor")
+        .unwrap_or_else(|| panic!("{op} fallback: the read did not complete synchronously"))
+        .unwrap_or_else(|e| panic!("{op} fallback: reading a tensor: {e:?}"))
 }
 
 /// `SieveOps::sieve_float_searchsorted` on the host: a binary search per value in sieve's

@@ -305,8 +305,8 @@ pub trait SieveOps: Backend {
         index_dtype: IntDType,
     ) -> IntTensor<Self> {
         let device = values.device();
-        let sorted = fallback::read(Self::float_into_data(sorted));
-        let values = fallback::read(Self::float_into_data(values));
+        let sorted = fallback::read("searchsorted", Self::float_into_data(sorted));
+        let values = fallback::read("searchsorted", Self::float_into_data(values));
         fallback::searchsorted::<Self>(&sorted, &values, right, index_dtype, &device)
     }
 
@@ -319,8 +319,8 @@ pub trait SieveOps: Backend {
         index_dtype: IntDType,
     ) -> IntTensor<Self> {
         let device = values.device();
-        let sorted = fallback::read(Self::int_into_data(sorted));
-        let values = fallback::read(Self::int_into_data(values));
+        let sorted = fallback::read("searchsorted", Self::int_into_data(sorted));
+        let values = fallback::read("searchsorted", Self::int_into_data(values));
         fallback::searchsorted::<Self>(&sorted, &values, right, index_dtype, &device)
     }
 }

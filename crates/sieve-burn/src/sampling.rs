@@ -28,6 +28,7 @@ use burn::tensor::activation::softmax;
 use burn::tensor::{Bool, DType, Float, Int, IntDType, Tensor};
 
 use crate::SieveOps;
+use crate::tensor::positions;
 
 /// A sampling parameter: one value for every row, or a `[batch]` tensor of one value a row.
 // (A short-lived argument: boxing the tensor would buy nothing.)
@@ -104,7 +105,7 @@ pub fn top_k_top_p_sample(
         scaled,
         batch,
         vocab,
-        temperature,
+        greedy,
     } = match Draw::of(op, logits, &seeds, temperature.into()) {
         Ok(draw) => draw,
         Err(no_tokens) => return no_tokens,
@@ -115,15 +116,11 @@ pub fn top_k_top_p_sample(
         PerRow::Same(k) if *k > 0 && *k < vocab => crate::topk_with_indices(scaled, *k, 1),
         _ => crate::sort_descending_with_indices(scaled, 1),
     };
-    let width = values.dims()[1];
     let device = values.device();
-    let slot = Tensor::<1, Int>::arange(0..width as i64, &device)
-        .reshape([1, width])
-        .expand([batch, width]);
+    let slot = positions::<2>(&values.shape(), 1, &device);
     let mut keep = values.clone().is_finite();
     if let PerRow::Each(k) = &top_k {
-        let k = per_row_int(op, "top_k", k, batch).expand([batch, width]);
-        keep = keep.bool_and(slot.clone().lower(k.clone()).bool_or(k.lower_equal_elem(0)));
+        keep = keep.bool_and(within_k(op, slot.clone(), k));
     }
     let values = values.mask_fill(keep.clone().bool_not(), f32::NEG_INFINITY);
     let top_p = top_p.into();
@@ -131,14 +128,8 @@ pub fn top_k_top_p_sample(
     let keep = if off {
         keep
     } else {
-        let p = per_row(op, "top_p", &top_p, batch, &device).expand([batch, width]);
-        let probs = softmax(values.clone(), 1);
-        let before = crate::cumsum(probs.clone(), 1) - probs;
-        let nucleus = before
-            .lower(p.clone())
-            .bool_or(slot.equal_elem(0))
-            .bool_or(p.greater_equal_elem(1.0));
-        keep.bool_and(nucleus)
+        let p = per_row(op, "top_p", &top_p, batch, &device);
+        keep.bool_and(nucleus(softmax(values.clone(), 1), slot, p))
     };
     let noise = gumbel(uniform_rows(seeds, vocab).gather(1, ids.clone()));
     let scores = values.clone().mask_fill(keep.bool_not(), f32::NEG_INFINITY) + noise;
@@ -146,7 +137,7 @@ pub fn top_k_top_p_sample(
     let first = ids.clone().narrow(1, 0, 1);
     // Greedy rows take the first candidate: the largest logit, lowest index among ties.
     let pick = ids.gather(1, pick);
-    let pick = match greedy_rows(&temperature, batch, &device) {
+    let pick = match greedy {
         Some(greedy) => pick.mask_where(greedy, first),
         None => pick,
     };
@@ -167,7 +158,7 @@ pub fn min_p_sample(
         scaled,
         batch,
         vocab,
-        temperature,
+        greedy,
     } = match Draw::of(op, logits, &seeds, temperature.into()) {
         Ok(draw) => draw,
         Err(no_tokens) => return no_tokens,
@@ -179,7 +170,7 @@ pub fn min_p_sample(
     // which no comparison keeps.
     let relative = (scaled.clone() - best.clone().expand([batch, vocab])).exp();
     let keep = relative.greater_equal(min_p.expand([batch, vocab]));
-    sample_kept(scaled, keep, &temperature, best, seeds)
+    sample_kept(scaled, keep, greedy, best, seeds)
 }
 
 /// Draws one token per row of `logits` from its full distribution at `temperature` (no
@@ -190,17 +181,13 @@ pub fn sample_from_logits(
     seeds: Tensor<1, Int>,
 ) -> Tensor<1, Int> {
     let op = "sample_from_logits";
-    let Draw {
-        scaled,
-        temperature,
-        ..
-    } = match Draw::of(op, logits, &seeds, temperature.into()) {
+    let Draw { scaled, greedy, .. } = match Draw::of(op, logits, &seeds, temperature.into()) {
         Ok(draw) => draw,
         Err(no_tokens) => return no_tokens,
     };
     let best = scaled.clone().max_dim(1);
     let keep = scaled.clone().is_finite();
-    sample_kept(scaled, keep, &temperature, best, seeds)
+    sample_kept(scaled, keep, greedy, best, seeds)
 }
 
 /// `logits` with every element outside its row's top-k set to `-inf` (and NaNs to `-inf`),
@@ -227,17 +214,13 @@ pub fn top_k_mask_logits(logits: Tensor<2>, top_k: impl Into<PerRow<usize, Int>>
         PerRow::Each(k) => {
             // Each row's rank of every token in the stable descending order, against its k.
             let ids = crate::argsort_descending(x.clone(), 1);
-            let rank = Tensor::<1, Int>::arange(0..vocab as i64, &device)
-                .reshape([1, vocab])
-                .expand([batch, vocab]);
             let rank = Tensor::<2, Int>::zeros([batch, vocab], &device).scatter(
                 1,
                 ids,
-                rank,
+                positions::<2>(&x.shape(), 1, &device),
                 burn::tensor::IndexingUpdateOp::Add,
             );
-            let k = per_row_int(op, "top_k", &k, batch).expand([batch, vocab]);
-            rank.lower(k.clone()).bool_or(k.lower_equal_elem(0))
+            within_k(op, rank, &k)
         }
     };
     x.mask_fill(keep.bool_not(), f32::NEG_INFINITY).cast(dtype)
@@ -258,15 +241,9 @@ pub fn top_p_renorm_probs(probs: Tensor<2>, top_p: impl Into<PerRow<f32, Float>>
     let p32 = p32.clone().mask_fill(p32.is_nan(), 0.0);
     let device = p32.device();
     let (sorted, ids) = crate::sort_descending_with_indices(p32, 1);
-    let top_p = per_row(op, "top_p", &top_p.into(), batch, &device).expand([batch, vocab]);
-    let before = crate::cumsum(sorted.clone(), 1) - sorted.clone();
-    let slot = Tensor::<1, Int>::arange(0..vocab as i64, &device)
-        .reshape([1, vocab])
-        .expand([batch, vocab]);
-    let keep = before
-        .lower(top_p.clone())
-        .bool_or(slot.equal_elem(0))
-        .bool_or(top_p.greater_equal_elem(1.0));
+    let top_p = per_row(op, "top_p", &top_p.into(), batch, &device);
+    let slot = positions::<2>(&sorted.shape(), 1, &device);
+    let keep = nucleus(sorted.clone(), slot, top_p);
     let kept = sorted.mask_fill(keep.bool_not(), 0.0);
     let total = kept.clone().sum_dim(1).expand([batch, vocab]);
     let renormed = kept / total;
@@ -275,15 +252,24 @@ pub fn top_p_renorm_probs(probs: Tensor<2>, top_p: impl Into<PerRow<f32, Float>>
         .cast(dtype)
 }
 
-/// Logits as f32 with their batch and vocab sizes, after the shape checks.
-struct Rows {
-    logits: Tensor<2>,
+/// A draw's logits after the checks, as f32 (NaNs as `-inf`) divided by the temperature
+/// (see [`scale`]), and which rows are greedy (`None`: none is).
+struct Draw {
+    scaled: Tensor<2>,
     batch: usize,
     vocab: usize,
+    greedy: Option<Tensor<2, Bool>>,
 }
 
-impl Rows {
-    fn of(op: &str, logits: Tensor<2>, seeds: &Tensor<1, Int>) -> Rows {
+impl Draw {
+    /// `Err`: the `[0]` tokens of an empty batch (returned once per call: not worth a box).
+    #[allow(clippy::result_large_err)]
+    fn of(
+        op: &str,
+        logits: Tensor<2>,
+        seeds: &Tensor<1, Int>,
+        temperature: PerRow<f32, Float>,
+    ) -> Result<Draw, Tensor<1, Int>> {
         let [batch, vocab] = logits.dims();
         let [rows] = seeds.dims();
         assert!(
@@ -294,43 +280,31 @@ impl Rows {
             vocab > 0 || batch == 0,
             "{op}: invalid argument `logits`: a vocab of 0 tokens: expected at least 1"
         );
-        Rows {
-            logits: finite_or_neg_inf(logits.cast(DType::F32)),
-            batch,
-            vocab,
-        }
-    }
-}
-
-/// A draw's logits after the checks, divided by the temperature (greedy rows by 1).
-struct Draw {
-    scaled: Tensor<2>,
-    batch: usize,
-    vocab: usize,
-    temperature: PerRow<f32, Float>,
-}
-
-impl Draw {
-    /// `Err`: the `[0]` tokens of an empty batch.
-    fn of(
-        op: &str,
-        logits: Tensor<2>,
-        seeds: &Tensor<1, Int>,
-        temperature: PerRow<f32, Float>,
-    ) -> Result<Draw, Tensor<1, Int>> {
-        let Rows {
-            logits,
-            batch,
-            vocab,
-        } = Rows::of(op, logits, seeds);
+        let logits = finite_or_neg_inf(logits.cast(DType::F32));
         if batch == 0 {
             return Err(no_tokens(&logits));
         }
+        // Greedy rows: `T <= 0` or NaN; they are divided by 1.
+        let (divisor, greedy) = match temperature {
+            PerRow::Same(t) if t > 0.0 => (PerRow::Same(t), None),
+            PerRow::Same(_) => (
+                PerRow::Same(1.0),
+                Some(Tensor::full([batch, 1], true, &logits.device())),
+            ),
+            each => {
+                let t = per_row(op, "temperature", &each, batch, &logits.device());
+                let greedy = t.clone().greater_elem(0.0).bool_not();
+                (
+                    PerRow::Each(t.mask_fill(greedy.clone(), 1.0).reshape([batch])),
+                    Some(greedy),
+                )
+            }
+        };
         Ok(Draw {
-            scaled: scale(logits, &temperature, batch),
+            scaled: scale(logits, divisor),
             batch,
             vocab,
-            temperature,
+            greedy,
         })
     }
 }
@@ -365,50 +339,45 @@ fn per_row(
     }
 }
 
-fn per_row_int(op: &str, name: &str, value: &Tensor<1, Int>, batch: usize) -> Tensor<2, Int> {
-    let [n] = value.dims();
+/// Where `rank < k` (a `[batch]` tensor of one `k` a row), or everywhere in a row whose
+/// `k <= 0`; `rank`: each element's place in its row's stable descending order.
+fn within_k(op: &str, rank: Tensor<2, Int>, k: &Tensor<1, Int>) -> Tensor<2, Bool> {
+    let [batch, width] = rank.dims();
+    let [n] = k.dims();
     assert!(
         n == batch,
-        "{op}: invalid argument `{name}`: {n} values: expected one per row ({batch})"
+        "{op}: invalid argument `top_k`: {n} values: expected one per row ({batch})"
     );
-    value.clone().reshape([batch, 1])
+    let k = k.clone().reshape([batch, 1]).expand([batch, width]);
+    rank.lower(k.clone()).bool_or(k.lower_equal_elem(0))
 }
 
-/// Logits divided by the temperature, each row first shifted so its largest is 0: no
-/// temperature, however small, can overflow a kept logit to +inf (the draws do not change:
-/// softmax, the filters and Gumbel-max ignore a row's shift). +inf logits count as the
-/// largest finite value; a row without a finite logit is not shifted. Greedy rows (`T <= 0`
-/// or NaN) are divided by 1.
-fn scale(x: Tensor<2>, temperature: &PerRow<f32, Float>, batch: usize) -> Tensor<2> {
-    let vocab = x.dims()[1];
+/// The top-p set of probabilities `sorted` (descending along dim 1, `slot` each one's place):
+/// each whose predecessors sum to less than its row's `p` (`[batch, 1]`), the first always,
+/// every one where `p >= 1`.
+fn nucleus(sorted: Tensor<2>, slot: Tensor<2, Int>, p: Tensor<2>) -> Tensor<2, Bool> {
+    let p = p.expand(sorted.dims());
+    let before = crate::cumsum(sorted.clone(), 1) - sorted;
+    before
+        .lower(p.clone())
+        .bool_or(slot.equal_elem(0))
+        .bool_or(p.greater_equal_elem(1.0))
+}
+
+/// Logits divided by `divisor` (one value, or `[batch, 1]`), each row first shifted so its
+/// largest is 0: no temperature, however small, can overflow a kept logit to +inf (the draws
+/// do not change: softmax, the filters and Gumbel-max ignore a row's shift). +inf logits
+/// count as the largest finite value; a row without a finite logit is not shifted.
+fn scale(x: Tensor<2>, divisor: PerRow<f32, Float>) -> Tensor<2> {
+    let dims = x.dims();
     let x = x.clamp_max(f32::MAX);
     let max = x.clone().max_dim(1);
     let shift = max.clone().mask_fill(max.is_finite().bool_not(), 0.0);
-    let x = x - shift.expand([batch, vocab]);
-    match temperature {
-        PerRow::Same(t) if *t > 0.0 && *t != 1.0 => x.div_scalar(*t),
+    let x = x - shift.expand(dims);
+    match divisor {
+        PerRow::Same(t) if t != 1.0 => x.div_scalar(t),
         PerRow::Same(_) => x,
-        PerRow::Each(_) => {
-            let t = per_row("sample", "temperature", temperature, batch, &x.device());
-            let t = t.clone().mask_fill(t.greater_elem(0.0).bool_not(), 1.0);
-            x / t.expand([batch, vocab])
-        }
-    }
-}
-
-/// `[batch, 1]`: the rows sampled greedily, `None` where none is.
-fn greedy_rows(
-    temperature: &PerRow<f32, Float>,
-    batch: usize,
-    device: &burn::tensor::Device,
-) -> Option<Tensor<2, Bool>> {
-    match temperature {
-        PerRow::Same(t) if *t > 0.0 => None,
-        _ => Some(
-            per_row("sample", "temperature", temperature, batch, device)
-                .greater_elem(0.0)
-                .bool_not(),
-        ),
+        PerRow::Each(t) => x / t.reshape([dims[0], 1]).expand(dims),
     }
 }
 
@@ -422,7 +391,7 @@ fn gumbel(u: Tensor<2>) -> Tensor<2> {
 fn sample_kept(
     scaled: Tensor<2>,
     keep: Tensor<2, Bool>,
-    temperature: &PerRow<f32, Float>,
+    greedy: Option<Tensor<2, Bool>>,
     best: Tensor<2>,
     seeds: Tensor<1, Int>,
 ) -> Tensor<1, Int> {
@@ -430,12 +399,10 @@ fn sample_kept(
     let device = scaled.device();
     let noise = gumbel(uniform_rows(seeds, vocab));
     let pick = (scaled.clone().mask_fill(keep.bool_not(), f32::NEG_INFINITY) + noise).argmax(1);
-    let pick = match greedy_rows(temperature, batch, &device) {
+    let pick = match greedy {
         // The first index holding the largest logit (`argmax`'s tie rule is the backend's).
         Some(greedy) => {
-            let index = Tensor::<1, Int>::arange(0..vocab as i64, &device)
-                .reshape([1, vocab])
-                .expand([batch, vocab]);
+            let index = positions::<2>(&scaled.shape(), 1, &device);
             let at_best = scaled.equal(best.clone().expand([batch, vocab]));
             let first = index.mask_fill(at_best.bool_not(), vocab as i64).min_dim(1);
             pick.mask_where(greedy, first)

@@ -7,6 +7,7 @@
 use burn::tensor::{AsIndex, Bool, Int, Tensor};
 
 use crate::SieveKind;
+use crate::tensor::positions;
 
 /// [`unique_with`]'s outputs.
 #[derive(Debug, Clone)]
@@ -184,15 +185,16 @@ fn flat_groups<const D: usize, K: SieveKind>(
     if n == 0 {
         return empty_unique(flat, shape, return_inverse, return_counts);
     }
-    if sort && return_inverse {
-        let (sorted, order) = crate::sort_with_indices(flat, 0);
-        groups(sorted, Some(order), shape, return_inverse, return_counts)
-    } else if sort {
+    let (grouped, order) = match (sort, return_inverse) {
+        (true, true) => {
+            let (sorted, order) = crate::sort_with_indices(flat, 0);
+            (sorted, Some(order))
+        }
         // Values and counts need no permutation: a keys-only sort moves less.
-        groups(crate::sort(flat, 0), None, shape, false, return_counts)
-    } else {
-        groups(flat, None, shape, return_inverse, return_counts)
-    }
+        (true, false) => (crate::sort(flat, 0), None),
+        (false, _) => (flat, None),
+    };
+    groups(grouped, order, shape, return_inverse, return_counts)
 }
 
 /// Group boundaries of `sorted` (equal neighbours, NaNs equal) as values, inverse, counts;
@@ -262,19 +264,4 @@ fn empty_unique<const D: usize, K: SieveKind>(
         inverse: return_inverse.then(|| Tensor::<1, Int>::zeros([0], &device).reshape(shape)),
         counts: return_counts.then(|| Tensor::<1, Int>::zeros([0], &device)),
     }
-}
-
-/// Every element's position along `dim`, as an Int tensor of `shape`.
-fn positions<const D: usize>(
-    shape: &burn::tensor::Shape,
-    dim: usize,
-    device: &burn::tensor::Device,
-) -> Tensor<D, Int> {
-    let len = shape[dim];
-    let mut along = [1usize; D];
-    along[dim] = len;
-    let dims: [usize; D] = std::array::from_fn(|d| shape[d]);
-    Tensor::<1, Int>::arange(0..len as i64, device)
-        .reshape(along)
-        .expand(dims)
 }

@@ -964,3 +964,18 @@ fn topk_checked<const D: usize, K: SieveKind>(
         Tensor::from_dispatch(indices),
     )
 }
+
+/// Every element's position along `dim`, as an Int tensor of `shape`.
+pub(crate) fn positions<const D: usize>(
+    shape: &burn::tensor::Shape,
+    dim: usize,
+    device: &burn::tensor::Device,
+) -> Tensor<D, Int> {
+    let len = shape[dim];
+    let mut along = [1usize; D];
+    along[dim] = len;
+    let dims: [usize; D] = std::array::from_fn(|d| shape[d]);
+    Tensor::<1, Int>::arange(0..len as i64, device)
+        .reshape(along)
+        .expand(dims)
+}
