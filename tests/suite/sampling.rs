@@ -94,6 +94,70 @@ fn uniforms_match_the_reference_bit_for_bit() {
     assert_ne!(u[..100_000], u[100_000..]);
 }
 
+#[test]
+fn uniforms_at_columns_are_the_rows_gathered() {
+    let _device = serial();
+    #[allow(unused_mut)]
+    let mut devices = vec![Device::default(), Device::flex()];
+    #[cfg(feature = "ndarray")]
+    devices.push(Device::ndarray());
+    // Columns in any order, repeated, past a tile, and one at the counter's top.
+    let (rows, width, len) = (3usize, 300usize, 70_000usize);
+    let mut columns: Vec<i64> = (0..rows * width)
+        .map(|i| ((i as i64 * 7919) % len as i64))
+        .collect();
+    columns[5] = columns[4];
+    for device in devices {
+        for (seed_dtype, column_dtype) in [(DType::I32, DType::I32), (DType::I64, DType::I64)] {
+            let case = format!("{device:?} {seed_dtype:?} seeds, {column_dtype:?} columns");
+            let wide = if seed_dtype == DType::I64 { 1 << 33 } else { 7 };
+            let seeds = Tensor::<1, Int>::from_data(
+                TensorData::new(vec![11i64, -3, wide], [rows]),
+                (&device, seed_dtype),
+            );
+            let at = Tensor::<2, Int>::from_data(
+                TensorData::new(columns.clone(), [rows, width]),
+                (&device, column_dtype),
+            );
+            let got = f32s(sampling::uniform_at(seeds.clone(), at.clone()));
+            let want = f32s(sampling::uniform_rows(seeds, len).gather(1, at));
+            assert_eq!(got.len(), rows * width, "{case}");
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g.to_bits(), w.to_bits(), "{case}: element {i}");
+            }
+        }
+    }
+    // The raw entry point: the reference's numbers, and refusals before launching.
+    let client = sieve_burn::cube_client(&Device::default()).expect("a CubeCL test device");
+    let seed_words = client.create_from_slice(bytemuck::cast_slice(&[1u32, 2]));
+    let column_words = client.create_from_slice(bytemuck::cast_slice(&[9u32, 0, u32::MAX, 4]));
+    let out = client.empty(4 * 4);
+    let raw = |column_dtype, width| {
+        sieve::random::uniform_at(
+            &client,
+            &seed_words,
+            sieve::Dtype::I32,
+            2,
+            &column_words,
+            column_dtype,
+            width,
+            &out,
+        )
+        .map_err(|e| e.to_string())
+    };
+    raw(sieve::Dtype::U32, 2).expect("u32 columns");
+    let bytes = client.read_one(out.clone()).expect("read back");
+    let got: Vec<f32> = bytemuck::cast_slice(&bytes).to_vec();
+    let want = reference::uniform_at(&[(1, 0), (2, 0)], &[9, 0, u32::MAX, 4], 2);
+    assert_eq!(got, want);
+    let e = raw(sieve::Dtype::F32, 2).unwrap_err();
+    assert!(e.contains("`column_dtype` = f32"), "{e}");
+    let e = raw(sieve::Dtype::I64, 2).unwrap_err();
+    assert!(e.contains("`columns`"), "{e}");
+    let e = raw(sieve::Dtype::I32, 3).unwrap_err();
+    assert!(e.contains("`columns`"), "{e}");
+}
+
 /// Rows whose answer does not depend on the seed.
 fn fixed_rows() -> (Vec<Vec<f32>>, Vec<i64>) {
     let ninf = f32::NEG_INFINITY;

@@ -345,6 +345,10 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
         <Self as burn::backend::AutodiffBackend>::from_inner(B::sieve_uniform_rows(seeds, len))
     }
 
+    fn sieve_uniform_at(seeds: IntTensor<Self>, columns: IntTensor<Self>) -> FloatTensor<Self> {
+        <Self as burn::backend::AutodiffBackend>::from_inner(B::sieve_uniform_at(seeds, columns))
+    }
+
     fn sieve_float_prefix(x: FloatTensor<Self>, len: usize) -> FloatTensor<Self> {
         /// The prefix's gradient lands on the first `len` elements; the rest get zero.
         #[derive(Debug)]

@@ -231,6 +231,27 @@ impl SieveOps for CubeBackend {
         out
     }
 
+    fn sieve_uniform_at(seeds: CubeTensor, columns: CubeTensor) -> CubeTensor {
+        let op = "uniform_at";
+        let seeds = into_contiguous(seeds);
+        let columns = into_contiguous(columns);
+        let rows = seeds.meta.shape()[0];
+        let width = columns.meta.shape()[1];
+        let out = empty_of(&columns, columns.meta.shape().clone(), DType::F32);
+        sieve::random::uniform_at(
+            &seeds.client,
+            &seeds.handle,
+            sieve_dtype(op, seeds.dtype),
+            rows,
+            &columns.handle,
+            sieve_dtype(op, columns.dtype),
+            width,
+            &out.handle,
+        )
+        .unwrap_or_else(|e| panic!("{op}: {e}"));
+        out
+    }
+
     fn sieve_int_prefix(x: CubeTensor, len: usize) -> CubeTensor {
         prefix_view(x, len)
     }

@@ -323,17 +323,36 @@ pub fn prefix_slice(len: usize) -> Slice {
 /// reference (the device kernel's numbers, bit for bit), uploaded.
 pub fn uniform_rows<B: Backend>(seeds: IntTensor<B>, len: usize) -> FloatTensor<B> {
     let device = seeds.device();
-    let rows = seeds.shape()[0];
-    let data = read("uniform_rows", B::int_into_data(seeds));
-    let words: Vec<(u32, u32)> = match data.dtype() {
+    let words = seed_words(read("uniform_rows", B::int_into_data(seeds)));
+    let values = sieve::random::reference::uniform_rows(&words, len);
+    B::float_from_data(TensorData::new(values, [words.len(), len]), &device)
+}
+
+/// `SieveOps::sieve_uniform_at` on the host, as [`uniform_rows`].
+pub fn uniform_at<B: Backend>(seeds: IntTensor<B>, columns: IntTensor<B>) -> FloatTensor<B> {
+    let device = seeds.device();
+    let words = seed_words(read("uniform_at", B::int_into_data(seeds)));
+    let columns = read("uniform_at", B::int_into_data(columns));
+    let shape = columns.shape().clone();
+    // A column counts by its low 32 bits, as the device reads it.
+    let columns: Vec<u32> = match columns.dtype() {
+        DType::U64 => columns.iter::<u64>().map(|v| v as u32).collect(),
+        DType::U32 => columns.iter::<u32>().collect(),
+        _ => columns.iter::<i64>().map(|v| v as u32).collect(),
+    };
+    let values = sieve::random::reference::uniform_at(&words, &columns, shape[1]);
+    B::float_from_data(TensorData::new(values, shape), &device)
+}
+
+/// Seeds' `(lo, hi)` words as the device reads them.
+fn seed_words(data: TensorData) -> Vec<(u32, u32)> {
+    match data.dtype() {
         DType::I64 => data.iter::<i64>().map(|v| split_words(v as u64)).collect(),
         DType::U64 => data.iter::<u64>().map(split_words).collect(),
         // Narrower seeds as the i32 (or u32) the device reads them as.
         DType::U32 => data.iter::<u32>().map(|v| (v, 0)).collect(),
         _ => data.iter::<i64>().map(|v| (v as i32 as u32, 0)).collect(),
-    };
-    let values = sieve::random::reference::uniform_rows(&words, len);
-    B::float_from_data(TensorData::new(values, [rows, len]), &device)
+    }
 }
 
 fn split_words(v: u64) -> (u32, u32) {

@@ -117,6 +117,11 @@ pub fn uniform_rows(seeds: &TensorSpec, len: &usize) -> TensorSpec {
     TensorSpec::new(Shape::new([seeds.shape[0], *len]), burn::tensor::DType::F32)
 }
 
+/// `[rows, width]` f32 uniforms at `[rows, width]` columns.
+pub fn uniform_at(_seeds: &TensorSpec, columns: &TensorSpec) -> TensorSpec {
+    TensorSpec::new(columns.shape.clone(), burn::tensor::DType::F32)
+}
+
 /// `[len]`: the prefix of a compaction's output.
 pub fn prefix_shape(len: &usize) -> Shape {
     Shape::new([*len])

@@ -294,6 +294,14 @@ pub trait SieveOps: Backend {
         fallback::uniform_rows::<Self>(seeds, len)
     }
 
+    /// `[rows, width]` f32 uniforms at the counters of the `[rows, width]` Int tensor
+    /// `columns`: what [`SieveOps::sieve_uniform_rows`] puts at those columns (a gather of
+    /// it, without making whole rows). Fallback: on the host, as that one.
+    #[fusion(meta = meta::uniform_at)]
+    fn sieve_uniform_at(seeds: IntTensor<Self>, columns: IntTensor<Self>) -> FloatTensor<Self> {
+        fallback::uniform_at::<Self>(seeds, columns)
+    }
+
     /// For every element of `values`, how many elements of the 1-D ascending `sorted` come
     /// before it in sieve's order (`right`: counting equal ones too): `torch.searchsorted`.
     /// An Int tensor of `values`' shape. Fallback: a binary search on the host.

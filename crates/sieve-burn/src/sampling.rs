@@ -69,14 +69,36 @@ impl<T> From<Tensor<1, Int>> for PerRow<T, Int> {
 /// `seeds[r]` and of `j` (`sieve::random`; the same numbers on every backend). Narrow Int
 /// seeds are widened to i32 first.
 pub fn uniform_rows(seeds: Tensor<1, Int>, len: usize) -> Tensor<2> {
-    let seeds = match seeds.dtype() {
-        DType::I8 | DType::I16 | DType::U8 | DType::U16 => seeds.cast(IntDType::I32),
-        _ => seeds,
-    };
     Tensor::from_dispatch(<Dispatch as SieveOps>::sieve_uniform_rows(
-        seeds.into_dispatch(),
+        words(seeds).into_dispatch(),
         len,
     ))
+}
+
+/// `[batch, width]` f32 uniforms at the columns `columns` (`[batch, width]`, counted by their
+/// low 32 bits): `uniform_rows(seeds, len).gather(1, columns)` for any `len` past the largest
+/// column, without making the whole rows. Narrow Int seeds and columns are widened to i32.
+pub fn uniform_at(seeds: Tensor<1, Int>, columns: Tensor<2, Int>) -> Tensor<2> {
+    let [batch, _] = columns.dims();
+    assert_eq!(
+        seeds.dims()[0],
+        batch,
+        "uniform_at: `seeds` has {} rows, `columns` {batch}: expected one seed per row",
+        seeds.dims()[0]
+    );
+    Tensor::from_dispatch(<Dispatch as SieveOps>::sieve_uniform_at(
+        words(seeds).into_dispatch(),
+        words(columns).into_dispatch(),
+    ))
+}
+
+/// An Int tensor of 8- or 16-bit elements widened to i32, which the random kernels read as
+/// words; others as they are.
+fn words<const D: usize>(x: Tensor<D, Int>) -> Tensor<D, Int> {
+    match x.dtype() {
+        DType::I8 | DType::I16 | DType::U8 | DType::U16 => x.cast(IntDType::I32),
+        _ => x,
+    }
 }
 
 /// Draws one token per row of `logits` (`[batch, vocab]`) from its top-k, then top-p,
@@ -131,7 +153,7 @@ pub fn top_k_top_p_sample(
         let p = per_row(op, "top_p", &top_p, batch, &device);
         keep.bool_and(nucleus(softmax(values.clone(), 1), slot, p))
     };
-    let noise = gumbel(uniform_rows(seeds, vocab).gather(1, ids.clone()));
+    let noise = gumbel(uniform_at(seeds, ids.clone()));
     let scores = values.clone().mask_fill(keep.bool_not(), f32::NEG_INFINITY) + noise;
     let pick = scores.argmax(1);
     let first = ids.clone().narrow(1, 0, 1);

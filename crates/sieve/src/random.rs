@@ -47,6 +47,16 @@ pub mod reference {
             .flat_map(|&(lo, hi)| (0..len).map(move |j| uniform(bits(lo, hi, j as u32))))
             .collect()
     }
+
+    /// `[rows, width]` uniforms at the counters `columns` (row-major, `width` per row) of the
+    /// row seeds given as `(lo, hi)` words.
+    pub fn uniform_at(seeds: &[(u32, u32)], columns: &[u32], width: usize) -> Vec<f32> {
+        seeds
+            .iter()
+            .zip(columns.chunks(width.max(1)))
+            .flat_map(|(&(lo, hi), row)| row.iter().map(move |&j| uniform(bits(lo, hi, j))))
+            .collect()
+    }
 }
 
 #[cube]
@@ -60,8 +70,27 @@ fn mix(x: u32) -> u32 {
     x
 }
 
-/// One unit per output element: the row's seed words (one or two `u32`s each: the buffer of
-/// a 64-bit seed tensor read as words, low word first), hashed with the element's column.
+/// Row `row`'s seed words `(lo, hi)`: one `u32` per seed, or two (the buffer of a 64-bit
+/// seed tensor read as words, low word first).
+#[cube]
+fn seed_words(seeds: &[u32], row: usize, #[comptime] wide_seeds: bool) -> (u32, u32) {
+    if wide_seeds {
+        (seeds[2 * row], seeds[2 * row + 1])
+    } else {
+        (seeds[row], 0u32)
+    }
+}
+
+/// The uniform of counter `j` under the seed words `(lo, hi)` ([`reference::bits`],
+/// [`reference::uniform`]).
+#[cube]
+fn uniform_of(lo: u32, hi: u32, j: u32) -> f32 {
+    let key = mix(mix(hi ^ 0x85eb_ca6bu32) ^ lo);
+    let bits = mix(key ^ mix((j * 0x9e37_79b9u32) ^ 0x632b_e5abu32));
+    (f32::cast_from(bits >> 8u32) + 0.5f32) * (1.0f32 / 16_777_216.0f32)
+}
+
+/// One unit per output element `[row, j]`: the row's seed hashed with the counter `j`.
 #[cube(launch_unchecked, address_type = "dynamic")]
 fn uniform_rows_kernel(
     seeds: &[u32],
@@ -72,18 +101,62 @@ fn uniform_rows_kernel(
 ) {
     let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
     if index < total {
-        let row = index / len;
-        let j = (index % len) as u32;
-        let mut lo = seeds[row];
-        let mut hi = 0u32;
-        if wide_seeds {
-            lo = seeds[2 * row];
-            hi = seeds[2 * row + 1];
-        }
-        let key = mix(mix(hi ^ 0x85eb_ca6bu32) ^ lo);
-        let bits = mix(key ^ mix((j * 0x9e37_79b9u32) ^ 0x632b_e5abu32));
-        out[index] = (f32::cast_from(bits >> 8u32) + 0.5f32) * (1.0f32 / 16_777_216.0f32);
+        let (lo, hi) = seed_words(seeds, index / len, wide_seeds);
+        out[index] = uniform_of(lo, hi, (index % len) as u32);
     }
+}
+
+/// One unit per output element `[row, i]`: the row's seed hashed with the counter
+/// `columns[row, i]` (its low word, when the columns are 64-bit).
+#[cube(launch_unchecked, address_type = "dynamic")]
+fn uniform_at_kernel(
+    seeds: &[u32],
+    columns: &[u32],
+    out: &mut [f32],
+    width: usize,
+    total: usize,
+    #[comptime] wide_seeds: bool,
+    #[comptime] wide_columns: bool,
+) {
+    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    if index < total {
+        let (lo, hi) = seed_words(seeds, index / width, wide_seeds);
+        let j = if wide_columns {
+            columns[2 * index]
+        } else {
+            columns[index]
+        };
+        out[index] = uniform_of(lo, hi, j);
+    }
+}
+
+/// Whether an integer dtype is read as two words (64-bit) or one (32-bit); others refused,
+/// naming `arg`.
+fn words_of(arg: &'static str, dtype: Dtype) -> Result<bool, SieveError> {
+    match dtype {
+        Dtype::I32 | Dtype::U32 => Ok(false),
+        Dtype::I64 | Dtype::U64 => Ok(true),
+        other => Err(SieveError::invalid(
+            arg,
+            other.name(),
+            "i32, u32, i64 or u64",
+        )),
+    }
+}
+
+/// `rows * width` (named `arg`), checked to fit the device's addressing.
+fn output_extent(
+    client: &Client,
+    caps: &DeviceCaps,
+    arg: &'static str,
+    rows: usize,
+    width: usize,
+) -> Result<usize, SieveError> {
+    let total = rows.checked_mul(width).ok_or_else(|| {
+        SieveError::invalid(arg, format!("{rows} * {width}"), "a size that fits usize")
+    })?;
+    check_extent(client, caps, arg, total)?;
+    Ok(total)
 }
 
 /// Writes `[rows, len]` f32 uniforms to `out`, row `r`'s from `seeds[r]` (`seed_dtype`: i32,
@@ -99,17 +172,7 @@ pub fn uniform_rows(
     out: &Handle,
 ) -> Result<(), SieveError> {
     let caps = DeviceCaps::of(client);
-    let wide_seeds = match seed_dtype {
-        Dtype::I32 | Dtype::U32 => false,
-        Dtype::I64 | Dtype::U64 => true,
-        other => {
-            return Err(SieveError::invalid(
-                "seed_dtype",
-                other.name(),
-                "i32, u32, i64 or u64",
-            ));
-        }
-    };
+    let wide_seeds = words_of("seed_dtype", seed_dtype)?;
     if u32::try_from(len).is_err() {
         return Err(SieveError::invalid(
             "len",
@@ -117,14 +180,7 @@ pub fn uniform_rows(
             format!("at most {} (the counter is 32 bits)", u32::MAX),
         ));
     }
-    let total = rows.checked_mul(len).ok_or_else(|| {
-        SieveError::invalid(
-            "rows * len",
-            format!("{rows} * {len}"),
-            "a size that fits usize",
-        )
-    })?;
-    check_extent(client, &caps, "rows * len", total)?;
+    let total = output_extent(client, &caps, "rows * len", rows, len)?;
     let words = if wide_seeds { 2 * rows } else { rows };
     let rules = BufferRules::of(client);
     rules.check("seeds", seeds, words, "u32", 4)?;
@@ -146,6 +202,57 @@ pub fn uniform_rows(
             len,
             total,
             wide_seeds,
+        );
+    }
+    Ok(())
+}
+
+/// Writes `[rows, width]` f32 uniforms to `out`: element `[r, i]` is the uniform of counter
+/// `columns[r, i]` under `seeds[r]`, the number [`uniform_rows`] puts at column
+/// `columns[r, i]` (so a gather of [`uniform_rows`] by `columns`, without making the whole
+/// row). `columns` (`column_dtype`: i32, u32, i64 or u64, row-major `[rows, width]`) count by
+/// their low 32 bits. `rows * width == 0` launches nothing.
+#[allow(clippy::too_many_arguments)]
+pub fn uniform_at(
+    client: &Client,
+    seeds: &Handle,
+    seed_dtype: Dtype,
+    rows: usize,
+    columns: &Handle,
+    column_dtype: Dtype,
+    width: usize,
+    out: &Handle,
+) -> Result<(), SieveError> {
+    let caps = DeviceCaps::of(client);
+    let wide_seeds = words_of("seed_dtype", seed_dtype)?;
+    let wide_columns = words_of("column_dtype", column_dtype)?;
+    let total = output_extent(client, &caps, "rows * width", rows, width)?;
+    let seed_len = if wide_seeds { 2 * rows } else { rows };
+    let column_words = if wide_columns { 2 * total } else { total };
+    let rules = BufferRules::of(client);
+    rules.check("seeds", seeds, seed_len, "u32", 4)?;
+    rules.check("columns", columns, column_words, "u32", 4)?;
+    rules.check_dtype("out", out, total, Dtype::F32)?;
+    if total == 0 {
+        return Ok(());
+    }
+    let (cubes, cube_dim) = one_unit_per_element(client, total);
+    // SAFETY: every unit at or past `total` returns before reading or writing; the buffers
+    // hold `seed_len` seed words, `column_words` column words and `total` outputs (checked
+    // above).
+    unsafe {
+        uniform_at_kernel::launch_unchecked(
+            client,
+            cubes,
+            cube_dim,
+            address_type(&[column_words, seed_len]),
+            BufferArg::from_raw_parts(seeds.clone(), seed_len),
+            BufferArg::from_raw_parts(columns.clone(), column_words),
+            BufferArg::from_raw_parts(out.clone(), total),
+            width,
+            total,
+            wide_seeds,
+            wide_columns,
         );
     }
     Ok(())
