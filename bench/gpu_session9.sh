@@ -13,7 +13,7 @@
 #   tests (~420 s) sampling::, dtypes_ops:: (gradients) on CUDA and Vulkan; CUDA dtypes_scan::
 #         and dtypes_sort:: one process each; memcheck and racecheck over sampling::
 #   rows  (~400 s) sampling, unique and searchsorted rows through CUDA and Vulkan and torch's,
-#         with the copy rows
+#         with the copy rows; top-k at sampling's shape and cut into chunks
 set -uo pipefail
 here="$(dirname "$0")"
 case "$1" in
@@ -41,6 +41,11 @@ rows)
     args+=(--case "top_k_top_p_sample:$c:k=50,p=0.9,t=0.8")
   done
   args+=(--case topk_with_indices:16384x128:f32:k=8)
+  # Where sampling's time goes: its top-k alone, and the same logits cut into 4 and 16 chunks
+  # per row (what a split-row first stage would run).
+  for c in 64x128256 256x32064 1024x8016; do
+    args+=(--case topk_with_indices:$c:f32:k=50)
+  done
   args+=(--case unique:16777216:f32:distinct=1048576 --case unique:268435456:f32:distinct=1048576)
   args+=(--case searchsorted:16777216:f32:keys=1048576)
   for b in cuda vulkan; do
