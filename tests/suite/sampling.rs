@@ -104,7 +104,7 @@ fn uniforms_at_columns_are_the_rows_gathered() {
     // Columns in any order, repeated, past a tile, and one at the counter's top.
     let (rows, width, len) = (3usize, 300usize, 70_000usize);
     let mut columns: Vec<i64> = (0..rows * width)
-        .map(|i| ((i as i64 * 7919) % len as i64))
+        .map(|i| (i as i64 * 7919) % len as i64)
         .collect();
     columns[5] = columns[4];
     for device in devices {

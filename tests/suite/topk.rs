@@ -39,16 +39,20 @@ enum Shape {
     RowCube,
     /// One cube per row, with `NoBound`: digit passes only.
     RowCubeDigits,
+    /// One cube per chunk of 7 or more keys, as many chunks as fit (`Bound`): each chunk's
+    /// top-k, merged by the candidates' sort.
+    RowCubeSplit,
     DeviceWide,
 }
 
 /// Every strategy, rank by counting with and without the bound, the radix select in every
 /// shape.
-const VARIANTS: [(TopkStrategy, Shape); 6] = [
+const VARIANTS: [(TopkStrategy, Shape); 7] = [
     (TopkStrategy::RankByCounting, Shape::Bound),
     (TopkStrategy::RankByCounting, Shape::NoBound),
     (TopkStrategy::RadixSelect, Shape::RowCube),
     (TopkStrategy::RadixSelect, Shape::RowCubeDigits),
+    (TopkStrategy::RadixSelect, Shape::RowCubeSplit),
     (TopkStrategy::RadixSelect, Shape::DeviceWide),
     (TopkStrategy::SortAndSlice, Shape::Default),
 ];
@@ -61,13 +65,19 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         Shape::Default => return base,
         Shape::Bound => (tuning.row_cube_max_len, 1),
         Shape::NoBound => (tuning.row_cube_max_len, 0),
-        Shape::RowCube => (row_cube, 1),
+        Shape::RowCube | Shape::RowCubeSplit => (row_cube, 1),
         Shape::RowCubeDigits => (row_cube, 0),
         Shape::DeviceWide => (0, tuning.bound_units_per_k),
+    };
+    let (row_split_cubes, row_chunk_min_len) = match shape {
+        Shape::RowCubeSplit => (1 << 20, 7),
+        _ => (0, tuning.row_chunk_min_len),
     };
     Some(TopkTuning {
         row_cube_max_len,
         bound_units_per_k,
+        row_split_cubes,
+        row_chunk_min_len,
         ..tuning
     })
 }

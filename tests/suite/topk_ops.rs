@@ -188,3 +188,42 @@ fn default_tuning_at_every_short_row_length() {
         }
     }
 }
+
+/// The public op at default tunings on a few long rows, which the one-cube-per-row radix
+/// select cuts into chunks on a device with more multiprocessors than rows (each chunk's top-k
+/// merged by the candidates' sort): chunk boundaries that fall inside runs of equal values,
+/// and `k` past a chunk's share of the row.
+#[test]
+fn default_tuning_on_few_long_rows() {
+    let device = Device::default();
+    let (mut rng, seed) = rng("default_tuning_on_few_long_rows");
+    for shape in [[1usize, 70_001], [2, 40_000], [3, 33_333]] {
+        let n = shape[0] * shape[1];
+        // Specials, and runs of one value long enough to cross a chunk boundary.
+        let data: Vec<f32> = (0..n)
+            .map(|i| {
+                if (i / 5000) % 3 == 1 {
+                    1.5
+                } else {
+                    special_f32(&mut rng)
+                }
+            })
+            .collect();
+        let flat: Vec<u32> = data.iter().map(|v| v.to_bits()).collect();
+        let x = Tensor::<2>::from_data(TensorData::new(data.clone(), shape), &device);
+        for k in [1, 50, 1000, 20_000] {
+            for largest in [true, false] {
+                let case = format!("seed {seed}: {shape:?} k {k} largest {largest}");
+                let (indices, source) = first_k_along(&data, &shape, 1, k, largest);
+                let want: Vec<u32> = source.iter().map(|&s| flat[s]).collect();
+                let (values, got) = if largest {
+                    sieve_burn::topk_with_indices(x.clone(), k, 1)
+                } else {
+                    sieve_burn::bottomk_with_indices(x.clone(), k, 1)
+                };
+                assert_same(&bits(values), &want, &format!("{case}: values"));
+                assert_same(&i64s(got), &indices, &format!("{case}: indices"));
+            }
+        }
+    }
+}

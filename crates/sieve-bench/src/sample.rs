@@ -1,7 +1,9 @@
 //! Sampling rows (`top_k_top_p_sample` of `[batch, vocab]` logits, f32 or bf16; params `k=`
 //! (50), `p=` (0.9), `t=` (0.8)): sieve's Burn op, per-row seeds. Every draw is checked
 //! before timing: a valid id inside the row's top-k whose preceding renormalised probability
-//! is below `p` (with a little slack for f32 sums against this check's f64). Stock Burn has
+//! is below `p` (with a little slack for f32 sums against this check's f64). Beside it, rows
+//! `stage=row_max`: each row's maximum and its position through stock Burn's `max_dim` and
+//! `argmax`, and through sieve's top-1. Stock Burn has
 //! no sampling op; torch's reference (sort, softmax, cumsum, mask, multinomial) is in
 //! `bench/torch_reference.py`.
 
@@ -68,7 +70,41 @@ pub fn run(
     };
     let tokens: Vec<i64> = draw().into_data().iter::<i64>().collect();
     let wrong = check(&held, vocab, k, p, t, &tokens);
-    vec![row.checked(wrong, || timing::time_burn(device, runs, || drop(draw())))]
+    let mut rows = vec![row.checked(wrong, || timing::time_burn(device, runs, || drop(draw())))];
+    // Where a long row's reduction goes: the row maximum through stock Burn's `max_dim` and
+    // `argmax`, and through sieve's top-1 (what the draws use), each checked against the
+    // host's maximum first.
+    let x = logits.clone().cast(DType::F32);
+    let want: Vec<f32> = held
+        .chunks(vocab)
+        .map(|r| r.iter().copied().fold(f32::NEG_INFINITY, f32::max))
+        .collect();
+    let backend = crate::report::backend_name(&sieve::DeviceCaps::of(client));
+    let reduce_floor = (batch * vocab) as u64 * 4;
+    let stage = |name: &str, max: &dyn Fn() -> (Tensor<2>, Tensor<2, Int>), implementation: &str| {
+        let row = Row::new(case, implementation, &backend, reduce_floor, &[("stage", name)]);
+        let (values, ids) = max();
+        let got: Vec<f32> = values.into_data().iter::<f32>().collect();
+        let at: Vec<i64> = ids.into_data().iter::<i64>().collect();
+        let wrong = (0..batch).find_map(|r| {
+            let by_id = held[r * vocab + at[r] as usize];
+            (got[r] != want[r] || by_id != want[r]).then(|| {
+                format!("row {r}: max {} at {}, expected {}", got[r], at[r], want[r])
+            })
+        });
+        row.checked(wrong, || timing::time_burn(device, runs, || drop(max())))
+    };
+    rows.push(stage(
+        "row_max",
+        &|| (x.clone().max_dim(1), x.clone().argmax(1)),
+        "burn",
+    ));
+    rows.push(stage(
+        "row_max",
+        &|| sieve_burn::topk_with_indices(x.clone(), 1, 1),
+        "sieve",
+    ));
+    rows
 }
 
 /// Why a draw is outside its row's filtered set, if one is.

@@ -242,8 +242,9 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
 /// (cubes per pass), `row_units=` (units of the one-cube-per-row radix select) and
 /// `row_max=` (the longest row it takes), `bound=` (`bound_units_per_k`: one-row cubes try
 /// the minima bound for `k` up to their units over this; 0: never) and `gather_epu=` (keys
-/// per unit of the scatter's tiles) params over the device's defaults; `None` when the case
-/// names none.
+/// per unit of the scatter's tiles), `split=` (`row_split_cubes`: cut rows of the one-row
+/// select while rows x chunks stay within this many cubes; 0: never) and `chunk_min=` (the
+/// shortest chunk) params over the device's defaults; `None` when the case names none.
 fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning> {
     let get = |k: &str| case.param_u32(k);
     let names = [
@@ -254,6 +255,8 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
         "row_max",
         "bound",
         "gather_epu",
+        "split",
+        "chunk_min",
     ];
     if names.iter().all(|k| get(k).is_none()) {
         return None;
@@ -268,6 +271,8 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
         bound_units_per_k: get("bound").unwrap_or(base.bound_units_per_k),
         row_cube_max_len: get("row_max").map_or(base.row_cube_max_len, |m| m as usize),
         gather_elements_per_unit: get("gather_epu").unwrap_or(base.gather_elements_per_unit),
+        row_split_cubes: get("split").unwrap_or(base.row_split_cubes),
+        row_chunk_min_len: get("chunk_min").map_or(base.row_chunk_min_len, |m| m as usize),
         ..base
     })
 }

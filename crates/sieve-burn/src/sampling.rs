@@ -7,7 +7,9 @@
 //! - **Temperature first**: logits are divided by the row's temperature, then filtered, then
 //!   sampled (the order of Hugging Face's, vLLM's and FlashInfer's samplers). A temperature of
 //!   0 (or below, or NaN) makes the row greedy: the largest logit, the lowest index among
-//!   equal ones, whatever the filters say (the largest logit survives every filter).
+//!   equal ones, whatever the filters say (the largest logit survives every filter). The
+//!   top-k is taken from the logits before the division (the same set: a positive
+//!   temperature keeps the order), so only the `k` candidates are scaled.
 //! - **Filters, in this order**: top-k keeps the first `k` of the row's stable descending
 //!   order (ties at the `k`-th logit go to the lower index, as [`crate::topk`]); top-p then
 //!   keeps, over the survivors' renormalised probabilities in that order, each token whose
@@ -123,21 +125,22 @@ pub fn top_k_top_p_sample(
     seeds: Tensor<1, Int>,
 ) -> Tensor<1, Int> {
     let op = "top_k_top_p_sample";
-    let Draw {
-        scaled,
-        batch,
-        vocab,
-        greedy,
-    } = match Draw::of(op, logits, &seeds, temperature.into()) {
+    let draw = match Draw::of(op, logits, &seeds, temperature.into()) {
         Ok(draw) => draw,
         Err(no_tokens) => return no_tokens,
     };
-    // The candidates in stable descending order: the top-k when one `k` cuts the row.
+    let (batch, vocab) = (draw.batch, draw.vocab);
+    // The candidates in stable descending order: the top-k when one `k` cuts the row. Only
+    // they are scaled: the order does not depend on the temperature, and the first is the
+    // row's largest logit.
     let top_k = top_k.into();
     let (values, ids) = match &top_k {
-        PerRow::Same(k) if *k > 0 && *k < vocab => crate::topk_with_indices(scaled, *k, 1),
-        _ => crate::sort_descending_with_indices(scaled, 1),
+        PerRow::Same(k) if *k > 0 && *k < vocab => {
+            crate::topk_with_indices(draw.logits.clone(), *k, 1)
+        }
+        _ => crate::sort_descending_with_indices(draw.logits.clone(), 1),
     };
+    let values = draw.scale(values.clone(), values.narrow(1, 0, 1));
     let device = values.device();
     let slot = positions::<2>(&values.shape(), 1, &device);
     let mut keep = values.clone().is_finite();
@@ -159,7 +162,7 @@ pub fn top_k_top_p_sample(
     let first = ids.clone().narrow(1, 0, 1);
     // Greedy rows take the first candidate: the largest logit, lowest index among ties.
     let pick = ids.gather(1, pick);
-    let pick = match greedy {
+    let pick = match draw.greedy {
         Some(greedy) => pick.mask_where(greedy, first),
         None => pick,
     };
@@ -176,23 +179,21 @@ pub fn min_p_sample(
     seeds: Tensor<1, Int>,
 ) -> Tensor<1, Int> {
     let op = "min_p_sample";
-    let Draw {
-        scaled,
-        batch,
-        vocab,
-        greedy,
-    } = match Draw::of(op, logits, &seeds, temperature.into()) {
+    let draw = match Draw::of(op, logits, &seeds, temperature.into()) {
         Ok(draw) => draw,
         Err(no_tokens) => return no_tokens,
     };
-    let device = scaled.device();
-    let best = scaled.clone().max_dim(1);
-    let min_p = per_row(op, "min_p", &min_p.into(), batch, &device);
-    // p / p_max = exp(x - max); -inf logits give 0 and a row without finite logits NaN,
-    // which no comparison keeps.
-    let relative = (scaled.clone() - best.clone().expand([batch, vocab])).exp();
-    let keep = relative.greater_equal(min_p.expand([batch, vocab]));
-    sample_kept(scaled, keep, greedy, best, seeds)
+    let (batch, vocab) = (draw.batch, draw.vocab);
+    let best = row_max(&draw.logits);
+    let scaled = draw.scale(draw.logits.clone(), best.clone());
+    let min_p = per_row(op, "min_p", &min_p.into(), batch, &scaled.device());
+    // p / p_max = exp(scaled), the row's largest scaled logit being 0; -inf logits give 0
+    // (a row without finite logits returns -1 whatever is kept).
+    let keep = scaled
+        .clone()
+        .exp()
+        .greater_equal(min_p.expand([batch, vocab]));
+    sample_kept(scaled, keep, draw.greedy, best, seeds)
 }
 
 /// Draws one token per row of `logits` from its full distribution at `temperature` (no
@@ -203,13 +204,14 @@ pub fn sample_from_logits(
     seeds: Tensor<1, Int>,
 ) -> Tensor<1, Int> {
     let op = "sample_from_logits";
-    let Draw { scaled, greedy, .. } = match Draw::of(op, logits, &seeds, temperature.into()) {
+    let draw = match Draw::of(op, logits, &seeds, temperature.into()) {
         Ok(draw) => draw,
         Err(no_tokens) => return no_tokens,
     };
-    let best = scaled.clone().max_dim(1);
+    let best = row_max(&draw.logits);
+    let scaled = draw.scale(draw.logits.clone(), best.clone());
     let keep = scaled.clone().is_finite();
-    sample_kept(scaled, keep, greedy, best, seeds)
+    sample_kept(scaled, keep, draw.greedy, best, seeds)
 }
 
 /// `logits` with every element outside its row's top-k set to `-inf` (and NaNs to `-inf`),
@@ -274,12 +276,14 @@ pub fn top_p_renorm_probs(probs: Tensor<2>, top_p: impl Into<PerRow<f32, Float>>
         .cast(dtype)
 }
 
-/// A draw's logits after the checks, as f32 (NaNs as `-inf`) divided by the temperature
-/// (see [`scale`]), and which rows are greedy (`None`: none is).
+/// A draw's logits after the checks, as f32 with NaNs as `-inf` and `+inf` as the largest
+/// finite value, each row's temperature divisor, and which rows are greedy (`None`: none
+/// is).
 struct Draw {
-    scaled: Tensor<2>,
+    logits: Tensor<2>,
     batch: usize,
     vocab: usize,
+    divisor: PerRow<f32, Float>,
     greedy: Option<Tensor<2, Bool>>,
 }
 
@@ -302,7 +306,7 @@ impl Draw {
             vocab > 0 || batch == 0,
             "{op}: invalid argument `logits`: a vocab of 0 tokens: expected at least 1"
         );
-        let logits = finite_or_neg_inf(logits.cast(DType::F32));
+        let logits = finite_or_neg_inf(logits.cast(DType::F32)).clamp_max(f32::MAX);
         if batch == 0 {
             return Err(no_tokens(&logits));
         }
@@ -323,12 +327,36 @@ impl Draw {
             }
         };
         Ok(Draw {
-            scaled: scale(logits, divisor),
+            logits,
             batch,
             vocab,
+            divisor,
             greedy,
         })
     }
+
+    /// `x` (some of this draw's logits, `[batch, width]`) shifted so that `best` (`[batch,
+    /// 1]`, each row's largest logit) becomes 0, then divided by the row's temperature: no
+    /// temperature, however small, can overflow a kept logit to +inf (the draws do not
+    /// change: softmax, the filters and Gumbel-max ignore a row's shift). A row without a
+    /// finite logit is not shifted.
+    fn scale(&self, x: Tensor<2>, best: Tensor<2>) -> Tensor<2> {
+        let dims = x.dims();
+        let shift = best.clone().mask_fill(best.is_finite().bool_not(), 0.0);
+        let x = x - shift.expand(dims);
+        match &self.divisor {
+            PerRow::Same(t) if *t != 1.0 => x.div_scalar(*t),
+            PerRow::Same(_) => x,
+            PerRow::Each(t) => x / t.clone().reshape([dims[0], 1]).expand(dims),
+        }
+    }
+}
+
+/// Each row's largest value, `[batch, 1]`: sieve's top-1 (a reduction over a long row that
+/// does not leave one unit to walk it, as the stock `max_dim` did on the H200 at
+/// `[64, 128256]`).
+fn row_max(x: &Tensor<2>) -> Tensor<2> {
+    crate::topk(x.clone(), 1, 1)
 }
 
 /// The `[0]` tokens of an empty batch.
@@ -386,23 +414,6 @@ fn nucleus(sorted: Tensor<2>, slot: Tensor<2, Int>, p: Tensor<2>) -> Tensor<2, B
         .bool_or(p.greater_equal_elem(1.0))
 }
 
-/// Logits divided by `divisor` (one value, or `[batch, 1]`), each row first shifted so its
-/// largest is 0: no temperature, however small, can overflow a kept logit to +inf (the draws
-/// do not change: softmax, the filters and Gumbel-max ignore a row's shift). +inf logits
-/// count as the largest finite value; a row without a finite logit is not shifted.
-fn scale(x: Tensor<2>, divisor: PerRow<f32, Float>) -> Tensor<2> {
-    let dims = x.dims();
-    let x = x.clamp_max(f32::MAX);
-    let max = x.clone().max_dim(1);
-    let shift = max.clone().mask_fill(max.is_finite().bool_not(), 0.0);
-    let x = x - shift.expand(dims);
-    match divisor {
-        PerRow::Same(t) if t != 1.0 => x.div_scalar(t),
-        PerRow::Same(_) => x,
-        PerRow::Each(t) => x / t.reshape([dims[0], 1]).expand(dims),
-    }
-}
-
 /// `-ln(-ln u)`.
 fn gumbel(u: Tensor<2>) -> Tensor<2> {
     u.log().neg().log().neg()
@@ -417,18 +428,13 @@ fn sample_kept(
     best: Tensor<2>,
     seeds: Tensor<1, Int>,
 ) -> Tensor<1, Int> {
-    let [batch, vocab] = scaled.dims();
-    let device = scaled.device();
+    let [_, vocab] = scaled.dims();
     let noise = gumbel(uniform_rows(seeds, vocab));
-    let pick = (scaled.clone().mask_fill(keep.bool_not(), f32::NEG_INFINITY) + noise).argmax(1);
+    let scores = scaled.clone().mask_fill(keep.bool_not(), f32::NEG_INFINITY) + noise;
+    // Top-1 by sieve's stable order: the first index holding the row's largest value.
+    let pick = crate::topk_with_indices(scores, 1, 1).1;
     let pick = match greedy {
-        // The first index holding the largest logit (`argmax`'s tie rule is the backend's).
-        Some(greedy) => {
-            let index = positions::<2>(&scaled.shape(), 1, &device);
-            let at_best = scaled.equal(best.clone().expand([batch, vocab]));
-            let first = index.mask_fill(at_best.bool_not(), vocab as i64).min_dim(1);
-            pick.mask_where(greedy, first)
-        }
+        Some(greedy) => pick.mask_where(greedy, crate::topk_with_indices(scaled, 1, 1).1),
         None => pick,
     };
     finish(pick, best)

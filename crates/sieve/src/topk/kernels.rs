@@ -286,8 +286,9 @@ pub(crate) fn radix_digit_kernel(
     }
 }
 
-/// Radix select of whole rows, one cube per row, in one launch, writing the chosen radix keys
-/// and positions to `[rows, k]` candidates as the device-wide gather does. With `k <=
+/// Radix select of whole rows (or of chunks of rows: each chunk's own top-k), one cube per
+/// row (chunk), in one launch, writing the chosen radix keys and positions to `[cubes, k]`
+/// candidates as the device-wide gather does. With `k <=
 /// bound_max_k` the cube first tries [`minima_bound`] (two sweeps; sorted candidates); where
 /// too many keys lie under the bound, or `k` is larger, it runs the digit select, one sweep
 /// over the row's tiles per 8-bit digit from the top into the cube's bins, then
@@ -302,18 +303,24 @@ pub(crate) fn row_select_kernel<K: Numeric>(
     cand_positions: &mut [u32],
     len: usize,
     k: u32,
-    rows: usize,
+    chunk_len: usize,
+    chunks: usize,
+    cubes: usize,
     bound_max_k: u32,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
     #[define(K)] _dtype: ElemType,
 ) {
-    let row = linear_cube_index();
-    if row >= rows {
+    // Cube `c` selects from chunk `c % chunks` of row `c / chunks` (a whole row when
+    // `chunks` is 1), writing `k` candidates at `c * k` with positions in its chunk.
+    let cube = linear_cube_index();
+    if cube >= cubes {
         terminate!();
     }
-    let row_base = row * len;
-    let out_base = row * k as usize;
+    let start = (cube % chunks) * chunk_len;
+    let row_base = (cube / chunks) * len + start;
+    let len = min(chunk_len, len - start);
+    let out_base = cube * k as usize;
     let bins = Shared::<[Atomic<u32>]>::new_slice(SELECT_DIGITS);
     let mut selected = false;
     // Uniform per cube, as is `fits`.
@@ -331,7 +338,8 @@ pub(crate) fn row_select_kernel<K: Numeric>(
             &bins,
             cand_keys,
             cand_positions,
-            row,
+            row_base,
+            out_base,
             len,
             k,
             read,
@@ -340,7 +348,8 @@ pub(crate) fn row_select_kernel<K: Numeric>(
     }
 }
 
-/// The digit select and the gather of [`row_select_kernel`], for one row.
+/// The digit select and the gather of [`row_select_kernel`], for one row (or chunk) of `len`
+/// keys from `row_base`, its `k` candidates written from `out_base`.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn select_by_digits<K: Numeric>(
@@ -348,13 +357,13 @@ fn select_by_digits<K: Numeric>(
     bins: &Shared<[Atomic<u32>]>,
     cand_keys: &mut [u32],
     cand_positions: &mut [u32],
-    row: usize,
+    row_base: usize,
+    out_base: usize,
     len: usize,
     k: u32,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
 ) {
-    let row_base = row * len;
     let tile_keys = comptime!(blueprint.tile());
     let tiles = len.div_ceil(tile_keys);
     let mut select = DigitSelect {
@@ -408,7 +417,7 @@ fn select_by_digits<K: Numeric>(
     let mut equal = k - select.need;
     for tile in 0..tiles {
         let slots = GatherSlots {
-            out_base: row * k as usize,
+            out_base,
             less,
             equal,
             k,
@@ -548,6 +557,8 @@ pub(crate) fn finish_kernel<K: Numeric, I: Numeric>(
     len: usize,
     k: usize,
     position_stride: usize,
+    order_stride: usize,
+    chunk_len: usize,
     total: usize,
     #[comptime] words: u32,
     #[comptime] reorder: bool,
@@ -562,9 +573,10 @@ pub(crate) fn finish_kernel<K: Numeric, I: Numeric>(
     let row = index / k;
     let mut column = index % k;
     if reorder {
-        column = order[index] as usize;
+        column = order[row * order_stride + column] as usize;
     }
-    let position = positions[row * position_stride + column];
+    // Candidates of a cut row hold positions in their chunk, `k` per chunk.
+    let position = positions[row * position_stride + column] + ((column / k) * chunk_len) as u32;
     if write_values {
         let source = row * len + position as usize;
         #[unroll]

@@ -511,40 +511,70 @@ impl Run<'_> {
         passes
     }
 
+    /// How many chunks the one-cube-per-row select cuts each row into, and their length (the
+    /// last may be shorter): as many as keep `rows * chunks` within
+    /// [`TopkTuning::row_split_cubes`] and chunks of at least
+    /// [`TopkTuning::row_chunk_min_len`], with every chunk longer than `k` and the `chunks *
+    /// k` candidates of a row inside one cube of the sort that merges them.
+    fn row_chunks(&self) -> (usize, usize) {
+        let TopkProblem { rows, len, k } = self.problem;
+        let merge_capacity = SortTuning::for_device(self.caps).in_cube_capacity(self.caps);
+        let mut wanted = (self.tuning.row_split_cubes as usize / rows.max(1))
+            .min(len / self.tuning.row_chunk_min_len.max(1))
+            .min(merge_capacity / k.max(1))
+            .max(1);
+        loop {
+            // Chunks of `chunk_len` keys, the last one shorter but not empty.
+            let chunk_len = len.div_ceil(wanted);
+            let chunks = len.div_ceil(chunk_len);
+            if chunks == 1 || len - (chunks - 1) * chunk_len > k {
+                return (chunks, chunk_len);
+            }
+            wanted -= 1;
+        }
+    }
+
     /// Radix select with one cube per row ([`row_select_kernel`]: every digit pass and the
     /// gather in one launch), then the outputs as [`Run::gather_and_finish`] writes them.
+    /// A few long rows are cut into chunks ([`Run::row_chunks`]), each chunk's top-k selected
+    /// by its own cube: a row's top-k is then the first `k` of its chunks' candidates sorted
+    /// by (key, index), and that sort orders them by index among equal keys, as every chunk
+    /// writes its equal keys in index order and the chunks follow each other in the row.
     /// Returns the number of digit passes.
     fn row_select(&self) -> Result<u32, SieveError> {
         let rows = self.problem.rows;
-        let outputs = self.outputs();
+        let (chunks, chunk_len) = self.row_chunks();
+        let candidates = rows * chunks * self.problem.k;
         let blueprint = TopkBlueprint {
             units: self.tuning.row_units_per_cube,
             ..self.blueprint()
         };
-        let cand_keys = self.workspace(outputs);
-        let cand_positions = self.workspace(outputs);
-        // SAFETY: one cube per row, surplus cubes return; reads stay within the row; slots
-        // are distinct within a row and below `k` (fewer than `k` keys lie below the
-        // boundary, ties past `k` are not written).
+        let cand_keys = self.workspace(candidates);
+        let cand_positions = self.workspace(candidates);
+        // SAFETY: one cube per chunk of a row, surplus cubes return; reads stay within the
+        // chunk; slots are distinct within a chunk's `k` and below `k` (fewer than `k` keys
+        // lie below the boundary, ties past `k` are not written).
         unsafe {
             row_select_kernel::launch_unchecked(
                 self.client,
-                cube_count_1d(self.client, rows),
+                cube_count_1d(self.client, rows * chunks),
                 CubeDim::new_1d(blueprint.units),
                 self.address(),
                 self.input(),
-                self.buffer(&cand_keys, outputs),
-                self.buffer(&cand_positions, outputs),
+                self.buffer(&cand_keys, candidates),
+                self.buffer(&cand_positions, candidates),
                 self.problem.len,
                 self.problem.k as u32,
-                rows,
+                chunk_len,
+                chunks,
+                rows * chunks,
                 self.tuning.bound_max_k(blueprint.units),
                 self.read,
                 blueprint,
                 self.io.value_dtype.elem_type(),
             );
         }
-        self.order_and_finish(&cand_keys, &cand_positions)?;
+        self.order_and_finish(&cand_keys, &cand_positions, chunks, chunk_len)?;
         Ok(self.read.kind.key_bits() / SELECT_BITS)
     }
 
@@ -625,24 +655,27 @@ impl Run<'_> {
                 self.io.value_dtype.elem_type(),
             );
         }
-        self.order_and_finish(&cand_keys, &cand_positions)
+        self.order_and_finish(&cand_keys, &cand_positions, 1, 0)
     }
 
-    /// The outputs from the `[rows, k]` chosen radix keys and positions (keys below the
-    /// boundary in index order, then the ties in index order), sorted by (key, index) first
-    /// when asked.
+    /// The outputs from the chosen radix keys and positions, `k` per row or, for rows cut into
+    /// `chunks` chunks of `chunk_len` keys, `k` per chunk with positions in the chunk (keys
+    /// below the boundary in index order, then the ties in index order), sorted by (key,
+    /// index) first when asked, or when the chunks' candidates must be merged.
     fn order_and_finish(
         &self,
         cand_keys: &Handle,
         cand_positions: &Handle,
+        chunks: usize,
+        chunk_len: usize,
     ) -> Result<(), SieveError> {
         let rows = self.problem.rows;
-        let k = self.problem.k;
-        let outputs = self.outputs();
-        let order = if self.sorted {
-            // Keys below the boundary are in index order, then the ties in index order: a
-            // stable sort by radix key orders them by (key, index).
-            let order = self.workspace(outputs);
+        let per_row = chunks * self.problem.k;
+        let order = if self.sorted || chunks > 1 {
+            // Keys below the boundary are in index order, then the ties in index order (and
+            // the chunks in row order): a stable sort by radix key orders them by (key,
+            // index).
+            let order = self.workspace(rows * per_row);
             sort_with(
                 self.client,
                 self.caps,
@@ -653,7 +686,7 @@ impl Run<'_> {
                     indices_out: Some(&order),
                     index_dtype: Dtype::U32,
                 },
-                SortProblem { rows, len: k },
+                SortProblem { rows, len: per_row },
                 SortOrder::Ascending,
                 SortOptions::default(),
             )?;
@@ -661,17 +694,19 @@ impl Run<'_> {
         } else {
             None
         };
-        self.finish(cand_positions, k, order.as_ref());
+        self.finish(cand_positions, per_row, order.as_ref(), chunk_len);
         Ok(())
     }
 
     /// Writes the outputs from the chosen positions (`[rows, stride]`), reordered by `order`
-    /// (`[rows, k]`, columns) when given. 64-bit values move as pairs of 32-bit words.
-    fn finish(&self, positions: &Handle, stride: usize, order: Option<&Handle>) {
+    /// (`[rows, stride]`, columns; its first `k` of a row taken) when given. A column `c`'s
+    /// position counts from `(c / k) * chunk_len` (the chunks of a cut row; 0 otherwise).
+    /// 64-bit values move as pairs of 32-bit words.
+    fn finish(&self, positions: &Handle, stride: usize, order: Option<&Handle>, chunk_len: usize) {
         let outputs = self.outputs();
         let positions_len = self.problem.rows * stride;
         let order_arg = match order {
-            Some(order) => self.buffer(order, outputs),
+            Some(order) => self.buffer(order, positions_len),
             // SAFETY: never read (the kernel's comptime flag is off).
             None => unsafe { BufferArg::from_raw_parts(self.client.empty(64), 8) },
         };
@@ -711,6 +746,8 @@ impl Run<'_> {
                 self.problem.len,
                 self.problem.k,
                 stride,
+                stride,
+                chunk_len,
                 outputs,
                 words,
                 order.is_some(),
@@ -745,7 +782,7 @@ impl Run<'_> {
             },
             SortOptions::default(),
         )?;
-        self.finish(&positions, self.problem.len, None);
+        self.finish(&positions, self.problem.len, None, 0);
         Ok(())
     }
 }

@@ -196,6 +196,12 @@ pub struct TopkTuning {
     /// Units of a one-cube-per-row radix select (a power of two, at least the plane width);
     /// its tiles hold `row_units_per_cube * elements_per_unit` keys.
     pub row_units_per_cube: u32,
+    /// The one-cube-per-row radix select cuts each row into chunks, one cube each, while
+    /// `rows * chunks` stays within this many cubes (so a few long rows still fill the
+    /// device); 0 never cuts. See [`TopkTuning::row_chunk_min_len`].
+    pub row_split_cubes: u32,
+    /// The shortest chunk a cut row gets (below it a cube's fixed costs dominate).
+    pub row_chunk_min_len: usize,
     /// The *minima bound* (see the module docs) is tried first by a one-row cube (the
     /// rank-by-counting cube, the one-cube-per-row radix select) whose `k` is at most its
     /// units over this; 0 turns it off, 1 tries it for every `k` up to the units. It falls
@@ -219,6 +225,9 @@ const ELEMENTS_PER_UNIT: u32 = 8;
 /// quarter of the units, about `1.2 k` random keys lie under the bound (`len * p` where
 /// `(1 - p)^(len / units) = 3 / 4`), well inside the cube's capacity of one per unit.
 const BOUND_UNITS_PER_K: u32 = 4;
+
+/// The shortest chunk of a cut row by default: 16,384 keys, 16 tiles of a 1024-unit row cube.
+const ROW_CHUNK_MIN_LEN: usize = 1 << 14;
 
 /// Shared memory of a tiled top-k cube: the tile's radix keys, the digit bins and the scan
 /// spine (one word per unit).
@@ -258,8 +267,9 @@ impl TopkTuning {
     /// 256 units (or as many as a cube may have) x 8 keys per tile; 32 cubes per
     /// multiprocessor in a pass (4 waves of 8 resident 256-unit cubes), 2048 cubes where the
     /// device does not say how many it has; one-cube-per-row selects of up to 1024 units (as
-    /// many as fit) for rows up to 2^17 keys; the minima bound for `k` up to a quarter of a
-    /// one-row cube's units; scatter tiles as the passes' (larger ones measured slower on the
+    /// many as fit) for rows up to 2^17 keys, rows cut into chunks of at least 16,384 keys
+    /// while that leaves at most two cubes per multiprocessor (64 cubes where the device does
+    /// not say); the minima bound for `k` up to a quarter of a one-row cube's units; scatter tiles as the passes' (larger ones measured slower on the
     /// H200: 16 and 32 keys per unit took 1.1x and 1.4x at [2^28] k = 100000). A tile of 256
     /// x 8 keys takes 10 KiB of shared memory, so it fits any device (16 KiB at least); fewer
     /// keys per unit where it would not.
@@ -279,6 +289,8 @@ impl TopkTuning {
                 .map_or(2048, |sms| sms.saturating_mul(32)),
             row_cube_max_len: 1 << 17,
             row_units_per_cube: row_units(caps, elements_per_unit),
+            row_split_cubes: caps.multiprocessors.map_or(64, |sms| sms.saturating_mul(2)),
+            row_chunk_min_len: ROW_CHUNK_MIN_LEN,
             bound_units_per_k: BOUND_UNITS_PER_K,
             gather_elements_per_unit: elements_per_unit,
             use_planes: caps.plane_ops,
