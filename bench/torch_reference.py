@@ -360,13 +360,17 @@ def main():
                             timed(lambda: torch.cumsum(x, dim))))
         del x, got, want
 
-    rows.extend(scan_family_rows(quick, dev, gen))
+    # `--only=topk,sample`: only those families after the copy and cumsum rows ("scan" for
+    # cumprod/cummin/cummax).
+    only = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--only=")),
+                None)
+    if only is None or "scan" in only:
+        rows.extend(scan_family_rows(quick, dev, gen))
     if "--scans" not in sys.argv:
-        rows.extend(filter_rows(quick, dev, gen))
-        rows.extend(sort_rows(quick, dev, gen))
-        rows.extend(topk_rows(quick, dev, gen))
-        rows.extend(sample_rows(quick, dev, gen))
-        rows.extend(set_rows(quick, dev, gen))
+        for name, family in [("filter", filter_rows), ("sort", sort_rows), ("topk", topk_rows),
+                             ("sample", sample_rows), ("sets", set_rows)]:
+            if only is None or name in only:
+                rows.extend(family(quick, dev, gen))
 
     report = {
         "device": torch.cuda.get_device_name(),

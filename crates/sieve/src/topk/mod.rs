@@ -51,7 +51,10 @@
 //!   tiles, see [`TopkTuning::target_cubes`]; a chunk with nothing to write is not read
 //!   again); then the `k` chosen are sorted by (key, index) with [`crate::sort`]. Rows up
 //!   to [`TopkTuning::row_cube_max_len`] keys run one cube per row, everything in one
-//!   launch: each digit pass sweeps the row (re-read from cache) into the cube's shared
+//!   launch (a few long rows are first cut into chunks, one cube each, while the cubes stay
+//!   within [`TopkTuning::row_split_cubes`]: each chunk's top-k is selected as a row's, and
+//!   the chunks' candidates, sorted by (key, index), give the row's first `k`; such rows'
+//!   outputs come sorted even with `sorted: false`): each digit pass sweeps the row (re-read from cache) into the cube's shared
 //!   histogram and picks the digit; the first sweep's
 //!   key range skips the digits every key shares; then the cube gathers the row's chosen
 //!   keys tile by tile in index order. Before that, for small `k` (see
