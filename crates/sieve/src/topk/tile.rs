@@ -566,12 +566,62 @@ pub fn unit_min_key<K: Numeric>(
     smallest
 }
 
+/// Cubes of up to this many units take the `k`-th smallest unit key by counting
+/// ([`kth_smallest_unit_key`]): a few dozen shared reads and two barriers, where the digit
+/// select's four rounds (bins cleared, counted and scanned, each behind barriers) cost the
+/// small rank-by-counting cubes 3.5x their kernel time at [16384, 128] on the H200
+/// (0.021 -> 0.074 ms raw; `bench/results/h200/8-rows`, `9-rows`).
+const COUNTED_KTH_UNITS: u32 = 64;
+
 /// The `k`-th smallest (1-based, `1 <= k <= CUBE_DIM`) of the keys the cube's units hold,
-/// one key each: the digit select over the key's bits ([`select_digit`] per 8-bit digit,
-/// most significant first), each digit counted from the units whose key matches the digits
-/// chosen so far. Every unit must call it and gets the key.
+/// one key each, ties by unit. Small cubes ([`COUNTED_KTH_UNITS`]) count: each unit counts
+/// the keys below its own (equal ones of lower units too), and the one with `k - 1` below
+/// publishes its key. Larger cubes run the digit select over the key's bits
+/// ([`select_digit`] per 8-bit digit, most significant first), each digit counted from the
+/// units whose key matches the digits chosen so far. Every unit must call it and gets the
+/// key.
 #[cube]
 pub fn kth_smallest_unit_key(
+    bins: &Shared<[Atomic<u32>]>,
+    key: u32,
+    k: u32,
+    #[comptime] key_bits: u32,
+    #[comptime] blueprint: TopkBlueprint,
+) -> u32 {
+    if comptime!(blueprint.units <= COUNTED_KTH_UNITS) {
+        kth_smallest_by_counting(key, k, blueprint)
+    } else {
+        kth_smallest_by_digits(bins, key, k, key_bits, blueprint)
+    }
+}
+
+/// [`kth_smallest_unit_key`] by counting, for small cubes.
+#[cube]
+fn kth_smallest_by_counting(key: u32, k: u32, #[comptime] blueprint: TopkBlueprint) -> u32 {
+    let units = comptime!(blueprint.units);
+    let mut keys = Shared::<[u32]>::new_slice(comptime!(units as usize));
+    let mut published = Shared::<[u32]>::new_slice(1usize);
+    keys[UNIT_POS as usize] = key;
+    sync_cube();
+    let mut below = 0u32;
+    #[unroll]
+    for i in 0..units {
+        let other = keys[i as usize];
+        if other < key || (other == key && i < UNIT_POS) {
+            below += 1u32;
+        }
+    }
+    // Exactly one unit has `k - 1` below it (ties are ordered by unit).
+    if below == k - 1 {
+        published[0] = key;
+    }
+    sync_cube();
+    published[0]
+}
+
+/// [`kth_smallest_unit_key`] by digits, for larger cubes.
+#[cube]
+fn kth_smallest_by_digits(
     bins: &Shared<[Atomic<u32>]>,
     key: u32,
     k: u32,
