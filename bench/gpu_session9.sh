@@ -99,10 +99,13 @@ final)
   timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda \
     --test-threads 2 topk_ops::default_tuning_on_few_long_rows topk::random_floats_no_ties \
     sampling:: > "$OUT/racecheck.log" 2>&1 &
+  # The counted k-th minimum of small cubes (tiny tunings: one plane of units).
+  timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda \
+    topk::minima_bound_and_its_fallback > "$OUT/racecheck-bound.log" 2>&1 &
   wait
   cat "$OUT"/scan-*.log > "$OUT/dtypes-scan.txt"; rm "$OUT"/scan-*.log
-  cat "$OUT/memcheck.log" "$OUT/racecheck.log" > "$OUT/sanitize.txt"
-  rm "$OUT/memcheck.log" "$OUT/racecheck.log"
+  cat "$OUT/memcheck.log" "$OUT/racecheck.log" "$OUT/racecheck-bound.log" > "$OUT/sanitize.txt"
+  rm "$OUT/memcheck.log" "$OUT/racecheck.log" "$OUT/racecheck-bound.log"
   for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
   ;;
 *)
