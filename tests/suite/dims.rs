@@ -5,7 +5,6 @@
 
 use crate::common;
 
-
 use burn::tensor::{AsIndex, Device, Int, Tensor, TensorData};
 use common::{bits, i64s, panic_message, rng};
 use rand::seq::SliceRandom;

@@ -544,3 +544,183 @@ fn bad_calls_get_clear_errors() {
     assert_eq!(top_k_mask_logits(empty(), 2).dims(), [0, 5]);
     assert_eq!(top_p_renorm_probs(empty(), 0.5).dims(), [0, 5]);
 }
+
+/// `sieve::sample::draw`, the fused last stage of `top_k_top_p_sample`, against its CPU
+/// reference: widths at and around every plane and cube boundary of its cube (1 to 1000),
+/// ties, `+inf` first, rows of `-inf`/NaN, every parameter's edge (`k` of 0, negative, past
+/// the width, 64-bit with a high word; `p` of 0, 1, NaN; greedy, tiny and large
+/// temperatures), 32- and 64-bit ids, seeds and `k`. The device's token is the reference's,
+/// or one whose reference score is within f32 rounding of the reference's best (two
+/// perturbed scores that close may order either way).
+#[test]
+fn draw_kernel_matches_the_reference() {
+    use crate::common::{client, download, rng, upload};
+    use rand::Rng;
+    use sieve::Dtype;
+    use sieve::sample::reference::{RowParams, draw_row};
+    let _device = serial();
+    let client = client();
+    let (mut rng, seed) = rng("draw_kernel_matches_the_reference");
+    let ks = [0i64, -3, 1, 2, 5, 49, 1 << 33];
+    let ps = [1.0f32, 0.9, 0.5, 0.0, f32::NAN, 2.0, 0.999];
+    let ts = [0.8f32, 1.0, 0.0, -1.0, f32::NAN, 1e-3, 5.0];
+    for wide in [false, true] {
+        for width in [1usize, 2, 31, 32, 33, 50, 63, 64, 65, 255, 256, 257, 1000] {
+            let rows = 12usize;
+            let mut values = Vec::with_capacity(rows * width);
+            let mut ids = Vec::with_capacity(rows * width);
+            let mut params = Vec::with_capacity(rows);
+            for r in 0..rows {
+                let mut row: Vec<f32> = (0..width)
+                    .map(|_| match rng.random_range(0..10) {
+                        0 => f32::NEG_INFINITY,
+                        1 => f32::NAN,
+                        2 | 3 => rng.random_range(-2i32..2) as f32 * 0.5,
+                        _ => rng.random_range(-6.0f32..6.0),
+                    })
+                    .collect();
+                match r {
+                    0 => row.iter_mut().for_each(|v| *v = f32::NEG_INFINITY),
+                    1 => row[0] = f32::INFINITY,
+                    2 => row.iter_mut().for_each(|v| *v = 1.5),
+                    _ => {}
+                }
+                // Descending as the draws read it: NaN with -inf, last.
+                let key = |v: f32| if v.is_nan() { f32::NEG_INFINITY } else { v };
+                row.sort_by(|a, b| key(*b).total_cmp(&key(*a)));
+                values.extend_from_slice(&row);
+                // Distinct ids, past any tile, in no order.
+                ids.extend((0..width).map(|j| ((r * width + j) as u32 * 7919) % 200_003));
+                let mut k = ks[rng.random_range(0..ks.len())];
+                if !wide && k > i32::MAX as i64 {
+                    k = width as i64 + 7;
+                }
+                params.push(RowParams {
+                    seed: (rng.random(), if wide { rng.random() } else { 0 }),
+                    k,
+                    p: ps[rng.random_range(0..ps.len())],
+                    t: ts[rng.random_range(0..ts.len())],
+                });
+            }
+            let (handle_ids, handle_seeds, handle_k, dtype) = if wide {
+                let ids64: Vec<i64> = ids.iter().map(|&i| i as i64).collect();
+                let seeds: Vec<u64> = params
+                    .iter()
+                    .map(|p| p.seed.0 as u64 | (p.seed.1 as u64) << 32)
+                    .collect();
+                let k: Vec<i64> = params.iter().map(|p| p.k).collect();
+                (
+                    upload(&client, &ids64),
+                    upload(&client, &seeds),
+                    upload(&client, &k),
+                    Dtype::I64,
+                )
+            } else {
+                let ids32: Vec<i32> = ids.iter().map(|&i| i as i32).collect();
+                let seeds: Vec<u32> = params.iter().map(|p| p.seed.0).collect();
+                let k: Vec<i32> = params.iter().map(|p| p.k as i32).collect();
+                (
+                    upload(&client, &ids32),
+                    upload(&client, &seeds),
+                    upload(&client, &k),
+                    Dtype::I32,
+                )
+            };
+            let p: Vec<f32> = params.iter().map(|p| p.p).collect();
+            let t: Vec<f32> = params.iter().map(|p| p.t).collect();
+            let handle_values = upload(&client, &values);
+            let (handle_p, handle_t) = (upload(&client, &p), upload(&client, &t));
+            let tokens = upload(
+                &client,
+                &vec![0x5a5a_5a5au32; rows * if wide { 2 } else { 1 }],
+            );
+            let io = sieve::sample::DrawIo {
+                values: &handle_values,
+                ids: &handle_ids,
+                id_dtype: dtype,
+                seeds: &handle_seeds,
+                seed_dtype: dtype,
+                top_k: &handle_k,
+                k_dtype: dtype,
+                top_p: &handle_p,
+                temperature: &handle_t,
+                tokens: &tokens,
+                token_dtype: dtype,
+            };
+            sieve::sample::draw(&client, io, rows, width).expect("a valid draw");
+            let got: Vec<i64> = if wide {
+                download::<i64>(&client, tokens, rows)
+            } else {
+                download::<i32>(&client, tokens, rows)
+                    .into_iter()
+                    .map(i64::from)
+                    .collect()
+            };
+            for r in 0..rows {
+                let span = r * width..(r + 1) * width;
+                let want = draw_row(&values[span.clone()], &ids[span.clone()], params[r]);
+                let case = format!(
+                    "seed {seed}, {dtype:?}, width {width}, row {r}, {:?}: got {}, want {}",
+                    params[r], got[r], want.token
+                );
+                if got[r] == want.token {
+                    continue;
+                }
+                let slot = ids[span]
+                    .iter()
+                    .position(|&i| i as i64 == got[r])
+                    .unwrap_or_else(|| panic!("{case}: not a candidate's id"));
+                let best = want
+                    .scores
+                    .iter()
+                    .copied()
+                    .fold(f64::NEG_INFINITY, f64::max);
+                let score = want.scores[slot];
+                assert!(
+                    score.is_finite() && (best - score).abs() <= 1e-4 * best.abs().max(1.0),
+                    "{case}: its score {score} against the best {best}"
+                );
+            }
+        }
+    }
+    // Refusals before launching.
+    let one = upload(&client, &[0f32]);
+    let word = upload(&client, &[0u32]);
+    let io = sieve::sample::DrawIo {
+        values: &one,
+        ids: &word,
+        id_dtype: Dtype::I32,
+        seeds: &word,
+        seed_dtype: Dtype::I32,
+        top_k: &word,
+        k_dtype: Dtype::I32,
+        top_p: &one,
+        temperature: &one,
+        tokens: &word,
+        token_dtype: Dtype::U32,
+    };
+    let e = sieve::sample::draw(&client, io, 1, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`io.token_dtype` = u32"), "{e}");
+    let io = sieve::sample::DrawIo {
+        token_dtype: Dtype::I32,
+        ..io
+    };
+    let e = sieve::sample::draw(&client, io, 1, 0)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`width`"), "{e}");
+    let e = sieve::sample::draw(&client, io, 1, 64)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`io.values`"), "{e}");
+    let io = sieve::sample::DrawIo {
+        k_dtype: Dtype::F32,
+        ..io
+    };
+    let e = sieve::sample::draw(&client, io, 1, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`io.k_dtype` = f32"), "{e}");
+}

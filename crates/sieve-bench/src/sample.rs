@@ -81,19 +81,25 @@ pub fn run(
         .collect();
     let backend = crate::report::backend_name(&sieve::DeviceCaps::of(client));
     let reduce_floor = (batch * vocab) as u64 * 4;
-    let stage = |name: &str, max: &dyn Fn() -> (Tensor<2>, Tensor<2, Int>), implementation: &str| {
-        let row = Row::new(case, implementation, &backend, reduce_floor, &[("stage", name)]);
-        let (values, ids) = max();
-        let got: Vec<f32> = values.into_data().iter::<f32>().collect();
-        let at: Vec<i64> = ids.into_data().iter::<i64>().collect();
-        let wrong = (0..batch).find_map(|r| {
-            let by_id = held[r * vocab + at[r] as usize];
-            (got[r] != want[r] || by_id != want[r]).then(|| {
-                format!("row {r}: max {} at {}, expected {}", got[r], at[r], want[r])
-            })
-        });
-        row.checked(wrong, || timing::time_burn(device, runs, || drop(max())))
-    };
+    let stage =
+        |name: &str, max: &dyn Fn() -> (Tensor<2>, Tensor<2, Int>), implementation: &str| {
+            let row = Row::new(
+                case,
+                implementation,
+                &backend,
+                reduce_floor,
+                &[("stage", name)],
+            );
+            let (values, ids) = max();
+            let got: Vec<f32> = values.into_data().iter::<f32>().collect();
+            let at: Vec<i64> = ids.into_data().iter::<i64>().collect();
+            let wrong = (0..batch).find_map(|r| {
+                let by_id = held[r * vocab + at[r] as usize];
+                (got[r] != want[r] || by_id != want[r])
+                    .then(|| format!("row {r}: max {} at {}, expected {}", got[r], at[r], want[r]))
+            });
+            row.checked(wrong, || timing::time_burn(device, runs, || drop(max())))
+        };
     rows.push(stage(
         "row_max",
         &|| (x.clone().max_dim(1), x.clone().argmax(1)),

@@ -345,6 +345,25 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
         <Self as burn::backend::AutodiffBackend>::from_inner(B::sieve_uniform_rows(seeds, len))
     }
 
+    fn sieve_draw(
+        values: FloatTensor<Self>,
+        ids: IntTensor<Self>,
+        seeds: IntTensor<Self>,
+        top_k: IntTensor<Self>,
+        top_p: FloatTensor<Self>,
+        temperature: FloatTensor<Self>,
+    ) -> IntTensor<Self> {
+        // Tokens carry no gradient.
+        B::sieve_draw(
+            values.into_primitive(),
+            ids,
+            seeds,
+            top_k,
+            top_p.into_primitive(),
+            temperature.into_primitive(),
+        )
+    }
+
     fn sieve_uniform_at(seeds: IntTensor<Self>, columns: IntTensor<Self>) -> FloatTensor<Self> {
         <Self as burn::backend::AutodiffBackend>::from_inner(B::sieve_uniform_at(seeds, columns))
     }

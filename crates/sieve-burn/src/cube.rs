@@ -231,6 +231,41 @@ impl SieveOps for CubeBackend {
         out
     }
 
+    fn sieve_draw(
+        values: CubeTensor,
+        ids: CubeTensor,
+        seeds: CubeTensor,
+        top_k: CubeTensor,
+        top_p: CubeTensor,
+        temperature: CubeTensor,
+    ) -> CubeTensor {
+        let op = "top_k_top_p_sample";
+        let [values, ids, seeds, top_k, top_p, temperature] =
+            [values, ids, seeds, top_k, top_p, temperature].map(into_contiguous);
+        let [rows, width] = [values.meta.shape()[0], values.meta.shape()[1]];
+        let tokens = empty_of(&ids, Shape::new([rows]), ids.dtype);
+        sieve::sample::draw(
+            &values.client,
+            sieve::sample::DrawIo {
+                values: &values.handle,
+                ids: &ids.handle,
+                id_dtype: sieve_dtype(op, ids.dtype),
+                seeds: &seeds.handle,
+                seed_dtype: sieve_dtype(op, seeds.dtype),
+                top_k: &top_k.handle,
+                k_dtype: sieve_dtype(op, top_k.dtype),
+                top_p: &top_p.handle,
+                temperature: &temperature.handle,
+                tokens: &tokens.handle,
+                token_dtype: sieve_dtype(op, tokens.dtype),
+            },
+            rows,
+            width,
+        )
+        .unwrap_or_else(|e| panic!("{op}: {e}"));
+        tokens
+    }
+
     fn sieve_uniform_at(seeds: CubeTensor, columns: CubeTensor) -> CubeTensor {
         let op = "uniform_at";
         let seeds = into_contiguous(seeds);

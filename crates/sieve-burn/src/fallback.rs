@@ -334,14 +334,65 @@ pub fn uniform_at<B: Backend>(seeds: IntTensor<B>, columns: IntTensor<B>) -> Flo
     let words = seed_words(read("uniform_at", B::int_into_data(seeds)));
     let columns = read("uniform_at", B::int_into_data(columns));
     let shape = columns.shape().clone();
-    // A column counts by its low 32 bits, as the device reads it.
-    let columns: Vec<u32> = match columns.dtype() {
-        DType::U64 => columns.iter::<u64>().map(|v| v as u32).collect(),
-        DType::U32 => columns.iter::<u32>().collect(),
-        _ => columns.iter::<i64>().map(|v| v as u32).collect(),
-    };
+    let columns = low_words(columns);
     let values = sieve::random::reference::uniform_at(&words, &columns, shape[1]);
     B::float_from_data(TensorData::new(values, shape), &device)
+}
+
+/// `SieveOps::sieve_draw` on the host: every input read back, `sieve::sample::reference`
+/// row by row, the tokens uploaded in `ids`' dtype.
+pub fn draw<B: Backend>(
+    values: FloatTensor<B>,
+    ids: IntTensor<B>,
+    seeds: IntTensor<B>,
+    top_k: IntTensor<B>,
+    top_p: FloatTensor<B>,
+    temperature: FloatTensor<B>,
+) -> IntTensor<B> {
+    let op = "top_k_top_p_sample";
+    let device = values.device();
+    let id_dtype = ids.dtype();
+    let values = read(op, B::float_into_data(values));
+    let [rows, width] = [values.shape()[0], values.shape()[1]];
+    let values: Vec<f32> = values.iter::<f32>().collect();
+    let ids: Vec<u32> = low_words(read(op, B::int_into_data(ids)));
+    let seeds = seed_words(read(op, B::int_into_data(seeds)));
+    let top_k: Vec<i64> = match read(op, B::int_into_data(top_k)) {
+        k if k.dtype() == DType::U64 => k
+            .iter::<u64>()
+            .map(|v| v.min(i64::MAX as u64) as i64)
+            .collect(),
+        k => k.iter::<i64>().collect(),
+    };
+    let top_p: Vec<f32> = read(op, B::float_into_data(top_p)).iter::<f32>().collect();
+    let t: Vec<f32> = read(op, B::float_into_data(temperature))
+        .iter::<f32>()
+        .collect();
+    let tokens: Vec<i64> = (0..rows)
+        .map(|r| {
+            let params = sieve::sample::reference::RowParams {
+                seed: seeds[r],
+                k: top_k[r],
+                p: top_p[r],
+                t: t[r],
+            };
+            let span = r * width..(r + 1) * width;
+            sieve::sample::reference::draw_row(&values[span.clone()], &ids[span], params).token
+        })
+        .collect();
+    B::int_from_data(
+        TensorData::new(tokens, [rows]).convert_dtype(id_dtype),
+        &device,
+    )
+}
+
+/// An Int tensor's elements by their low 32 bits (what the device reads).
+fn low_words(data: TensorData) -> Vec<u32> {
+    match data.dtype() {
+        DType::U64 => data.iter::<u64>().map(|v| v as u32).collect(),
+        DType::U32 => data.iter::<u32>().collect(),
+        _ => data.iter::<i64>().map(|v| v as u32).collect(),
+    }
 }
 
 /// Seeds' `(lo, hi)` words as the device reads them.

@@ -122,6 +122,18 @@ pub fn uniform_at(_seeds: &TensorSpec, columns: &TensorSpec) -> TensorSpec {
     TensorSpec::new(columns.shape.clone(), burn::tensor::DType::F32)
 }
 
+/// `[rows]` tokens of the ids' dtype from `[rows, width]` candidates.
+pub fn draw(
+    _values: &TensorSpec,
+    ids: &TensorSpec,
+    _seeds: &TensorSpec,
+    _top_k: &TensorSpec,
+    _top_p: &TensorSpec,
+    _temperature: &TensorSpec,
+) -> TensorSpec {
+    TensorSpec::new(Shape::new([ids.shape[0]]), ids.dtype)
+}
+
 /// `[len]`: the prefix of a compaction's output.
 pub fn prefix_shape(len: &usize) -> Shape {
     Shape::new([*len])

@@ -302,6 +302,23 @@ pub trait SieveOps: Backend {
         fallback::uniform_at::<Self>(seeds, columns)
     }
 
+    /// One token per row drawn from `[rows, width]` f32 candidate logits `values` (each row in
+    /// stable descending order) and their token `ids`, under the `[rows]` per-row `top_k`
+    /// (Int), `top_p` and `temperature` (f32) and `seeds` (`sieve::sample`'s rules: Gumbel-max
+    /// with `sieve::random`'s numbers; -1 for a row with no finite logit). `[rows]` tokens of
+    /// `ids`' dtype. Fallback: the same rule on the host (`sieve::sample::reference`).
+    #[fusion(meta = meta::draw)]
+    fn sieve_draw(
+        values: FloatTensor<Self>,
+        ids: IntTensor<Self>,
+        seeds: IntTensor<Self>,
+        top_k: IntTensor<Self>,
+        top_p: FloatTensor<Self>,
+        temperature: FloatTensor<Self>,
+    ) -> IntTensor<Self> {
+        fallback::draw::<Self>(values, ids, seeds, top_k, top_p, temperature)
+    }
+
     /// For every element of `values`, how many elements of the 1-D ascending `sorted` come
     /// before it in sieve's order (`right`: counting equal ones too): `torch.searchsorted`.
     /// An Int tensor of `values`' shape. Fallback: a binary search on the host.

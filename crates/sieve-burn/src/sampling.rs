@@ -26,7 +26,6 @@
 //!   with no finite logit (all `-inf` or NaN) returns **-1**, an id no vocabulary has.
 
 use burn::backend::Dispatch;
-use burn::tensor::activation::softmax;
 use burn::tensor::{Bool, DType, Float, Int, IntDType, Tensor};
 
 use crate::SieveOps;
@@ -125,48 +124,43 @@ pub fn top_k_top_p_sample(
     seeds: Tensor<1, Int>,
 ) -> Tensor<1, Int> {
     let op = "top_k_top_p_sample";
-    let draw = match Draw::of(op, logits, &seeds, temperature.into()) {
-        Ok(draw) => draw,
+    let logits = match checked_logits(op, logits, &seeds) {
+        Ok(logits) => logits,
         Err(no_tokens) => return no_tokens,
     };
-    let (batch, vocab) = (draw.batch, draw.vocab);
-    // The candidates in stable descending order: the top-k when one `k` cuts the row. Only
-    // they are scaled: the order does not depend on the temperature, and the first is the
-    // row's largest logit.
+    let [batch, vocab] = logits.dims();
+    let device = logits.device();
+    // The candidates in stable descending order: the top-k when one `k` cuts the row (the
+    // order does not depend on the temperature), else the whole row.
     let top_k = top_k.into();
     let (values, ids) = match &top_k {
-        PerRow::Same(k) if *k > 0 && *k < vocab => {
-            crate::topk_with_indices(draw.logits.clone(), *k, 1)
+        PerRow::Same(k) if *k > 0 && *k < vocab => crate::topk_with_indices(logits, *k, 1),
+        _ => crate::sort_descending_with_indices(logits, 1),
+    };
+    let k = match top_k {
+        PerRow::Same(k) => {
+            Tensor::<1, Int>::full([batch], k.min(i64::MAX as usize) as i64, &device)
         }
-        _ => crate::sort_descending_with_indices(draw.logits.clone(), 1),
+        PerRow::Each(k) => {
+            let [n] = k.dims();
+            assert!(
+                n == batch,
+                "{op}: invalid argument `top_k`: {n} values: expected one per row ({batch})"
+            );
+            words(k)
+        }
     };
-    let values = draw.scale(values.clone(), values.narrow(1, 0, 1));
-    let device = values.device();
-    let slot = positions::<2>(&values.shape(), 1, &device);
-    let mut keep = values.clone().is_finite();
-    if let PerRow::Each(k) = &top_k {
-        keep = keep.bool_and(within_k(op, slot.clone(), k));
-    }
-    let values = values.mask_fill(keep.clone().bool_not(), f32::NEG_INFINITY);
-    let top_p = top_p.into();
-    let off = matches!(top_p, PerRow::Same(p) if p >= 1.0);
-    let keep = if off {
-        keep
-    } else {
-        let p = per_row(op, "top_p", &top_p, batch, &device);
-        keep.bool_and(nucleus(softmax(values.clone(), 1), slot, p))
-    };
-    let noise = gumbel(uniform_at(seeds, ids.clone()));
-    let scores = values.clone().mask_fill(keep.bool_not(), f32::NEG_INFINITY) + noise;
-    let pick = scores.argmax(1);
-    let first = ids.clone().narrow(1, 0, 1);
-    // Greedy rows take the first candidate: the largest logit, lowest index among ties.
-    let pick = ids.gather(1, pick);
-    let pick = match draw.greedy {
-        Some(greedy) => pick.mask_where(greedy, first),
-        None => pick,
-    };
-    finish(pick, values.narrow(1, 0, 1))
+    let p = per_row(op, "top_p", &top_p.into(), batch, &device).reshape([batch]);
+    let t = per_row(op, "temperature", &temperature.into(), batch, &device).reshape([batch]);
+    // The rest in one kernel (`sieve::sample`): temperature, top-p, Gumbel-max.
+    Tensor::from_dispatch(<Dispatch as SieveOps>::sieve_draw(
+        values.into_dispatch(),
+        ids.into_dispatch(),
+        words(seeds).into_dispatch(),
+        k.into_dispatch(),
+        p.into_dispatch(),
+        t.into_dispatch(),
+    ))
 }
 
 /// Draws one token per row of `logits` among those whose probability (at `temperature`) is
@@ -296,20 +290,8 @@ impl Draw {
         seeds: &Tensor<1, Int>,
         temperature: PerRow<f32, Float>,
     ) -> Result<Draw, Tensor<1, Int>> {
+        let logits = checked_logits(op, logits, seeds)?;
         let [batch, vocab] = logits.dims();
-        let [rows] = seeds.dims();
-        assert!(
-            rows == batch,
-            "{op}: invalid argument `seeds`: {rows} seeds: expected one per row of `logits` ({batch})"
-        );
-        assert!(
-            vocab > 0 || batch == 0,
-            "{op}: invalid argument `logits`: a vocab of 0 tokens: expected at least 1"
-        );
-        let logits = finite_or_neg_inf(logits.cast(DType::F32)).clamp_max(f32::MAX);
-        if batch == 0 {
-            return Err(no_tokens(&logits));
-        }
         // Greedy rows: `T <= 0` or NaN; they are divided by 1.
         let (divisor, greedy) = match temperature {
             PerRow::Same(t) if t > 0.0 => (PerRow::Same(t), None),
@@ -350,6 +332,31 @@ impl Draw {
             PerRow::Each(t) => x / t.clone().reshape([dims[0], 1]).expand(dims),
         }
     }
+}
+
+/// `logits` checked against `seeds` and read as the draws read them: f32, NaN as `-inf`, `+inf`
+/// as the largest finite value. `Err`: the `[0]` tokens of an empty batch.
+#[allow(clippy::result_large_err)]
+fn checked_logits(
+    op: &str,
+    logits: Tensor<2>,
+    seeds: &Tensor<1, Int>,
+) -> Result<Tensor<2>, Tensor<1, Int>> {
+    let [batch, vocab] = logits.dims();
+    let [rows] = seeds.dims();
+    assert!(
+        rows == batch,
+        "{op}: invalid argument `seeds`: {rows} seeds: expected one per row of `logits` ({batch})"
+    );
+    assert!(
+        vocab > 0 || batch == 0,
+        "{op}: invalid argument `logits`: a vocab of 0 tokens: expected at least 1"
+    );
+    let logits = finite_or_neg_inf(logits.cast(DType::F32)).clamp_max(f32::MAX);
+    if batch == 0 {
+        return Err(no_tokens(&logits));
+    }
+    Ok(logits)
 }
 
 /// Each row's largest value, `[batch, 1]`: sieve's top-1 (a reduction over a long row that

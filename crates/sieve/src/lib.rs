@@ -21,6 +21,8 @@
 //! - [`search`]: binary search of queries in a sorted sequence (`searchsorted`).
 //! - [`random`]: counter-based uniform numbers from per-row seeds (the same bits on every
 //!   runtime), for sampling.
+//! - [`sample`]: the last stage of token sampling in one kernel: one token per row drawn
+//!   from its ranked candidates under top-k, top-p and a temperature (Gumbel-max).
 //! - [`radix`]: the radix parts the sort and the top-k share: radix keys of every dtype,
 //!   digit bins and the MSB digit select.
 //!
@@ -42,6 +44,7 @@ pub mod dtype;
 pub mod error;
 pub mod radix;
 pub mod random;
+pub mod sample;
 pub mod scan;
 pub mod search;
 pub mod sort;

@@ -73,7 +73,7 @@ fn mix(x: u32) -> u32 {
 /// Row `row`'s seed words `(lo, hi)`: one `u32` per seed, or two (the buffer of a 64-bit
 /// seed tensor read as words, low word first).
 #[cube]
-fn seed_words(seeds: &[u32], row: usize, #[comptime] wide_seeds: bool) -> (u32, u32) {
+pub(crate) fn seed_words(seeds: &[u32], row: usize, #[comptime] wide_seeds: bool) -> (u32, u32) {
     if wide_seeds {
         (seeds[2 * row], seeds[2 * row + 1])
     } else {
@@ -84,7 +84,7 @@ fn seed_words(seeds: &[u32], row: usize, #[comptime] wide_seeds: bool) -> (u32, 
 /// The uniform of counter `j` under the seed words `(lo, hi)` ([`reference::bits`],
 /// [`reference::uniform`]).
 #[cube]
-fn uniform_of(lo: u32, hi: u32, j: u32) -> f32 {
+pub(crate) fn uniform_of(lo: u32, hi: u32, j: u32) -> f32 {
     let key = mix(mix(hi ^ 0x85eb_ca6bu32) ^ lo);
     let bits = mix(key ^ mix((j * 0x9e37_79b9u32) ^ 0x632b_e5abu32));
     (f32::cast_from(bits >> 8u32) + 0.5f32) * (1.0f32 / 16_777_216.0f32)
@@ -132,7 +132,7 @@ fn uniform_at_kernel(
 
 /// Whether an integer dtype is read as two words (64-bit) or one (32-bit); others refused,
 /// naming `arg`.
-fn words_of(arg: &'static str, dtype: Dtype) -> Result<bool, SieveError> {
+pub(crate) fn words_of(arg: &'static str, dtype: Dtype) -> Result<bool, SieveError> {
     match dtype {
         Dtype::I32 | Dtype::U32 => Ok(false),
         Dtype::I64 | Dtype::U64 => Ok(true),
@@ -145,7 +145,7 @@ fn words_of(arg: &'static str, dtype: Dtype) -> Result<bool, SieveError> {
 }
 
 /// `rows * width` (named `arg`), checked to fit the device's addressing.
-fn output_extent(
+pub(crate) fn output_extent(
     client: &Client,
     caps: &DeviceCaps,
     arg: &'static str,

@@ -103,6 +103,53 @@ pub fn cube_exclusive_sum(
     }
 }
 
+/// One unit's exclusive prefix over the cube under a [`Fold`], and the fold of the whole cube.
+#[derive(CubeType, Clone, Copy)]
+pub struct CubePrefix<A: Numeric> {
+    /// The fold of the values of the units before this one (in `UNIT_POS` order; the fold's
+    /// identity for unit 0).
+    pub before: A,
+    /// The fold over the whole cube.
+    pub total: A,
+}
+
+/// [`cube_exclusive_sum`] under any [`Fold`] (float sums, maxima, minima, ...): a plane scan,
+/// then the planes' totals through the spine; unit-serial without planes. Every unit must
+/// call it (it synchronises the cube); it may be called back to back (it waits for every
+/// unit to have read the previous call's spine before writing it).
+#[cube]
+pub fn cube_exclusive<A: Numeric>(
+    value: A,
+    #[comptime] fold: Fold,
+    #[comptime] units: u32,
+    #[comptime] use_planes: bool,
+) -> CubePrefix<A> {
+    let mut spine = Shared::<[A]>::new_slice(units as usize);
+    let mut in_group = identity::<A>(fold);
+    let mut group = UNIT_POS;
+    let mut groups = CUBE_DIM;
+    sync_cube();
+    if use_planes {
+        let inclusive = plane_inclusive::<A>(value, fold);
+        let earlier = plane_shuffle_up(inclusive, 1);
+        if UNIT_POS_PLANE > 0 {
+            in_group = earlier;
+        }
+        group = UNIT_POS / PLANE_DIM;
+        groups = CUBE_DIM / PLANE_DIM;
+        if UNIT_POS_PLANE == PLANE_DIM - 1 {
+            spine[group as usize] = inclusive;
+        }
+    } else {
+        spine[UNIT_POS as usize] = value;
+    }
+    let total = spine_exclusive_scan::<A>(&mut spine, groups, fold, use_planes);
+    CubePrefix::<A> {
+        before: combine::<A>(spine[group as usize], in_group, fold),
+        total,
+    }
+}
+
 /// The smallest and largest of a set of `u32`s.
 #[derive(CubeType, Clone, Copy)]
 pub struct U32Range {
