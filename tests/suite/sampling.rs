@@ -638,48 +638,71 @@ fn draw_kernel_matches_the_reference() {
                 values: &handle_values,
                 ids: &handle_ids,
                 id_dtype: dtype,
-                seeds: &handle_seeds,
-                seed_dtype: dtype,
-                top_k: &handle_k,
-                k_dtype: dtype,
-                top_p: &handle_p,
-                temperature: &handle_t,
-                tokens: &tokens,
-                token_dtype: dtype,
+                rows: sieve::sample::DrawRows {
+                    seeds: &handle_seeds,
+                    seed_dtype: dtype,
+                    params: sieve::sample::DrawParams::Each {
+                        top_k: &handle_k,
+                        k_dtype: dtype,
+                        top_p: &handle_p,
+                        temperature: &handle_t,
+                    },
+                    tokens: &tokens,
+                    token_dtype: dtype,
+                },
+            };
+            let read = |tokens: cubecl::server::Handle| -> Vec<i64> {
+                if wide {
+                    download::<i64>(&client, tokens, rows)
+                } else {
+                    download::<i32>(&client, tokens, rows)
+                        .into_iter()
+                        .map(i64::from)
+                        .collect()
+                }
             };
             sieve::sample::draw(&client, io, rows, width).expect("a valid draw");
-            let got: Vec<i64> = if wide {
-                download::<i64>(&client, tokens, rows)
-            } else {
-                download::<i32>(&client, tokens, rows)
-                    .into_iter()
-                    .map(i64::from)
-                    .collect()
-            };
+            let got = read(tokens.clone());
             for r in 0..rows {
                 let span = r * width..(r + 1) * width;
                 let want = draw_row(&values[span.clone()], &ids[span.clone()], params[r]);
                 let case = format!(
-                    "seed {seed}, {dtype:?}, width {width}, row {r}, {:?}: got {}, want {}",
-                    params[r], got[r], want.token
+                    "seed {seed}, {dtype:?}, width {width}, row {r}, {:?}",
+                    params[r]
                 );
-                if got[r] == want.token {
-                    continue;
-                }
-                let slot = ids[span]
-                    .iter()
-                    .position(|&i| i as i64 == got[r])
-                    .unwrap_or_else(|| panic!("{case}: not a candidate's id"));
-                let best = want
-                    .scores
-                    .iter()
-                    .copied()
-                    .fold(f64::NEG_INFINITY, f64::max);
-                let score = want.scores[slot];
-                assert!(
-                    score.is_finite() && (best - score).abs() <= 1e-4 * best.abs().max(1.0),
-                    "{case}: its score {score} against the best {best}"
+                check_token(&case, got[r], &want, &ids[span]);
+            }
+            // One set of parameters for every row, as scalars (each row keeps its seed).
+            let same = params[rows / 2];
+            let tokens = upload(
+                &client,
+                &vec![0x5a5a_5a5au32; rows * if wide { 2 } else { 1 }],
+            );
+            let io = sieve::sample::DrawIo {
+                rows: sieve::sample::DrawRows {
+                    params: sieve::sample::DrawParams::Same {
+                        top_k: same.k,
+                        top_p: same.p,
+                        temperature: same.t,
+                    },
+                    tokens: &tokens,
+                    ..io.rows
+                },
+                ..io
+            };
+            sieve::sample::draw(&client, io, rows, width).expect("a valid draw");
+            let got = read(tokens.clone());
+            for r in 0..rows {
+                let span = r * width..(r + 1) * width;
+                let row_params = RowParams {
+                    seed: params[r].seed,
+                    ..same
+                };
+                let want = draw_row(&values[span.clone()], &ids[span.clone()], row_params);
+                let case = format!(
+                    "seed {seed}, {dtype:?}, width {width}, row {r}, {row_params:?} as scalars"
                 );
+                check_token(&case, got[r], &want, &ids[span]);
             }
         }
     }
@@ -690,21 +713,28 @@ fn draw_kernel_matches_the_reference() {
         values: &one,
         ids: &word,
         id_dtype: Dtype::I32,
-        seeds: &word,
-        seed_dtype: Dtype::I32,
-        top_k: &word,
-        k_dtype: Dtype::I32,
-        top_p: &one,
-        temperature: &one,
-        tokens: &word,
-        token_dtype: Dtype::U32,
+        rows: sieve::sample::DrawRows {
+            seeds: &word,
+            seed_dtype: Dtype::I32,
+            params: sieve::sample::DrawParams::Each {
+                top_k: &word,
+                k_dtype: Dtype::I32,
+                top_p: &one,
+                temperature: &one,
+            },
+            tokens: &word,
+            token_dtype: Dtype::U32,
+        },
     };
     let e = sieve::sample::draw(&client, io, 1, 1)
         .unwrap_err()
         .to_string();
     assert!(e.contains("`io.token_dtype` = u32"), "{e}");
     let io = sieve::sample::DrawIo {
-        token_dtype: Dtype::I32,
+        rows: sieve::sample::DrawRows {
+            token_dtype: Dtype::I32,
+            ..io.rows
+        },
         ..io
     };
     let e = sieve::sample::draw(&client, io, 1, 0)
@@ -716,11 +746,160 @@ fn draw_kernel_matches_the_reference() {
         .to_string();
     assert!(e.contains("`io.values`"), "{e}");
     let io = sieve::sample::DrawIo {
-        k_dtype: Dtype::F32,
+        rows: sieve::sample::DrawRows {
+            params: sieve::sample::DrawParams::Each {
+                top_k: &word,
+                k_dtype: Dtype::F32,
+                top_p: &one,
+                temperature: &one,
+            },
+            ..io.rows
+        },
         ..io
     };
     let e = sieve::sample::draw(&client, io, 1, 1)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("`io.k_dtype` = f32"), "{e}");
+    assert!(e.contains("`io.params.k_dtype` = f32"), "{e}");
+}
+
+/// `got` is `want`'s token, or (f32 rounding of the device against the reference's f64) a
+/// kept candidate whose perturbed score is within 1e-4 of the best; `ids`: the candidates'.
+fn check_token(case: &str, got: i64, want: &sieve::sample::reference::RowDraw, ids: &[u32]) {
+    if got == want.token {
+        return;
+    }
+    let slot = ids
+        .iter()
+        .position(|&i| i as i64 == got)
+        .unwrap_or_else(|| panic!("{case}: got {got}, want {}: not a candidate", want.token));
+    let best = want
+        .scores
+        .iter()
+        .copied()
+        .fold(f64::NEG_INFINITY, f64::max);
+    let score = want.scores[slot];
+    assert!(
+        score.is_finite() && (best - score).abs() <= 1e-4 * best.abs().max(1.0),
+        "{case}: got {got}, want {}: its score {score} against the best {best}",
+        want.token
+    );
+}
+
+/// Whole rows of logits through the fused path (`sieve::sample::top_k_top_p`, raw at default
+/// tunings, and the Burn op), against `reference::sample_row`, at vocabs that take every
+/// top-k strategy (rank by counting, sort and slice, the one-cube-per-row select cut into
+/// chunks or not, the device-wide select) and both sorts (no cut), on rows that rank NaN as
+/// -inf and +inf as f32::MAX: more NaNs than k, NaN everywhere, +inf tied with an earlier
+/// f32::MAX, all equal, a few distinct values. The one-cube-per-row cases take the draw that
+/// ranks the top-k's per-chunk candidates itself.
+#[test]
+fn whole_rows_rank_nan_low_at_every_strategy() {
+    use crate::common::{client, download, rng, upload};
+    use rand::Rng;
+    use sieve::Dtype;
+    use sieve::sample::reference::{RowParams, sample_row};
+    let _device = serial();
+    let client = client();
+    let device = Device::default();
+    let (mut rng, seed) = rng("whole_rows_rank_nan_low_at_every_strategy");
+    // (20 000, 70): one chunk a row, so the draw ranks each row's own k candidates.
+    for (vocab, rows) in [
+        (700usize, 7usize),
+        (3000, 7),
+        (20_000, 7),
+        (20_000, 70),
+        (140_000, 3),
+    ] {
+        let mut logits = Vec::with_capacity(rows * vocab);
+        for r in 0..rows {
+            let row: Vec<f32> = (0..vocab)
+                .map(|j| match r {
+                    // ~30% NaN: more NaNs than any k here, wherever they fall.
+                    0 | 1 if rng.random_range(0..10) < 3 => f32::NAN,
+                    0 | 1 if rng.random_range(0..50) == 0 => f32::NEG_INFINITY,
+                    0 | 1 => rng.random_range(-8.0f32..8.0),
+                    2 => f32::NAN,
+                    // f32::MAX first, +inf later: equal as logits, the lower index first.
+                    3 if j == 7 => f32::MAX,
+                    3 if j == vocab - 2 || j == vocab / 2 => f32::INFINITY,
+                    3 => rng.random_range(-1.0f32..1.0),
+                    4 if j % 97 == 3 => f32::NAN,
+                    4 => 1.5,
+                    5 => rng.random_range(-1i32..2) as f32,
+                    _ if j < 100 => f32::NAN,
+                    _ => rng.random_range(-3.0f32..3.0),
+                })
+                .collect();
+            logits.extend(row);
+        }
+        let handle_logits = upload(&client, &logits);
+        for cut in [0usize, 1, 50, vocab - 1] {
+            let width = if cut > 0 { cut } else { vocab };
+            let params: Vec<RowParams> = (0..rows)
+                .map(|_| RowParams {
+                    // Below 2^31: the same seed as an i32 or i64 Int tensor.
+                    seed: (rng.random_range(0..1u32 << 30), 0),
+                    k: [0i64, 1, 3, width as i64, width as i64 + 5][rng.random_range(0..5)],
+                    p: [1.0f32, 0.9, 0.5][rng.random_range(0..3)],
+                    t: [0.8f32, 0.0, 1.0][rng.random_range(0..3)],
+                })
+                .collect();
+            let seeds: Vec<u32> = params.iter().map(|p| p.seed.0).collect();
+            let k: Vec<i32> = params.iter().map(|p| p.k as i32).collect();
+            let p: Vec<f32> = params.iter().map(|p| p.p).collect();
+            let t: Vec<f32> = params.iter().map(|p| p.t).collect();
+            let (hs, hk, hp, ht) = (
+                upload(&client, &seeds),
+                upload(&client, &k),
+                upload(&client, &p),
+                upload(&client, &t),
+            );
+            let tokens = upload(&client, &vec![0x5a5a_5a5au32; rows]);
+            let io = sieve::sample::SampleIo {
+                logits: &handle_logits,
+                rows: sieve::sample::DrawRows {
+                    seeds: &hs,
+                    seed_dtype: Dtype::U32,
+                    params: sieve::sample::DrawParams::Each {
+                        top_k: &hk,
+                        k_dtype: Dtype::I32,
+                        top_p: &hp,
+                        temperature: &ht,
+                    },
+                    tokens: &tokens,
+                    token_dtype: Dtype::I32,
+                },
+            };
+            sieve::sample::top_k_top_p(&client, io, rows, vocab, cut).expect("a valid draw");
+            let got = download::<i32>(&client, tokens, rows);
+            for r in 0..rows {
+                let (ids, want) = sample_row(&logits[r * vocab..(r + 1) * vocab], cut, params[r]);
+                let case = format!(
+                    "seed {seed}, vocab {vocab}, cut {cut}, row {r}, {:?}",
+                    params[r]
+                );
+                check_token(&case, got[r] as i64, &want, &ids);
+            }
+            // The Burn op, one k for every row (its cut) at one p and temperature.
+            if cut > 0 {
+                let x =
+                    Tensor::<2>::from_data(TensorData::new(logits.clone(), [rows, vocab]), &device);
+                let s: Vec<i64> = seeds.iter().map(|&s| s as i64).collect();
+                let s = Tensor::<1, Int>::from_data(TensorData::new(s, [rows]), &device);
+                let got = i64s(top_k_top_p_sample(x, cut, 0.9, 0.8, s));
+                for r in 0..rows {
+                    let params = RowParams {
+                        k: cut as i64,
+                        p: 0.9,
+                        t: 0.8,
+                        ..params[r]
+                    };
+                    let (ids, want) = sample_row(&logits[r * vocab..(r + 1) * vocab], cut, params);
+                    let case = format!("Burn op: seed {seed}, vocab {vocab}, cut {cut}, row {r}");
+                    check_token(&case, got[r], &want, &ids);
+                }
+            }
+        }
+    }
 }

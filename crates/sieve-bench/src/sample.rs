@@ -71,6 +71,17 @@ pub fn run(
     let tokens: Vec<i64> = draw().into_data().iter::<i64>().collect();
     let wrong = check(&held, vocab, k, p, t, &tokens);
     let mut rows = vec![row.checked(wrong, || timing::time_burn(device, runs, || drop(draw())))];
+    if dtype == DType::F32 {
+        rows.push(raw(
+            case,
+            client,
+            runs,
+            &held,
+            [batch, vocab],
+            (k, p, t),
+            floor,
+        ));
+    }
     // Where a long row's reduction goes: the row maximum through stock Burn's `max_dim` and
     // `argmax`, and through sieve's top-1 (what the draws use), each checked against the
     // host's maximum first.
@@ -111,6 +122,58 @@ pub fn run(
         "sieve",
     ));
     rows
+}
+
+/// The raw call under the Burn op (`sieve::sample::top_k_top_p` on f32 buffers, the same
+/// parameters for every row), checked as the op is: the op's own cost is the difference.
+fn raw(
+    case: &Case,
+    client: &cubecl::prelude::Client,
+    runs: usize,
+    held: &[f32],
+    [batch, vocab]: [usize; 2],
+    (k, p, t): (usize, f64, f64),
+    floor: u64,
+) -> Row {
+    use sieve::Dtype;
+    use sieve::sample::{DrawParams, DrawRows, SampleIo, top_k_top_p};
+    let upload = |bytes: &[u8]| client.create_from_slice(bytes);
+    let logits = upload(bytemuck::cast_slice(held));
+    let seeds = upload(bytemuck::cast_slice(&(0..batch as i32).collect::<Vec<_>>()));
+    let tokens = client.empty(4 * batch);
+    let call = || {
+        let io = SampleIo {
+            logits: &logits,
+            rows: DrawRows {
+                seeds: &seeds,
+                seed_dtype: Dtype::I32,
+                params: DrawParams::Same {
+                    top_k: k as i64,
+                    top_p: p as f32,
+                    temperature: t as f32,
+                },
+                tokens: &tokens,
+                token_dtype: Dtype::I32,
+            },
+        };
+        top_k_top_p(client, io, batch, vocab, k).expect("a valid draw");
+    };
+    call();
+    let bytes = client.read_one(tokens.clone()).expect("tokens");
+    let got: Vec<i64> = bytemuck::cast_slice::<u8, i32>(&bytes)[..batch]
+        .iter()
+        .map(|&v| v as i64)
+        .collect();
+    let row = Row::new(
+        case,
+        "sieve",
+        &crate::report::backend_name(&sieve::DeviceCaps::of(client)),
+        floor,
+        &[("stage", "raw")],
+    );
+    row.checked(check(held, vocab, k, p, t, &got), || {
+        timing::time_raw(client, runs, call)
+    })
 }
 
 /// Why a draw is outside its row's filtered set, if one is.

@@ -345,22 +345,43 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
         <Self as burn::backend::AutodiffBackend>::from_inner(B::sieve_uniform_rows(seeds, len))
     }
 
-    fn sieve_draw(
-        values: FloatTensor<Self>,
-        ids: IntTensor<Self>,
+    fn sieve_sample(
+        logits: FloatTensor<Self>,
         seeds: IntTensor<Self>,
         top_k: IntTensor<Self>,
         top_p: FloatTensor<Self>,
         temperature: FloatTensor<Self>,
+        cut: usize,
+        index_dtype: IntDType,
     ) -> IntTensor<Self> {
         // Tokens carry no gradient.
-        B::sieve_draw(
-            values.into_primitive(),
-            ids,
+        B::sieve_sample(
+            logits.into_primitive(),
             seeds,
             top_k,
             top_p.into_primitive(),
             temperature.into_primitive(),
+            cut,
+            index_dtype,
+        )
+    }
+
+    fn sieve_sample_same(
+        logits: FloatTensor<Self>,
+        seeds: IntTensor<Self>,
+        top_k: usize,
+        top_p: f32,
+        temperature: f32,
+        index_dtype: IntDType,
+    ) -> IntTensor<Self> {
+        // Tokens carry no gradient.
+        B::sieve_sample_same(
+            logits.into_primitive(),
+            seeds,
+            top_k,
+            top_p,
+            temperature,
+            index_dtype,
         )
     }
 

@@ -231,39 +231,39 @@ impl SieveOps for CubeBackend {
         out
     }
 
-    fn sieve_draw(
-        values: CubeTensor,
-        ids: CubeTensor,
+    fn sieve_sample(
+        logits: CubeTensor,
         seeds: CubeTensor,
         top_k: CubeTensor,
         top_p: CubeTensor,
         temperature: CubeTensor,
+        cut: usize,
+        index_dtype: IntDType,
     ) -> CubeTensor {
-        let op = "top_k_top_p_sample";
-        let [values, ids, seeds, top_k, top_p, temperature] =
-            [values, ids, seeds, top_k, top_p, temperature].map(into_contiguous);
-        let [rows, width] = [values.meta.shape()[0], values.meta.shape()[1]];
-        let tokens = empty_of(&ids, Shape::new([rows]), ids.dtype);
-        sieve::sample::draw(
-            &values.client,
-            sieve::sample::DrawIo {
-                values: &values.handle,
-                ids: &ids.handle,
-                id_dtype: sieve_dtype(op, ids.dtype),
-                seeds: &seeds.handle,
-                seed_dtype: sieve_dtype(op, seeds.dtype),
-                top_k: &top_k.handle,
-                k_dtype: sieve_dtype(op, top_k.dtype),
-                top_p: &top_p.handle,
-                temperature: &temperature.handle,
-                tokens: &tokens.handle,
-                token_dtype: sieve_dtype(op, tokens.dtype),
-            },
-            rows,
-            width,
-        )
-        .unwrap_or_else(|e| panic!("{op}: {e}"));
-        tokens
+        let [top_k, top_p, temperature] = [top_k, top_p, temperature].map(into_contiguous);
+        let params = sieve::sample::DrawParams::Each {
+            top_k: &top_k.handle,
+            k_dtype: sieve_dtype("top_k_top_p_sample", top_k.dtype),
+            top_p: &top_p.handle,
+            temperature: &temperature.handle,
+        };
+        sample(logits, seeds, params, cut, index_dtype)
+    }
+
+    fn sieve_sample_same(
+        logits: CubeTensor,
+        seeds: CubeTensor,
+        top_k: usize,
+        top_p: f32,
+        temperature: f32,
+        index_dtype: IntDType,
+    ) -> CubeTensor {
+        let params = sieve::sample::DrawParams::Same {
+            top_k: top_k.min(i64::MAX as usize) as i64,
+            top_p,
+            temperature,
+        };
+        sample(logits, seeds, params, top_k, index_dtype)
     }
 
     fn sieve_uniform_at(seeds: CubeTensor, columns: CubeTensor) -> CubeTensor {
@@ -725,4 +725,37 @@ fn search(
     )
     .unwrap_or_else(|e| panic!("{op}: {e}"));
     out
+}
+
+/// `sieve::sample::top_k_top_p` of `[rows, vocab]` f32 logits: `[rows]` tokens of
+/// `index_dtype`.
+fn sample(
+    logits: CubeTensor,
+    seeds: CubeTensor,
+    params: sieve::sample::DrawParams<'_>,
+    cut: usize,
+    index_dtype: IntDType,
+) -> CubeTensor {
+    let op = "top_k_top_p_sample";
+    let [logits, seeds] = [logits, seeds].map(into_contiguous);
+    let [rows, vocab] = [logits.meta.shape()[0], logits.meta.shape()[1]];
+    let tokens = empty_of(&logits, Shape::new([rows]), index_dtype.into());
+    sieve::sample::top_k_top_p(
+        &logits.client,
+        sieve::sample::SampleIo {
+            logits: &logits.handle,
+            rows: sieve::sample::DrawRows {
+                seeds: &seeds.handle,
+                seed_dtype: sieve_dtype(op, seeds.dtype),
+                params,
+                tokens: &tokens.handle,
+                token_dtype: sieve_dtype(op, tokens.dtype),
+            },
+        },
+        rows,
+        vocab,
+        cut,
+    )
+    .unwrap_or_else(|e| panic!("{op}: {e}"));
+    tokens
 }

@@ -339,24 +339,18 @@ pub fn uniform_at<B: Backend>(seeds: IntTensor<B>, columns: IntTensor<B>) -> Flo
     B::float_from_data(TensorData::new(values, shape), &device)
 }
 
-/// `SieveOps::sieve_draw` on the host: every input read back, `sieve::sample::reference`
-/// row by row, the tokens uploaded in `ids`' dtype.
-pub fn draw<B: Backend>(
-    values: FloatTensor<B>,
-    ids: IntTensor<B>,
+/// `SieveOps::sieve_sample` on the host: every input read back,
+/// `sieve::sample::reference::sample_row` row by row, the tokens uploaded as `index_dtype`.
+pub fn sample<B: Backend>(
+    logits: FloatTensor<B>,
     seeds: IntTensor<B>,
     top_k: IntTensor<B>,
     top_p: FloatTensor<B>,
     temperature: FloatTensor<B>,
+    cut: usize,
+    index_dtype: IntDType,
 ) -> IntTensor<B> {
     let op = "top_k_top_p_sample";
-    let device = values.device();
-    let id_dtype = ids.dtype();
-    let values = read(op, B::float_into_data(values));
-    let [rows, width] = [values.shape()[0], values.shape()[1]];
-    let values: Vec<f32> = values.iter::<f32>().collect();
-    let ids: Vec<u32> = low_words(read(op, B::int_into_data(ids)));
-    let seeds = seed_words(read(op, B::int_into_data(seeds)));
     let top_k: Vec<i64> = match read(op, B::int_into_data(top_k)) {
         k if k.dtype() == DType::U64 => k
             .iter::<u64>()
@@ -368,20 +362,60 @@ pub fn draw<B: Backend>(
     let t: Vec<f32> = read(op, B::float_into_data(temperature))
         .iter::<f32>()
         .collect();
+    let params = |r: usize| (top_k[r], top_p[r], t[r]);
+    sample_rows::<B>(logits, seeds, params, cut, index_dtype)
+}
+
+/// `SieveOps::sieve_sample_same` on the host, as [`sample`].
+pub fn sample_same<B: Backend>(
+    logits: FloatTensor<B>,
+    seeds: IntTensor<B>,
+    top_k: usize,
+    top_p: f32,
+    temperature: f32,
+    index_dtype: IntDType,
+) -> IntTensor<B> {
+    let k = top_k.min(i64::MAX as usize) as i64;
+    sample_rows::<B>(
+        logits,
+        seeds,
+        |_| (k, top_p, temperature),
+        top_k,
+        index_dtype,
+    )
+}
+
+/// Row `r` drawn under `params(r)` = (top-k, top-p, temperature).
+fn sample_rows<B: Backend>(
+    logits: FloatTensor<B>,
+    seeds: IntTensor<B>,
+    params: impl Fn(usize) -> (i64, f32, f32),
+    cut: usize,
+    index_dtype: IntDType,
+) -> IntTensor<B> {
+    let op = "top_k_top_p_sample";
+    let device = logits.device();
+    let logits = read(op, B::float_into_data(logits));
+    let [rows, vocab] = [logits.shape()[0], logits.shape()[1]];
+    let logits: Vec<f32> = logits.iter::<f32>().collect();
+    let seeds = seed_words(read(op, B::int_into_data(seeds)));
     let tokens: Vec<i64> = (0..rows)
         .map(|r| {
+            let (k, p, t) = params(r);
             let params = sieve::sample::reference::RowParams {
                 seed: seeds[r],
-                k: top_k[r],
-                p: top_p[r],
-                t: t[r],
+                k,
+                p,
+                t,
             };
-            let span = r * width..(r + 1) * width;
-            sieve::sample::reference::draw_row(&values[span.clone()], &ids[span], params).token
+            let row = &logits[r * vocab..(r + 1) * vocab];
+            sieve::sample::reference::sample_row(row, cut, params)
+                .1
+                .token
         })
         .collect();
     B::int_from_data(
-        TensorData::new(tokens, [rows]).convert_dtype(id_dtype),
+        TensorData::new(tokens, [rows]).convert_dtype(index_dtype.into()),
         &device,
     )
 }

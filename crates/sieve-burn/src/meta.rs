@@ -122,16 +122,29 @@ pub fn uniform_at(_seeds: &TensorSpec, columns: &TensorSpec) -> TensorSpec {
     TensorSpec::new(columns.shape.clone(), burn::tensor::DType::F32)
 }
 
-/// `[rows]` tokens of the ids' dtype from `[rows, width]` candidates.
-pub fn draw(
-    _values: &TensorSpec,
-    ids: &TensorSpec,
+/// `[rows]` tokens of `index_dtype` from `[rows, vocab]` logits.
+pub fn sample(
+    logits: &TensorSpec,
     _seeds: &TensorSpec,
     _top_k: &TensorSpec,
     _top_p: &TensorSpec,
     _temperature: &TensorSpec,
+    _cut: &usize,
+    index_dtype: &IntDType,
 ) -> TensorSpec {
-    TensorSpec::new(Shape::new([ids.shape[0]]), ids.dtype)
+    TensorSpec::new(Shape::new([logits.shape[0]]), (*index_dtype).into())
+}
+
+/// `[rows]` tokens of `index_dtype` from `[rows, vocab]` logits.
+pub fn sample_same(
+    logits: &TensorSpec,
+    _seeds: &TensorSpec,
+    _top_k: &usize,
+    _top_p: &f32,
+    _temperature: &f32,
+    index_dtype: &IntDType,
+) -> TensorSpec {
+    TensorSpec::new(Shape::new([logits.shape[0]]), (*index_dtype).into())
 }
 
 /// `[len]`: the prefix of a compaction's output.

@@ -302,21 +302,38 @@ pub trait SieveOps: Backend {
         fallback::uniform_at::<Self>(seeds, columns)
     }
 
-    /// One token per row drawn from `[rows, width]` f32 candidate logits `values` (each row in
-    /// stable descending order) and their token `ids`, under the `[rows]` per-row `top_k`
-    /// (Int), `top_p` and `temperature` (f32) and `seeds` (`sieve::sample`'s rules: Gumbel-max
-    /// with `sieve::random`'s numbers; -1 for a row with no finite logit). `[rows]` tokens of
-    /// `ids`' dtype. Fallback: the same rule on the host (`sieve::sample::reference`).
-    #[fusion(meta = meta::draw)]
-    fn sieve_draw(
-        values: FloatTensor<Self>,
-        ids: IntTensor<Self>,
+    /// One token per row of `[rows, vocab]` f32 `logits`, drawn under the `[rows]` per-row
+    /// `top_k` (Int), `top_p` and `temperature` (f32) and `seeds` (`sieve::sample`'s rules:
+    /// the candidates are each row's stable descending top-`cut` where `cut` is in
+    /// `1..vocab`, else the whole row; NaN counts as `-inf`, `+inf` as `f32::MAX`;
+    /// Gumbel-max with `sieve::random`'s numbers; -1 for a row with no finite logit).
+    /// `[rows]` tokens of `index_dtype`. Fallback: the same rule on the host
+    /// (`sieve::sample::reference::sample_row`).
+    #[fusion(meta = meta::sample)]
+    fn sieve_sample(
+        logits: FloatTensor<Self>,
         seeds: IntTensor<Self>,
         top_k: IntTensor<Self>,
         top_p: FloatTensor<Self>,
         temperature: FloatTensor<Self>,
+        cut: usize,
+        index_dtype: IntDType,
     ) -> IntTensor<Self> {
-        fallback::draw::<Self>(values, ids, seeds, top_k, top_p, temperature)
+        fallback::sample::<Self>(logits, seeds, top_k, top_p, temperature, cut, index_dtype)
+    }
+
+    /// [`SieveOps::sieve_sample`] with one `top_k` (its cut: 0 or `>= vocab` for none),
+    /// `top_p` and `temperature` for every row, passed as scalars (no per-row tensors to make).
+    #[fusion(meta = meta::sample_same)]
+    fn sieve_sample_same(
+        logits: FloatTensor<Self>,
+        seeds: IntTensor<Self>,
+        top_k: usize,
+        top_p: f32,
+        temperature: f32,
+        index_dtype: IntDType,
+    ) -> IntTensor<Self> {
+        fallback::sample_same::<Self>(logits, seeds, top_k, top_p, temperature, index_dtype)
     }
 
     /// For every element of `values`, how many elements of the 1-D ascending `sorted` come

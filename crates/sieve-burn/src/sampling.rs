@@ -124,42 +124,54 @@ pub fn top_k_top_p_sample(
     seeds: Tensor<1, Int>,
 ) -> Tensor<1, Int> {
     let op = "top_k_top_p_sample";
-    let logits = match checked_logits(op, logits, &seeds) {
-        Ok(logits) => logits,
-        Err(no_tokens) => return no_tokens,
-    };
+    check_shapes(op, &logits, &seeds);
     let [batch, vocab] = logits.dims();
     let device = logits.device();
-    // The candidates in stable descending order: the top-k when one `k` cuts the row (the
-    // order does not depend on the temperature), else the whole row.
-    let top_k = top_k.into();
-    let (values, ids) = match &top_k {
-        PerRow::Same(k) if *k > 0 && *k < vocab => crate::topk_with_indices(logits, *k, 1),
-        _ => crate::sort_descending_with_indices(logits, 1),
-    };
-    let k = match top_k {
-        PerRow::Same(k) => {
-            Tensor::<1, Int>::full([batch], k.min(i64::MAX as usize) as i64, &device)
-        }
+    if batch == 0 {
+        return Tensor::<1, Int>::empty([0], &device);
+    }
+    let index_dtype = crate::tensor::index_dtype(&logits);
+    // One kernel pair (`sieve::sample::top_k_top_p`): the candidates (the top-k where one `k`
+    // cuts the row, else the whole row sorted), ranked with NaN as -inf and +inf as the
+    // largest finite value, then temperature, top-p and Gumbel-max in one draw kernel.
+    let logits = logits.cast(DType::F32).into_dispatch();
+    let seeds = words(seeds).into_dispatch();
+    let (top_k, top_p, temperature) = (top_k.into(), top_p.into(), temperature.into());
+    // One value of each for every row: scalars, no per-row tensors to make.
+    if let (PerRow::Same(k), PerRow::Same(p), PerRow::Same(t)) = (&top_k, &top_p, &temperature) {
+        return Tensor::from_dispatch(<Dispatch as SieveOps>::sieve_sample_same(
+            logits,
+            seeds,
+            *k,
+            *p,
+            *t,
+            index_dtype,
+        ));
+    }
+    let (cut, k) = match top_k {
+        PerRow::Same(k) => (
+            if k < vocab { k } else { 0 },
+            Tensor::<1, Int>::full([batch], k.min(i64::MAX as usize) as i64, &device),
+        ),
         PerRow::Each(k) => {
             let [n] = k.dims();
             assert!(
                 n == batch,
                 "{op}: invalid argument `top_k`: {n} values: expected one per row ({batch})"
             );
-            words(k)
+            (0, words(k))
         }
     };
-    let p = per_row(op, "top_p", &top_p.into(), batch, &device).reshape([batch]);
-    let t = per_row(op, "temperature", &temperature.into(), batch, &device).reshape([batch]);
-    // The rest in one kernel (`sieve::sample`): temperature, top-p, Gumbel-max.
-    Tensor::from_dispatch(<Dispatch as SieveOps>::sieve_draw(
-        values.into_dispatch(),
-        ids.into_dispatch(),
-        words(seeds).into_dispatch(),
+    let p = per_row(op, "top_p", &top_p, batch, &device).reshape([batch]);
+    let t = per_row(op, "temperature", &temperature, batch, &device).reshape([batch]);
+    Tensor::from_dispatch(<Dispatch as SieveOps>::sieve_sample(
+        logits,
+        seeds,
         k.into_dispatch(),
         p.into_dispatch(),
         t.into_dispatch(),
+        cut,
+        index_dtype,
     ))
 }
 
@@ -342,6 +354,18 @@ fn checked_logits(
     logits: Tensor<2>,
     seeds: &Tensor<1, Int>,
 ) -> Result<Tensor<2>, Tensor<1, Int>> {
+    check_shapes(op, &logits, seeds);
+    let [batch, _] = logits.dims();
+    let logits = finite_or_neg_inf(logits.cast(DType::F32)).clamp_max(f32::MAX);
+    if batch == 0 {
+        return Err(no_tokens(&logits));
+    }
+    Ok(logits)
+}
+
+/// One seed per row of `logits`, and a vocab of at least one token (unless the batch is
+/// empty).
+fn check_shapes(op: &str, logits: &Tensor<2>, seeds: &Tensor<1, Int>) {
     let [batch, vocab] = logits.dims();
     let [rows] = seeds.dims();
     assert!(
@@ -352,11 +376,6 @@ fn checked_logits(
         vocab > 0 || batch == 0,
         "{op}: invalid argument `logits`: a vocab of 0 tokens: expected at least 1"
     );
-    let logits = finite_or_neg_inf(logits.cast(DType::F32)).clamp_max(f32::MAX);
-    if batch == 0 {
-        return Err(no_tokens(&logits));
-    }
-    Ok(logits)
 }
 
 /// Each row's largest value, `[batch, 1]`: sieve's top-1 (a reduction over a long row that

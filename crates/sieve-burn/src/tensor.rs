@@ -317,7 +317,7 @@ pub fn cummax<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) 
 }
 
 /// The device's default index dtype (Burn's setting), which every index and count output uses.
-fn index_dtype<const D: usize, K: Basic>(x: &Tensor<D, K>) -> IntDType {
+pub(crate) fn index_dtype<const D: usize, K: Basic>(x: &Tensor<D, K>) -> IntDType {
     x.device().settings().int_dtype
 }
 

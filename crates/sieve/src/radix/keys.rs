@@ -25,6 +25,11 @@ pub enum KeyKind {
     I64,
     U64,
     F64,
+    /// f32 read as token sampling reads logits (`crate::sample`): NaN as `-inf` and `+inf`
+    /// as `f32::MAX` (so a NaN ties with `-inf` and a `+inf` with the largest finite value,
+    /// ties going to the lower index). Never a dtype's own kind: only chosen by the crate's
+    /// sampling entry points, so that the top-k under a draw needs no sanitising pass.
+    F32Logits,
 }
 
 impl KeyKind {
@@ -49,7 +54,10 @@ impl KeyKind {
     /// The keys' own 32 bits ride through the passes (their radix key is recomputed from
     /// them): no encode or decode pass.
     pub fn carried_raw(self) -> bool {
-        matches!(self, KeyKind::F32 | KeyKind::I32 | KeyKind::U32)
+        matches!(
+            self,
+            KeyKind::F32 | KeyKind::I32 | KeyKind::U32 | KeyKind::F32Logits
+        )
     }
 
     /// 64-bit keys: read as pairs of 32-bit words (no 64-bit arithmetic), keyed by
@@ -81,6 +89,7 @@ impl KeyKind {
 /// - Floats (f32, and f16 and bf16 as their 16-bit patterns): NaN (any payload, either
 ///   sign) -> every key bit set, the largest; -0.0 -> +0.0's key; negative floats have
 ///   every bit flipped, others the sign bit set.
+/// - [`KeyKind::F32Logits`]: `-inf`'s key for NaN, `f32::MAX`'s for `+inf`, else as f32.
 /// - Signed integers: the sign bit flipped. Unsigned: themselves.
 /// - Descending: every key bit flipped, so the order reverses but equal keys stay equal (the
 ///   passes are stable, so ties keep their input order).
@@ -92,6 +101,12 @@ pub fn radix_key<K: Numeric>(
 ) -> u32 {
     let radix = if comptime!(kind == KeyKind::F32) {
         float_order(u32::reinterpret(key), 0x8000_0000u32, 0x7F80_0000u32)
+    } else if comptime!(kind == KeyKind::F32Logits) {
+        float_order(
+            logit_bits(u32::reinterpret(key)),
+            0x8000_0000u32,
+            0x7F80_0000u32,
+        )
     } else if comptime!(kind == KeyKind::F16) {
         float_order(
             half_bits(u32::reinterpret(f32::cast_from(key))),
@@ -141,6 +156,19 @@ fn float_order(raw: u32, #[comptime] sign: u32, #[comptime] infinity: u32) -> u3
         radix = !raw & all;
     }
     radix
+}
+
+/// The bits of f32 `raw` as a logit counts: `-inf` for NaN, `f32::MAX` for `+inf` (bit tests,
+/// as in [`float_order`]).
+#[cube]
+fn logit_bits(raw: u32) -> u32 {
+    let mut bits = raw;
+    if (raw & 0x7FFF_FFFFu32) > 0x7F80_0000u32 {
+        bits = 0xFF80_0000u32;
+    } else if raw == 0x7F80_0000u32 {
+        bits = 0x7F7F_FFFFu32;
+    }
+    bits
 }
 
 /// The f16 bit pattern of an f16 value from the bits of its exact f32 widening: integer

@@ -49,7 +49,29 @@ pub(crate) fn sort_with(
     order: SortOrder,
     options: SortOptions,
 ) -> Result<SortStrategy, SieveError> {
-    let kind = KeyKind::of(io.key_dtype);
+    sort_keyed(
+        client,
+        caps,
+        io,
+        problem,
+        order,
+        options,
+        KeyKind::of(io.key_dtype),
+    )
+}
+
+/// [`sort_with`] ranking the keys as `kind` (one `io.key_dtype` can be keyed more than one
+/// way: f32 as [`KeyKind::F32Logits`] for sampling).
+pub(crate) fn sort_keyed(
+    client: &Client,
+    caps: &DeviceCaps,
+    io: SortIo<'_>,
+    problem: SortProblem,
+    order: SortOrder,
+    options: SortOptions,
+    kind: KeyKind,
+) -> Result<SortStrategy, SieveError> {
+    debug_assert!(kind == KeyKind::of(io.key_dtype) || io.key_dtype == Dtype::F32);
     if super::key_needs_device_dtype(io.key_dtype) {
         caps.check_dtype(io.key_dtype)?;
     }

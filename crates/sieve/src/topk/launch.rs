@@ -23,7 +23,7 @@ use crate::radix::digits::{SELECT_BITS, SELECT_DIGITS};
 use crate::radix::keys::KeyKind;
 use crate::scan::launch::scan_with;
 use crate::scan::{ScanKind, ScanOptions, ScanProblem};
-use crate::sort::launch::sort_with;
+use crate::sort::launch::{sort_keyed, sort_with};
 use crate::sort::{SortIo, SortOptions, SortOrder, SortProblem, SortTuning};
 use crate::{DeviceCaps, Dtype, SieveError};
 
@@ -44,19 +44,121 @@ pub fn topk(
     problem: TopkProblem,
     options: TopkOptions,
 ) -> Result<TopkReport, SieveError> {
+    topk_keyed(client, io, problem, options, KeyKind::of(io.value_dtype))
+}
+
+/// [`topk`] ranking the values as `kind`: f32 values as [`KeyKind::F32Logits`] for sampling
+/// (else `kind` is the values' own).
+pub(crate) fn topk_keyed(
+    client: &Client,
+    io: TopkIo<'_>,
+    problem: TopkProblem,
+    options: TopkOptions,
+    kind: KeyKind,
+) -> Result<TopkReport, SieveError> {
+    with_run(client, io, problem, options, kind, |run, strategy| {
+        let mut report = TopkReport {
+            strategy,
+            counting_passes: 0,
+        };
+        let Some(run) = run else {
+            return Ok(report);
+        };
+        match strategy {
+            TopkStrategy::RankByCounting => run.rank_by_counting(),
+            // (`k == len` takes every key: the device-wide path, which then counts nothing.)
+            TopkStrategy::RadixSelect if run.row_cube() => {
+                report.counting_passes = run.row_select()?;
+            }
+            TopkStrategy::RadixSelect => {
+                let state = run.init_state();
+                report.counting_passes = run.radix_select(&state);
+                run.gather_and_finish(&state)?;
+            }
+            TopkStrategy::SortAndSlice => run.sort_and_slice()?,
+            TopkStrategy::Auto => unreachable!("resolved above"),
+        }
+        Ok(report)
+    })
+}
+
+/// Each row's top-k candidates, unordered, as the one-cube-per-row select leaves them before
+/// its merge: `chunks` chunks of `chunk_len` keys a row, each with its `k` chosen radix keys
+/// (`keys`, `[rows, chunks * k]`) and their positions within the chunk (`positions`), so
+/// candidate `c` of a row sits at `(c / k) * chunk_len + positions[c]`, and the row's top-k
+/// are the `k` smallest (radix key, position in the row) among its candidates.
+pub(crate) struct RowCandidates {
+    pub keys: Handle,
+    pub positions: Handle,
+    pub chunks: usize,
+    pub chunk_len: usize,
+}
+
+/// [`topk_keyed`]'s candidates for a caller that merges them itself (the sampling draw): run
+/// where `Auto` picks the one-cube-per-row select and a row's candidates number at most
+/// `max_per_row`; `None` (nothing launched) otherwise. `rows` and `k` must not be 0.
+pub(crate) fn row_candidates(
+    client: &Client,
+    values: &Handle,
+    value_dtype: Dtype,
+    problem: TopkProblem,
+    kind: KeyKind,
+    max_per_row: usize,
+) -> Result<Option<RowCandidates>, SieveError> {
+    let io = TopkIo {
+        values,
+        value_dtype,
+        values_out: None,
+        indices_out: None,
+        index_dtype: Dtype::U32,
+    };
+    with_run(
+        client,
+        io,
+        problem,
+        TopkOptions::default(),
+        kind,
+        |run, strategy| {
+            let Some(run) =
+                run.filter(|run| strategy == TopkStrategy::RadixSelect && run.row_cube())
+            else {
+                return Ok(None);
+            };
+            let (chunks, chunk_len) = run.row_chunks();
+            if chunks * problem.k > max_per_row {
+                return Ok(None);
+            }
+            let (keys, positions) = run.launch_row_select(chunks, chunk_len);
+            Ok(Some(RowCandidates {
+                keys,
+                positions,
+                chunks,
+                chunk_len,
+            }))
+        },
+    )
+}
+
+/// Validates a top-k, resolves its strategy and hands `body` the run (`None` where nothing
+/// is to be done: no rows or `k = 0`), after every check and before anything launches.
+fn with_run<R>(
+    client: &Client,
+    io: TopkIo<'_>,
+    problem: TopkProblem,
+    options: TopkOptions,
+    kind: KeyKind,
+    body: impl FnOnce(Option<&Run<'_>>, TopkStrategy) -> Result<R, SieveError>,
+) -> Result<R, SieveError> {
+    debug_assert!(kind == KeyKind::of(io.value_dtype) || io.value_dtype == Dtype::F32);
     let caps = DeviceCaps::of(client);
-    let kind = validate(&caps, &io, problem)?;
+    validate(&caps, &io, problem)?;
     let tuning = options
         .tuning
         .unwrap_or_else(|| TopkTuning::for_device(&caps));
     check_tuning(&caps, &tuning)?;
     let strategy = resolve_strategy(&caps, &tuning, problem, kind, options.strategy)?;
-    let mut report = TopkReport {
-        strategy,
-        counting_passes: 0,
-    };
     if problem.rows == 0 || problem.k == 0 {
-        return Ok(report);
+        return body(None, strategy);
     }
     let run = Run {
         client,
@@ -73,31 +175,10 @@ pub fn topk(
     };
     check_extent(client, &caps, "problem.rows * problem.len", run.extent())?;
     check_buffers(client, &io, problem)?;
-    match strategy {
-        TopkStrategy::RankByCounting => run.rank_by_counting(),
-        // (`k == len` takes every key: the device-wide path, which then counts nothing.)
-        TopkStrategy::RadixSelect
-            if problem.len <= tuning.row_cube_max_len && problem.k < problem.len =>
-        {
-            report.counting_passes = run.row_select()?;
-        }
-        TopkStrategy::RadixSelect => {
-            let state = run.init_state();
-            report.counting_passes = run.radix_select(&state);
-            run.gather_and_finish(&state)?;
-        }
-        TopkStrategy::SortAndSlice => run.sort_and_slice()?,
-        TopkStrategy::Auto => unreachable!("resolved above"),
-    }
-    Ok(report)
+    body(Some(&run), strategy)
 }
 
-fn validate(
-    caps: &DeviceCaps,
-    io: &TopkIo<'_>,
-    problem: TopkProblem,
-) -> Result<KeyKind, SieveError> {
-    let kind = KeyKind::of(io.value_dtype);
+fn validate(caps: &DeviceCaps, io: &TopkIo<'_>, problem: TopkProblem) -> Result<(), SieveError> {
     // 64-bit values are read and moved as pairs of 32-bit words (by the sort and `finish`).
     if crate::sort::key_needs_device_dtype(io.value_dtype) {
         caps.check_dtype(io.value_dtype)?;
@@ -131,7 +212,7 @@ fn validate(
         ));
     }
     caps.check_dtype(io.index_dtype)?;
-    Ok(kind)
+    Ok(())
 }
 
 /// Every caller buffer holds what the call touches: the `[rows, len]` input, `[rows, k]`
@@ -542,8 +623,22 @@ impl Run<'_> {
     /// writes its equal keys in index order and the chunks follow each other in the row.
     /// Returns the number of digit passes.
     fn row_select(&self) -> Result<u32, SieveError> {
-        let rows = self.problem.rows;
         let (chunks, chunk_len) = self.row_chunks();
+        let (cand_keys, cand_positions) = self.launch_row_select(chunks, chunk_len);
+        self.order_and_finish(&cand_keys, &cand_positions, chunks, chunk_len)?;
+        Ok(self.read.kind.key_bits() / SELECT_BITS)
+    }
+
+    /// Radix select picks the one-cube-per-row path: rows up to
+    /// [`TopkTuning::row_cube_max_len`], and `k < len` (`k == len` takes every key).
+    fn row_cube(&self) -> bool {
+        self.problem.len <= self.tuning.row_cube_max_len && self.problem.k < self.problem.len
+    }
+
+    /// [`row_select_kernel`] over `chunks` chunks of `chunk_len` keys a row: each chunk's `k`
+    /// chosen radix keys and their positions in the chunk, `[rows, chunks * k]`.
+    fn launch_row_select(&self, chunks: usize, chunk_len: usize) -> (Handle, Handle) {
+        let rows = self.problem.rows;
         let candidates = rows * chunks * self.problem.k;
         let blueprint = TopkBlueprint {
             units: self.tuning.row_units_per_cube,
@@ -574,8 +669,7 @@ impl Run<'_> {
                 self.io.value_dtype.elem_type(),
             );
         }
-        self.order_and_finish(&cand_keys, &cand_positions, chunks, chunk_len)?;
-        Ok(self.read.kind.key_bits() / SELECT_BITS)
+        (cand_keys, cand_positions)
     }
 
     /// Every row's chosen keys (below the boundary, then the first ties) in `[rows, k]`
@@ -761,7 +855,7 @@ impl Run<'_> {
     /// The stable sort of every row's radix keys with positions, then the first `k` of each.
     fn sort_and_slice(&self) -> Result<(), SieveError> {
         let positions = self.workspace(self.elements());
-        sort_with(
+        sort_keyed(
             self.client,
             self.caps,
             SortIo {
@@ -781,6 +875,7 @@ impl Run<'_> {
                 SortOrder::Ascending
             },
             SortOptions::default(),
+            self.read.kind,
         )?;
         self.finish(&positions, self.problem.len, None, 0);
         Ok(())

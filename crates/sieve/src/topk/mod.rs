@@ -100,9 +100,10 @@
 mod kernels;
 mod launch;
 pub mod reference;
-mod tile;
+pub(crate) mod tile;
 
 pub use launch::topk;
+pub(crate) use launch::{row_candidates, topk_keyed};
 
 use cubecl::server::Handle;
 
