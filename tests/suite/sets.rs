@@ -49,14 +49,12 @@ fn consecutive_reference<T: SortKey + Copy>(x: &[T]) -> (Vec<T>, Vec<i64>, Vec<i
 
 /// Elements of `sorted` less than `v` (or not greater, `right`) in sieve's order.
 fn search_reference<T: SortKey>(sorted: &[T], v: &T, right: bool) -> i64 {
-    sorted
-        .iter()
-        .filter(|s| match T::order(s, v) {
-            Ordering::Less => true,
-            Ordering::Equal => right,
-            Ordering::Greater => false,
-        })
-        .count() as i64
+    // (The sequence is sorted in that order: the count is where the predicate turns.)
+    sorted.partition_point(|s| match T::order(s, v) {
+        Ordering::Less => true,
+        Ordering::Equal => right,
+        Ordering::Greater => false,
+    }) as i64
 }
 
 trait Elem: SortKey + Copy + std::fmt::Debug + burn::tensor::Element + bytemuck::Pod {
@@ -208,10 +206,12 @@ fn check_unique<T: Elem>(device: &Device, test: &str) {
 
 fn check_search<T: Elem>(device: &Device, test: &str) {
     let (mut rng, _) = rng(test);
-    for m in [0usize, 1, 5, 300, 2049] {
+    // Past 2048 keys a cube's splitters stand for blocks of 2, 3, ... keys (the last block
+    // shorter); past 2048 queries a cube's span; 5000 spans three cubes, the last in part.
+    for m in [0usize, 1, 5, 300, 2047, 2048, 2049, 9001, 70_000] {
         let mut sorted: Vec<T> = (0..m).map(|_| T::draw(&mut rng)).collect();
         sorted.sort_by(T::order);
-        for n in [0usize, 1, 33, 1500] {
+        for n in [0usize, 1, 33, 1500, 5000] {
             let mut queries: Vec<T> = (0..n).map(|_| T::draw(&mut rng)).collect();
             // Queries equal to sequence elements (ties on both sides).
             for q in queries.iter_mut().step_by(3) {

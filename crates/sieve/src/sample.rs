@@ -16,7 +16,7 @@
 //!   token is the id of the first `j` maximising `s[j] - ln(-ln u)` over the kept, `u` the
 //!   uniform of (seed, id).
 //!
-//! Sums run in a fixed order (each unit's strided elements, then the cube's spine), so a row
+//! Sums run in a fixed order (each unit's run of consecutive slots, then the cube's spine), so a row
 //! gives the same token on every run.
 
 use cubecl::prelude::*;
@@ -340,19 +340,21 @@ fn draw_kernel<I: Numeric>(
     let nucleus = p_nan || p < 1.0f32;
     let (seed_lo, seed_hi) = seed_words(seeds, row, layout.wide_seeds);
     let sum = comptime!(layout.fold(ScanOp::Sum, Dtype::F32));
-    // Greedy rows and rows without a finite logit need no pass (uniform over the cube: the
-    // barriers inside are skipped by every unit or by none).
-    let mut passes = 0usize;
+    // Each unit walks its own run of `run` consecutive slots below the row's cut: one cube scan
+    // of the runs' weights gives every unit the weight before its run, and no barrier sits
+    // inside a loop (a loop of one cube scan per `units` slots gave wrong draws on lavapipe
+    // past ~256 scans). Greedy rows and rows without a finite logit walk nothing.
+    let mut run = 0usize;
     if has_token && !greedy {
-        passes = width.div_ceil(units as usize);
+        run = cut.div_ceil(units as usize);
     }
+    let first = UNIT_POS as usize * run;
 
-    // The kept candidates' total weight, for the top-p probabilities.
-    let mut total = 0.0f32;
+    // The kept candidates' total weight, and the weight before this unit's run.
+    let mut own = 0.0f32;
     if nucleus {
-        let mut own = 0.0f32;
-        for pass in 0..passes {
-            let j = pass * units as usize + UNIT_POS as usize;
+        for i in 0..run {
+            let j = first + i;
             if j < cut {
                 let s = (candidate_value(values, &ranked_keys, base, j, layout) - shift) / divisor;
                 if finite(s) {
@@ -360,34 +362,32 @@ fn draw_kernel<I: Numeric>(
                 }
             }
         }
-        total = cube_exclusive::<f32>(own, sum, units, layout.use_planes).total;
     }
+    let weights = cube_exclusive::<f32>(own, sum, units, layout.use_planes);
+    let total = weights.total;
 
     // Each unit's best perturbed score and its slot (its slots rise, so `>` keeps the first).
     let mut top = f32::reinterpret(0xFF80_0000u32);
     let mut top_slot = 0xFFFF_FFFFu32;
-    let mut carry = 0.0f32;
-    for pass in 0..passes {
-        let j = pass * units as usize + UNIT_POS as usize;
-        let mut s = f32::reinterpret(0xFF80_0000u32);
-        let mut id = 0u32;
+    let mut before = weights.before;
+    for i in 0..run {
+        let j = first + i;
         if j < cut {
-            s = (candidate_value(values, &ranked_keys, base, j, layout) - shift) / divisor;
-            id = candidate_id(ids, &ranked_ids, base, j, layout);
-        }
-        let mut keep = finite(s);
-        if nucleus {
-            let weight = select(keep, s.exp() / total, 0.0f32);
-            let prefix = cube_exclusive::<f32>(weight, sum, units, layout.use_planes);
-            keep = keep && (j == 0usize || (!p_nan && carry + prefix.before < p));
-            carry += prefix.total;
-        }
-        if keep {
-            let u = uniform_of(seed_lo, seed_hi, id);
-            let score = s - (-u.ln()).ln();
-            if score > top {
-                top = score;
-                top_slot = j as u32;
+            let s = (candidate_value(values, &ranked_keys, base, j, layout) - shift) / divisor;
+            let mut keep = finite(s);
+            if nucleus && keep {
+                // Kept while the probability before it is below `p` (the first slot always).
+                keep = j == 0usize || (!p_nan && before / total < p);
+                before += s.exp();
+            }
+            if keep {
+                let id = candidate_id(ids, &ranked_ids, base, j, layout);
+                let u = uniform_of(seed_lo, seed_hi, id);
+                let score = s - (-u.ln()).ln();
+                if score > top {
+                    top = score;
+                    top_slot = j as u32;
+                }
             }
         }
     }
