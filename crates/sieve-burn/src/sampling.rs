@@ -128,7 +128,7 @@ pub fn top_k_top_p_sample(
     let [batch, vocab] = logits.dims();
     let device = logits.device();
     if batch == 0 {
-        return Tensor::<1, Int>::empty([0], &device);
+        return no_tokens(&logits);
     }
     let index_dtype = crate::tensor::index_dtype(&logits);
     // One kernel pair (`sieve::sample::top_k_top_p`): the candidates (the top-k where one `k`
