@@ -245,7 +245,7 @@ macro_rules! each_dtype {
 /// Whether `dtype` runs in this process: every dtype, unless `SIEVE_DTYPES` names some
 /// (comma-separated, e.g. `f64,i8`): on a GPU a driver that fails one dtype's kernel poisons
 /// the device for the rest of the process, so each dtype can run in its own.
-fn chosen(dtype: Dtype) -> bool {
+pub(crate) fn chosen(dtype: Dtype) -> bool {
     std::env::var("SIEVE_DTYPES")
         .map(|list| list.split(',').any(|name| name.trim() == dtype.name()))
         .unwrap_or(true)

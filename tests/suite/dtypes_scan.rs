@@ -483,8 +483,14 @@ pub(crate) fn check_scan<T: El>(
     ran
 }
 
-/// Every operator, strategy and length for `T` (or its refusal where the device lacks it).
+/// Every operator, strategy and length for `T` (or its refusal where the device lacks it);
+/// only the dtypes `SIEVE_DTYPES` names where it is set (`dtypes_ops::chosen`: one process
+/// per dtype, as NVRTC compiles every dtype x op x tuning's kernels one after another).
 fn scan_dtype<T: El>(s: &Setup, rng: &mut StdRng, lengths: &[usize], tuning: Option<ScanTuning>) {
+    if !crate::dtypes_ops::chosen(T::DTYPE) {
+        eprintln!("{}: {} not chosen by SIEVE_DTYPES", s.test, T::DTYPE);
+        return;
+    }
     if !supported::<T>(s) {
         return;
     }

@@ -602,54 +602,19 @@ fn draw_kernel_matches_the_reference() {
                     t: ts[rng.random_range(0..ts.len())],
                 });
             }
-            let (handle_ids, handle_seeds, handle_k, dtype) = if wide {
-                let ids64: Vec<i64> = ids.iter().map(|&i| i as i64).collect();
-                let seeds: Vec<u64> = params
-                    .iter()
-                    .map(|p| p.seed.0 as u64 | (p.seed.1 as u64) << 32)
-                    .collect();
-                let k: Vec<i64> = params.iter().map(|p| p.k).collect();
-                (
-                    upload(&client, &ids64),
-                    upload(&client, &seeds),
-                    upload(&client, &k),
-                    Dtype::I64,
-                )
+            let buffers = RowBuffers::upload(&client, &params, wide);
+            let dtype = buffers.dtype;
+            let handle_ids = if wide {
+                upload(&client, &ids.iter().map(|&i| i as i64).collect::<Vec<_>>())
             } else {
-                let ids32: Vec<i32> = ids.iter().map(|&i| i as i32).collect();
-                let seeds: Vec<u32> = params.iter().map(|p| p.seed.0).collect();
-                let k: Vec<i32> = params.iter().map(|p| p.k as i32).collect();
-                (
-                    upload(&client, &ids32),
-                    upload(&client, &seeds),
-                    upload(&client, &k),
-                    Dtype::I32,
-                )
+                upload(&client, &ids.iter().map(|&i| i as i32).collect::<Vec<_>>())
             };
-            let p: Vec<f32> = params.iter().map(|p| p.p).collect();
-            let t: Vec<f32> = params.iter().map(|p| p.t).collect();
             let handle_values = upload(&client, &values);
-            let (handle_p, handle_t) = (upload(&client, &p), upload(&client, &t));
-            let tokens = upload(
-                &client,
-                &vec![0x5a5a_5a5au32; rows * if wide { 2 } else { 1 }],
-            );
             let io = sieve::sample::DrawIo {
                 values: &handle_values,
                 ids: &handle_ids,
                 id_dtype: dtype,
-                rows: sieve::sample::DrawRows {
-                    seeds: &handle_seeds,
-                    seed_dtype: dtype,
-                    params: sieve::sample::DrawParams::Each {
-                        top_k: &handle_k,
-                        k_dtype: dtype,
-                        top_p: &handle_p,
-                        temperature: &handle_t,
-                    },
-                    tokens: &tokens,
-                    token_dtype: dtype,
-                },
+                rows: buffers.draw_rows(),
             };
             let read = |tokens: cubecl::server::Handle| -> Vec<i64> {
                 if wide {
@@ -662,7 +627,7 @@ fn draw_kernel_matches_the_reference() {
                 }
             };
             sieve::sample::draw(&client, io, rows, width).expect("a valid draw");
-            let got = read(tokens.clone());
+            let got = read(buffers.tokens.clone());
             for r in 0..rows {
                 let span = r * width..(r + 1) * width;
                 let want = draw_row(&values[span.clone()], &ids[span.clone()], params[r]);
@@ -763,6 +728,67 @@ fn draw_kernel_matches_the_reference() {
     assert!(e.contains("`io.params.k_dtype` = f32"), "{e}");
 }
 
+/// The per-row buffers of one draw, as `DrawParams::Each` reads them: seeds, k (32- or 64-bit
+/// Int, `wide`), p and t, and tokens poisoned with 0x5a5a5a5a words.
+struct RowBuffers {
+    seeds: cubecl::server::Handle,
+    k: cubecl::server::Handle,
+    p: cubecl::server::Handle,
+    t: cubecl::server::Handle,
+    tokens: cubecl::server::Handle,
+    /// The seeds', k's and tokens' dtype: i32, or i64 when `wide`.
+    dtype: sieve::Dtype,
+}
+
+impl RowBuffers {
+    fn upload(
+        client: &cubecl::prelude::Client,
+        params: &[sieve::sample::reference::RowParams],
+        wide: bool,
+    ) -> Self {
+        use crate::common::upload;
+        use sieve::Dtype;
+        let (seeds, k, dtype) = if wide {
+            let seeds: Vec<u64> = params
+                .iter()
+                .map(|p| p.seed.0 as u64 | (p.seed.1 as u64) << 32)
+                .collect();
+            let k: Vec<i64> = params.iter().map(|p| p.k).collect();
+            (upload(client, &seeds), upload(client, &k), Dtype::I64)
+        } else {
+            let seeds: Vec<u32> = params.iter().map(|p| p.seed.0).collect();
+            let k: Vec<i32> = params.iter().map(|p| p.k as i32).collect();
+            (upload(client, &seeds), upload(client, &k), Dtype::I32)
+        };
+        let p: Vec<f32> = params.iter().map(|p| p.p).collect();
+        let t: Vec<f32> = params.iter().map(|p| p.t).collect();
+        let words = params.len() * if wide { 2 } else { 1 };
+        RowBuffers {
+            seeds,
+            k,
+            p: upload(client, &p),
+            t: upload(client, &t),
+            tokens: upload(client, &vec![0x5a5a_5a5au32; words]),
+            dtype,
+        }
+    }
+
+    fn draw_rows(&self) -> sieve::sample::DrawRows<'_> {
+        sieve::sample::DrawRows {
+            seeds: &self.seeds,
+            seed_dtype: self.dtype,
+            params: sieve::sample::DrawParams::Each {
+                top_k: &self.k,
+                k_dtype: self.dtype,
+                top_p: &self.p,
+                temperature: &self.t,
+            },
+            tokens: &self.tokens,
+            token_dtype: self.dtype,
+        }
+    }
+}
+
 /// `got` is `want`'s token, or (f32 rounding of the device against the reference's f64) a
 /// kept candidate whose perturbed score is within 1e-4 of the best; `ids`: the candidates'.
 fn check_token(case: &str, got: i64, want: &sieve::sample::reference::RowDraw, ids: &[u32]) {
@@ -845,34 +871,17 @@ fn whole_rows_rank_nan_low_at_every_strategy() {
                     t: [0.8f32, 0.0, 1.0][rng.random_range(0..3)],
                 })
                 .collect();
-            let seeds: Vec<u32> = params.iter().map(|p| p.seed.0).collect();
-            let k: Vec<i32> = params.iter().map(|p| p.k as i32).collect();
-            let p: Vec<f32> = params.iter().map(|p| p.p).collect();
-            let t: Vec<f32> = params.iter().map(|p| p.t).collect();
-            let (hs, hk, hp, ht) = (
-                upload(&client, &seeds),
-                upload(&client, &k),
-                upload(&client, &p),
-                upload(&client, &t),
-            );
-            let tokens = upload(&client, &vec![0x5a5a_5a5au32; rows]);
+            let buffers = RowBuffers::upload(&client, &params, false);
             let io = sieve::sample::SampleIo {
                 logits: &handle_logits,
+                // Seeds as u32 here (i32 in the draw kernel's test): the same words.
                 rows: sieve::sample::DrawRows {
-                    seeds: &hs,
                     seed_dtype: Dtype::U32,
-                    params: sieve::sample::DrawParams::Each {
-                        top_k: &hk,
-                        k_dtype: Dtype::I32,
-                        top_p: &hp,
-                        temperature: &ht,
-                    },
-                    tokens: &tokens,
-                    token_dtype: Dtype::I32,
+                    ..buffers.draw_rows()
                 },
             };
             sieve::sample::top_k_top_p(&client, io, rows, vocab, cut).expect("a valid draw");
-            let got = download::<i32>(&client, tokens, rows);
+            let got = download::<i32>(&client, buffers.tokens, rows);
             for r in 0..rows {
                 let (ids, want) = sample_row(&logits[r * vocab..(r + 1) * vocab], cut, params[r]);
                 let case = format!(
@@ -885,7 +894,7 @@ fn whole_rows_rank_nan_low_at_every_strategy() {
             if cut > 0 {
                 let x =
                     Tensor::<2>::from_data(TensorData::new(logits.clone(), [rows, vocab]), &device);
-                let s: Vec<i64> = seeds.iter().map(|&s| s as i64).collect();
+                let s: Vec<i64> = params.iter().map(|p| p.seed.0 as i64).collect();
                 let s = Tensor::<1, Int>::from_data(TensorData::new(s, [rows]), &device);
                 let got = i64s(top_k_top_p_sample(x, cut, 0.9, 0.8, s));
                 for r in 0..rows {

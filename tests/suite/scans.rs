@@ -277,3 +277,54 @@ fn torch_rules() {
     );
     eprintln!("torch_rules on {}", caps.describe());
 }
+
+/// Every vector width a tuning may ask for (1, 2, 4), and 8 and 16 refused with the
+/// argument's name (wider vectors were slower on the H200 through CUDA: `docs/PERFORMANCE.md`,
+/// twelfth session). Rows whose length is and is not a multiple of the width (the launch
+/// narrows to what divides it), at one and several tiles.
+#[test]
+fn every_vector_width() {
+    let client = client();
+    let caps = DeviceCaps::of(&client);
+    let (mut rng, _) = rng("every_vector_width");
+    for width in [1usize, 2, 4, 8, 16] {
+        let tuning = ScanTuning {
+            elements_per_unit: 16,
+            max_vector_size: width,
+            ..tiny_scan_tuning(&caps)
+        };
+        let tile = (tuning.units_per_cube * tuning.elements_per_unit) as usize;
+        for strategy in strategies(&caps) {
+            let options = ScanOptions {
+                strategy,
+                tuning: Some(tuning),
+            };
+            if width > 4 {
+                let input = upload(&client, &[1.0f32; 16]);
+                let output = client.empty(64);
+                let err = sieve::scan::scan_op(
+                    &client,
+                    &input,
+                    &output,
+                    sieve::scan::ScanProblem { rows: 1, len: 16 },
+                    Dtype::F32,
+                    ScanOp::Min,
+                    sieve::scan::ScanKind::Inclusive,
+                    options,
+                )
+                .expect_err("a vector wider than 4 must be refused");
+                assert!(
+                    err.to_string().contains("tuning.max_vector_size"),
+                    "width {width}: {err}"
+                );
+                continue;
+            }
+            let lengths = [16, 17, 18, 250, tile, tile + 2, 3 * tile + 8, 5 * tile - 1];
+            let case = format!("vector width {width}");
+            for op in ScanOp::ALL {
+                check_lengths::<f32>(&client, &mut rng, &lengths, op, options, &case);
+                check_lengths::<i32>(&client, &mut rng, &lengths, op, options, &case);
+            }
+        }
+    }
+}

@@ -120,7 +120,11 @@ fn run_rank<const D: usize>(
             );
             let options = ScanOptions {
                 strategy,
-                tuning: tuning_override(case, client, strategy),
+                tuning: scan_tuning_override(
+                    case,
+                    client,
+                    strategy == ScanStrategy::DecoupledLookback,
+                ),
             };
             let launch = || {
                 scan::scan_op(
@@ -189,19 +193,25 @@ fn raw_strategies(case: &Case) -> Vec<ScanStrategy> {
     }
 }
 
-/// A tuning from the case's `units=` / `epu=` (elements per unit) params, over the device's
-/// defaults for `strategy`; `None` when the case names neither.
-fn tuning_override(case: &Case, client: &Client, strategy: ScanStrategy) -> Option<ScanTuning> {
+/// A scan tuning (the scan's, or the compaction's, which scans its flags) from the case's
+/// `units=`, `epu=` (elements per unit) and `vec=` (widest vector) params, over the device's
+/// defaults for the look-back or reduce-then-scan; `None` when the case names none of them.
+pub(crate) fn scan_tuning_override(
+    case: &Case,
+    client: &Client,
+    lookback: bool,
+) -> Option<ScanTuning> {
     let get = |k: &str| case.param_u32(k);
-    let (units, epu) = (get("units"), get("epu"));
-    if units.is_none() && epu.is_none() {
+    let (units, epu, vector) = (get("units"), get("epu"), get("vec"));
+    if units.is_none() && epu.is_none() && vector.is_none() {
         return None;
     }
     let caps = sieve::DeviceCaps::of(client);
-    let base = ScanTuning::for_device(&caps, strategy == ScanStrategy::DecoupledLookback);
+    let base = ScanTuning::for_device(&caps, lookback);
     Some(ScanTuning {
         units_per_cube: units.unwrap_or(base.units_per_cube),
         elements_per_unit: epu.unwrap_or(base.elements_per_unit),
+        max_vector_size: vector.map_or(base.max_vector_size, |v| v as usize),
         ..base
     })
 }

@@ -15,7 +15,6 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 use sieve::compact::{
     self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, Flags, MaskStorage, Rejected,
 };
-use sieve::scan::ScanTuning;
 use sieve::{DeviceCaps, Dtype};
 
 use crate::case::{Case, Op};
@@ -363,7 +362,11 @@ fn raw_rows(
                 rejected,
                 CompactOptions {
                     strategy,
-                    tuning: tuning_override(case, client, strategy),
+                    tuning: crate::cumsum::scan_tuning_override(
+                        case,
+                        client,
+                        strategy == CompactStrategy::ScatterLookback,
+                    ),
                 },
             )
         };
@@ -404,23 +407,6 @@ fn raw_rows(
         }
     }
     out_rows
-}
-
-/// A tuning from the case's `units=` / `epu=` (elements per unit) params over the device's
-/// defaults; `None` when the case names neither.
-fn tuning_override(case: &Case, client: &Client, strategy: CompactStrategy) -> Option<ScanTuning> {
-    let get = |k: &str| case.param_u32(k);
-    let (units, epu) = (get("units"), get("epu"));
-    if units.is_none() && epu.is_none() {
-        return None;
-    }
-    let caps = DeviceCaps::of(client);
-    let base = ScanTuning::for_device(&caps, strategy == CompactStrategy::ScatterLookback);
-    Some(ScanTuning {
-        units_per_cube: units.unwrap_or(base.units_per_cube),
-        elements_per_unit: epu.unwrap_or(base.elements_per_unit),
-        ..base
-    })
 }
 
 /// Checks a raw compaction's counts and survivors (and zero padding) against the CPU.

@@ -259,7 +259,7 @@ impl SieveOps for CubeBackend {
         index_dtype: IntDType,
     ) -> CubeTensor {
         let params = sieve::sample::DrawParams::Same {
-            top_k: top_k.min(i64::MAX as usize) as i64,
+            top_k: crate::sampling::k_param(top_k),
             top_p,
             temperature,
         };

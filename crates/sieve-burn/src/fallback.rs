@@ -375,7 +375,7 @@ pub fn sample_same<B: Backend>(
     temperature: f32,
     index_dtype: IntDType,
 ) -> IntTensor<B> {
-    let k = top_k.min(i64::MAX as usize) as i64;
+    let k = crate::sampling::k_param(top_k);
     sample_rows::<B>(
         logits,
         seeds,

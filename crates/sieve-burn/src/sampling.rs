@@ -151,7 +151,7 @@ pub fn top_k_top_p_sample(
     let (cut, k) = match top_k {
         PerRow::Same(k) => (
             if k < vocab { k } else { 0 },
-            Tensor::<1, Int>::full([batch], k.min(i64::MAX as usize) as i64, &device),
+            Tensor::<1, Int>::full([batch], k_param(k), &device),
         ),
         PerRow::Each(k) => {
             let [n] = k.dims();
@@ -471,4 +471,10 @@ fn finish(pick: Tensor<2, Int>, best: Tensor<2>) -> Tensor<1, Int> {
     let [batch, _] = pick.dims();
     pick.mask_fill(best.is_finite().bool_not(), -1)
         .reshape([batch])
+}
+
+/// A top-k as the draw's `i64` parameter: past `i64::MAX` it saturates (any k >= vocab keeps
+/// every token, so no row can tell).
+pub(crate) fn k_param(k: usize) -> i64 {
+    i64::try_from(k).unwrap_or(i64::MAX)
 }

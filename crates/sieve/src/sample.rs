@@ -27,7 +27,7 @@ use crate::common::buffers::BufferRules;
 use crate::common::cube::cube_exclusive;
 use crate::common::fold::{Fold, ScanOp};
 use crate::common::grid::{cube_count_1d, linear_cube_index};
-use crate::radix::keys::KeyKind;
+use crate::radix::keys::{KeyKind, logit_bits};
 use crate::random::{output_extent, seed_words, uniform_of, words_of};
 use crate::sort::launch::sort_keyed;
 use crate::sort::{SortIo, SortOptions, SortOrder, SortProblem};
@@ -145,17 +145,11 @@ impl DrawLayout {
     }
 }
 
-/// A candidate logit as the draw reads it: NaN as `-inf`, `+inf` as `f32::MAX` (bit tests:
-/// some compilers assume NaN never occurs).
+/// A candidate logit as the draw reads it: as the top-k ranked it
+/// ([`crate::radix::keys::logit_bits`]: NaN as `-inf`, `+inf` as `f32::MAX`).
 #[cube]
 fn sanitized(value: f32) -> f32 {
-    let mut out = value;
-    if nan(value) {
-        out = f32::reinterpret(0xFF80_0000u32);
-    } else if u32::reinterpret(value) == 0x7F80_0000u32 {
-        out = f32::reinterpret(0x7F7F_FFFFu32);
-    }
-    out
+    f32::reinterpret(logit_bits(u32::reinterpret(value)))
 }
 
 /// NaN, by the bits.

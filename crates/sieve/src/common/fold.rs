@@ -219,11 +219,18 @@ pub fn round_to_bf16(bits: u32) -> u32 {
     select(nan, (bits & 0xFFFF_0000u32) | 0x0040_0000u32, rounded)
 }
 
-/// Whether a float accumulator (f32 or f64, as `A`) is a NaN, by its bits: some compilers
-/// assume NaN never occurs and fold float self-comparisons away.
+/// Whether a float accumulator (f32 or f64, as `A`) is a NaN. Where the compiler keeps IEEE's
+/// NaN rules ([`Fold::ieee_nan_compare`]: CUDA, HIP) the runtime's own test, one instruction
+/// that folds into the comparison beside it (two fewer a step of a minimum than the bit test:
+/// the float minimum's fold is what set it apart from the integer one, `docs/PERFORMANCE.md`);
+/// elsewhere by the bits, as Vulkan and WGSL let a driver assume NaN never occurs.
 #[cube]
 fn is_nan<A: Numeric>(value: A, #[comptime] fold: Fold) -> bool {
-    if comptime!(fold.f64()) {
+    if comptime!(fold.ieee_nan_compare && fold.f64()) {
+        f64::reinterpret(value).is_nan()
+    } else if comptime!(fold.ieee_nan_compare) {
+        f32::reinterpret(value).is_nan()
+    } else if comptime!(fold.f64()) {
         (u64::reinterpret(value) & 0x7FFF_FFFF_FFFF_FFFFu64) > 0x7FF0_0000_0000_0000u64
     } else {
         (u32::reinterpret(value) & 0x7FFF_FFFFu32) > 0x7F80_0000u32

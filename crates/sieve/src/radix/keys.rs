@@ -159,9 +159,10 @@ fn float_order(raw: u32, #[comptime] sign: u32, #[comptime] infinity: u32) -> u3
 }
 
 /// The bits of f32 `raw` as a logit counts: `-inf` for NaN, `f32::MAX` for `+inf` (bit tests,
-/// as in [`float_order`]).
+/// as in [`float_order`]). The top-k ranks logits by it and the sampling draw reads them
+/// through it, so both see the same value.
 #[cube]
-fn logit_bits(raw: u32) -> u32 {
+pub(crate) fn logit_bits(raw: u32) -> u32 {
     let mut bits = raw;
     if (raw & 0x7FFF_FFFFu32) > 0x7F80_0000u32 {
         bits = 0xFF80_0000u32;
