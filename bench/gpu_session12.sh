@@ -19,7 +19,11 @@
 #          memcheck over scans:: and sampling::, racecheck over scans::every_op and
 #          sampling::draw (every process under `timeout`).
 #
-# usage: LIMIT=280 bash bench/gpu_session12.sh <sweep|rows|tests>
+#   search searchsorted after a unit's queries descend in lockstep: the rows (2^24 queries into
+#          2^20 and 1024 keys) through CUDA, torch's sets rows, then `sets::` through CUDA and
+#          Vulkan, memcheck and racecheck over `sets::searchsorted`.
+#
+# usage: LIMIT=280 bash bench/gpu_session12.sh <sweep|rows|tests|search>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-280}
@@ -86,6 +90,24 @@ tests)
       > "$OUT/dtypes-$kind-cuda.txt"
     rm "$OUT"/dtypes-$kind-cuda-*.log
   done
+  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  ;;
+search)
+  timeout ${BENCH_LIMIT:-60} .gpu/sieve-bench-cuda --json "$OUT/cuda.json" \
+    --case copy:268435456:f32 --case searchsorted:16777216:f32:keys=1048576 \
+    --case searchsorted:16777216:f32:keys=1024 > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench rc=$?"; grep -E "^(copy|searchsorted)" "$OUT/bench-cuda.txt"
+  timeout ${TORCH_LIMIT:-60} python3 bench/torch_reference.py "$OUT/torch.json" --only=sets \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; grep -E "^(copy|searchsorted|unique)" "$OUT/torch.txt"
+  for b in cuda vulkan; do
+    timeout $limit .gpu/suite-$b --test-threads 2 sets:: > "$OUT/tests-$b.txt" 2>&1 &
+  done
+  timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda \
+    sets::searchsorted > "$OUT/memcheck.txt" 2>&1 &
+  timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda \
+    sets::searchsorted > "$OUT/racecheck.txt" 2>&1 &
+  wait
   for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
   ;;
 esac

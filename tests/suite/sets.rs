@@ -208,8 +208,19 @@ fn check_search<T: Elem>(device: &Device, test: &str) {
     let (mut rng, _) = rng(test);
     // Past 2048 keys a cube's splitters stand for blocks of 2, 3, ... keys (the last block
     // shorter); past 2048 queries a cube's span; 5000 spans three cubes, the last in part.
-    for m in [0usize, 1, 5, 300, 2047, 2048, 2049, 9001, 70_000] {
-        let mut sorted: Vec<T> = (0..m).map(|_| T::draw(&mut rng)).collect();
+    // The last two: runs of a few distinct keys, equal across many blocks and splitters.
+    let shapes = [0usize, 1, 5, 300, 2047, 2048, 2049, 9001, 70_000]
+        .map(|m| (m, 0usize))
+        .into_iter()
+        .chain([(9001, 3), (70_000, 5)]);
+    for (m, distinct) in shapes {
+        let pool: Vec<T> = (0..distinct).map(|_| T::draw(&mut rng)).collect();
+        let mut sorted: Vec<T> = (0..m)
+            .map(|_| match distinct {
+                0 => T::draw(&mut rng),
+                d => pool[rng.random_range(0..d)],
+            })
+            .collect();
         sorted.sort_by(T::order);
         for n in [0usize, 1, 33, 1500, 5000] {
             let mut queries: Vec<T> = (0..n).map(|_| T::draw(&mut rng)).collect();
@@ -221,7 +232,8 @@ fn check_search<T: Elem>(device: &Device, test: &str) {
             }
             for right in [false, true] {
                 let case = format!(
-                    "{test} {device:?} {}: [{m}] sequence, {n} queries, right={right}",
+                    "{test} {device:?} {}: [{m}] sequence ({distinct} distinct, 0: any), {n} \
+                     queries, right={right}",
                     std::any::type_name::<T>()
                 );
                 let want: Vec<i64> = queries
