@@ -78,8 +78,6 @@ fn search_kernel<K: Numeric, I: Numeric>(
     keys: usize,
     count: usize,
     stride: usize,
-    splitter_step: usize,
-    block_step: usize,
     #[comptime] kind: KeyKind,
     #[comptime] right: bool,
     #[comptime] layout: SearchLayout,
@@ -135,71 +133,37 @@ fn search_kernel<K: Numeric, I: Numeric>(
             }
         }
         sync_cube();
-        // A unit's queries descend together, one probe level at a time (every query takes
-        // the same number of levels: `splitter_step` and `block_step` are the launch's), so
-        // their loads are in flight at once rather than one dependent chain after another.
-        // Each level tries to move a query's position `step` places on while the element
-        // just before the new position still comes before the query (a monotone test over a
-        // sorted run): the position ends on the count of elements before the query.
-        let mut query = Array::<u32>::new(comptime!(layout.per_unit as usize));
-        let mut pos = Array::<usize>::new(comptime!(layout.per_unit as usize));
-        let mut hi = Array::<usize>::new(comptime!(layout.per_unit as usize));
-        #[unroll]
-        for e in 0..layout.per_unit {
-            let q = first + (e * CUBE_DIM + UNIT_POS) as usize;
-            let mut key = 0u32;
-            if q < count {
-                key = radix_key::<K>(queries[q], kind, false);
-            }
-            query[e as usize] = key;
-            pos[e as usize] = 0;
-        }
-        // The blocks wholly before each query, among the splitters...
-        let mut step = splitter_step;
-        while step > 0 {
-            #[unroll]
-            for e in 0..layout.per_unit {
-                let probe = pos[e as usize] + step;
-                // Nested: a kernel's `&&` may evaluate both sides, and `probe - 1` may be past
-                // the splitters where `probe > held`.
-                if probe <= held {
-                    if before(splitters[probe - 1], query[e as usize], right) {
-                        pos[e as usize] = probe;
-                    }
-                }
-            }
-            step /= 2;
-        }
-        // ...then each query's place in its block (the next one, or the last).
-        #[unroll]
-        for e in 0..layout.per_unit {
-            let lo = pos[e as usize] * stride;
-            let mut end = lo + stride;
-            if end > keys {
-                end = keys;
-            }
-            pos[e as usize] = lo;
-            hi[e as usize] = end;
-        }
-        step = block_step;
-        while step > 0 {
-            #[unroll]
-            for e in 0..layout.per_unit {
-                let probe = pos[e as usize] + step;
-                if probe <= hi[e as usize] {
-                    let key = radix_key::<K>(sorted[probe - 1], kind, false);
-                    if before(key, query[e as usize], right) {
-                        pos[e as usize] = probe;
-                    }
-                }
-            }
-            step /= 2;
-        }
         #[unroll]
         for e in 0..layout.per_unit {
             let q = first + (e * CUBE_DIM + UNIT_POS) as usize;
             if q < count {
-                out[q] = I::cast_from(pos[e as usize]);
+                let query = radix_key::<K>(queries[q], kind, false);
+                // The blocks wholly before the query, among the splitters...
+                let mut block_lo = 0usize;
+                let mut block_hi = held;
+                while block_lo < block_hi {
+                    let mid = (block_lo + block_hi) / 2;
+                    if before(splitters[mid], query, right) {
+                        block_lo = mid + 1;
+                    } else {
+                        block_hi = mid;
+                    }
+                }
+                // ...then the query's place in the next block (or the last one).
+                let mut lo = block_lo * stride;
+                let mut hi = (block_lo + 1) * stride;
+                if hi > keys {
+                    hi = keys;
+                }
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    if before(radix_key::<K>(sorted[mid], kind, false), query, right) {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                out[q] = I::cast_from(lo);
             }
         }
     }
@@ -254,16 +218,11 @@ pub fn searchsorted(
         },
     };
     let stride = keys.div_ceil(layout.splitters as usize).max(1);
-    // The first step of each search: the largest power of two within the splitters held (all
-    // blocks but the last) and within a block, so the steps add up to cover either.
-    let held = keys.div_ceil(stride).saturating_sub(1);
-    let first_step = |n: usize| n.checked_ilog2().map_or(0, |log| 1usize << log);
     let span = (units * layout.per_unit) as usize;
     // SAFETY: whole cubes past `queries` return, units past it skip; probes stay in
-    // `0..keys` (64-bit keys: `mid < hi <= keys`; the others read `probe - 1` only where
-    // `1 <= probe <= hi <= keys`; splitter `j < blocks - 1` reads `(j + 1) * stride - 1 <
-    // keys`); shared slots `j < held <= splitters` (and `probe - 1 < held`); the buffers hold
-    // what the checks above asked for.
+    // `0..keys` (`mid < hi <= keys`; splitter `j < blocks - 1` reads `(j + 1) * stride - 1 <
+    // keys`); shared slots `j < held <= splitters`; the buffers hold what the checks above
+    // asked for.
     unsafe {
         search_kernel::launch_unchecked(
             client,
@@ -276,8 +235,6 @@ pub fn searchsorted(
             keys,
             queries,
             stride,
-            first_step(held),
-            first_step(stride),
             kind,
             right,
             layout,
