@@ -43,7 +43,8 @@ pub struct DeviceCaps {
     /// operand is false. CubeCL's C++ compilers (CUDA, HIP) do, as CubeCL sets no fast-math
     /// mode by default. Vulkan lets a driver assume no NaNs unless a shader declares
     /// `SignedZeroInfNanPreserve` (CubeCL does not), and WGSL allows the same, so there NaN is
-    /// only ever tested by its bits.
+    /// only ever tested by its bits; where this holds, the scan's folds use the runtime's
+    /// `isnan`.
     pub ieee_nan_compare: bool,
     /// Atomic load/store of 64-bit words (the look-back's status words).
     pub atomic_u64: bool,
