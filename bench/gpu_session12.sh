@@ -23,7 +23,13 @@
 #          2^20 and 1024 keys) through CUDA, torch's sets rows, then `sets::` through CUDA and
 #          Vulkan, memcheck and racecheck over `sets::searchsorted`.
 #
-# usage: LIMIT=280 bash bench/gpu_session12.sh <sweep|rows|tests|search>
+#   workspace  the look-back's status words and tile counter in one allocation with one zero
+#          fill (one launch and one allocation fewer a look-back scan or compaction): the
+#          bench before (.gpu/sieve-bench-cuda-old) and after, alternating twice, cumsum 2^20
+#          and 2^24 and mask_select 2^24 (raw strategies, sieve only); then `scans::`,
+#          `compact::` through CUDA and memcheck over `scans::every_op` and `compact::mask`.
+#
+# usage: LIMIT=280 bash bench/gpu_session12.sh <sweep|rows|tests|search|workspace>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-280}
@@ -107,6 +113,24 @@ search)
     sets::searchsorted > "$OUT/memcheck.txt" 2>&1 &
   timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda \
     sets::searchsorted > "$OUT/racecheck.txt" 2>&1 &
+  wait
+  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  ;;
+workspace)
+  args=(--case cumsum:1048576:f32:dim=0 --case cumsum:16777216:f32:dim=0
+    --case mask_select:16777216:f32:density=0.5)
+  for round in 1 2; do
+    for b in old new; do
+      bin=.gpu/sieve-bench-cuda; [ $b = old ] && bin=.gpu/sieve-bench-cuda-old
+      timeout ${BENCH_LIMIT:-40} $bin --no-burn --json "$OUT/ab-$b-$round.json" "${args[@]}" \
+        > "$OUT/ab-$b-$round.log" 2>&1
+      echo "== $b round $round rc=$?"; grep -E "^(cum|mask)" "$OUT/ab-$b-$round.log" | cut -c1-125
+    done
+  done
+  cat "$OUT"/ab-*.log > "$OUT/ab.txt"; rm "$OUT"/ab-*.log
+  timeout $limit .gpu/suite-cuda --test-threads 4 scans:: compact:: > "$OUT/tests-cuda.txt" 2>&1 &
+  timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda \
+    --test-threads 2 scans::every_op compact::mask > "$OUT/memcheck.txt" 2>&1 &
   wait
   for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
   ;;
