@@ -417,6 +417,20 @@ fn flex_gives_the_cpu_references_answers() {
     );
 }
 
+/// LibTorch (its CPU device) through the same stock fallbacks. Only with the root package's
+/// `tch` feature, which needs libtorch at build time (torch-sys: `LIBTORCH` or
+/// `LIBTORCH_USE_PYTORCH`), so CI does not build it.
+#[cfg(feature = "tch")]
+#[test]
+fn libtorch_gives_the_cpu_references_answers() {
+    let case = case("libtorch_gives_the_cpu_references_answers");
+    assert_outputs(
+        &run_every_op(&Device::libtorch(), &case),
+        &reference(&case),
+        "libtorch",
+    );
+}
+
 /// The stock fallback (NdArray) and the kernels (the default device) agree bit for bit.
 #[test]
 fn ndarray_matches_the_kernels() {
