@@ -4,7 +4,7 @@
 #          `vec=` 4, 8 and 16 (widest vector a unit loads: 16 elements a vector is a quarter of
 #          the in-plane scans of 4), f32 and i32, two rounds in opposite orders; mask_select
 #          2^28 (the compaction scans its flags with the same tile) likewise; then
-#          `scans::every_vector_width` through CUDA. Needs binaries of `5acb3de` (the code since
+#          `scans::every_vector_width` through CUDA. Needs binaries of `8f49f42`'s code with widths 8/16 let through (the code since
 #          refuses widths past 4: they were slower, `bench/results/h200/12-a`).
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
