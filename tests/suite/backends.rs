@@ -397,24 +397,23 @@ fn assert_outputs(got: &Outputs, want: &Outputs, case: &str) {
 // ---------------------------------------------------------------------------------------------
 // Tests
 
+/// Every op on `device` against the CPU references, on the case `test` seeds.
+fn gives_the_references_answers(device: &Device, test: &str) {
+    let case = case(test);
+    assert_outputs(&run_every_op(device, &case), &reference(&case), test);
+}
+
 #[test]
 fn ndarray_gives_the_cpu_references_answers() {
-    let case = case("ndarray_gives_the_cpu_references_answers");
-    assert_outputs(
-        &run_every_op(&Device::ndarray(), &case),
-        &reference(&case),
-        "ndarray",
+    gives_the_references_answers(
+        &Device::ndarray(),
+        "ndarray_gives_the_cpu_references_answers",
     );
 }
 
 #[test]
 fn flex_gives_the_cpu_references_answers() {
-    let case = case("flex_gives_the_cpu_references_answers");
-    assert_outputs(
-        &run_every_op(&Device::flex(), &case),
-        &reference(&case),
-        "flex",
-    );
+    gives_the_references_answers(&Device::flex(), "flex_gives_the_cpu_references_answers");
 }
 
 /// LibTorch (its CPU device) through the same stock fallbacks. Only with the root package's
@@ -423,11 +422,9 @@ fn flex_gives_the_cpu_references_answers() {
 #[cfg(feature = "tch")]
 #[test]
 fn libtorch_gives_the_cpu_references_answers() {
-    let case = case("libtorch_gives_the_cpu_references_answers");
-    assert_outputs(
-        &run_every_op(&Device::libtorch(), &case),
-        &reference(&case),
-        "libtorch",
+    gives_the_references_answers(
+        &Device::libtorch(),
+        "libtorch_gives_the_cpu_references_answers",
     );
 }
 
