@@ -293,34 +293,38 @@ fn every_vector_width() {
             max_vector_size: width,
             ..tiny_scan_tuning(&caps)
         };
+        if width > 4 {
+            // Refused by the tuning check, before any strategy is chosen.
+            let input = upload(&client, &[1.0f32; 16]);
+            let output = client.empty(64);
+            let err = sieve::scan::scan_op(
+                &client,
+                &input,
+                &output,
+                sieve::scan::ScanProblem { rows: 1, len: 16 },
+                Dtype::F32,
+                ScanOp::Min,
+                sieve::scan::ScanKind::Inclusive,
+                ScanOptions {
+                    strategy: ScanStrategy::ReduceThenScan,
+                    tuning: Some(tuning),
+                },
+            )
+            .expect_err("a vector wider than 4 must be refused");
+            assert!(
+                err.to_string().contains("tuning.max_vector_size"),
+                "width {width}: {err}"
+            );
+            continue;
+        }
         let tile = (tuning.units_per_cube * tuning.elements_per_unit) as usize;
+        let lengths = [16, 17, 18, 250, tile, tile + 2, 3 * tile + 8, 5 * tile - 1];
+        let case = format!("vector width {width}");
         for strategy in strategies(&caps) {
             let options = ScanOptions {
                 strategy,
                 tuning: Some(tuning),
             };
-            if width > 4 {
-                let input = upload(&client, &[1.0f32; 16]);
-                let output = client.empty(64);
-                let err = sieve::scan::scan_op(
-                    &client,
-                    &input,
-                    &output,
-                    sieve::scan::ScanProblem { rows: 1, len: 16 },
-                    Dtype::F32,
-                    ScanOp::Min,
-                    sieve::scan::ScanKind::Inclusive,
-                    options,
-                )
-                .expect_err("a vector wider than 4 must be refused");
-                assert!(
-                    err.to_string().contains("tuning.max_vector_size"),
-                    "width {width}: {err}"
-                );
-                continue;
-            }
-            let lengths = [16, 17, 18, 250, tile, tile + 2, 3 * tile + 8, 5 * tile - 1];
-            let case = format!("vector width {width}");
             for op in ScanOp::ALL {
                 check_lengths::<f32>(&client, &mut rng, &lengths, op, options, &case);
                 check_lengths::<i32>(&client, &mut rng, &lengths, op, options, &case);
