@@ -102,8 +102,20 @@ fn in_cube_capacity(client: &Client) -> usize {
     SortTuning::for_device(&caps).in_cube_capacity(&caps)
 }
 
-fn strategies() -> [SortStrategy; 2] {
-    [SortStrategy::InCube, SortStrategy::Lsd]
+/// Every strategy this device runs: `Onesweep` only where cubes have forward progress.
+fn strategies() -> Vec<SortStrategy> {
+    let mut all = vec![SortStrategy::InCube];
+    all.extend(device_wide());
+    all
+}
+
+/// The device-wide strategies this device runs (the one-cube sort aside).
+fn device_wide() -> Vec<SortStrategy> {
+    let mut all = vec![SortStrategy::Lsd];
+    if DeviceCaps::of(&client()).forward_progress {
+        all.push(SortStrategy::Onesweep);
+    }
+    all
 }
 
 #[test]
@@ -201,18 +213,87 @@ fn every_length_across_an_lsd_tile_boundary() {
         let keys: Vec<i32> = (0..rows * len).map(|_| rng.random_range(-5..5)).collect();
         let bits: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
         let want = reference::sort_rows(&keys, rows, len, false);
-        let got = run(
+        for strategy in device_wide() {
+            let got = run(
+                &client,
+                &bits,
+                Dtype::I32,
+                SortProblem { rows, len },
+                SortOrder::Ascending,
+                SortOptions {
+                    strategy,
+                    tuning: Some(tuning),
+                },
+            );
+            let case = format!("seed {seed}: len {len} {strategy:?}");
+            check(&got, &bits, &want, len, &case);
+        }
+    }
+}
+
+/// Many tiles a row at tiny tunings, every row's look-back chain long: rows of runs of equal
+/// keys (every digit's count spread over many tiles), both orders, for every device-wide
+/// strategy; and a forced `Onesweep` refused with its reason where cubes lack forward
+/// progress.
+#[test]
+fn many_tiles_per_row_and_onesweep_refusal() {
+    let client = client();
+    let caps = DeviceCaps::of(&client);
+    let (mut rng, seed) = rng("many_tiles_per_row_and_onesweep_refusal");
+    let tuning = tiny_tuning(&client);
+    let (rows, len) = (3, 40 * tuning.tile() + 5);
+    let keys: Vec<f32> = (0..rows * len)
+        .map(|i| match (i / 97) % 3 {
+            0 => (i / 500) as f32,
+            1 => rng.random_range(-4i32..4) as f32,
+            _ => rng.random(),
+        })
+        .collect();
+    let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
+    for order in ORDERS {
+        let want = reference::sort_rows(&keys, rows, len, order == SortOrder::Descending);
+        for strategy in device_wide() {
+            for tuning in [Some(tuning), None] {
+                let got = run(
+                    &client,
+                    &bits,
+                    Dtype::F32,
+                    SortProblem { rows, len },
+                    order,
+                    SortOptions { strategy, tuning },
+                );
+                let case = format!(
+                    "seed {seed}: {order:?} {strategy:?} tiny {}",
+                    tuning.is_some()
+                );
+                check(&got, &bits, &want, len, &case);
+            }
+        }
+    }
+    if !caps.forward_progress {
+        let keys = client.empty(64);
+        let e = sort::sort(
             &client,
-            &bits,
-            Dtype::I32,
-            SortProblem { rows, len },
+            SortIo {
+                keys: &keys,
+                key_dtype: Dtype::F32,
+                keys_out: None,
+                indices_out: None,
+                index_dtype: Dtype::I32,
+            },
+            SortProblem { rows: 1, len: 4 },
             SortOrder::Ascending,
             SortOptions {
-                strategy: SortStrategy::Lsd,
-                tuning: Some(tuning),
+                strategy: SortStrategy::Onesweep,
+                tuning: None,
             },
+        )
+        .expect_err("onesweep without forward progress is refused")
+        .to_string();
+        assert!(
+            e.contains("options.strategy") && e.contains("forward progress"),
+            "{e}"
         );
-        check(&got, &bits, &want, len, &format!("seed {seed}: len {len}"));
     }
 }
 
@@ -362,13 +443,12 @@ fn wide_and_half_keys() {
         .collect();
     for order in ORDERS {
         let descending = order == SortOrder::Descending;
-        for options in [
-            SortOptions::default(),
-            SortOptions {
-                strategy: SortStrategy::Lsd,
-                tuning: Some(tiny_tuning(&client)),
-            },
-        ] {
+        let mut runs = vec![SortOptions::default()];
+        runs.extend(device_wide().into_iter().map(|strategy| SortOptions {
+            strategy,
+            tuning: Some(tiny_tuning(&client)),
+        }));
+        for options in runs {
             let case = format!("seed {seed}: i64 {order:?} {:?}", options.strategy);
             let want = reference::sort_rows(&wide, rows, len, descending);
             let (keys, indices) =

@@ -144,7 +144,11 @@ fn run_rank<const D: usize>(
         let input = client.create_from_slice(bytemuck::cast_slice(&bits));
         let keys_out = client.empty(4 * n.max(1));
         let indices_out = client.empty(4 * n.max(1));
-        for strategy in [SortStrategy::InCube, SortStrategy::Lsd] {
+        for strategy in [
+            SortStrategy::InCube,
+            SortStrategy::Lsd,
+            SortStrategy::Onesweep,
+        ] {
             let row = Row::new(
                 case,
                 "sieve",

@@ -38,12 +38,69 @@ fn unpack_status<A: Numeric>(word: u64) -> A {
 /// predecessor a tile waits on has started). Synchronises the cube.
 #[cube]
 pub fn take_tile_number(counter: &[Atomic<u32>]) -> usize {
+    take_tile_number_at(counter, 0usize)
+}
+
+/// [`take_tile_number`] from the counter `words[at]`.
+#[cube]
+pub fn take_tile_number_at(words: &[Atomic<u32>], at: usize) -> usize {
     let mut tile_slot = Shared::<u32>::new();
     if UNIT_POS == 0 {
-        *tile_slot = counter[0].fetch_add(1u32);
+        *tile_slot = words[at].fetch_add(1u32);
     }
     sync_cube();
     *tile_slot as usize
+}
+
+/// Flags of a count's 32-bit status word (the onesweep sort's per-digit look-back): the top
+/// two bits; the low 30 bits hold the count, so a row's counts must stay below
+/// [`COUNT_LIMIT`].
+const COUNT_AGGREGATE: u32 = 1 << 30;
+const COUNT_INCLUSIVE: u32 = 2 << 30;
+const COUNT_VALUE: u32 = (1 << 30) - 1;
+const COUNT_FLAGS: u32 = 3 << 30;
+/// Counts a per-digit look-back carries are below this.
+pub const COUNT_LIMIT: usize = 1 << 30;
+
+/// Per-digit look-back of counts, run by one unit for one digit: tile `tile` (part `part` of
+/// its row) publishes its `count` of `digit` in `status[tile * digits + digit]` and returns
+/// `seed` plus the counts of that digit in the row's earlier tiles; a row's first tile
+/// publishes `seed + count` as inclusive at once (the seed is the digit's start in the row).
+/// Integer sums, so the result is exact whatever the walk met. Units of one cube may call it
+/// for different digits (no cube-wide step).
+#[cube]
+pub fn digit_prefix(
+    status: &[Atomic<u32>],
+    tile: usize,
+    part: usize,
+    digits: u32,
+    digit: u32,
+    count: u32,
+    seed: u32,
+) -> u32 {
+    let own = tile * digits as usize + digit as usize;
+    let mut prefix = seed;
+    if part == 0 {
+        status[own].store(COUNT_INCLUSIVE | (seed + count));
+    } else {
+        status[own].store(COUNT_AGGREGATE | count);
+        let mut at = own - digits as usize;
+        let mut searching = true;
+        while searching {
+            let word = status[at].load();
+            let flag = word & COUNT_FLAGS;
+            if flag == COUNT_INCLUSIVE {
+                prefix += word & COUNT_VALUE;
+                searching = false;
+            } else if flag == COUNT_AGGREGATE {
+                prefix += word & COUNT_VALUE;
+                at -= digits as usize;
+            }
+            // Otherwise the predecessor has not published yet: read again.
+        }
+        status[own].store(COUNT_INCLUSIVE | (prefix + count));
+    }
+    prefix
 }
 
 /// Publishes tile `tile`'s `total` (tile `part` of its row) and returns, to every unit of the

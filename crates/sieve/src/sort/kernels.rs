@@ -11,7 +11,9 @@
 use cubecl::prelude::*;
 
 use super::tile::{SortBlueprint, digit_of, held_index, rank_tile};
+use crate::common::cube::cube_exclusive_sum;
 use crate::common::grid::linear_cube_index;
+use crate::common::lookback::{digit_prefix, take_tile_number_at};
 use crate::radix::digits::clear_bins;
 use crate::radix::keys::{KeyKind, radix_key, wide_radix_word};
 
@@ -167,9 +169,139 @@ pub(crate) fn histogram_kernel(
     }
 }
 
-/// LSD pass, step 2: every tile ranks its keys by the pass's digit ([`rank_tile`]), puts
-/// them in digit order in shared memory, and writes each to its (digit, tile)'s first slot
-/// plus its rank within the digit: consecutive units write consecutive slots of a digit.
+/// The unit's held keys of a tile ([`held_index`]), their positions and their digits at
+/// `shift` (a missing key, past the row's end, gets the out-of-range digit
+/// `blueprint.digits()`: it takes no slot).
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn load_tile(
+    keys_in: &[u32],
+    positions_in: &[u32],
+    keys: &mut Array<u32>,
+    positions: &mut Array<u32>,
+    digits: &mut Array<u32>,
+    span: &TileSpan,
+    shift: u32,
+    #[comptime] pass: PassConfig,
+    #[comptime] blueprint: SortBlueprint,
+) {
+    let radix = comptime!(blueprint.digits() as u32);
+    #[unroll]
+    for e in 0..blueprint.elements_per_unit {
+        let local = held_index(e, blueprint);
+        let present = local < span.len;
+        let mut key = 0u32;
+        if present {
+            key = keys_in[span.base + local as usize];
+        }
+        let mut digit = digit_of(pass_radix(key, pass), shift, blueprint);
+        if !present {
+            digit = radix;
+        }
+        keys[e as usize] = key;
+        digits[e as usize] = digit;
+        if comptime!(pass.positions == Positions::FromIndex) {
+            positions[e as usize] = span.start + local;
+        } else if comptime!(pass.positions == Positions::Carried) {
+            if present {
+                positions[e as usize] = positions_in[span.base + local as usize];
+            }
+        }
+    }
+}
+
+/// Ranks the held keys by their digits ([`rank_tile`]); fills `digit_start` with each digit's
+/// first slot in the tile and returns each held key's slot. Every unit must call it.
+#[cube]
+fn rank_held(
+    digits: &Array<u32>,
+    digit_start: &mut Shared<[u32]>,
+    #[comptime] blueprint: SortBlueprint,
+) -> Array<u32> {
+    let mut counters = Shared::<[Atomic<u32>]>::new_slice(comptime!(if blueprint.use_planes {
+        blueprint.max_planes as usize * blueprint.digits()
+    } else {
+        1
+    }));
+    let mut ranked = Shared::<[u32]>::new_slice(comptime!(if blueprint.use_planes {
+        1
+    } else {
+        blueprint.tile()
+    }));
+    let mut order = Shared::<[u32]>::new_slice(comptime!(if blueprint.use_planes {
+        1
+    } else {
+        blueprint.tile()
+    }));
+    rank_tile(
+        digits,
+        &mut counters,
+        &mut ranked,
+        &mut order,
+        digit_start,
+        blueprint,
+    )
+}
+
+/// The ranked tile out: the held keys (and positions) are put in digit order in shared
+/// memory, then unit `u` writes the tile's sorted keys `u, u + CUBE_DIM, ...`, the key at
+/// sorted index `local` with digit `d` to its row's slot `first[d] + local - digit_start[d]`,
+/// so consecutive units write consecutive slots of a digit. `first` must be written before
+/// the call (this synchronises the cube before reading it). Every unit must call it.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn write_ranked<I: Numeric>(
+    keys: &Array<u32>,
+    positions: &Array<u32>,
+    digits: &Array<u32>,
+    slots: &Array<u32>,
+    digit_start: &Shared<[u32]>,
+    first: &Shared<[u32]>,
+    keys_out: &mut [u32],
+    positions_out: &mut [I],
+    span: &TileSpan,
+    len: usize,
+    shift: u32,
+    #[comptime] pass: PassConfig,
+    #[comptime] blueprint: SortBlueprint,
+) {
+    let radix = comptime!(blueprint.digits() as u32);
+    let with_positions = comptime!(pass.positions != Positions::None);
+    let mut sorted_keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
+    let mut sorted_positions =
+        Shared::<[u32]>::new_slice(comptime!(if with_positions { blueprint.tile() } else { 1 }));
+    #[unroll]
+    for e in 0..blueprint.elements_per_unit {
+        if digits[e as usize] < radix {
+            let slot = slots[e as usize] as usize;
+            sorted_keys[slot] = keys[e as usize];
+            if with_positions {
+                sorted_positions[slot] = positions[e as usize];
+            }
+        }
+    }
+    sync_cube();
+    let row_base = span.row * len;
+    #[unroll]
+    for e in 0..blueprint.elements_per_unit {
+        let local = e * CUBE_DIM + UNIT_POS;
+        if local < span.len {
+            let key = sorted_keys[local as usize];
+            let digit = digit_of(pass_radix(key, pass), shift, blueprint) as usize;
+            let slot = row_base + (first[digit] + local - digit_start[digit]) as usize;
+            if pass.write_keys {
+                keys_out[slot] = key;
+            }
+            if with_positions {
+                positions_out[slot] = I::cast_from(sorted_positions[local as usize]);
+            }
+        }
+    }
+}
+
+/// LSD pass, step 2: every tile ranks its keys by the pass's digit, puts them in digit order
+/// in shared memory, and writes each to its (digit, tile)'s first slot (`offsets`, the scan of
+/// step 1's counts) plus its rank within the digit.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scatter_kernel<I: Numeric>(
@@ -192,88 +324,216 @@ pub(crate) fn scatter_kernel<I: Numeric>(
     }
     let radix = comptime!(blueprint.digits() as u32);
     let epu = blueprint.elements_per_unit;
-    let with_positions = comptime!(pass.positions != Positions::None);
     let span = tile_span(tile, len, tiles_per_row, blueprint);
     let mut keys = Array::<u32>::new(epu as usize);
     let mut positions = Array::<u32>::new(epu as usize);
     let mut digits = Array::<u32>::new(epu as usize);
-    #[unroll]
-    for e in 0..epu {
-        let local = held_index(e, blueprint);
-        // Missing keys (past the row's end) get an out-of-range digit: no slot.
-        let present = local < span.len;
-        let mut key = 0u32;
-        if present {
-            key = keys_in[span.base + local as usize];
-        }
-        let mut digit = digit_of(pass_radix(key, pass), shift, blueprint);
-        if !present {
-            digit = radix;
-        }
-        keys[e as usize] = key;
-        digits[e as usize] = digit;
-        if comptime!(pass.positions == Positions::FromIndex) {
-            positions[e as usize] = span.start + local;
-        } else if comptime!(pass.positions == Positions::Carried) {
-            if present {
-                positions[e as usize] = positions_in[span.base + local as usize];
-            }
-        }
-    }
-    let mut counters = Shared::<[Atomic<u32>]>::new_slice(comptime!(if blueprint.use_planes {
-        blueprint.max_planes as usize * blueprint.digits()
-    } else {
-        1
-    }));
-    let mut ranked = Shared::<[u32]>::new_slice(comptime!(if blueprint.use_planes {
-        1
-    } else {
-        blueprint.tile()
-    }));
-    let mut order = Shared::<[u32]>::new_slice(comptime!(if blueprint.use_planes {
-        1
-    } else {
-        blueprint.tile()
-    }));
-    let mut digit_start = Shared::<[u32]>::new_slice(comptime!(blueprint.digits()));
-    let slots = rank_tile(
-        &digits,
-        &mut counters,
-        &mut ranked,
-        &mut order,
-        &mut digit_start,
+    load_tile(
+        keys_in,
+        positions_in,
+        &mut keys,
+        &mut positions,
+        &mut digits,
+        &span,
+        shift,
+        pass,
         blueprint,
     );
-    let mut sorted_keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
-    let mut sorted_positions =
-        Shared::<[u32]>::new_slice(comptime!(if with_positions { blueprint.tile() } else { 1 }));
-    #[unroll]
-    for e in 0..epu {
-        if digits[e as usize] < radix {
-            let slot = slots[e as usize] as usize;
-            sorted_keys[slot] = keys[e as usize];
-            if with_positions {
-                sorted_positions[slot] = positions[e as usize];
-            }
+    let mut digit_start = Shared::<[u32]>::new_slice(comptime!(blueprint.digits()));
+    let slots = rank_held(&digits, &mut digit_start, blueprint);
+    let mut first = Shared::<[u32]>::new_slice(comptime!(blueprint.digits()));
+    let mut d = UNIT_POS;
+    while d < radix {
+        first[d as usize] =
+            offsets[(span.row * radix as usize + d as usize) * tiles_per_row + span.part];
+        d += CUBE_DIM;
+    }
+    write_ranked::<I>(
+        &keys,
+        &positions,
+        &digits,
+        &slots,
+        &digit_start,
+        &first,
+        keys_out,
+        positions_out,
+        &span,
+        len,
+        shift,
+        pass,
+        blueprint,
+    );
+}
+
+/// Onesweep, step 1: every pass's digit counts of every row at once (`counts[(row * passes +
+/// pass) * digits + digit]`, zeroed before), each cube counting `chunk_tiles` tiles of one
+/// row into shared bins and adding its nonzero bins to the row's. The keys move between
+/// passes but stay the same multiset, so one read of the input gives every pass's counts.
+#[cube(launch_unchecked, address_type = "dynamic")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn digit_counts_kernel(
+    keys: &[u32],
+    counts: &[Atomic<u32>],
+    len: usize,
+    chunks_per_row: usize,
+    total_chunks: usize,
+    #[comptime] passes: u32,
+    #[comptime] chunk_tiles: u32,
+    #[comptime] pass: PassConfig,
+    #[comptime] blueprint: SortBlueprint,
+) {
+    let chunk = linear_cube_index();
+    if chunk >= total_chunks {
+        terminate!();
+    }
+    let digits = comptime!(blueprint.digits());
+    let bins_len = comptime!(passes as usize * blueprint.digits());
+    let row = chunk / chunks_per_row;
+    let start = (chunk % chunks_per_row) * comptime!(chunk_tiles as usize * blueprint.tile());
+    let end = min(
+        len,
+        start + comptime!(chunk_tiles as usize * blueprint.tile()),
+    );
+    let bins = Shared::<[Atomic<u32>]>::new_slice(bins_len);
+    clear_bins(&bins, bins_len);
+    sync_cube();
+    let mut local = start + UNIT_POS as usize;
+    while local < end {
+        let radix = pass_radix(keys[row * len + local], pass);
+        #[unroll]
+        for p in 0..passes {
+            let digit = digit_of(radix, p * blueprint.radix_bits, blueprint);
+            bins[p as usize * digits + digit as usize].fetch_add(1u32);
         }
+        local += CUBE_DIM as usize;
     }
     sync_cube();
-    let row_base = span.row * len;
+    let mut i = UNIT_POS as usize;
+    while i < bins_len {
+        let count = bins[i].load();
+        if count != 0u32 {
+            counts[row * bins_len + i].fetch_add(count);
+        }
+        i += CUBE_DIM as usize;
+    }
+}
+
+/// Onesweep, step 2 (one per digit): every tile takes its number in start order, ranks its
+/// keys by the pass's digit and learns where each digit's keys go from its predecessors
+/// through a per-digit decoupled look-back ([`digit_prefix`]); a row's first tile seeds the
+/// chain with the row's digit starts (the exclusive scan of step 1's counts). Then it writes
+/// like [`scatter_kernel`]. Needs forward progress between cubes (the launch code gates it).
+#[cube(launch_unchecked, address_type = "dynamic")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn onesweep_kernel<I: Numeric>(
+    keys_in: &[u32],
+    positions_in: &[u32],
+    keys_out: &mut [u32],
+    positions_out: &mut [I],
+    counts: &[u32],
+    status: &[Atomic<u32>],
+    len: usize,
+    tiles_per_row: usize,
+    total_tiles: usize,
+    shift: u32,
+    #[comptime] pass_index: u32,
+    #[comptime] passes: u32,
+    #[comptime] pass: PassConfig,
+    #[comptime] blueprint: SortBlueprint,
+    #[define(I)] _index: ElemType,
+) {
+    // The tile counter sits past the status words.
+    let tile = take_tile_number_at(status, total_tiles * comptime!(blueprint.digits()));
+    if tile >= total_tiles {
+        terminate!();
+    }
+    let radix = comptime!(blueprint.digits() as u32);
+    let epu = blueprint.elements_per_unit;
+    let span = tile_span(tile, len, tiles_per_row, blueprint);
+    let mut keys = Array::<u32>::new(epu as usize);
+    let mut positions = Array::<u32>::new(epu as usize);
+    let mut digits = Array::<u32>::new(epu as usize);
+    load_tile(
+        keys_in,
+        positions_in,
+        &mut keys,
+        &mut positions,
+        &mut digits,
+        &span,
+        shift,
+        pass,
+        blueprint,
+    );
+    let mut digit_start = Shared::<[u32]>::new_slice(comptime!(blueprint.digits()));
+    let slots = rank_held(&digits, &mut digit_start, blueprint);
+    let mut first = Shared::<[u32]>::new_slice(comptime!(blueprint.digits()));
+    // Uniform per cube: a row's first tile seeds each digit's chain with the digit's start.
+    if span.part == 0 {
+        let row_counts = (span.row * passes as usize + pass_index as usize) * radix as usize;
+        row_digit_starts(counts, row_counts, &mut first, blueprint);
+    }
+    sync_cube();
+    let mut d = UNIT_POS;
+    while d < radix {
+        let end = if d + 1 < radix {
+            digit_start[(d + 1) as usize]
+        } else {
+            span.len
+        };
+        let count = end - digit_start[d as usize];
+        let seed = if span.part == 0 {
+            first[d as usize]
+        } else {
+            0u32
+        };
+        first[d as usize] = digit_prefix(status, tile, span.part, radix, d, count, seed);
+        d += CUBE_DIM;
+    }
+    write_ranked::<I>(
+        &keys,
+        &positions,
+        &digits,
+        &slots,
+        &digit_start,
+        &first,
+        keys_out,
+        positions_out,
+        &span,
+        len,
+        shift,
+        pass,
+        blueprint,
+    );
+}
+
+/// The exclusive scan of a row's digit counts (`counts[row_counts + d]`) into `starts`: each
+/// unit sums a run of consecutive digits, one cube scan places the runs. Every unit must call
+/// it; `starts` is readable after the next synchronisation.
+#[cube]
+fn row_digit_starts(
+    counts: &[u32],
+    row_counts: usize,
+    starts: &mut Shared<[u32]>,
+    #[comptime] blueprint: SortBlueprint,
+) {
+    let radix = comptime!(blueprint.digits() as u32);
+    let per_unit = comptime!((1u32 << blueprint.radix_bits).div_ceil(blueprint.units));
+    let mut run = 0u32;
     #[unroll]
-    for e in 0..epu {
-        let local = e * CUBE_DIM + UNIT_POS;
-        if local < span.len {
-            let key = sorted_keys[local as usize];
-            let digit = digit_of(pass_radix(key, pass), shift, blueprint);
-            let first =
-                offsets[(span.row * radix as usize + digit as usize) * tiles_per_row + span.part];
-            let slot = row_base + (first + local - digit_start[digit as usize]) as usize;
-            if pass.write_keys {
-                keys_out[slot] = key;
-            }
-            if with_positions {
-                positions_out[slot] = I::cast_from(sorted_positions[local as usize]);
-            }
+    for k in 0..per_unit {
+        let digit = UNIT_POS * per_unit + k;
+        if digit < radix {
+            run += counts[row_counts + digit as usize];
+        }
+    }
+    let prefix = cube_exclusive_sum(run, blueprint.units, blueprint.use_planes);
+    let mut start = prefix.before;
+    #[unroll]
+    for k in 0..per_unit {
+        let digit = UNIT_POS * per_unit + k;
+        if digit < radix {
+            starts[digit as usize] = start;
+            start += counts[row_counts + digit as usize];
         }
     }
 }

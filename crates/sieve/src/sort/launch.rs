@@ -4,8 +4,8 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::kernels::{
-    PassConfig, Positions, decode_kernel, encode_kernel, encode_wide_kernel, histogram_kernel,
-    scatter_kernel, sort_in_cube_kernel,
+    PassConfig, Positions, decode_kernel, digit_counts_kernel, encode_kernel, encode_wide_kernel,
+    histogram_kernel, onesweep_kernel, scatter_kernel, sort_in_cube_kernel,
 };
 use super::tile::SortBlueprint;
 use super::{SortIo, SortOptions, SortOrder, SortProblem, SortStrategy, SortTuning};
@@ -13,7 +13,9 @@ use crate::common::address::{
     AddressType, address_type, check_extent, check_index_capacity, check_index_dtype,
 };
 use crate::common::buffers::BufferRules;
+use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
+use crate::common::lookback::COUNT_LIMIT;
 use crate::radix::keys::KeyKind;
 use crate::scan::launch::scan_with;
 use crate::scan::{ScanKind, ScanOptions, ScanProblem};
@@ -95,9 +97,18 @@ pub(crate) fn sort_keyed(
         .unwrap_or_else(|| SortTuning::for_device(caps));
     check_tuning(caps, &tuning)?;
     let capacity = tuning.in_cube_capacity(caps);
+    let onesweep_blocker = onesweep_blocker(caps, &tuning, problem.len);
     let strategy = match options.strategy {
         SortStrategy::Auto if problem.len <= capacity && !kind.wide() => SortStrategy::InCube,
+        SortStrategy::Auto if onesweep_blocker.is_none() => SortStrategy::Onesweep,
         SortStrategy::Auto => SortStrategy::Lsd,
+        SortStrategy::Onesweep if onesweep_blocker.is_some() => {
+            return Err(SieveError::invalid(
+                "options.strategy",
+                "Onesweep",
+                format!("Lsd or Auto: {}", onesweep_blocker.unwrap_or_default()),
+            ));
+        }
         SortStrategy::InCube if kind.wide() => {
             return Err(SieveError::invalid(
                 "options.strategy",
@@ -129,12 +140,13 @@ pub(crate) fn sort_keyed(
         tuning,
         caps,
         elementwise_units: caps.cube_units(ELEMENTWISE_UNITS),
+        onesweep: strategy == SortStrategy::Onesweep,
     };
     check_extent(client, caps, "problem.rows * problem.len", run.extent())?;
     check_buffers(client, &io, problem)?;
     match strategy {
         SortStrategy::InCube => run.in_cube(),
-        SortStrategy::Lsd => run.lsd()?,
+        SortStrategy::Lsd | SortStrategy::Onesweep => run.lsd()?,
         SortStrategy::Auto => unreachable!("resolved above"),
     }
     Ok(strategy)
@@ -184,6 +196,25 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
     caps.check_planes(tuning.use_planes)
 }
 
+/// Why the onesweep passes cannot run here, if they cannot.
+fn onesweep_blocker(caps: &DeviceCaps, tuning: &SortTuning, len: usize) -> Option<String> {
+    if !caps.forward_progress {
+        Some(format!(
+            "the onesweep look-back needs forward progress between cubes, which the {} \
+             runtime does not promise",
+            caps.runtime
+        ))
+    } else if !tuning.use_planes {
+        Some("the onesweep passes rank with planes (tuning.use_planes is off)".to_string())
+    } else if len >= COUNT_LIMIT {
+        Some(format!(
+            "rows of {len} keys: the onesweep look-back counts below {COUNT_LIMIT} keys a row"
+        ))
+    } else {
+        None
+    }
+}
+
 fn lsd_blueprint(caps: &DeviceCaps, tuning: &SortTuning) -> SortBlueprint {
     SortBlueprint::new(
         tuning.units_per_cube,
@@ -214,6 +245,8 @@ struct Run<'a> {
     caps: &'a DeviceCaps,
     /// Units of the elementwise kernels on this device.
     elementwise_units: u32,
+    /// The digit passes run as [`SortStrategy::Onesweep`] (else as `Lsd`).
+    onesweep: bool,
 }
 
 impl Run<'_> {
@@ -232,7 +265,10 @@ impl Run<'_> {
             .rows
             .saturating_mul(self.problem.len.div_ceil(blueprint.tile()))
             .saturating_mul(blueprint.digits());
-        self.elements().saturating_mul(words).max(counts)
+        // The onesweep status words (one per tile and digit) and the tile counter past them.
+        self.elements()
+            .saturating_mul(words)
+            .max(counts.saturating_add(1))
     }
 
     /// The address type of every launch of this sort, from [`Run::extent`].
@@ -448,11 +484,7 @@ impl Run<'_> {
         sink: Sink<'_>,
     ) -> Result<(), SieveError> {
         let n = self.elements();
-        let len = self.problem.len;
         let blueprint = lsd_blueprint(self.caps, &self.tuning);
-        let tiles_per_row = len.div_ceil(blueprint.tile());
-        let total_tiles = self.problem.rows * tiles_per_row;
-        let digits = blueprint.digits();
         let passes = self.kind.key_bits().div_ceil(blueprint.radix_bits);
         let key_space = [self.client.empty(4 * n), self.client.empty(4 * n)];
         let position_space = if with_positions {
@@ -460,11 +492,26 @@ impl Run<'_> {
         } else {
             [self.client.empty(64), self.client.empty(64)]
         };
-        let counts = self.client.empty(4 * total_tiles * digits);
-        let offsets = self.client.empty(4 * total_tiles * digits);
-        let grid = cube_count_1d(self.client, total_tiles);
-        let cube_dim = CubeDim::new_1d(blueprint.units);
         let u32_elem = Dtype::U32.elem_type();
+        let counting = PassConfig {
+            kind,
+            descending,
+            positions: Positions::None,
+            write_keys: false,
+        };
+        let onesweep = self
+            .onesweep
+            .then(|| self.onesweep_counts(keys, counting, passes));
+        let lsd_space = if self.onesweep {
+            None
+        } else {
+            let tiles = self.problem.rows * self.problem.len.div_ceil(blueprint.tile());
+            let words = tiles * blueprint.digits();
+            Some(LsdSpace {
+                counts: self.client.empty(4 * words),
+                offsets: self.client.empty(4 * words),
+            })
+        };
         for pass in 0..passes {
             let shift = pass * blueprint.radix_bits;
             let last = pass + 1 == passes;
@@ -490,19 +537,47 @@ impl Run<'_> {
             };
             let (keys_out, positions_out, index_elem) = match (last, sink) {
                 (true, Sink::Outputs) => (
-                    self.output(self.io.keys_out),
-                    self.output(self.io.indices_out.filter(|_| with_positions)),
+                    self.io.keys_out,
+                    self.io.indices_out.filter(|_| with_positions),
                     self.io.index_dtype.elem_type(),
                 ),
-                (true, Sink::Positions(h)) => (self.output(None), self.buffer(h), u32_elem),
+                (true, Sink::Positions(h)) => (None, Some(h), u32_elem),
                 (false, _) => (
-                    self.buffer(&key_space[pass as usize % 2]),
-                    self.output(
-                        Some(&position_space[pass as usize % 2]).filter(|_| with_positions),
-                    ),
+                    Some(&key_space[pass as usize % 2]),
+                    Some(&position_space[pass as usize % 2]).filter(|_| with_positions),
                     u32_elem,
                 ),
             };
+            let pass_io = PassIo {
+                keys_in,
+                positions_in,
+                keys_out,
+                positions_out,
+                index_elem,
+                shift,
+                config,
+            };
+            match (&onesweep, &lsd_space) {
+                (Some(space), _) => self.onesweep_pass(space, pass, passes, &pass_io),
+                (None, Some(space)) => self.lsd_pass(space, &pass_io)?,
+                (None, None) => unreachable!("one of the two is made above"),
+            }
+        }
+        Ok(())
+    }
+
+    /// One `Lsd` pass: count each tile's digits, scan the counts, scatter.
+    fn lsd_pass(&self, space: &LsdSpace, p: &PassIo<'_>) -> Result<(), SieveError> {
+        let (counts, offsets) = (&space.counts, &space.offsets);
+        let blueprint = lsd_blueprint(self.caps, &self.tuning);
+        let len = self.problem.len;
+        let tiles_per_row = len.div_ceil(blueprint.tile());
+        let total_tiles = self.problem.rows * tiles_per_row;
+        let digits = blueprint.digits();
+        let grid = cube_count_1d(self.client, total_tiles);
+        let cube_dim = CubeDim::new_1d(blueprint.units);
+        let (keys_in, shift, config) = (p.keys_in, p.shift, p.config);
+        {
             // SAFETY: one cube per tile, surplus cubes return; counts hold `digits` values per
             // tile, written once each.
             unsafe {
@@ -543,9 +618,9 @@ impl Run<'_> {
                     cube_dim,
                     self.address(),
                     self.buffer(keys_in),
-                    self.output(positions_in),
-                    keys_out,
-                    positions_out,
+                    self.output(p.positions_in),
+                    self.output(p.keys_out),
+                    self.output(p.positions_out),
                     BufferArg::from_raw_parts(offsets.clone(), total_tiles * digits),
                     len,
                     tiles_per_row,
@@ -553,10 +628,123 @@ impl Run<'_> {
                     shift,
                     config,
                     blueprint,
-                    index_elem,
+                    p.index_elem,
                 );
             }
         }
         Ok(())
     }
+
+    /// Onesweep's first step, once per sort: every pass's digit counts of every row, from one
+    /// read of `keys` (the first pass's input), into a zeroed `[rows, passes, digits]`.
+    fn onesweep_counts(&self, keys: &Handle, config: PassConfig, passes: u32) -> OnesweepSpace {
+        let blueprint = lsd_blueprint(self.caps, &self.tuning);
+        let len = self.problem.len;
+        let digits = blueprint.digits();
+        let counts_len = self.problem.rows * passes as usize * digits;
+        let counts = self.client.empty(4 * counts_len);
+        fill_zero(self.client, &counts, counts_len, Dtype::U32.elem_type());
+        let chunk_keys = ONESWEEP_COUNT_TILES as usize * blueprint.tile();
+        let chunks_per_row = len.div_ceil(chunk_keys);
+        let total_chunks = self.problem.rows * chunks_per_row;
+        // SAFETY: one cube per chunk of a row, surplus cubes return; every key read is within
+        // its row, every count within the row's `passes * digits`.
+        unsafe {
+            digit_counts_kernel::launch_unchecked(
+                self.client,
+                cube_count_1d(self.client, total_chunks),
+                CubeDim::new_1d(blueprint.units),
+                self.address(),
+                self.buffer(keys),
+                BufferArg::from_raw_parts(counts.clone(), counts_len),
+                len,
+                chunks_per_row,
+                total_chunks,
+                passes,
+                ONESWEEP_COUNT_TILES,
+                config,
+                blueprint,
+            );
+        }
+        let tiles = self.problem.rows * len.div_ceil(blueprint.tile());
+        let status_len = tiles * digits + 1;
+        OnesweepSpace {
+            counts,
+            counts_len,
+            status: self.client.empty(4 * status_len),
+            status_len,
+        }
+    }
+
+    /// One onesweep pass: zero the status words and tile counter, then rank, chain and
+    /// scatter in one launch.
+    fn onesweep_pass(&self, space: &OnesweepSpace, pass: u32, passes: u32, p: &PassIo<'_>) {
+        let blueprint = lsd_blueprint(self.caps, &self.tuning);
+        let len = self.problem.len;
+        let tiles_per_row = len.div_ceil(blueprint.tile());
+        let total_tiles = self.problem.rows * tiles_per_row;
+        fill_zero(
+            self.client,
+            &space.status,
+            space.status_len,
+            Dtype::U32.elem_type(),
+        );
+        // SAFETY: one cube per tile (numbered by the counter past the status words; surplus
+        // cubes return); each key lands on a distinct slot of its own row; status words are
+        // `tiles * digits` plus the counter.
+        unsafe {
+            onesweep_kernel::launch_unchecked(
+                self.client,
+                cube_count_1d(self.client, total_tiles),
+                CubeDim::new_1d(blueprint.units),
+                self.address(),
+                self.buffer(p.keys_in),
+                self.output(p.positions_in),
+                self.output(p.keys_out),
+                self.output(p.positions_out),
+                BufferArg::from_raw_parts(space.counts.clone(), space.counts_len),
+                BufferArg::from_raw_parts(space.status.clone(), space.status_len),
+                len,
+                tiles_per_row,
+                total_tiles,
+                p.shift,
+                pass,
+                passes,
+                p.config,
+                blueprint,
+                p.index_elem,
+            );
+        }
+    }
+}
+
+/// Tiles of keys one cube of onesweep's counting step reads (its global adds are per chunk:
+/// fewer, larger chunks add less).
+const ONESWEEP_COUNT_TILES: u32 = 32;
+
+/// What one digit pass reads and writes.
+struct PassIo<'a> {
+    keys_in: &'a Handle,
+    positions_in: Option<&'a Handle>,
+    /// `None`: not written (a placeholder is bound).
+    keys_out: Option<&'a Handle>,
+    positions_out: Option<&'a Handle>,
+    index_elem: ElemType,
+    shift: u32,
+    config: PassConfig,
+}
+
+/// The `Lsd` passes' per-tile digit counts and their scan.
+struct LsdSpace {
+    counts: Handle,
+    offsets: Handle,
+}
+
+/// The onesweep passes' digit counts (every pass's, made once) and status words (zeroed
+/// before each pass).
+struct OnesweepSpace {
+    counts: Handle,
+    counts_len: usize,
+    status: Handle,
+    status_len: usize,
 }

@@ -40,8 +40,19 @@
 //!   consecutive slots. The first pass makes the positions, the last writes the outputs.
 //!   64-bit keys: the low radix words are sorted, then the high words (read at the positions
 //!   the first sort gave) - LSD order makes that a sort by the whole key.
+//! - [`SortStrategy::Onesweep`]: the same digit passes in one launch each (after Adinets and
+//!   Merrill's onesweep): one kernel first counts every pass's digits of every row in a
+//!   single read of the keys; then in each pass every tile takes its number in start order,
+//!   ranks its keys and finds each digit's first slot through a per-digit decoupled
+//!   look-back over the row's earlier tiles (`common::lookback::digit_prefix`), the row's
+//!   first tile seeding it with the digit's start in the row. A pass reads its keys once
+//!   (the `Lsd` pass reads them twice, and scans a count per tile and digit between).
+//!   Needs forward progress between cubes ([`DeviceCaps::forward_progress`](crate::DeviceCaps):
+//!   CUDA, HIP), the plane ranker (its digit starts give every digit's count) and rows
+//!   shorter than 2^30 keys (a status word holds a 30-bit count); a forced `Onesweep`
+//!   elsewhere is refused.
 //! - [`SortStrategy::Auto`]: `InCube` when a row fits one cube (and keys are not 64-bit),
-//!   else `Lsd`.
+//!   else `Onesweep` where it runs, else `Lsd`. The sort returns which ran.
 
 mod kernels;
 pub(crate) mod launch;
@@ -74,13 +85,17 @@ pub enum SortOrder {
 /// Which algorithm sorts (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum SortStrategy {
-    /// `InCube` when a row fits one cube and the keys are not 64-bit, else `Lsd`.
+    /// `InCube` when a row fits one cube and the keys are not 64-bit, else `Onesweep` where
+    /// the device runs it, else `Lsd`.
     #[default]
     Auto,
     /// One cube per row, rows up to [`SortTuning::in_cube_capacity`] keys; not 64-bit keys.
     InCube,
     /// Device-wide least-significant-digit passes: any row length, every key dtype.
     Lsd,
+    /// `Lsd`'s passes, one launch each, chained by a per-digit look-back: where cubes have
+    /// forward progress and planes, rows below 2^30 keys.
+    Onesweep,
 }
 
 impl SortStrategy {
@@ -90,6 +105,7 @@ impl SortStrategy {
             SortStrategy::Auto => "auto",
             SortStrategy::InCube => "in_cube",
             SortStrategy::Lsd => "lsd",
+            SortStrategy::Onesweep => "onesweep",
         }
     }
 }
