@@ -97,7 +97,7 @@ pub(crate) fn sort_keyed(
         .unwrap_or_else(|| SortTuning::for_device(caps));
     check_tuning(caps, &tuning)?;
     let capacity = tuning.in_cube_capacity(caps);
-    let onesweep_blocker = onesweep_blocker(caps, &tuning, problem.len);
+    let onesweep_blocker = onesweep_blocker(caps, problem.len);
     let strategy = match options.strategy {
         SortStrategy::Auto if problem.len <= capacity && !kind.wide() => SortStrategy::InCube,
         SortStrategy::Auto if onesweep_blocker.is_none() => SortStrategy::Onesweep,
@@ -197,15 +197,13 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
 }
 
 /// Why the onesweep passes cannot run here, if they cannot.
-fn onesweep_blocker(caps: &DeviceCaps, tuning: &SortTuning, len: usize) -> Option<String> {
+fn onesweep_blocker(caps: &DeviceCaps, len: usize) -> Option<String> {
     if !caps.forward_progress {
         Some(format!(
             "the onesweep look-back needs forward progress between cubes, which the {} \
              runtime does not promise",
             caps.runtime
         ))
-    } else if !tuning.use_planes {
-        Some("the onesweep passes rank with planes (tuning.use_planes is off)".to_string())
     } else if len >= COUNT_LIMIT {
         Some(format!(
             "rows of {len} keys: the onesweep look-back counts below {COUNT_LIMIT} keys a row"

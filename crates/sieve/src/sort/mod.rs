@@ -48,8 +48,7 @@
 //!   first tile seeding it with the digit's start in the row. A pass reads its keys once
 //!   (the `Lsd` pass reads them twice, and scans a count per tile and digit between).
 //!   Needs forward progress between cubes ([`DeviceCaps::forward_progress`](crate::DeviceCaps):
-//!   CUDA, HIP), the plane ranker (its digit starts give every digit's count) and rows
-//!   shorter than 2^30 keys (a status word holds a 30-bit count); a forced `Onesweep`
+//!   CUDA, HIP) and rows shorter than 2^30 keys (a status word holds a 30-bit count); a forced `Onesweep`
 //!   elsewhere is refused.
 //! - [`SortStrategy::Auto`]: `InCube` when a row fits one cube (and keys are not 64-bit),
 //!   else `Onesweep` where it runs, else `Lsd`. The sort returns which ran.
@@ -94,7 +93,7 @@ pub enum SortStrategy {
     /// Device-wide least-significant-digit passes: any row length, every key dtype.
     Lsd,
     /// `Lsd`'s passes, one launch each, chained by a per-digit look-back: where cubes have
-    /// forward progress and planes, rows below 2^30 keys.
+    /// forward progress, rows below 2^30 keys.
     Onesweep,
 }
 

@@ -95,7 +95,9 @@ pub fn digit_of(key: u32, shift: u32, #[comptime] blueprint: SortBlueprint) -> u
 
 /// Stable slots of the held keys by digit (`digits[e]`; a value of `1 << radix_bits` or more
 /// marks a missing key, which gets no slot and must sit at the end of the tile), and the first
-/// slot of each digit in `digit_start`. Every unit must call it; it synchronises the cube and
+/// slot of each digit in `digit_start` (every digit's, present or not: a digit's count in the
+/// tile is the next digit's start less its own, the last digit's the present keys less its
+/// start). Every unit must call it; it synchronises the cube and
 /// leaves `digit_start` readable.
 #[cube]
 pub fn rank_tile(
@@ -266,13 +268,26 @@ pub fn rank_by_splits(
     }
     sync_cube();
     sort_by_bits(ranked, order, 0u32, blueprint.radix_bits, blueprint);
+    // Every digit's start, absent digits too (the first slot whose digit is at least it): the
+    // slot where the digit rises writes the digits it passes, the last slot those above it.
     let mut slot = UNIT_POS;
     while slot < tile {
         let digit = ranked[slot as usize];
-        if slot == 0u32 {
-            digit_start[digit as usize] = 0u32;
-        } else if ranked[(slot - 1) as usize] != digit {
-            digit_start[digit as usize] = slot;
+        let mut d = if slot == 0u32 {
+            0u32
+        } else {
+            ranked[(slot - 1) as usize] + 1u32
+        };
+        while d <= digit {
+            digit_start[d as usize] = slot;
+            d += 1u32;
+        }
+        if slot + 1u32 == tile {
+            let mut d = digit + 1u32;
+            while d < radix {
+                digit_start[d as usize] = tile;
+                d += 1u32;
+            }
         }
         slot += CUBE_DIM;
     }
