@@ -7,9 +7,14 @@
 #          memcheck over `sort::` and racecheck over the onesweep tests, every process under
 #          `timeout`. Files: bench-cuda.txt, cuda.json, torch.txt, torch.json, tests-*.txt,
 #          memcheck.txt, racecheck.txt.
+#   sweep  onesweep's tile at 2^28 (sort i32 keys and sort_with_indices f32): units 256/512 x
+#          keys per unit 8/12/16, raw strategies only (`--no-burn`), then lsd at its default for
+#          reference, at 2^26 (the CPU check of 2^28 takes ~40 s a case); then Nsight Compute
+#          over one onesweep pass and one LSD scatter (sort_with_indices 2^26), and the
+#          onesweep pass's SASS with stall samples. Files: sweep.txt, sweep.json, ncu-*.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
-# usage: LIMIT=200 bash bench/gpu_session13.sh sort
+# usage: LIMIT=200 bash bench/gpu_session13.sh <sort|sweep>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-200}
@@ -38,5 +43,30 @@ sort)
     --test-threads 2 sort::many_tiles sort::every_length > "$OUT/racecheck.txt" 2>&1 &
   wait
   for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  ;;
+sweep)
+  args=(--case copy:268435456:f32)
+  for t in units=256,epu=8 units=256,epu=12 units=256,epu=16 units=512,epu=8 units=512,epu=12 \
+    units=128,epu=16; do
+    args+=(--case "sort:67108864:i32:$t" --case "sort_with_indices:67108864:f32:$t")
+  done
+  timeout ${BENCH_LIMIT:-500} .gpu/sieve-bench-cuda --no-burn --json "$OUT/sweep.json" "${args[@]}" \
+    > "$OUT/sweep.txt" 2>&1
+  echo "sweep rc=$?"; grep -E "^(sort|copy)" "$OUT/sweep.txt" | grep -v -E "skipped|stock"
+  # Where a pass's time goes: Nsight Compute on one onesweep pass and one LSD scatter.
+  for k in onesweep scatter; do
+    timeout ${NCU_LIMIT:-100} ncu --kernel-name regex:$k --launch-skip 6 --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section LaunchStats \
+      --section WarpStateStats --section ComputeWorkloadAnalysis --section SchedulerStats \
+      --section MemoryWorkloadAnalysis \
+      .gpu/sieve-bench-cuda --no-burn --runs 10 --case sort_with_indices:67108864:f32 \
+      > "$OUT/ncu-$k.txt" 2>&1
+    echo "ncu $k rc=$? $(wc -l < "$OUT/ncu-$k.txt") lines"
+  done
+  timeout ${NCU_LIMIT:-100} ncu --kernel-name regex:onesweep --launch-skip 6 --launch-count 1 \
+    --section SourceCounters --section WarpStateStats --page source --print-source sass --csv \
+    .gpu/sieve-bench-cuda --no-burn --runs 10 --case sort_with_indices:67108864:f32 \
+    > "$OUT/ncu-sass-onesweep.csv" 2>&1
+  echo "ncu sass rc=$? $(wc -l < "$OUT/ncu-sass-onesweep.csv") lines"
   ;;
 esac

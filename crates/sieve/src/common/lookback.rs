@@ -62,12 +62,34 @@ const COUNT_FLAGS: u32 = 3 << 30;
 /// Counts a per-digit look-back carries are below this.
 pub const COUNT_LIMIT: usize = 1 << 30;
 
-/// Per-digit look-back of counts, run by one unit for one digit: tile `tile` (part `part` of
-/// its row) publishes its `count` of `digit` in `status[tile * digits + digit]` and returns
-/// `seed` plus the counts of that digit in the row's earlier tiles; a row's first tile
-/// publishes `seed + count` as inclusive at once (the seed is the digit's start in the row).
-/// Integer sums, so the result is exact whatever the walk met. Units of one cube may call it
-/// for different digits (no cube-wide step).
+/// Per-digit look-back of counts, first half: tile `tile` (part `part` of its row) publishes
+/// its `count` of `digit` in `status[tile * digits + digit]`, as an aggregate, or (a row's
+/// first tile) as the inclusive `seed + count` at once (the seed is the digit's start in the
+/// row). Publish as early as the count is known, walk ([`digit_prefix`]) as late as possible:
+/// the later the walk, the nearer the inclusive prefix it meets.
+#[cube]
+pub fn publish_digit_count(
+    status: &[Atomic<u32>],
+    tile: usize,
+    part: usize,
+    digits: u32,
+    digit: u32,
+    count: u32,
+    seed: u32,
+) {
+    let own = tile * digits as usize + digit as usize;
+    if part == 0 {
+        status[own].store(COUNT_INCLUSIVE | (seed + count));
+    } else {
+        status[own].store(COUNT_AGGREGATE | count);
+    }
+}
+
+/// Per-digit look-back of counts, second half (after [`publish_digit_count`], by the same
+/// unit): `seed` plus the counts of `digit` in the row's earlier tiles, found by walking back
+/// over their status words until an inclusive prefix; publishes this tile's own inclusive
+/// prefix. A row's first tile returns `seed`. Integer sums, so the result is exact whatever
+/// the walk met. Units of one cube may call it for different digits (no cube-wide step).
 #[cube]
 pub fn digit_prefix(
     status: &[Atomic<u32>],
@@ -80,10 +102,7 @@ pub fn digit_prefix(
 ) -> u32 {
     let own = tile * digits as usize + digit as usize;
     let mut prefix = seed;
-    if part == 0 {
-        status[own].store(COUNT_INCLUSIVE | (seed + count));
-    } else {
-        status[own].store(COUNT_AGGREGATE | count);
+    if part != 0 {
         let mut at = own - digits as usize;
         let mut searching = true;
         while searching {

@@ -13,7 +13,7 @@ use cubecl::prelude::*;
 use super::tile::{SortBlueprint, digit_of, held_index, rank_tile};
 use crate::common::cube::cube_exclusive_sum;
 use crate::common::grid::linear_cube_index;
-use crate::common::lookback::{digit_prefix, take_tile_number_at};
+use crate::common::lookback::{digit_prefix, publish_digit_count, take_tile_number_at};
 use crate::radix::digits::clear_bins;
 use crate::radix::keys::{KeyKind, radix_key, wide_radix_word};
 
@@ -243,18 +243,42 @@ fn rank_held(
     )
 }
 
-/// The ranked tile out: the held keys (and positions) are put in digit order in shared
-/// memory, then unit `u` writes the tile's sorted keys `u, u + CUBE_DIM, ...`, the key at
-/// sorted index `local` with digit `d` to its row's slot `first[d] + local - digit_start[d]`,
-/// so consecutive units write consecutive slots of a digit. `first` must be written before
-/// the call (this synchronises the cube before reading it). Every unit must call it.
+/// The ranked tile in digit order in shared memory: each held key (and its position) at its
+/// slot. Readable after the next synchronisation.
 #[cube]
 #[allow(clippy::too_many_arguments)]
-fn write_ranked<I: Numeric>(
+fn stage_ranked(
     keys: &Array<u32>,
     positions: &Array<u32>,
     digits: &Array<u32>,
     slots: &Array<u32>,
+    sorted_keys: &mut Shared<[u32]>,
+    sorted_positions: &mut Shared<[u32]>,
+    #[comptime] pass: PassConfig,
+    #[comptime] blueprint: SortBlueprint,
+) {
+    let radix = comptime!(blueprint.digits() as u32);
+    #[unroll]
+    for e in 0..blueprint.elements_per_unit {
+        if digits[e as usize] < radix {
+            let slot = slots[e as usize] as usize;
+            sorted_keys[slot] = keys[e as usize];
+            if comptime!(pass.positions != Positions::None) {
+                sorted_positions[slot] = positions[e as usize];
+            }
+        }
+    }
+}
+
+/// The staged tile out (after a synchronisation): unit `u` writes the tile's sorted keys `u,
+/// u + CUBE_DIM, ...`, the key at sorted index `local` with digit `d` to its row's slot
+/// `first[d] + local - digit_start[d]`, so consecutive units write consecutive slots of a
+/// digit.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn write_staged<I: Numeric>(
+    sorted_keys: &Shared<[u32]>,
+    sorted_positions: &Shared<[u32]>,
     digit_start: &Shared<[u32]>,
     first: &Shared<[u32]>,
     keys_out: &mut [u32],
@@ -265,22 +289,6 @@ fn write_ranked<I: Numeric>(
     #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
 ) {
-    let radix = comptime!(blueprint.digits() as u32);
-    let with_positions = comptime!(pass.positions != Positions::None);
-    let mut sorted_keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
-    let mut sorted_positions =
-        Shared::<[u32]>::new_slice(comptime!(if with_positions { blueprint.tile() } else { 1 }));
-    #[unroll]
-    for e in 0..blueprint.elements_per_unit {
-        if digits[e as usize] < radix {
-            let slot = slots[e as usize] as usize;
-            sorted_keys[slot] = keys[e as usize];
-            if with_positions {
-                sorted_positions[slot] = positions[e as usize];
-            }
-        }
-    }
-    sync_cube();
     let row_base = span.row * len;
     #[unroll]
     for e in 0..blueprint.elements_per_unit {
@@ -292,11 +300,33 @@ fn write_ranked<I: Numeric>(
             if pass.write_keys {
                 keys_out[slot] = key;
             }
-            if with_positions {
+            if comptime!(pass.positions != Positions::None) {
                 positions_out[slot] = I::cast_from(sorted_positions[local as usize]);
             }
         }
     }
+}
+
+/// Shared memory for a staged tile's positions (one word where none ride).
+#[cube]
+fn staging(#[comptime] pass: PassConfig, #[comptime] blueprint: SortBlueprint) -> Shared<[u32]> {
+    Shared::<[u32]>::new_slice(comptime!(if pass.positions != Positions::None {
+        blueprint.tile()
+    } else {
+        1
+    }))
+}
+
+/// A tile digit's count: the next digit's start less its own (the last digit's: the present
+/// keys less its start).
+#[cube]
+fn tile_digit_count(digit_start: &Shared<[u32]>, digit: u32, present: u32, radix: u32) -> u32 {
+    let end = if digit + 1 < radix {
+        digit_start[(digit + 1) as usize]
+    } else {
+        present
+    };
+    end - digit_start[digit as usize]
 }
 
 /// LSD pass, step 2: every tile ranks its keys by the pass's digit, puts them in digit order
@@ -348,11 +378,22 @@ pub(crate) fn scatter_kernel<I: Numeric>(
             offsets[(span.row * radix as usize + d as usize) * tiles_per_row + span.part];
         d += CUBE_DIM;
     }
-    write_ranked::<I>(
+    let mut sorted_keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
+    let mut sorted_positions = staging(pass, blueprint);
+    stage_ranked(
         &keys,
         &positions,
         &digits,
         &slots,
+        &mut sorted_keys,
+        &mut sorted_positions,
+        pass,
+        blueprint,
+    );
+    sync_cube();
+    write_staged::<I>(
+        &sorted_keys,
+        &sorted_positions,
         &digit_start,
         &first,
         keys_out,
@@ -473,14 +514,34 @@ pub(crate) fn onesweep_kernel<I: Numeric>(
         row_digit_starts(counts, row_counts, &mut first, blueprint);
     }
     sync_cube();
+    // Publish every digit's count now, stage the tile, and only then walk back: by then the
+    // predecessors have had the staging's time to publish their inclusive prefixes.
     let mut d = UNIT_POS;
     while d < radix {
-        let end = if d + 1 < radix {
-            digit_start[(d + 1) as usize]
+        let count = tile_digit_count(&digit_start, d, span.len, radix);
+        let seed = if span.part == 0 {
+            first[d as usize]
         } else {
-            span.len
+            0u32
         };
-        let count = end - digit_start[d as usize];
+        publish_digit_count(status, tile, span.part, radix, d, count, seed);
+        d += CUBE_DIM;
+    }
+    let mut sorted_keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
+    let mut sorted_positions = staging(pass, blueprint);
+    stage_ranked(
+        &keys,
+        &positions,
+        &digits,
+        &slots,
+        &mut sorted_keys,
+        &mut sorted_positions,
+        pass,
+        blueprint,
+    );
+    let mut d = UNIT_POS;
+    while d < radix {
+        let count = tile_digit_count(&digit_start, d, span.len, radix);
         let seed = if span.part == 0 {
             first[d as usize]
         } else {
@@ -489,11 +550,10 @@ pub(crate) fn onesweep_kernel<I: Numeric>(
         first[d as usize] = digit_prefix(status, tile, span.part, radix, d, count, seed);
         d += CUBE_DIM;
     }
-    write_ranked::<I>(
-        &keys,
-        &positions,
-        &digits,
-        &slots,
+    sync_cube();
+    write_staged::<I>(
+        &sorted_keys,
+        &sorted_positions,
         &digit_start,
         &first,
         keys_out,

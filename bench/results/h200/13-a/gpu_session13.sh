@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Thirteenth session (issue 15: the onesweep sort).
+#   sort   the sort rows (sort i32, sort_with_indices and argsort f32 at 2^28, sort_with_indices
+#          2^24, [4096, 32768], [16384, 128], [64, 128256] descending, all-equal 2^24) through
+#          CUDA: the Burn op and each raw strategy (lsd, onesweep; in_cube where a row fits),
+#          then torch's sort rows in the same call; then `sort::` through CUDA and Vulkan,
+#          memcheck over `sort::` and racecheck over the onesweep tests, every process under
+#          `timeout`. Files: bench-cuda.txt, cuda.json, torch.txt, torch.json, tests-*.txt,
+#          memcheck.txt, racecheck.txt.
+#   sweep  onesweep's tile at 2^28 (sort i32 keys and sort_with_indices f32): units 256/512 x
+#          keys per unit 8/12/16, raw strategies only (`--no-burn`), then lsd at its default for
+#          reference. Files: sweep.txt, sweep.json.
+# Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
+#
+# usage: LIMIT=200 bash bench/gpu_session13.sh <sort|sweep>
+set -uo pipefail
+here="$(dirname "$0")"
+export LIMIT=${LIMIT:-200}
+source "$here/gpu_prelude.sh"
+case "$1" in
+sort)
+  args=(--case copy:268435456:f32)
+  for c in sort:268435456:i32 sort_with_indices:268435456:f32 argsort:268435456:f32 \
+    sort_with_indices:16777216:f32 sort_with_indices:4096x32768:f32 \
+    sort_with_indices:16384x128:f32 sort_with_indices:64x128256:f32:descending=true; do
+    args+=(--case "$c")
+  done
+  timeout ${BENCH_LIMIT:-240} .gpu/sieve-bench-cuda --json "$OUT/cuda.json" "${args[@]}" \
+    > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench rc=$?"; grep -E "^(sort|argsort|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|stock"
+  timeout ${TORCH_LIMIT:-100} python3 bench/torch_reference.py "$OUT/torch.json" --only=sort \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; grep -E "^(sort|argsort|copy)" "$OUT/torch.txt"
+  for b in cuda vulkan; do
+    timeout $limit .gpu/suite-$b --test-threads 2 sort:: --skip dtypes_sort \
+      > "$OUT/tests-$b.txt" 2>&1 &
+  done
+  timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda \
+    --test-threads 2 sort:: --skip dtypes_sort > "$OUT/memcheck.txt" 2>&1 &
+  timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda \
+    --test-threads 2 sort::many_tiles sort::every_length > "$OUT/racecheck.txt" 2>&1 &
+  wait
+  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  ;;
+sweep)
+  args=(--case copy:268435456:f32)
+  for t in units=256,epu=8 units=256,epu=12 units=256,epu=16 units=512,epu=8 units=512,epu=12; do
+    args+=(--case "sort:268435456:i32:$t" --case "sort_with_indices:268435456:f32:$t")
+  done
+  timeout ${BENCH_LIMIT:-500} .gpu/sieve-bench-cuda --no-burn --json "$OUT/sweep.json" "${args[@]}" \
+    > "$OUT/sweep.txt" 2>&1
+  echo "sweep rc=$?"; grep -E "^(sort|copy)" "$OUT/sweep.txt" | grep -v -E "skipped|stock"
+  ;;
+esac
