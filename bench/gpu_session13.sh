@@ -12,14 +12,49 @@
 #          reference, at 2^26 (the CPU check of 2^28 takes ~40 s a case); then Nsight Compute
 #          over one onesweep pass and one LSD scatter (sort_with_indices 2^26), and the
 #          onesweep pass's SASS with stall samples. Files: sweep.txt, sweep.json, ncu-*.
+#   check  after the onesweep tile publishes early and walks late: the sweep's rows, then
+#          `sort::` through CUDA and Vulkan with memcheck and racecheck (as in `sort`), and
+#          Nsight Compute's summary of one onesweep pass. Files: sweep.*, tests-*, memcheck,
+#          racecheck, ncu-onesweep.txt.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
-# usage: LIMIT=200 bash bench/gpu_session13.sh <sort|sweep>
+# usage: LIMIT=200 bash bench/gpu_session13.sh <sort|sweep|check>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-200}
 source "$here/gpu_prelude.sh"
+tests() {
+  for b in cuda vulkan; do
+    timeout $limit .gpu/suite-$b --test-threads 2 sort:: --skip dtypes_sort \
+      > "$OUT/tests-$b.txt" 2>&1 &
+  done
+  timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda \
+    --test-threads 2 sort:: --skip dtypes_sort > "$OUT/memcheck.txt" 2>&1 &
+  timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda \
+    --test-threads 2 sort::many_tiles sort::every_length > "$OUT/racecheck.txt" 2>&1 &
+  wait
+}
+sweep_args() {
+  args=(--case copy:268435456:f32)
+  for t in units=256,epu=8 units=256,epu=12 units=256,epu=16 units=512,epu=8 units=512,epu=12 \
+    units=128,epu=16; do
+    args+=(--case "sort:67108864:i32:$t" --case "sort_with_indices:67108864:f32:$t")
+  done
+}
 case "$1" in
+check)
+  sweep_args
+  timeout ${BENCH_LIMIT:-200} .gpu/sieve-bench-cuda --no-burn --json "$OUT/sweep.json" "${args[@]}" \
+    > "$OUT/sweep.txt" 2>&1
+  echo "sweep rc=$?"; grep -E "^(sort|copy)" "$OUT/sweep.txt" | grep -v -E "skipped|stock|auto"
+  tests
+  timeout ${NCU_LIMIT:-100} ncu --kernel-name regex:onesweep --launch-skip 6 --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section WarpStateStats \
+    .gpu/sieve-bench-cuda --no-burn --runs 10 --case sort_with_indices:67108864:f32 \
+    > "$OUT/ncu-onesweep.txt" 2>&1
+  echo "ncu rc=$?"; grep -E "^\s+(Duration|Issued Ipc|Achieved Occ)" "$OUT/ncu-onesweep.txt"
+  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  ;;
 sort)
   args=(--case copy:268435456:f32)
   for c in sort:268435456:i32 sort_with_indices:268435456:f32 argsort:268435456:f32 \

@@ -22,6 +22,7 @@ fn tiny_tuning(client: &Client) -> SortTuning {
     SortTuning {
         units_per_cube: caps.plane_size_max.max(4).next_power_of_two(),
         elements_per_unit: 2,
+        keys_only_elements_per_unit: 3,
         ..SortTuning::for_device(&caps)
     }
 }

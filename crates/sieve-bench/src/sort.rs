@@ -518,6 +518,7 @@ fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
     Some(SortTuning {
         units_per_cube: get("units").unwrap_or(base.units_per_cube),
         elements_per_unit: get("epu").unwrap_or(base.elements_per_unit),
+        keys_only_elements_per_unit: get("epu").unwrap_or(base.keys_only_elements_per_unit),
         radix_bits: get("bits").unwrap_or(base.radix_bits),
         in_cube_radix_bits: get("in_cube_bits").unwrap_or(base.in_cube_radix_bits),
         short_row_radix_bits: get("in_cube_bits").unwrap_or(base.short_row_radix_bits),

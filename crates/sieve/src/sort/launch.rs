@@ -182,6 +182,13 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
         ));
     }
     let tile_bytes = tuning.lsd_tile_bytes(caps);
+    if tuning.keys_only_elements_per_unit == 0 {
+        return Err(SieveError::invalid(
+            "tuning.keys_only_elements_per_unit",
+            0,
+            "at least 1",
+        ));
+    }
     if tuning.elements_per_unit == 0 || tile_bytes > caps.max_shared_bytes {
         return Err(SieveError::invalid(
             "tuning.elements_per_unit",
@@ -211,16 +218,6 @@ fn onesweep_blocker(caps: &DeviceCaps, len: usize) -> Option<String> {
     } else {
         None
     }
-}
-
-fn lsd_blueprint(caps: &DeviceCaps, tuning: &SortTuning) -> SortBlueprint {
-    SortBlueprint::new(
-        tuning.units_per_cube,
-        tuning.elements_per_unit,
-        tuning.radix_bits,
-        tuning.use_planes,
-        caps,
-    )
 }
 
 /// Where the last LSD pass writes.
@@ -257,7 +254,11 @@ impl Run<'_> {
     /// than there are digits).
     fn extent(&self) -> usize {
         let words = if self.kind.wide() { 2 } else { 1 };
-        let blueprint = lsd_blueprint(self.caps, &self.tuning);
+        let blueprint = [true, false]
+            .map(|with| self.tuning.lsd_blueprint(self.caps, with))
+            .into_iter()
+            .min_by_key(|b| b.tile())
+            .expect("two blueprints");
         let counts = self
             .problem
             .rows
@@ -482,7 +483,7 @@ impl Run<'_> {
         sink: Sink<'_>,
     ) -> Result<(), SieveError> {
         let n = self.elements();
-        let blueprint = lsd_blueprint(self.caps, &self.tuning);
+        let blueprint = self.tuning.lsd_blueprint(self.caps, with_positions);
         let passes = self.kind.key_bits().div_ceil(blueprint.radix_bits);
         let key_space = [self.client.empty(4 * n), self.client.empty(4 * n)];
         let position_space = if with_positions {
@@ -499,7 +500,7 @@ impl Run<'_> {
         };
         let onesweep = self
             .onesweep
-            .then(|| self.onesweep_counts(keys, counting, passes));
+            .then(|| self.onesweep_counts(keys, counting, passes, blueprint));
         let lsd_space = if self.onesweep {
             None
         } else {
@@ -556,8 +557,8 @@ impl Run<'_> {
                 config,
             };
             match (&onesweep, &lsd_space) {
-                (Some(space), _) => self.onesweep_pass(space, pass, passes, &pass_io),
-                (None, Some(space)) => self.lsd_pass(space, &pass_io)?,
+                (Some(space), _) => self.onesweep_pass(space, pass, passes, &pass_io, blueprint),
+                (None, Some(space)) => self.lsd_pass(space, &pass_io, blueprint)?,
                 (None, None) => unreachable!("one of the two is made above"),
             }
         }
@@ -565,9 +566,13 @@ impl Run<'_> {
     }
 
     /// One `Lsd` pass: count each tile's digits, scan the counts, scatter.
-    fn lsd_pass(&self, space: &LsdSpace, p: &PassIo<'_>) -> Result<(), SieveError> {
+    fn lsd_pass(
+        &self,
+        space: &LsdSpace,
+        p: &PassIo<'_>,
+        blueprint: SortBlueprint,
+    ) -> Result<(), SieveError> {
         let (counts, offsets) = (&space.counts, &space.offsets);
-        let blueprint = lsd_blueprint(self.caps, &self.tuning);
         let len = self.problem.len;
         let tiles_per_row = len.div_ceil(blueprint.tile());
         let total_tiles = self.problem.rows * tiles_per_row;
@@ -597,8 +602,8 @@ impl Run<'_> {
             scan_with(
                 self.client,
                 self.caps,
-                &counts,
-                &offsets,
+                counts,
+                offsets,
                 ScanProblem {
                     rows: self.problem.rows,
                     len: digits * tiles_per_row,
@@ -635,8 +640,13 @@ impl Run<'_> {
 
     /// Onesweep's first step, once per sort: every pass's digit counts of every row, from one
     /// read of `keys` (the first pass's input), into a zeroed `[rows, passes, digits]`.
-    fn onesweep_counts(&self, keys: &Handle, config: PassConfig, passes: u32) -> OnesweepSpace {
-        let blueprint = lsd_blueprint(self.caps, &self.tuning);
+    fn onesweep_counts(
+        &self,
+        keys: &Handle,
+        config: PassConfig,
+        passes: u32,
+        blueprint: SortBlueprint,
+    ) -> OnesweepSpace {
         let len = self.problem.len;
         let digits = blueprint.digits();
         let counts_len = self.problem.rows * passes as usize * digits;
@@ -676,8 +686,14 @@ impl Run<'_> {
 
     /// One onesweep pass: zero the status words and tile counter, then rank, chain and
     /// scatter in one launch.
-    fn onesweep_pass(&self, space: &OnesweepSpace, pass: u32, passes: u32, p: &PassIo<'_>) {
-        let blueprint = lsd_blueprint(self.caps, &self.tuning);
+    fn onesweep_pass(
+        &self,
+        space: &OnesweepSpace,
+        pass: u32,
+        passes: u32,
+        p: &PassIo<'_>,
+        blueprint: SortBlueprint,
+    ) {
         let len = self.problem.len;
         let tiles_per_row = len.div_ceil(blueprint.tile());
         let total_tiles = self.problem.rows * tiles_per_row;

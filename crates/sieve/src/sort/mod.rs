@@ -143,8 +143,12 @@ pub struct SortIo<'a> {
 pub struct SortTuning {
     /// Units per cube of the LSD passes (a power of two, at least the plane width).
     pub units_per_cube: u32,
-    /// Keys per unit per LSD tile.
+    /// Keys per unit per device-wide (`Lsd`, `Onesweep`) tile where positions ride with the
+    /// keys (`sort_with_indices`, argsort, every key that is not 32-bit).
     pub elements_per_unit: u32,
+    /// Keys per unit per device-wide tile of a keys-only sort of 32-bit keys (no positions:
+    /// half the registers and shared memory a key).
+    pub keys_only_elements_per_unit: u32,
     /// Bits per LSD pass (1..=8).
     pub radix_bits: u32,
     /// Bits per ranking of the in-cube sort (1..=8), for rows longer than
@@ -164,11 +168,14 @@ impl SortTuning {
     /// Rows up to this many keys rank with `short_row_radix_bits`.
     pub const SHORT_ROW: usize = 256;
 
-    /// 256 units (or as many as a cube may have) x up to 8 keys (a 2048-key tile), 8-bit
-    /// digits (4 passes for 32-bit keys); in one cube 8-bit digits, 6-bit for short rows.
-    /// Measured on the H200 (`bench/results/h200/log-sort-tuning.txt`): 2048-key tiles sort
-    /// 2^28 pairs in 16.1 ms, 4096-key tiles in 19.2 ms, 6144-key tiles in 28.2 ms; rows of
-    /// 128 keys sort in 0.086 ms with 6-bit digits, 0.095 ms with 4-bit, 0.104 ms with 8-bit.
+    /// 256 units (or as many as a cube may have) x up to 12 keys with positions (a 3072-key
+    /// tile) or 16 keys alone (4096), 8-bit digits (4 passes for 32-bit keys); in one cube
+    /// 8-bit digits, 6-bit for short rows. Measured on the H200 (`bench/results/h200/13-b`,
+    /// `13-c`: two sweeps of units 128/256/512 x keys 8/12/16 at 2^26, each strategy): with
+    /// positions 256 x 12 was the fastest or within 5% of it for both strategies (onesweep
+    /// 3.84-3.92 ms, 256 x 8 3.96-4.04); keys only, onesweep at 256 x 16 took 2.96-3.00 ms
+    /// against 3.45-3.54 at 256 x 8. Rows of 128 keys sort in 0.086 ms with 6-bit digits, 0.095
+    /// ms with 4-bit, 0.104 ms with 8-bit (`log-sort-tuning.txt`).
     ///
     /// Where the LSD tile and its ranker's state do not fit the device's shared memory, the
     /// tile takes fewer keys per unit (the split ranker needs 8 bytes a key more), then the
@@ -178,7 +185,8 @@ impl SortTuning {
     pub fn for_device(caps: &crate::DeviceCaps) -> Self {
         let mut tuning = SortTuning {
             units_per_cube: caps.cube_units(256),
-            elements_per_unit: 8,
+            elements_per_unit: 12,
+            keys_only_elements_per_unit: 16,
             radix_bits: 8,
             in_cube_radix_bits: 8,
             short_row_radix_bits: 6,
@@ -186,8 +194,9 @@ impl SortTuning {
             use_planes: caps.plane_ops,
         };
         while tuning.lsd_tile_bytes(caps) > caps.max_shared_bytes {
-            if tuning.elements_per_unit > 1 {
-                tuning.elements_per_unit /= 2;
+            if tuning.elements_per_unit > 1 || tuning.keys_only_elements_per_unit > 1 {
+                tuning.elements_per_unit = tuning.elements_per_unit.div_ceil(2);
+                tuning.keys_only_elements_per_unit = tuning.keys_only_elements_per_unit.div_ceil(2);
             } else if tuning.radix_bits > 1 {
                 tuning.radix_bits -= 1;
             } else {
@@ -197,19 +206,40 @@ impl SortTuning {
         tuning
     }
 
-    /// Shared memory of one LSD tile: keys and positions, plus the ranker's state.
+    /// Shared memory of the larger device-wide tile: keys and positions (or keys alone), plus
+    /// the ranker's state.
     pub fn lsd_tile_bytes(&self, caps: &crate::DeviceCaps) -> usize {
-        let blueprint = tile::SortBlueprint::new(
+        [(true, 8), (false, 4)]
+            .into_iter()
+            .map(|(with_positions, key_bytes)| {
+                let blueprint = self.lsd_blueprint(caps, with_positions);
+                blueprint.tile() * key_bytes + blueprint.ranking_bytes()
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The device-wide tile's blueprint, with or without positions riding.
+    pub(crate) fn lsd_blueprint(
+        &self,
+        caps: &crate::DeviceCaps,
+        with_positions: bool,
+    ) -> tile::SortBlueprint {
+        let elements_per_unit = if with_positions {
+            self.elements_per_unit
+        } else {
+            self.keys_only_elements_per_unit
+        };
+        tile::SortBlueprint::new(
             self.units_per_cube,
-            self.elements_per_unit,
+            elements_per_unit,
             self.radix_bits,
             self.use_planes,
             caps,
-        );
-        blueprint.tile() * 8 + blueprint.ranking_bytes()
+        )
     }
 
-    /// Keys per LSD tile.
+    /// Keys per device-wide tile with positions.
     pub fn tile(&self) -> usize {
         self.units_per_cube as usize * self.elements_per_unit as usize
     }
