@@ -16,9 +16,12 @@
 #          `sort::` through CUDA and Vulkan with memcheck and racecheck (as in `sort`), and
 #          Nsight Compute's summary of one onesweep pass. Files: sweep.*, tests-*, memcheck,
 #          racecheck, ncu-onesweep.txt.
+#   rest   the device-wide sort rows `sort` did not reach (2^24, [4096, 32768], [64, 128256])
+#          at the new tiles and at the old (`epu=8`) in the same call, sieve only, then
+#          `sort::` as in `sort`.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
-# usage: LIMIT=200 bash bench/gpu_session13.sh <sort|sweep|check>
+# usage: LIMIT=200 bash bench/gpu_session13.sh <sort|sweep|check|rest>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-200}
@@ -42,6 +45,19 @@ sweep_args() {
   done
 }
 case "$1" in
+rest)
+  args=(--case copy:268435456:f32)
+  for c in sort_with_indices:16777216:f32 sort:16777216:i32 sort_with_indices:4096x32768:f32 \
+    sort_with_indices:64x128256:f32:descending=true; do
+    args+=(--case "$c")
+    case $c in *descending*) args+=(--case "$c,epu=8");; *) args+=(--case "$c:epu=8");; esac
+  done
+  timeout ${BENCH_LIMIT:-200} .gpu/sieve-bench-cuda --json "$OUT/cuda.json" "${args[@]}" \
+    > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench rc=$?"; grep -E "^(sort|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|stock"
+  tests
+  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  ;;
 check)
   sweep_args
   timeout ${BENCH_LIMIT:-200} .gpu/sieve-bench-cuda --no-burn --json "$OUT/sweep.json" "${args[@]}" \
