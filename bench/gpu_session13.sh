@@ -84,23 +84,11 @@ sort)
   timeout ${TORCH_LIMIT:-100} python3 bench/torch_reference.py "$OUT/torch.json" --only=sort \
     > "$OUT/torch.txt" 2>&1
   echo "torch rc=$?"; grep -E "^(sort|argsort|copy)" "$OUT/torch.txt"
-  for b in cuda vulkan; do
-    timeout $limit .gpu/suite-$b --test-threads 2 sort:: --skip dtypes_sort \
-      > "$OUT/tests-$b.txt" 2>&1 &
-  done
-  timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda \
-    --test-threads 2 sort:: --skip dtypes_sort > "$OUT/memcheck.txt" 2>&1 &
-  timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda \
-    --test-threads 2 sort::many_tiles sort::every_length > "$OUT/racecheck.txt" 2>&1 &
-  wait
+  tests
   for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
   ;;
 sweep)
-  args=(--case copy:268435456:f32)
-  for t in units=256,epu=8 units=256,epu=12 units=256,epu=16 units=512,epu=8 units=512,epu=12 \
-    units=128,epu=16; do
-    args+=(--case "sort:67108864:i32:$t" --case "sort_with_indices:67108864:f32:$t")
-  done
+  sweep_args
   timeout ${BENCH_LIMIT:-500} .gpu/sieve-bench-cuda --no-burn --json "$OUT/sweep.json" "${args[@]}" \
     > "$OUT/sweep.txt" 2>&1
   echo "sweep rc=$?"; grep -E "^(sort|copy)" "$OUT/sweep.txt" | grep -v -E "skipped|stock"
