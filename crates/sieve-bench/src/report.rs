@@ -25,6 +25,9 @@ pub struct Row {
     /// Calls per timed sample (see `timing`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batch: Option<usize>,
+    /// Timed samples (fewer than `--runs` for a call past `timing::SLOW_CALL_MS`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub samples: Option<usize>,
     /// Host time per call to queue it (see `timing::Stats::queue_ms`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub queue_ms: Option<f64>,
@@ -69,6 +72,7 @@ impl Row {
             floor_bytes,
             gbps: None,
             batch: None,
+            samples: None,
             queue_ms: None,
             status: "ok".into(),
             note: None,
@@ -81,6 +85,7 @@ impl Row {
         self.max_ms = Some(stats.max_ms);
         self.gbps = Some(self.floor_bytes as f64 / (stats.median_ms * 1e-3) / 1e9);
         self.batch = Some(stats.batch);
+        self.samples = Some(stats.samples);
         self.queue_ms = Some(stats.queue_ms);
         self
     }

@@ -4,7 +4,10 @@
 //! sync latency overlapped instead of counted once per call. `batch` is chosen so a sample
 //! lasts about 3 ms (1 for calls slower than that, at most 64). Ops that read data back (a
 //! count, a host round trip) wait inside every call anyway. `bench/torch_reference.py`
-//! times torch the same way, with CUDA events around the batch.
+//! times torch the same way, with CUDA events around the batch. A call slower than
+//! [`SLOW_CALL_MS`] (stock Burn's host sorts: 5.5 s at 2^24) takes [`SLOW_SAMPLES`] samples,
+//! not `runs`: its median still reads to the millisecond, and 15 of them would spend a GPU
+//! call's time on one row (as in `bench/results/h200/13-e`).
 
 use std::time::Instant;
 
@@ -14,6 +17,10 @@ use cubecl::prelude::Client;
 /// Target length of one timed sample.
 const SAMPLE_MS: f64 = 3.0;
 const MAX_BATCH: usize = 64;
+/// A call at least this slow (its second warm-up) is sampled [`SLOW_SAMPLES`] times.
+pub const SLOW_CALL_MS: f64 = 1000.0;
+/// Samples of a call slower than [`SLOW_CALL_MS`].
+pub const SLOW_SAMPLES: usize = 3;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Stats {
@@ -22,6 +29,8 @@ pub struct Stats {
     pub max_ms: f64,
     /// Calls per timed sample.
     pub batch: usize,
+    /// Timed samples (the runs asked for, or [`SLOW_SAMPLES`] for a slow call).
+    pub samples: usize,
     /// Host time per call to queue it (the batch's calls before the sync, per call; median
     /// over the samples). Where it reaches `median_ms`, the host, not the device, sets the
     /// pace of back-to-back calls.
@@ -44,6 +53,11 @@ fn time(runs: usize, mut call: impl FnMut(), mut sync: impl FnMut()) -> Stats {
     timed_batch(1);
     let single = timed_batch(1).0;
     let batch = ((SAMPLE_MS / single.max(1e-6)).ceil() as usize).clamp(1, MAX_BATCH);
+    let runs = if single >= SLOW_CALL_MS {
+        runs.min(SLOW_SAMPLES)
+    } else {
+        runs
+    };
     let samples: Vec<(f64, f64)> = (0..runs).map(|_| timed_batch(batch)).collect();
     let mut ms: Vec<f64> = samples.iter().map(|s| s.0).collect();
     let mut queue: Vec<f64> = samples.iter().map(|s| s.1).collect();
@@ -54,6 +68,7 @@ fn time(runs: usize, mut call: impl FnMut(), mut sync: impl FnMut()) -> Stats {
         min_ms: ms[0],
         max_ms: ms[ms.len() - 1],
         batch,
+        samples: runs,
         queue_ms: queue[queue.len() / 2],
     }
 }
