@@ -19,9 +19,14 @@
 #   rest   the device-wide sort rows `sort` did not reach (2^24, [4096, 32768], [64, 128256])
 #          at the new tiles and at the old (`epu=8`) in the same call, sieve only, then
 #          `sort::` as in `sort`.
+#   next   (for the next session, not run in this one) the device-wide sort rows at the new
+#          tiles and at the old (`epu=8`) side by side: sort_with_indices 2^24, sort i32 2^24,
+#          [4096, 32768], [64, 128256] descending, and [16384, 128] (in-cube, as a control);
+#          then the sort-using modules (sort_ops, dtypes_sort, sets, topk, props) through CUDA
+#          and Vulkan, memcheck over sort_ops and dtypes_sort.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
-# usage: LIMIT=200 bash bench/gpu_session13.sh <sort|sweep|check|rest>
+# usage: LIMIT=200 bash bench/gpu_session13.sh <sort|sweep|check|rest|next>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-200}
@@ -45,6 +50,29 @@ sweep_args() {
   done
 }
 case "$1" in
+next)
+  args=(--case copy:268435456:f32)
+  for c in sort_with_indices:16777216:f32 sort:16777216:i32 sort_with_indices:4096x32768:f32 \
+    sort_with_indices:16384x128:f32; do
+    args+=(--case "$c" --case "$c:epu=8")
+  done
+  args+=(--case sort_with_indices:64x128256:f32:descending=true
+    --case sort_with_indices:64x128256:f32:descending=true,epu=8)
+  timeout ${BENCH_LIMIT:-240} .gpu/sieve-bench-cuda --json "$OUT/cuda.json" "${args[@]}" \
+    > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench rc=$?"; grep -E "^(sort|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|stock"
+  timeout ${TORCH_LIMIT:-80} python3 bench/torch_reference.py "$OUT/torch.json" --only=sort \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"
+  for b in cuda vulkan; do
+    timeout $limit .gpu/suite-$b --test-threads 2 sort_ops:: dtypes_sort:: sets:: topk:: \
+      props:: > "$OUT/tests-$b.txt" 2>&1 &
+  done
+  timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda \
+    --test-threads 2 sort_ops:: dtypes_sort:: > "$OUT/memcheck.txt" 2>&1 &
+  wait
+  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  ;;
 rest)
   args=(--case copy:268435456:f32)
   for c in sort_with_indices:16777216:f32 sort:16777216:i32 sort_with_indices:4096x32768:f32 \
