@@ -271,31 +271,34 @@ fn many_tiles_per_row_and_onesweep_refusal() {
             }
         }
     }
-    if !caps.forward_progress {
-        let keys = client.empty(64);
-        let e = sort::sort(
-            &client,
-            SortIo {
-                keys: &keys,
-                key_dtype: Dtype::F32,
-                keys_out: None,
-                indices_out: None,
-                index_dtype: Dtype::I32,
-            },
-            SortProblem { rows: 1, len: 4 },
-            SortOrder::Ascending,
-            SortOptions {
-                strategy: SortStrategy::Onesweep,
-                tuning: None,
-            },
-        )
-        .expect_err("onesweep without forward progress is refused")
-        .to_string();
-        assert!(
-            e.contains("options.strategy") && e.contains("forward progress"),
-            "{e}"
-        );
-    }
+    // Refused before anything is allocated or read: the keys buffer is a placeholder. Without
+    // forward progress every onesweep is refused; with it, rows of 2^30 keys and more (a
+    // status word counts below 2^30).
+    let keys = client.empty(64);
+    let (len, reason) = if caps.forward_progress {
+        (1 << 30, "2^30")
+    } else {
+        (4, "forward progress")
+    };
+    let e = sort::sort(
+        &client,
+        SortIo {
+            keys: &keys,
+            key_dtype: Dtype::F32,
+            keys_out: None,
+            indices_out: None,
+            index_dtype: Dtype::I32,
+        },
+        SortProblem { rows: 1, len },
+        SortOrder::Ascending,
+        SortOptions {
+            strategy: SortStrategy::Onesweep,
+            tuning: None,
+        },
+    )
+    .expect_err("onesweep is refused")
+    .to_string();
+    assert!(e.contains("options.strategy") && e.contains(reason), "{e}");
 }
 
 #[test]

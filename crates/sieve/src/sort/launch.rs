@@ -217,7 +217,7 @@ fn onesweep_blocker(caps: &DeviceCaps, len: usize) -> Option<String> {
         ))
     } else if len >= COUNT_LIMIT {
         Some(format!(
-            "rows of {len} keys: the onesweep look-back counts below {COUNT_LIMIT} keys a row"
+            "rows of {len} keys: the onesweep look-back counts below 2^30 ({COUNT_LIMIT}) keys a row"
         ))
     } else {
         None
