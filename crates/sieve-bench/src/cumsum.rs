@@ -17,21 +17,15 @@ use sieve::scan::{self, ScanKind, ScanOp, ScanOptions, ScanProblem, ScanStrategy
 use sieve_burn::SieveKind;
 
 use crate::case::{Case, Op};
-use crate::report::{Row, backend_name, mismatch};
-use crate::timing;
+use crate::report::{Row, mismatch};
+use crate::timing::Bench;
 
 /// Stock Burn's cumulative kernel folds the whole prefix for every element (O(len^2) per
 /// row); above this row length one call takes tens of seconds, so the row is reported as
 /// skipped.
 const BURN_MAX_ROW: usize = 1 << 20;
 
-pub fn run(
-    case: &Case,
-    device: &Device,
-    client: &Client,
-    runs: usize,
-    with_burn: bool,
-) -> Vec<Row> {
+pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     assert!(
         matches!(case.dtype.as_str(), "f32" | "i32"),
         "{} bench: f32 and i32 cases are defined, not {}",
@@ -39,20 +33,14 @@ pub fn run(
         case.dtype
     );
     match case.shape.len() {
-        1 => run_rank::<1>(case, device, client, runs, with_burn),
-        2 => run_rank::<2>(case, device, client, runs, with_burn),
-        3 => run_rank::<3>(case, device, client, runs, with_burn),
+        1 => run_rank::<1>(case, bench),
+        2 => run_rank::<2>(case, bench),
+        3 => run_rank::<3>(case, bench),
         r => panic!("{} bench: rank {r} is not supported (1..=3)", case.op),
     }
 }
 
-fn run_rank<const D: usize>(
-    case: &Case,
-    device: &Device,
-    client: &Client,
-    runs: usize,
-    with_burn: bool,
-) -> Vec<Row> {
+fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let dim = case.dim();
     assert!(
         dim < D,
@@ -61,10 +49,10 @@ fn run_rank<const D: usize>(
     );
     let op = scan_op(case.op);
     let n = case.numel();
-    let backend = backend_name(&sieve::DeviceCaps::of(client));
+    let backend = &bench.backend;
     let int = case.dtype == "i32";
     // Read once, written once, in the raw kernels' 4 bytes; the Burn rows in the tensor's own
-    // dtype (an Int tensor takes the device's int dtype).
+    // dtype (an Int tensor takes the bench.device's int dtype).
     let floor = 8 * n as u64;
     let mut rng = StdRng::seed_from_u64(0x51e7e);
     let data: Vec<f32> = (0..n)
@@ -75,7 +63,7 @@ fn run_rank<const D: usize>(
         })
         .collect();
     let expected = reference(&data, &case.shape, dim, op);
-    let input = Input::<D>::new(&data, &case.shape, int, device);
+    let input = Input::<D>::new(&data, &case.shape, int, bench.device);
     let burn_floor = 2 * input.elem_bytes() * n as u64;
     let mut rows = Vec::new();
 
@@ -84,7 +72,7 @@ fn run_rank<const D: usize>(
     rows.push(row.checked(
         mismatch(&input.apply(dim, op, false).values(), &expected),
         || {
-            timing::time_burn(device, runs, || {
+            bench.time_burn(|| {
                 let _out = input.apply(dim, op, false);
             })
         },
@@ -101,15 +89,15 @@ fn run_rank<const D: usize>(
             let ints: Vec<i32> = data.iter().map(|&x| x as i32).collect();
             (
                 sieve::Dtype::I32,
-                client.create_from_slice(bytemuck::cast_slice(&ints)),
+                bench.client.create_from_slice(bytemuck::cast_slice(&ints)),
             )
         } else {
             (
                 sieve::Dtype::F32,
-                client.create_from_slice(bytemuck::cast_slice(&data)),
+                bench.client.create_from_slice(bytemuck::cast_slice(&data)),
             )
         };
-        let out_handle = client.empty(4 * n.max(1));
+        let out_handle = bench.client.empty(4 * n.max(1));
         for strategy in raw_strategies(case) {
             let row = Row::new(
                 case,
@@ -122,13 +110,13 @@ fn run_rank<const D: usize>(
                 strategy,
                 tuning: scan_tuning_override(
                     case,
-                    client,
+                    bench.client,
                     strategy == ScanStrategy::DecoupledLookback,
                 ),
             };
             let launch = || {
                 scan::scan_op(
-                    client,
+                    bench.client,
                     &in_handle,
                     &out_handle,
                     problem,
@@ -142,7 +130,10 @@ fn run_rank<const D: usize>(
                 rows.push(row.untimed("skipped", e.to_string()));
                 continue;
             }
-            let got = client.read_one(out_handle.clone()).expect("read back");
+            let got = bench
+                .client
+                .read_one(out_handle.clone())
+                .expect("read back");
             let got: Vec<f32> = if int {
                 let ints: &[i32] = bytemuck::cast_slice(&got[..4 * n]);
                 ints.iter().map(|&x| x as f32).collect()
@@ -150,7 +141,7 @@ fn run_rank<const D: usize>(
                 bytemuck::cast_slice(&got[..4 * n]).to_vec()
             };
             rows.push(row.checked(mismatch(&got, &expected), || {
-                timing::time_raw(client, runs, || {
+                bench.time_raw(|| {
                     launch().expect("scan");
                 })
             }));
@@ -168,11 +159,11 @@ fn run_rank<const D: usize>(
             ),
         )
     });
-    rows.push(row.stock(with_burn, too_long, |row| {
+    rows.push(row.stock(bench.with_burn, too_long, |row| {
         row.checked(
             mismatch(&input.apply(dim, op, true).values(), &expected),
             || {
-                timing::time_burn(device, runs, || {
+                bench.time_burn(|| {
                     let _out = input.apply(dim, op, true);
                 })
             },

@@ -8,7 +8,7 @@
 //! the storage Burn uses on the device: 1 byte, or 4 on wgpu devices without byte buffers).
 //! The raw rows use byte masks where the device has byte buffers, else 32-bit words.
 
-use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use burn::tensor::{Bool, Int, Tensor, TensorData};
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -19,7 +19,7 @@ use sieve::{DeviceCaps, Dtype};
 
 use crate::case::{Case, Op};
 use crate::report::{Row, backend_name, mismatch};
-use crate::timing;
+use crate::timing::Bench;
 
 /// Stock Burn reads the tensor back to the host; one call at 2^24 takes over a second, so
 /// larger rows are reported as skipped.
@@ -81,13 +81,7 @@ impl Inputs {
     }
 }
 
-pub fn run(
-    case: &Case,
-    device: &Device,
-    client: &Client,
-    runs: usize,
-    with_burn: bool,
-) -> Vec<Row> {
+pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     assert_eq!(
         case.dtype,
         if case.op == Op::Argwhere {
@@ -103,30 +97,23 @@ pub fn run(
             "f32"
         }
     );
-    let inputs = Inputs::new(case, client);
+    let inputs = Inputs::new(case, bench.client);
     match case.op {
-        Op::MaskSelect => mask_select(case, &inputs, device, client, runs, with_burn),
-        Op::Argwhere => argwhere(case, &inputs, device, client, runs, with_burn),
-        Op::CompactRows => compact_rows(case, &inputs, device, client, runs),
+        Op::MaskSelect => mask_select(case, &inputs, bench),
+        Op::Argwhere => argwhere(case, &inputs, bench),
+        Op::CompactRows => compact_rows(case, &inputs, bench),
         other => panic!("filter bench: {other} is not a filter op"),
     }
 }
 
-fn mask_select(
-    case: &Case,
-    inputs: &Inputs,
-    device: &Device,
-    client: &Client,
-    runs: usize,
-    with_burn: bool,
-) -> Vec<Row> {
+fn mask_select(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
     let n = case.numel();
     let expected: Vec<f32> = (0..n)
         .filter(|&i| inputs.mask[i])
         .map(|i| inputs.values[i])
         .collect();
-    let x = Tensor::<1>::from_data(TensorData::new(inputs.values.clone(), [n]), device);
-    let m = Tensor::<1, Bool>::from_data(TensorData::new(inputs.mask.clone(), [n]), device);
+    let x = Tensor::<1>::from_data(TensorData::new(inputs.values.clone(), [n]), bench.device);
+    let m = Tensor::<1, Bool>::from_data(TensorData::new(inputs.mask.clone(), [n]), bench.device);
     let floor = n as u64 * (4 + mask_bytes(&m)) + 4 * inputs.survivors();
     let mut rows = Vec::new();
 
@@ -139,7 +126,7 @@ fn mask_select(
     );
     let got = sieve_burn::mask_select(x.clone(), m.clone());
     rows.push(row.checked(mismatch(&to_vec(got), &expected), || {
-        timing::time_burn(device, runs, || {
+        bench.time_burn(|| {
             let _out = sieve_burn::mask_select(x.clone(), m.clone());
         })
     }));
@@ -157,21 +144,13 @@ fn mask_select(
     let count: i64 = count.into_scalar();
     rows.push(
         row.checked(mismatch(&got[..count as usize], &expected), || {
-            timing::time_burn(device, runs, || {
+            bench.time_burn(|| {
                 let _out = sieve_burn::mask_select_padded(x.clone(), m.clone());
             })
         }),
     );
 
-    rows.extend(raw_rows(
-        case,
-        inputs,
-        client,
-        runs,
-        floor,
-        Rejected::Drop,
-        true,
-    ));
+    rows.extend(raw_rows(case, inputs, bench, floor, Rejected::Drop, true));
 
     let row = Row::new(case, "burn", &inputs.backend, floor, &[]);
     let too_big = (n > BURN_MAX).then(|| {
@@ -180,10 +159,10 @@ fn mask_select(
             format!("stock mask_select copies to the host; not run above {BURN_MAX} elements"),
         )
     });
-    rows.push(row.stock(with_burn, too_big, |row| {
+    rows.push(row.stock(bench.with_burn, too_big, |row| {
         let got = x.clone().mask_select(m.clone());
         row.checked(mismatch(&to_vec(got), &expected), || {
-            timing::time_burn(device, runs, || {
+            bench.time_burn(|| {
                 let _out = x.clone().mask_select(m.clone());
             })
         })
@@ -191,18 +170,11 @@ fn mask_select(
     rows
 }
 
-fn argwhere(
-    case: &Case,
-    inputs: &Inputs,
-    device: &Device,
-    client: &Client,
-    runs: usize,
-    with_burn: bool,
-) -> Vec<Row> {
+fn argwhere(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
     let n = case.numel();
     assert_eq!(case.shape.len(), 1, "argwhere bench: 1-D masks only");
-    let m = Tensor::<1, Bool>::from_data(TensorData::new(inputs.mask.clone(), [n]), device);
-    let index_bytes = Tensor::<1, Int>::empty([1], device).dtype().size() as u64;
+    let m = Tensor::<1, Bool>::from_data(TensorData::new(inputs.mask.clone(), [n]), bench.device);
+    let index_bytes = Tensor::<1, Int>::empty([1], bench.device).dtype().size() as u64;
     let floor = n as u64 * mask_bytes(&m) + index_bytes * inputs.survivors();
     let expected: Vec<i64> = (0..n as i64).filter(|&i| inputs.mask[i as usize]).collect();
     let mut rows = Vec::new();
@@ -219,20 +191,12 @@ fn argwhere(
         .iter::<i64>()
         .collect();
     rows.push(row.checked(mismatch(&got, &expected), || {
-        timing::time_burn(device, runs, || {
+        bench.time_burn(|| {
             let _out = sieve_burn::argwhere(m.clone());
         })
     }));
 
-    rows.extend(raw_rows(
-        case,
-        inputs,
-        client,
-        runs,
-        floor,
-        Rejected::Drop,
-        false,
-    ));
+    rows.extend(raw_rows(case, inputs, bench, floor, Rejected::Drop, false));
 
     let row = Row::new(case, "burn", &inputs.backend, floor, &[]);
     let too_big = (n > BURN_MAX).then(|| {
@@ -241,10 +205,10 @@ fn argwhere(
             format!("stock argwhere copies to the host; not run above {BURN_MAX} elements"),
         )
     });
-    rows.push(row.stock(with_burn, too_big, |row| {
+    rows.push(row.stock(bench.with_burn, too_big, |row| {
         let got: Vec<i64> = m.clone().argwhere().into_data().iter::<i64>().collect();
         row.checked(mismatch(&got, &expected), || {
-            timing::time_burn(device, runs, || {
+            bench.time_burn(|| {
                 let _out = m.clone().argwhere();
             })
         })
@@ -252,13 +216,7 @@ fn argwhere(
     rows
 }
 
-fn compact_rows(
-    case: &Case,
-    inputs: &Inputs,
-    device: &Device,
-    client: &Client,
-    runs: usize,
-) -> Vec<Row> {
+fn compact_rows(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
     assert_eq!(case.shape.len(), 2, "compact_rows bench: [rows, len] only");
     let (r, len) = (case.shape[0], case.shape[1]);
     let n = r * len;
@@ -272,8 +230,12 @@ fn compact_rows(
             }
         }
     }
-    let x = Tensor::<2>::from_data(TensorData::new(inputs.values.clone(), [r, len]), device);
-    let m = Tensor::<2, Bool>::from_data(TensorData::new(inputs.mask.clone(), [r, len]), device);
+    let x = Tensor::<2>::from_data(
+        TensorData::new(inputs.values.clone(), [r, len]),
+        bench.device,
+    );
+    let m =
+        Tensor::<2, Bool>::from_data(TensorData::new(inputs.mask.clone(), [r, len]), bench.device);
     // Every slot is written (survivors, then zeros), plus one count per row.
     let floor = n as u64 * (4 + mask_bytes(&m)) + 4 * n as u64 + 4 * r as u64;
     let mut rows = Vec::new();
@@ -287,20 +249,12 @@ fn compact_rows(
     );
     let (got, _) = sieve_burn::compact_rows(x.clone(), m.clone());
     rows.push(row.checked(mismatch(&to_vec(got), &expected), || {
-        timing::time_burn(device, runs, || {
+        bench.time_burn(|| {
             let _out = sieve_burn::compact_rows(x.clone(), m.clone());
         })
     }));
 
-    rows.extend(raw_rows(
-        case,
-        inputs,
-        client,
-        runs,
-        floor,
-        Rejected::Zero,
-        true,
-    ));
+    rows.extend(raw_rows(case, inputs, bench, floor, Rejected::Zero, true));
     rows.push(
         Row::new(case, "burn", &inputs.backend, floor, &[])
             .untimed("skipped", "stock Burn has no per-row compaction".into()),
@@ -313,8 +267,7 @@ fn compact_rows(
 fn raw_rows(
     case: &Case,
     inputs: &Inputs,
-    client: &Client,
-    runs: usize,
+    bench: &Bench<'_>,
     floor: u64,
     rejected: Rejected,
     with_values: bool,
@@ -324,11 +277,14 @@ fn raw_rows(
         _ => (1, case.numel()),
     };
     let n = rows * len;
-    let mask = inputs.upload_mask(client);
-    let values =
-        with_values.then(|| client.create_from_slice(bytemuck::cast_slice(&inputs.values)));
-    let out = client.empty(4 * n.max(1));
-    let counts = client.empty(4 * rows.max(1));
+    let mask = inputs.upload_mask(bench.client);
+    let values = with_values.then(|| {
+        bench
+            .client
+            .create_from_slice(bytemuck::cast_slice(&inputs.values))
+    });
+    let out = bench.client.empty(4 * n.max(1));
+    let counts = bench.client.empty(4 * rows.max(1));
     let asked = case.params.get("strategy").map(String::as_str);
     // `alloc=per_call`: also time each strategy with outputs allocated on every call.
     let per_call = case.params.get("alloc").is_some_and(|a| a == "per_call");
@@ -345,7 +301,7 @@ fn raw_rows(
         // One compaction into the given output and count buffers.
         let launch_into = |out: &Handle, counts: &Handle| {
             compact::compact(
-                client,
+                bench.client,
                 Flags::Mask {
                     mask: &mask,
                     storage: inputs.storage,
@@ -364,7 +320,7 @@ fn raw_rows(
                     strategy,
                     tuning: crate::cumsum::scan_tuning_override(
                         case,
-                        client,
+                        bench.client,
                         strategy == CompactStrategy::ScatterLookback,
                     ),
                 },
@@ -376,7 +332,7 @@ fn raw_rows(
             continue;
         }
         let wrong = check_raw(
-            client,
+            bench.client,
             inputs,
             &out,
             &counts,
@@ -386,7 +342,7 @@ fn raw_rows(
             with_values,
         );
         out_rows.push(row.checked(wrong, || {
-            timing::time_raw(client, runs, || {
+            bench.time_raw(|| {
                 launch().expect("compaction");
             })
         }));
@@ -399,9 +355,9 @@ fn raw_rows(
                 floor,
                 &[("strategy", strategy.name()), ("alloc", "per_call")],
             );
-            out_rows.push(row.timed(timing::time_raw(client, runs, || {
-                let fresh_out = client.empty(4 * n.max(1));
-                let fresh_counts = client.empty(4 * rows.max(1));
+            out_rows.push(row.timed(bench.time_raw(|| {
+                let fresh_out = bench.client.empty(4 * n.max(1));
+                let fresh_counts = bench.client.empty(4 * rows.max(1));
                 launch_into(&fresh_out, &fresh_counts).expect("compaction");
             })));
         }

@@ -77,18 +77,25 @@ fn main() {
 
     let mut report = Report::new(&caps, std::env::args().collect::<Vec<_>>().join(" "));
     let runs = cli.runs as usize;
+    let bench = timing::Bench {
+        device: &device,
+        client: &client,
+        runs,
+        with_burn: !cli.no_burn,
+        backend: report::backend_name(&caps),
+    };
     let copy_len = cases.iter().map(Case::numel).max().unwrap_or(1 << 20);
     report.push(copy::time_copy(&client, copy_len, runs));
     for case in &cases {
         eprintln!("running {case}");
         let rows: Vec<Row> = match case.op.family() {
             Family::Copy => vec![copy::time_copy(&client, case.numel(), runs)],
-            Family::Scan => cumsum::run(case, &device, &client, runs, !cli.no_burn),
-            Family::Filter => filter::run(case, &device, &client, runs, !cli.no_burn),
-            Family::Sort => sort::run(case, &device, &client, runs, !cli.no_burn),
-            Family::Topk => topk::run(case, &device, &client, runs, !cli.no_burn),
-            Family::Sample => sample::run(case, &device, &client, runs),
-            Family::Sets => sets::run(case, &device, &client, runs),
+            Family::Scan => cumsum::run(case, &bench),
+            Family::Filter => filter::run(case, &bench),
+            Family::Sort => sort::run(case, &bench),
+            Family::Topk => topk::run(case, &bench),
+            Family::Sample => sample::run(case, &bench),
+            Family::Sets => sets::run(case, &bench),
         };
         for row in rows {
             report.push(row);

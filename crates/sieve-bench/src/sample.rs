@@ -7,19 +7,14 @@
 //! no sampling op; torch's reference (sort, softmax, cumsum, mask, multinomial) is in
 //! `bench/torch_reference.py`.
 
-use burn::tensor::{DType, Device, Int, Tensor, TensorData};
+use burn::tensor::{DType, Int, Tensor, TensorData};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 use crate::case::Case;
 use crate::report::Row;
-use crate::timing;
+use crate::timing::Bench;
 
-pub fn run(
-    case: &Case,
-    device: &Device,
-    client: &cubecl::prelude::Client,
-    runs: usize,
-) -> Vec<Row> {
+pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let [batch, vocab] = case.shape[..] else {
         panic!("top_k_top_p_sample bench: shape must be [batch, vocab]");
     };
@@ -39,7 +34,8 @@ pub fn run(
         .map(|_| rng.random_range(-4.0f32..4.0))
         .collect();
     // The logits as the dtype holds them, for the check.
-    let logits = Tensor::<2>::from_data(TensorData::new(data, [batch, vocab]), device).cast(dtype);
+    let logits =
+        Tensor::<2>::from_data(TensorData::new(data, [batch, vocab]), bench.device).cast(dtype);
     let held: Vec<f32> = logits
         .clone()
         .cast(DType::F32)
@@ -48,17 +44,11 @@ pub fn run(
         .collect();
     let seeds = Tensor::<1, Int>::from_data(
         TensorData::new((0..batch as i64).collect::<Vec<_>>(), [batch]),
-        device,
+        bench.device,
     );
     let index_bytes = seeds.dtype().size() as u64;
     let floor = (batch * vocab) as u64 * dtype.size() as u64 + batch as u64 * index_bytes;
-    let row = Row::new(
-        case,
-        "sieve",
-        &crate::report::backend_name(&sieve::DeviceCaps::of(client)),
-        floor,
-        &[],
-    );
+    let row = Row::new(case, "sieve", &bench.backend, floor, &[]);
     let draw = || {
         sieve_burn::sampling::top_k_top_p_sample(
             logits.clone(),
@@ -70,17 +60,9 @@ pub fn run(
     };
     let tokens: Vec<i64> = draw().into_data().iter::<i64>().collect();
     let wrong = check(&held, vocab, k, p, t, &tokens);
-    let mut rows = vec![row.checked(wrong, || timing::time_burn(device, runs, || drop(draw())))];
+    let mut rows = vec![row.checked(wrong, || bench.time_burn(|| drop(draw())))];
     if dtype == DType::F32 {
-        rows.push(raw(
-            case,
-            client,
-            runs,
-            &held,
-            [batch, vocab],
-            (k, p, t),
-            floor,
-        ));
+        rows.push(raw(case, bench, &held, [batch, vocab], (k, p, t), floor));
     }
     // Where a long row's reduction goes: the row maximum through stock Burn's `max_dim` and
     // `argmax`, and through sieve's top-1 (what the draws use), each checked against the
@@ -90,7 +72,7 @@ pub fn run(
         .chunks(vocab)
         .map(|r| r.iter().copied().fold(f32::NEG_INFINITY, f32::max))
         .collect();
-    let backend = crate::report::backend_name(&sieve::DeviceCaps::of(client));
+    let backend = &bench.backend;
     let reduce_floor = (batch * vocab) as u64 * 4;
     let stage =
         |name: &str, max: &dyn Fn() -> (Tensor<2>, Tensor<2, Int>), implementation: &str| {
@@ -109,7 +91,7 @@ pub fn run(
                 (got[r] != want[r] || by_id != want[r])
                     .then(|| format!("row {r}: max {} at {}, expected {}", got[r], at[r], want[r]))
             });
-            row.checked(wrong, || timing::time_burn(device, runs, || drop(max())))
+            row.checked(wrong, || bench.time_burn(|| drop(max())))
         };
     rows.push(stage(
         "row_max",
@@ -128,8 +110,7 @@ pub fn run(
 /// parameters for every row), checked as the op is: the op's own cost is the difference.
 fn raw(
     case: &Case,
-    client: &cubecl::prelude::Client,
-    runs: usize,
+    bench: &Bench<'_>,
     held: &[f32],
     [batch, vocab]: [usize; 2],
     (k, p, t): (usize, f64, f64),
@@ -137,10 +118,10 @@ fn raw(
 ) -> Row {
     use sieve::Dtype;
     use sieve::sample::{DrawParams, DrawRows, SampleIo, top_k_top_p};
-    let upload = |bytes: &[u8]| client.create_from_slice(bytes);
+    let upload = |bytes: &[u8]| bench.client.create_from_slice(bytes);
     let logits = upload(bytemuck::cast_slice(held));
     let seeds = upload(bytemuck::cast_slice(&(0..batch as i32).collect::<Vec<_>>()));
-    let tokens = client.empty(4 * batch);
+    let tokens = bench.client.empty(4 * batch);
     let call = || {
         let io = SampleIo {
             logits: &logits,
@@ -156,24 +137,16 @@ fn raw(
                 token_dtype: Dtype::I32,
             },
         };
-        top_k_top_p(client, io, batch, vocab, k).expect("a valid draw");
+        top_k_top_p(bench.client, io, batch, vocab, k).expect("a valid draw");
     };
     call();
-    let bytes = client.read_one(tokens.clone()).expect("tokens");
+    let bytes = bench.client.read_one(tokens.clone()).expect("tokens");
     let got: Vec<i64> = bytemuck::cast_slice::<u8, i32>(&bytes)[..batch]
         .iter()
         .map(|&v| v as i64)
         .collect();
-    let row = Row::new(
-        case,
-        "sieve",
-        &crate::report::backend_name(&sieve::DeviceCaps::of(client)),
-        floor,
-        &[("stage", "raw")],
-    );
-    row.checked(check(held, vocab, k, p, t, &got), || {
-        timing::time_raw(client, runs, call)
-    })
+    let row = Row::new(case, "sieve", &bench.backend, floor, &[("stage", "raw")]);
+    row.checked(check(held, vocab, k, p, t, &got), || bench.time_raw(call))
 }
 
 /// Why a draw is outside its row's filtered set, if one is.

@@ -4,21 +4,16 @@
 //! sieve's Burn ops only; torch's rows come from `bench/torch_reference.py`. Stock Burn has
 //! neither op.
 
-use burn::tensor::{Device, Int, Tensor, TensorData};
+use burn::tensor::{Int, Tensor, TensorData};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 use crate::case::{Case, Op};
-use crate::report::{Row, backend_name};
-use crate::timing;
+use crate::report::Row;
+use crate::timing::Bench;
 
-pub fn run(
-    case: &Case,
-    device: &Device,
-    client: &cubecl::prelude::Client,
-    runs: usize,
-) -> Vec<Row> {
+pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let n = case.numel();
-    let backend = backend_name(&sieve::DeviceCaps::of(client));
+    let backend = &bench.backend;
     let mut rng = StdRng::seed_from_u64(0x5e75);
     match case.op {
         Op::Unique => {
@@ -32,7 +27,7 @@ pub fn run(
                 .filter(|&v| seen[v])
                 .map(|v| v as f32)
                 .collect();
-            let x = Tensor::<1>::from_data(TensorData::new(data, [n]), device);
+            let x = Tensor::<1>::from_data(TensorData::new(data, [n]), bench.device);
             let floor = 4 * (n + want.len()) as u64;
             let row = Row::new(case, "sieve", &backend, floor, &[]);
             let got: Vec<f32> = sieve_burn::unique(x.clone())
@@ -47,7 +42,7 @@ pub fn run(
                 )
             });
             vec![row.checked(wrong, || {
-                timing::time_burn(device, runs, || drop(sieve_burn::unique(x.clone())))
+                bench.time_burn(|| drop(sieve_burn::unique(x.clone())))
             })]
         }
         Op::Searchsorted => {
@@ -59,15 +54,15 @@ pub fn run(
                 .iter()
                 .map(|q| keys.partition_point(|k| k < q) as i64)
                 .collect();
-            let seq = Tensor::<1>::from_data(TensorData::new(keys, [m]), device);
-            let q = Tensor::<1>::from_data(TensorData::new(queries, [n]), device);
-            let index_bytes = Tensor::<1, Int>::empty([1], device).dtype().size() as u64;
+            let seq = Tensor::<1>::from_data(TensorData::new(keys, [m]), bench.device);
+            let q = Tensor::<1>::from_data(TensorData::new(queries, [n]), bench.device);
+            let index_bytes = Tensor::<1, Int>::empty([1], bench.device).dtype().size() as u64;
             let floor = 4 * (m + n) as u64 + index_bytes * n as u64;
             let row = Row::new(case, "sieve", &backend, floor, &[]);
             let search = || sieve_burn::searchsorted(seq.clone(), q.clone(), false);
             let got: Vec<i64> = search().into_data().iter::<i64>().collect();
             let wrong = crate::report::mismatch(&got, &want);
-            vec![row.checked(wrong, || timing::time_burn(device, runs, || drop(search())))]
+            vec![row.checked(wrong, || bench.time_burn(|| drop(search())))]
         }
         op => panic!("sets bench: {op} is not a set op"),
     }

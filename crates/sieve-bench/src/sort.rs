@@ -15,22 +15,16 @@ use sieve::sort::{self, SortIo, SortOptions, SortOrder, SortProblem, SortStrateg
 use sieve::{DeviceCaps, Dtype};
 
 use crate::case::{Case, Op};
-use crate::report::{Row, backend_name};
-use crate::timing;
+use crate::report::Row;
+use crate::timing::Bench;
 
 /// Stock Burn sorts on the host; larger cases are reported as skipped.
 const BURN_MAX: usize = 1 << 24;
 
-pub fn run(
-    case: &Case,
-    device: &Device,
-    client: &Client,
-    runs: usize,
-    with_burn: bool,
-) -> Vec<Row> {
+pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     match case.shape.len() {
-        1 => run_rank::<1>(case, device, client, runs, with_burn),
-        2 => run_rank::<2>(case, device, client, runs, with_burn),
+        1 => run_rank::<1>(case, bench),
+        2 => run_rank::<2>(case, bench),
         r => panic!("{} bench: rank {r} is not supported (1 or 2)", case.op),
     }
 }
@@ -41,16 +35,10 @@ fn descending(case: &Case) -> bool {
         .is_some_and(|d| d == "true" || d == "1")
 }
 
-fn run_rank<const D: usize>(
-    case: &Case,
-    device: &Device,
-    client: &Client,
-    runs: usize,
-    with_burn: bool,
-) -> Vec<Row> {
+fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let n = case.numel();
     let len = *case.shape.last().unwrap();
-    let backend = backend_name(&DeviceCaps::of(client));
+    let backend = &bench.backend;
     let all_equal = case.params.get("dist").is_some_and(|d| d == "all_equal");
     let desc = descending(case);
     let mut rng = StdRng::seed_from_u64(0x5047);
@@ -67,7 +55,7 @@ fn run_rank<const D: usize>(
         .collect();
     let shape = case.shape.clone();
     let mut rows = Vec::new();
-    let index_bytes = Tensor::<1, Int>::empty([1], device).dtype().size() as u64;
+    let index_bytes = Tensor::<1, Int>::empty([1], bench.device).dtype().size() as u64;
     let key_bytes = 4u64;
     let op = case.op;
     // Floor: keys read once; keys and/or indices written once.
@@ -79,18 +67,18 @@ fn run_rank<const D: usize>(
     let float = case.dtype == "f32";
     let x_float = float.then(|| {
         let data: Vec<f32> = keys.iter().map(|&k| k as f32).collect();
-        Tensor::<D>::from_data(TensorData::new(data, shape.clone()), device)
+        Tensor::<D>::from_data(TensorData::new(data, shape.clone()), bench.device)
     });
     let x_int = (!float).then(|| {
         let data: Vec<i32> = keys.iter().map(|&k| k as i32).collect();
-        Tensor::<D, Int>::from_data(TensorData::new(data, shape.clone()), device)
+        Tensor::<D, Int>::from_data(TensorData::new(data, shape.clone()), bench.device)
     });
     let dim = D - 1;
 
     // The split's mask, uploaded once (unused by split_by_bit).
     let split_mask = Tensor::<D, Bool>::from_data(
         TensorData::new(split_flags(case, &keys), shape.clone()),
-        device,
+        bench.device,
     );
 
     // sieve through Burn.
@@ -109,13 +97,13 @@ fn run_rank<const D: usize>(
         }
         Op::StablePartition | Op::SplitByBit => {
             let (values, indices, flags) =
-                run_split(case, x_float.clone(), x_int.clone(), &keys, device);
+                run_split(case, x_float.clone(), x_int.clone(), &keys, bench.device);
             check_split(&keys, &flags, len, &values, &indices)
         }
         other => panic!("sort bench: {other} is not a sort op"),
     };
     rows.push(row.checked(wrong, || {
-        timing::time_burn(device, runs, || match op {
+        bench.time_burn(|| match op {
             Op::StablePartition | Op::SplitByBit => {
                 run_split_lazy(case, x_float.clone(), x_int.clone(), &split_mask);
             }
@@ -141,9 +129,9 @@ fn run_rank<const D: usize>(
                 }
             })
             .collect();
-        let input = client.create_from_slice(bytemuck::cast_slice(&bits));
-        let keys_out = client.empty(4 * n.max(1));
-        let indices_out = client.empty(4 * n.max(1));
+        let input = bench.client.create_from_slice(bytemuck::cast_slice(&bits));
+        let keys_out = bench.client.empty(4 * n.max(1));
+        let indices_out = bench.client.empty(4 * n.max(1));
         for strategy in [
             SortStrategy::InCube,
             SortStrategy::Lsd,
@@ -158,7 +146,7 @@ fn run_rank<const D: usize>(
             );
             let launch = || {
                 sort::sort(
-                    client,
+                    bench.client,
                     SortIo {
                         keys: &input,
                         key_dtype: if float { Dtype::F32 } else { Dtype::I32 },
@@ -177,7 +165,7 @@ fn run_rank<const D: usize>(
                     },
                     SortOptions {
                         strategy,
-                        tuning: sort_tuning_override(case, client),
+                        tuning: sort_tuning_override(case, bench.client),
                     },
                 )
             };
@@ -185,7 +173,8 @@ fn run_rank<const D: usize>(
                 rows.push(row.untimed("skipped", e.to_string()));
                 continue;
             }
-            let read = |h: &cubecl::server::Handle| client.read_one(h.clone()).expect("read back");
+            let read =
+                |h: &cubecl::server::Handle| bench.client.read_one(h.clone()).expect("read back");
             let values = (op != Op::Argsort).then(|| {
                 let raw = read(&keys_out);
                 let raw: &[u32] = bytemuck::cast_slice(&raw[..4 * n]);
@@ -205,7 +194,7 @@ fn run_rank<const D: usize>(
                 raw.iter().map(|&i| i as i64).collect::<Vec<i64>>()
             });
             rows.push(row.checked(check(values, indices), || {
-                timing::time_raw(client, runs, || {
+                bench.time_raw(|| {
                     launch().expect("sort");
                 })
             }));
@@ -224,7 +213,7 @@ fn run_rank<const D: usize>(
             )
         })
     };
-    rows.push(row.stock(with_burn, not_run, |row| {
+    rows.push(row.stock(bench.with_burn, not_run, |row| {
         let stock = |x_float: &Option<Tensor<D>>, x_int: &Option<Tensor<D, Int>>| {
             if let Some(x) = x_float {
                 let (v, i) = if desc {
@@ -246,7 +235,7 @@ fn run_rank<const D: usize>(
         let (values, _) = stock(&x_float, &x_int);
         // Stock Burn's sort is not stable: check only that the keys come out ordered.
         row.checked(check_sorted(&keys, len, desc, Some(&values), None), || {
-            timing::time_burn(device, runs, || {
+            bench.time_burn(|| {
                 let _ = stock(&x_float, &x_int);
             })
         })

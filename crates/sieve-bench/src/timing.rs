@@ -86,3 +86,25 @@ pub fn time_burn(device: &Device, runs: usize, call: impl FnMut()) -> Stats {
         device.sync().expect("device sync");
     })
 }
+
+/// What every row of one bench process shares: Burn's device and its raw client, the samples
+/// a row takes, whether stock Burn's rows run, and the backend's name the rows carry.
+pub struct Bench<'a> {
+    pub device: &'a Device,
+    pub client: &'a Client,
+    pub runs: usize,
+    pub with_burn: bool,
+    pub backend: String,
+}
+
+impl Bench<'_> {
+    /// [`time_raw`] with this bench's client and runs.
+    pub fn time_raw(&self, call: impl FnMut()) -> Stats {
+        time_raw(self.client, self.runs, call)
+    }
+
+    /// [`time_burn`] with this bench's device and runs.
+    pub fn time_burn(&self, call: impl FnMut()) -> Stats {
+        time_burn(self.device, self.runs, call)
+    }
+}

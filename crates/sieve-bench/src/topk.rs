@@ -3,15 +3,15 @@
 //! strategy forced, and stock Burn's `topk_with_indices` where it is known to finish. Every
 //! output is checked in O(n) before it is timed (see [`check_topk`]).
 
-use burn::tensor::{Device, Int, Tensor, TensorData};
+use burn::tensor::{Int, Tensor, TensorData};
 use cubecl::prelude::*;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use sieve::topk::{self, TopkIo, TopkOptions, TopkProblem, TopkStrategy};
 use sieve::{DeviceCaps, Dtype};
 
 use crate::case::Case;
-use crate::report::{Row, backend_name};
-use crate::timing;
+use crate::report::Row;
+use crate::timing::Bench;
 
 /// Stock Burn's top-k keeps a sorted list per thread, O(n k): on the H200 it took 1.07 s at
 /// [2^24] k=10, did not finish within 280 s at [2^20] k=1000, and at k=1000 poisoned the
@@ -19,27 +19,15 @@ use crate::timing;
 /// stock row is reported as not run, never timed.
 const STOCK_MAX_WORK: usize = (1 << 24) * 10;
 
-pub fn run(
-    case: &Case,
-    device: &Device,
-    client: &Client,
-    runs: usize,
-    with_burn: bool,
-) -> Vec<Row> {
+pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     match case.shape.len() {
-        1 => run_rank::<1>(case, device, client, runs, with_burn),
-        2 => run_rank::<2>(case, device, client, runs, with_burn),
+        1 => run_rank::<1>(case, bench),
+        2 => run_rank::<2>(case, bench),
         r => panic!("topk bench: rank {r} is not supported (1 or 2)"),
     }
 }
 
-fn run_rank<const D: usize>(
-    case: &Case,
-    device: &Device,
-    client: &Client,
-    runs: usize,
-    with_burn: bool,
-) -> Vec<Row> {
+fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let n = case.numel();
     let len = *case.shape.last().unwrap();
     let k: usize = case
@@ -59,11 +47,14 @@ fn run_rank<const D: usize>(
             }
         })
         .collect();
-    let backend = backend_name(&DeviceCaps::of(client));
-    let index_bytes = Tensor::<1, Int>::empty([1], device).dtype().size() as u64;
+    let backend = &bench.backend;
+    let index_bytes = Tensor::<1, Int>::empty([1], bench.device).dtype().size() as u64;
     let out = (n / len.max(1) * k) as u64;
     let floor = 4 * n as u64 + (4 + index_bytes) * out;
-    let x = Tensor::<D>::from_data(TensorData::new(data.clone(), case.shape.clone()), device);
+    let x = Tensor::<D>::from_data(
+        TensorData::new(data.clone(), case.shape.clone()),
+        bench.device,
+    );
     let dim = D - 1;
     let mut rows = Vec::new();
 
@@ -72,16 +63,14 @@ fn run_rank<const D: usize>(
     let (values, indices) = sieve_burn::topk_with_indices(x.clone(), k, dim);
     let wrong = check_topk(&data, len, k, &floats(values), &ints(indices));
     rows.push(row.checked(wrong, || {
-        timing::time_burn(device, runs, || {
-            drop(sieve_burn::topk_with_indices(x.clone(), k, dim))
-        })
+        bench.time_burn(|| drop(sieve_burn::topk_with_indices(x.clone(), k, dim)))
     }));
 
     // Raw strategies, with the case's tuning overrides (`topk_tuning_override`) if any.
-    let tuning = topk_tuning_override(case, client);
-    let input = client.create_from_slice(bytemuck::cast_slice(&data));
-    let values_out = client.empty(4 * (out as usize).max(1));
-    let indices_out = client.empty(4 * (out as usize).max(1));
+    let tuning = topk_tuning_override(case, bench.client);
+    let input = bench.client.create_from_slice(bytemuck::cast_slice(&data));
+    let values_out = bench.client.empty(4 * (out as usize).max(1));
+    let indices_out = bench.client.empty(4 * (out as usize).max(1));
     for strategy in TopkStrategy::ALL.into_iter().skip(1) {
         let row = Row::new(
             case,
@@ -92,7 +81,7 @@ fn run_rank<const D: usize>(
         );
         let launch = || {
             topk::topk(
-                client,
+                bench.client,
                 TopkIo {
                     values: &input,
                     value_dtype: Dtype::F32,
@@ -116,7 +105,8 @@ fn run_rank<const D: usize>(
             rows.push(row.untimed("skipped", e.to_string()));
             continue;
         }
-        let read = |h: &cubecl::server::Handle| client.read_one(h.clone()).expect("read back");
+        let read =
+            |h: &cubecl::server::Handle| bench.client.read_one(h.clone()).expect("read back");
         let got_values: Vec<f32> =
             bytemuck::cast_slice::<u8, f32>(&read(&values_out))[..out as usize].to_vec();
         let got_indices: Vec<i64> = bytemuck::cast_slice::<u8, i32>(&read(&indices_out))
@@ -126,7 +116,7 @@ fn run_rank<const D: usize>(
             .collect();
         let wrong = check_topk(&data, len, k, &got_values, &got_indices);
         rows.push(row.checked(wrong, || {
-            timing::time_raw(client, runs, || {
+            bench.time_raw(|| {
                 launch().expect("top-k");
             })
         }));
@@ -143,13 +133,13 @@ fn run_rank<const D: usize>(
             ),
         )
     });
-    rows.push(row.stock(with_burn, too_much, |row| {
+    rows.push(row.stock(bench.with_burn, too_much, |row| {
         let (values, _) = x.clone().topk_with_indices(k, dim);
         // Stock Burn's ties may go to any index: check the values only.
         let values = floats(values);
         let wrong = check_values(&data, len, k, &values);
         row.checked(wrong, || {
-            timing::time_burn(device, runs, || drop(x.clone().topk_with_indices(k, dim)))
+            bench.time_burn(|| drop(x.clone().topk_with_indices(k, dim)))
         })
     }));
     rows
