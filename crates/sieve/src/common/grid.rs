@@ -13,8 +13,8 @@ pub const MAX_CUBES_PER_DIM: u32 = 65_535;
 /// A grid of at least `cubes` cubes, none of its dimensions over the device's limit.
 pub fn cube_count_1d(client: &Client, cubes: usize) -> CubeCount {
     let (max_x, max_y, _) = client.properties().hardware.max_cube_count;
-    let max_x = max_x.min(MAX_CUBES_PER_DIM).max(1) as usize;
-    let max_y = max_y.min(MAX_CUBES_PER_DIM).max(1) as usize;
+    let max_x = max_x.clamp(1, MAX_CUBES_PER_DIM) as usize;
+    let max_y = max_y.clamp(1, MAX_CUBES_PER_DIM) as usize;
     let cubes = cubes.max(1);
     let x = cubes.min(max_x);
     let y = cubes.div_ceil(x);

@@ -278,17 +278,16 @@ fn validate(
         storage: MaskStorage::U8,
         ..
     } = flags
+        && !caps.u8
     {
-        if !caps.u8 {
-            return Err(SieveError::invalid(
-                "flags.storage",
-                "U8",
-                format!(
-                    "U32 on this device ({}), which has no 8-bit buffers",
-                    caps.describe()
-                ),
-            ));
-        }
+        return Err(SieveError::invalid(
+            "flags.storage",
+            "U8",
+            format!(
+                "U32 on this device ({}), which has no 8-bit buffers",
+                caps.describe()
+            ),
+        ));
     }
     caps.check_dtype(io.value_dtype)?;
     caps.check_dtype(io.index_dtype)?;

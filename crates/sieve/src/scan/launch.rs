@@ -385,7 +385,7 @@ pub(crate) fn vector_size_for(len: usize, max: usize, buffers: &[(&Handle, usize
         .into_iter()
         .find(|&size| {
             size <= max
-                && len % size == 0
+                && len.is_multiple_of(size)
                 && buffers.iter().all(|(h, elem_bytes)| {
                     h.offset_start.unwrap_or(0) % (size * elem_bytes) as u64 == 0
                 })
