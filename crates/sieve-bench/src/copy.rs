@@ -4,8 +4,8 @@
 use cubecl::prelude::*;
 
 use crate::case::{Case, Op};
-use crate::report::{Row, backend_name};
-use crate::timing;
+use crate::report::Row;
+use crate::timing::Bench;
 
 #[cube(launch_unchecked)]
 fn copy_kernel(
@@ -21,7 +21,8 @@ fn copy_kernel(
     }
 }
 
-pub fn time_copy(client: &Client, len: usize, runs: usize) -> Row {
+pub fn time_copy(bench: &Bench<'_>, len: usize) -> Row {
+    let client = bench.client;
     let len = len.div_ceil(4) * 4;
     let vectors = len / 4;
     let data: Vec<f32> = (0..len).map(|i| (i % 1021) as f32 + 1.0).collect();
@@ -40,19 +41,13 @@ pub fn time_copy(client: &Client, len: usize, runs: usize) -> Row {
         )
     };
     let case = Case::new(Op::Copy, &[len], "f32", &[]);
-    let row = Row::new(
-        &case,
-        "copy",
-        &backend_name(&sieve::DeviceCaps::of(client)),
-        8 * len as u64,
-        &[],
-    );
+    let row = Row::new(&case, "copy", &bench.backend, 8 * len as u64, &[]);
     launch();
     let bytes = client.read_one(output.clone()).expect("read back the copy");
     if bytes[..len * 4] != *bytemuck::cast_slice::<f32, u8>(&data) {
         return row.untimed("wrong", "copy kernel output differs from its input".into());
     }
-    let stats = timing::time_raw(client, runs, || {
+    let stats = bench.time_raw(|| {
         launch();
     });
     row.timed(stats)

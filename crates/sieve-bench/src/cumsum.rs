@@ -49,7 +49,6 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     );
     let op = scan_op(case.op);
     let n = case.numel();
-    let backend = &bench.backend;
     let int = case.dtype == "i32";
     // Read once, written once, in the raw kernels' 4 bytes; the Burn rows in the tensor's own
     // dtype (an Int tensor takes the bench.device's int dtype).
@@ -68,7 +67,13 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let mut rows = Vec::new();
 
     // sieve through Burn (what a model calls).
-    let row = Row::new(case, "sieve", &backend, burn_floor, &[("strategy", "auto")]);
+    let row = Row::new(
+        case,
+        "sieve",
+        &bench.backend,
+        burn_floor,
+        &[("strategy", "auto")],
+    );
     rows.push(row.checked(
         mismatch(&input.apply(dim, op, false).values(), &expected),
         || {
@@ -102,7 +107,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
             let row = Row::new(
                 case,
                 "sieve",
-                &backend,
+                &bench.backend,
                 floor,
                 &[("strategy", strategy.name())],
             );
@@ -149,7 +154,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     }
 
     // Stock Burn.
-    let row = Row::new(case, "burn", &backend, burn_floor, &[]);
+    let row = Row::new(case, "burn", &bench.backend, burn_floor, &[]);
     let too_long = (case.shape[dim] > BURN_MAX_ROW).then(|| {
         (
             "skipped",

@@ -18,7 +18,7 @@ use sieve::compact::{
 use sieve::{DeviceCaps, Dtype};
 
 use crate::case::{Case, Op};
-use crate::report::{Row, backend_name, mismatch};
+use crate::report::{Row, mismatch};
 use crate::timing::Bench;
 
 /// Stock Burn reads the tensor back to the host; one call at 2^24 takes over a second, so
@@ -30,7 +30,6 @@ struct Inputs {
     values: Vec<f32>,
     mask: Vec<bool>,
     storage: MaskStorage,
-    backend: String,
 }
 
 impl Inputs {
@@ -58,7 +57,6 @@ impl Inputs {
             values,
             mask,
             storage,
-            backend: backend_name(&caps),
         }
     }
 
@@ -120,7 +118,7 @@ fn mask_select(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
     let row = Row::new(
         case,
         "sieve",
-        &inputs.backend,
+        &bench.backend,
         floor,
         &[("strategy", "auto")],
     );
@@ -135,7 +133,7 @@ fn mask_select(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
     let row = Row::new(
         case,
         "sieve",
-        &inputs.backend,
+        &bench.backend,
         floor,
         &[("strategy", "auto"), ("form", "padded")],
     );
@@ -152,7 +150,7 @@ fn mask_select(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
 
     rows.extend(raw_rows(case, inputs, bench, floor, Rejected::Drop, true));
 
-    let row = Row::new(case, "burn", &inputs.backend, floor, &[]);
+    let row = Row::new(case, "burn", &bench.backend, floor, &[]);
     let too_big = (n > BURN_MAX).then(|| {
         (
             "skipped",
@@ -182,7 +180,7 @@ fn argwhere(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
     let row = Row::new(
         case,
         "sieve",
-        &inputs.backend,
+        &bench.backend,
         floor,
         &[("strategy", "auto")],
     );
@@ -198,7 +196,7 @@ fn argwhere(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
 
     rows.extend(raw_rows(case, inputs, bench, floor, Rejected::Drop, false));
 
-    let row = Row::new(case, "burn", &inputs.backend, floor, &[]);
+    let row = Row::new(case, "burn", &bench.backend, floor, &[]);
     let too_big = (n > BURN_MAX).then(|| {
         (
             "skipped",
@@ -243,7 +241,7 @@ fn compact_rows(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
     let row = Row::new(
         case,
         "sieve",
-        &inputs.backend,
+        &bench.backend,
         floor,
         &[("strategy", "auto")],
     );
@@ -256,7 +254,7 @@ fn compact_rows(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
 
     rows.extend(raw_rows(case, inputs, bench, floor, Rejected::Zero, true));
     rows.push(
-        Row::new(case, "burn", &inputs.backend, floor, &[])
+        Row::new(case, "burn", &bench.backend, floor, &[])
             .untimed("skipped", "stock Burn has no per-row compaction".into()),
     );
     rows
@@ -297,7 +295,7 @@ fn raw_rows(
         if per_call {
             extra.push(("alloc", "once"));
         }
-        let row = Row::new(case, "sieve", &inputs.backend, floor, &extra);
+        let row = Row::new(case, "sieve", &bench.backend, floor, &extra);
         // One compaction into the given output and count buffers.
         let launch_into = |out: &Handle, counts: &Handle| {
             compact::compact(
@@ -351,7 +349,7 @@ fn raw_rows(
             let row = Row::new(
                 case,
                 "sieve",
-                &inputs.backend,
+                &bench.backend,
                 floor,
                 &[("strategy", strategy.name()), ("alloc", "per_call")],
             );

@@ -72,14 +72,13 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
         .chunks(vocab)
         .map(|r| r.iter().copied().fold(f32::NEG_INFINITY, f32::max))
         .collect();
-    let backend = &bench.backend;
     let reduce_floor = (batch * vocab) as u64 * 4;
     let stage =
         |name: &str, max: &dyn Fn() -> (Tensor<2>, Tensor<2, Int>), implementation: &str| {
             let row = Row::new(
                 case,
                 implementation,
-                &backend,
+                &bench.backend,
                 reduce_floor,
                 &[("stage", name)],
             );

@@ -13,7 +13,6 @@ use crate::timing::Bench;
 
 pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let n = case.numel();
-    let backend = &bench.backend;
     let mut rng = StdRng::seed_from_u64(0x5e75);
     match case.op {
         Op::Unique => {
@@ -29,7 +28,7 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
                 .collect();
             let x = Tensor::<1>::from_data(TensorData::new(data, [n]), bench.device);
             let floor = 4 * (n + want.len()) as u64;
-            let row = Row::new(case, "sieve", &backend, floor, &[]);
+            let row = Row::new(case, "sieve", &bench.backend, floor, &[]);
             let got: Vec<f32> = sieve_burn::unique(x.clone())
                 .into_data()
                 .iter::<f32>()
@@ -58,7 +57,7 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
             let q = Tensor::<1>::from_data(TensorData::new(queries, [n]), bench.device);
             let index_bytes = Tensor::<1, Int>::empty([1], bench.device).dtype().size() as u64;
             let floor = 4 * (m + n) as u64 + index_bytes * n as u64;
-            let row = Row::new(case, "sieve", &backend, floor, &[]);
+            let row = Row::new(case, "sieve", &bench.backend, floor, &[]);
             let search = || sieve_burn::searchsorted(seq.clone(), q.clone(), false);
             let got: Vec<i64> = search().into_data().iter::<i64>().collect();
             let wrong = crate::report::mismatch(&got, &want);

@@ -38,7 +38,6 @@ fn descending(case: &Case) -> bool {
 fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let n = case.numel();
     let len = *case.shape.last().unwrap();
-    let backend = &bench.backend;
     let all_equal = case.params.get("dist").is_some_and(|d| d == "all_equal");
     let desc = descending(case);
     let mut rng = StdRng::seed_from_u64(0x5047);
@@ -82,7 +81,13 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     );
 
     // sieve through Burn.
-    let row = Row::new(case, "sieve", &backend, floor, &[("strategy", "auto")]);
+    let row = Row::new(
+        case,
+        "sieve",
+        &bench.backend,
+        floor,
+        &[("strategy", "auto")],
+    );
     let check = |values: Option<Vec<f64>>, indices: Option<Vec<i64>>| {
         check_sorted(&keys, len, desc, values.as_deref(), indices.as_deref())
     };
@@ -140,7 +145,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
             let row = Row::new(
                 case,
                 "sieve",
-                &backend,
+                &bench.backend,
                 floor,
                 &[("strategy", strategy.name())],
             );
@@ -202,7 +207,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     }
 
     // Stock Burn.
-    let row = Row::new(case, "burn", &backend, floor, &[]);
+    let row = Row::new(case, "burn", &bench.backend, floor, &[]);
     let not_run = if matches!(op, Op::StablePartition | Op::SplitByBit) {
         Some(("skipped", "stock Burn has no stable partition".into()))
     } else {

@@ -47,7 +47,6 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
             }
         })
         .collect();
-    let backend = &bench.backend;
     let index_bytes = Tensor::<1, Int>::empty([1], bench.device).dtype().size() as u64;
     let out = (n / len.max(1) * k) as u64;
     let floor = 4 * n as u64 + (4 + index_bytes) * out;
@@ -59,7 +58,13 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let mut rows = Vec::new();
 
     // sieve through Burn.
-    let row = Row::new(case, "sieve", &backend, floor, &[("strategy", "auto")]);
+    let row = Row::new(
+        case,
+        "sieve",
+        &bench.backend,
+        floor,
+        &[("strategy", "auto")],
+    );
     let (values, indices) = sieve_burn::topk_with_indices(x.clone(), k, dim);
     let wrong = check_topk(&data, len, k, &floats(values), &ints(indices));
     rows.push(row.checked(wrong, || {
@@ -75,7 +80,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
         let row = Row::new(
             case,
             "sieve",
-            &backend,
+            &bench.backend,
             floor,
             &[("strategy", strategy.name())],
         );
@@ -123,7 +128,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     }
 
     // Stock Burn.
-    let row = Row::new(case, "burn", &backend, floor, &[]);
+    let row = Row::new(case, "burn", &bench.backend, floor, &[]);
     let too_much = (n * k > STOCK_MAX_WORK).then(|| {
         (
             "not run",
