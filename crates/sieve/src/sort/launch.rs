@@ -502,18 +502,14 @@ impl Run<'_> {
             positions: Positions::None,
             write_keys: false,
         };
-        let onesweep = self
-            .onesweep
-            .then(|| self.onesweep_counts(keys, counting, passes, blueprint));
-        let lsd_space = if self.onesweep {
-            None
+        let space = if self.onesweep {
+            PassSpace::Onesweep(self.onesweep_counts(keys, counting, passes, blueprint))
         } else {
-            let tiles = self.problem.rows * self.problem.len.div_ceil(blueprint.tile());
-            let words = tiles * blueprint.digits();
-            Some(LsdSpace {
+            let words = self.tiles(blueprint).1 * blueprint.digits();
+            PassSpace::Lsd {
                 counts: self.client.empty(4 * words),
                 offsets: self.client.empty(4 * words),
-            })
+            }
         };
         for pass in 0..passes {
             let shift = pass * blueprint.radix_bits;
@@ -560,86 +556,92 @@ impl Run<'_> {
                 shift,
                 config,
             };
-            match (&onesweep, &lsd_space) {
-                (Some(space), _) => self.onesweep_pass(space, pass, passes, &pass_io, blueprint),
-                (None, Some(space)) => self.lsd_pass(space, &pass_io, blueprint)?,
-                (None, None) => unreachable!("one of the two is made above"),
+            match &space {
+                PassSpace::Onesweep(space) => {
+                    self.onesweep_pass(space, pass, passes, &pass_io, blueprint)
+                }
+                PassSpace::Lsd { counts, offsets } => {
+                    self.lsd_pass(counts, offsets, &pass_io, blueprint)?
+                }
             }
         }
         Ok(())
     }
 
-    /// One `Lsd` pass: count each tile's digits, scan the counts, scatter.
+    /// One `Lsd` pass: count each tile's digits into `counts`, scan them into `offsets`,
+    /// scatter.
     fn lsd_pass(
         &self,
-        space: &LsdSpace,
+        counts: &Handle,
+        offsets: &Handle,
         p: &PassIo<'_>,
         blueprint: SortBlueprint,
     ) -> Result<(), SieveError> {
-        let (counts, offsets) = (&space.counts, &space.offsets);
         let len = self.problem.len;
-        let tiles_per_row = len.div_ceil(blueprint.tile());
-        let total_tiles = self.problem.rows * tiles_per_row;
+        let (tiles_per_row, total_tiles) = self.tiles(blueprint);
         let digits = blueprint.digits();
         let grid = cube_count_1d(self.client, total_tiles);
         let cube_dim = CubeDim::new_1d(blueprint.units);
-        let (keys_in, shift, config) = (p.keys_in, p.shift, p.config);
-        {
-            // SAFETY: one cube per tile, surplus cubes return; counts hold `digits` values per
-            // tile, written once each.
-            unsafe {
-                histogram_kernel::launch_unchecked(
-                    self.client,
-                    grid.clone(),
-                    cube_dim,
-                    self.address(),
-                    self.buffer(keys_in),
-                    BufferArg::from_raw_parts(counts.clone(), total_tiles * digits),
-                    len,
-                    tiles_per_row,
-                    total_tiles,
-                    shift,
-                    config,
-                    blueprint,
-                );
-            }
-            scan_with(
+        // SAFETY: one cube per tile, surplus cubes return; counts hold `digits` values per
+        // tile, written once each.
+        unsafe {
+            histogram_kernel::launch_unchecked(
                 self.client,
-                self.caps,
-                counts,
-                offsets,
-                ScanProblem {
-                    rows: self.problem.rows,
-                    len: digits * tiles_per_row,
-                },
-                Dtype::U32,
-                ScanKind::Exclusive,
-                ScanOptions::default(),
-            )?;
-            // SAFETY: as above; each key lands on a distinct slot of its own row (the slots of
-            // a row are a permutation of 0..len).
-            unsafe {
-                scatter_kernel::launch_unchecked(
-                    self.client,
-                    grid.clone(),
-                    cube_dim,
-                    self.address(),
-                    self.buffer(keys_in),
-                    self.output(p.positions_in),
-                    self.output(p.keys_out),
-                    self.output(p.positions_out),
-                    BufferArg::from_raw_parts(offsets.clone(), total_tiles * digits),
-                    len,
-                    tiles_per_row,
-                    total_tiles,
-                    shift,
-                    config,
-                    blueprint,
-                    p.index_elem,
-                );
-            }
+                grid.clone(),
+                cube_dim,
+                self.address(),
+                self.buffer(p.keys_in),
+                BufferArg::from_raw_parts(counts.clone(), total_tiles * digits),
+                len,
+                tiles_per_row,
+                total_tiles,
+                p.shift,
+                p.config,
+                blueprint,
+            );
+        }
+        scan_with(
+            self.client,
+            self.caps,
+            counts,
+            offsets,
+            ScanProblem {
+                rows: self.problem.rows,
+                len: digits * tiles_per_row,
+            },
+            Dtype::U32,
+            ScanKind::Exclusive,
+            ScanOptions::default(),
+        )?;
+        // SAFETY: as above; each key lands on a distinct slot of its own row (the slots of a
+        // row are a permutation of 0..len).
+        unsafe {
+            scatter_kernel::launch_unchecked(
+                self.client,
+                grid,
+                cube_dim,
+                self.address(),
+                self.buffer(p.keys_in),
+                self.output(p.positions_in),
+                self.output(p.keys_out),
+                self.output(p.positions_out),
+                BufferArg::from_raw_parts(offsets.clone(), total_tiles * digits),
+                len,
+                tiles_per_row,
+                total_tiles,
+                p.shift,
+                p.config,
+                blueprint,
+                p.index_elem,
+            );
         }
         Ok(())
+    }
+
+    /// Tiles of `blueprint` a row holds, and in all.
+    fn tiles(&self, blueprint: SortBlueprint) -> (usize, usize) {
+        let per_row = self.problem.len.div_ceil(blueprint.tile());
+        (per_row, self.problem.rows * per_row)
     }
 
     /// Onesweep's first step, once per sort: every pass's digit counts of every row, from one
@@ -678,8 +680,7 @@ impl Run<'_> {
                 blueprint,
             );
         }
-        let tiles = self.problem.rows * len.div_ceil(blueprint.tile());
-        let status_len = tiles * digits + 1;
+        let status_len = self.tiles(blueprint).1 * digits + 1;
         OnesweepSpace {
             counts,
             counts_len,
@@ -698,9 +699,7 @@ impl Run<'_> {
         p: &PassIo<'_>,
         blueprint: SortBlueprint,
     ) {
-        let len = self.problem.len;
-        let tiles_per_row = len.div_ceil(blueprint.tile());
-        let total_tiles = self.problem.rows * tiles_per_row;
+        let (tiles_per_row, total_tiles) = self.tiles(blueprint);
         fill_zero(
             self.client,
             &space.status,
@@ -722,7 +721,7 @@ impl Run<'_> {
                 self.output(p.positions_out),
                 BufferArg::from_raw_parts(space.counts.clone(), space.counts_len),
                 BufferArg::from_raw_parts(space.status.clone(), space.status_len),
-                len,
+                self.problem.len,
                 tiles_per_row,
                 total_tiles,
                 p.shift,
@@ -752,10 +751,14 @@ struct PassIo<'a> {
     config: PassConfig,
 }
 
-/// The `Lsd` passes' per-tile digit counts and their scan.
-struct LsdSpace {
-    counts: Handle,
-    offsets: Handle,
+/// The workspace of a sort's digit passes, made once for all of them.
+enum PassSpace {
+    /// The `Lsd` passes' per-tile digit counts and their scan.
+    Lsd {
+        counts: Handle,
+        offsets: Handle,
+    },
+    Onesweep(OnesweepSpace),
 }
 
 /// The onesweep passes' digit counts (every pass's, made once) and status words (zeroed
