@@ -664,9 +664,27 @@ fn radix_select_reports_its_counting_passes() {
         &options,
         &format!("seed {seed}"),
     );
-    // One per 8-bit digit of the key, the most it runs (the host does not learn which a row
-    // skipped); k = len needs none.
+    // One per 8-bit digit of the key in the one-cube-per-row select, the most it runs (the
+    // host does not learn which a row skipped); k = len needs none.
     assert_eq!(got.report.counting_passes, 4);
+    // Device-wide passes take 11, 11 and 10 bits of a 32-bit key.
+    let wide = TopkOptions {
+        tuning: Some(TopkTuning {
+            row_cube_max_len: 1024,
+            ..default_tuning(&client)
+        }),
+        ..options
+    };
+    let got = run(&client, &bits, Dtype::F32, problem, wide, Dtype::I32);
+    check(
+        &got,
+        &keys,
+        &bits,
+        problem,
+        &wide,
+        &format!("seed {seed}: device-wide"),
+    );
+    assert_eq!(got.report.counting_passes, 3);
     let equal = vec![7u32; 100];
     let problem = TopkProblem {
         rows: 1,

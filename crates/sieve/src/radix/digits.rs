@@ -1,17 +1,47 @@
 //! A cube's digit bins (shared-memory counters, one per digit value) and the
 //! most-significant-digit select over them: the digit whose bin holds the key of a given rank.
 //! The sort's LSD histograms clear and fill bins of its `radix_bits`; the top-k's selects run
-//! 8-bit digits from the top of the key ([`SELECT_BITS`]), one [`select_digit()`] per digit,
-//! whether the bins were counted by one cube over a whole row or summed over many cubes.
+//! digits from the top of the key, one [`select_digit()`] per digit, whether the bins were
+//! counted by one cube over a whole row ([`SELECT_BITS`]-bit digits) or summed over many cubes
+//! (the digits of [`wide_select_digits`]). A digit's width is comptime everywhere here.
 
 use cubecl::prelude::*;
 
 use crate::common::cube::cube_exclusive_sum;
 
-/// Bits of a select digit.
+/// Bits of a select digit in one-cube selects (the row cube, the minima bound's cube).
 pub const SELECT_BITS: u32 = 8;
-/// Bins of a select digit.
+/// Bins of a select digit in one-cube selects.
 pub const SELECT_DIGITS: usize = 1 << SELECT_BITS;
+/// Widest digit of the device-wide select ([`wide_select_digits`]).
+pub const WIDE_SELECT_BITS: u32 = 11;
+/// Bins of the widest device-wide select digit.
+pub const WIDE_SELECT_DIGITS: usize = 1 << WIDE_SELECT_BITS;
+
+/// The device-wide select's digits of a `key_bits`-bit radix key, most significant first, as
+/// `(shift, bits)`: 32-bit keys in three digits of 11, 11 and 10 bits, narrower keys in
+/// 8-bit digits. Wide first digits matter for floats: the top 8 bits of a float's key are the
+/// sign and 7 exponent bits, so half of the values of `[-1, 1)` share one 8-bit digit (a
+/// quarter in the direction asked) and are appended as the next pass's candidates; 11 bits
+/// add two mantissa bits, and three passes do what four did.
+pub fn wide_select_digits(key_bits: u32) -> Vec<(u32, u32)> {
+    let widths: &[u32] = if key_bits == 32 {
+        &[11, 11, 10]
+    } else {
+        &[8; 4]
+    };
+    let mut digits = Vec::new();
+    let mut top = key_bits;
+    for &bits in widths {
+        if top == 0 {
+            break;
+        }
+        let bits = bits.min(top);
+        top -= bits;
+        digits.push((top, bits));
+    }
+    digits
+}
 
 /// Zeroes the first `digits` bins (no synchronisation: the caller syncs before counting).
 #[cube]
@@ -23,27 +53,28 @@ pub fn clear_bins(bins: &Shared<[Atomic<u32>]>, #[comptime] digits: usize) {
     }
 }
 
-/// The select digit of `key` at `shift`.
+/// The `bits`-bit select digit of `key` at `shift`.
 #[cube]
-pub fn digit_at(key: u32, shift: u32) -> u32 {
-    (key >> shift) & comptime!((SELECT_DIGITS - 1) as u32)
+pub fn digit_at(key: u32, shift: u32, #[comptime] bits: u32) -> u32 {
+    (key >> shift) & comptime!((1u32 << bits) - 1)
 }
 
-/// The select digit at `shift` of `min`, in place (the other bits zero): the digit of a row
-/// whose keys all share it from [`shared_from()`] up, to be ored into its prefix.
+/// The `bits`-bit select digit at `shift` of `min`, in place (the other bits zero): the digit
+/// of a row whose keys all share it from [`shared_from()`] up, to be ored into its prefix.
 #[cube]
-pub fn shared_digit(min: u32, shift: u32) -> u32 {
-    digit_at(min, shift) << shift
+pub fn shared_digit(min: u32, shift: u32, #[comptime] bits: u32) -> u32 {
+    digit_at(min, shift, bits) << shift
 }
 
-/// Whether `key` has the digits of `prefix` above the select digit at `shift` (every key
-/// does at the top digit of a 32-bit key: the shift by 32 is split in two, so it is defined).
+/// Whether `key` has the digits of `prefix` above the `bits`-bit select digit at `shift`
+/// (every key does at the top digit of a 32-bit key: the shift by 32 is split in two, so it
+/// is defined).
 #[cube]
-pub fn in_prefix(key: u32, prefix: u32, shift: u32) -> bool {
-    (((key ^ prefix) >> shift) >> SELECT_BITS) == 0u32
+pub fn in_prefix(key: u32, prefix: u32, shift: u32, #[comptime] bits: u32) -> bool {
+    (((key ^ prefix) >> shift) >> bits) == 0u32
 }
 
-/// Counts the select digits at `shift` of the unit's keys flagged in `hits` (bit `e` for
+/// Counts the `bits`-bit select digits at `shift` of the unit's keys flagged in `hits` (bit `e` for
 /// `held[e]`) into the cube's bins. With planes, a tile whose keys are all hits with one
 /// digit across the whole plane (all-equal and low-entropy rows, where every add would hit
 /// one bin) is one add for the plane: one broadcast and one vote per tile. Otherwise every
@@ -58,15 +89,16 @@ pub fn count_digits(
     held: &Array<u32>,
     hits: u32,
     shift: u32,
+    #[comptime] bits: u32,
     #[comptime] elements_per_unit: u32,
     #[comptime] use_planes: bool,
 ) {
     if use_planes {
-        let lead = plane_broadcast(digit_at(held[0], shift), 0u32);
+        let lead = plane_broadcast(digit_at(held[0], shift, bits), 0u32);
         let mut same = hits == comptime!(((1u64 << elements_per_unit) - 1) as u32);
         #[unroll]
         for e in 0..elements_per_unit {
-            same = same && digit_at(held[e as usize], shift) == lead;
+            same = same && digit_at(held[e as usize], shift, bits) == lead;
         }
         // Uniform per plane.
         if plane_all(same) {
@@ -74,26 +106,27 @@ pub fn count_digits(
                 bins[lead as usize].fetch_add(PLANE_DIM * elements_per_unit);
             }
         } else {
-            add_digits(bins, held, hits, shift, elements_per_unit);
+            add_digits(bins, held, hits, shift, bits, elements_per_unit);
         }
     } else {
-        add_digits(bins, held, hits, shift, elements_per_unit);
+        add_digits(bins, held, hits, shift, bits, elements_per_unit);
     }
 }
 
-/// One add per key flagged in `hits`, at its select digit at `shift`.
+/// One add per key flagged in `hits`, at its `bits`-bit select digit at `shift`.
 #[cube]
 fn add_digits(
     bins: &Shared<[Atomic<u32>]>,
     held: &Array<u32>,
     hits: u32,
     shift: u32,
+    #[comptime] bits: u32,
     #[comptime] elements_per_unit: u32,
 ) {
     #[unroll]
     for e in 0..elements_per_unit {
         if (hits >> e) & 1u32 == 1u32 {
-            bins[digit_at(held[e as usize], shift) as usize].fetch_add(1u32);
+            bins[digit_at(held[e as usize], shift, bits) as usize].fetch_add(1u32);
         }
     }
 }
@@ -113,7 +146,7 @@ pub struct DigitChoice {
     pub count: u32,
 }
 
-/// One digit of a select: the digit at `shift` whose bin holds the `select.need`-th of the
+/// One digit of a select: the `bits`-bit digit at `shift` whose bin holds the `select.need`-th of the
 /// keys counted in `bins` (which must hold at least that many) joins `select.prefix`, and
 /// `need` drops by the keys of smaller digits. Each unit sums a run of consecutive bins, a
 /// cube-wide exclusive sum places the runs, and the unit whose run holds the key publishes
@@ -124,16 +157,18 @@ pub fn select_digit(
     bins: &Shared<[Atomic<u32>]>,
     select: &mut DigitSelect,
     shift: u32,
+    #[comptime] bits: u32,
     #[comptime] units: u32,
     #[comptime] use_planes: bool,
 ) -> DigitChoice {
-    let per_unit = comptime!(SELECT_DIGITS.div_ceil(units as usize) as u32);
+    let digits = comptime!(1usize << bits);
+    let per_unit = comptime!(digits.div_ceil(units as usize) as u32);
     let first = UNIT_POS * per_unit;
     let mut run = 0u32;
     #[unroll]
     for j in 0..per_unit {
         let digit = (first + j) as usize;
-        if digit < SELECT_DIGITS {
+        if digit < digits {
             run += bins[digit].load();
         }
     }
@@ -144,7 +179,7 @@ pub fn select_digit(
     #[unroll]
     for j in 0..per_unit {
         let digit = (first + j) as usize;
-        if digit < SELECT_DIGITS {
+        if digit < digits {
             let count = bins[digit].load();
             if before < need && need <= before + count {
                 choice[0] = digit as u32;

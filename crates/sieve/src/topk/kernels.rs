@@ -24,7 +24,8 @@ use super::tile::{
 use crate::common::cube::{U32Range, cube_exclusive_sum, cube_range};
 use crate::common::grid::linear_cube_index;
 use crate::radix::digits::{
-    DigitSelect, SELECT_BITS, SELECT_DIGITS, clear_bins, select_digit, shared_digit, shared_from,
+    DigitSelect, SELECT_BITS, SELECT_DIGITS, WIDE_SELECT_DIGITS, clear_bins, select_digit,
+    shared_digit, shared_from,
 };
 
 // The kernels below write these as literals (so their variables are runtime ones).
@@ -129,8 +130,9 @@ pub(crate) fn init_state_kernel(state: &mut [u32], rows: usize, len: u32, k: u32
 }
 
 /// Radix select, one digit pass over each row's candidate source, whose tiles the row's
-/// `cubes_per_row` cubes take in turn: the digit histogram of the keys matching the row's
-/// bound so far, added into `histograms[row]`, and those keys appended to the row's target
+/// `cubes_per_row` cubes take in turn: the histogram of the `digit_bits`-bit digit at `shift`
+/// of the keys matching the row's bound so far, added into `histograms[row]` (a row's bins
+/// start at `row * WIDE_SELECT_DIGITS` whatever the digit's width), and those keys appended to the row's target
 /// buffer when it has one. The first pass also records the range of the row's keys in
 /// `ranges[row]` (`[!min, max]`, both kept by `fetch_max` from zero, so one zero fill
 /// initialises them); a later pass whose digit every key of the row shares (`shift >=
@@ -149,6 +151,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     cubes_per_row: usize,
     total_cubes: usize,
     shift: u32,
+    #[comptime] digit_bits: u32,
     #[comptime] first_pass: bool,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
@@ -164,8 +167,9 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     if shift >= row_state.shared_from {
         terminate!();
     }
-    let bins = Shared::<[Atomic<u32>]>::new_slice(SELECT_DIGITS);
-    clear_bins(&bins, SELECT_DIGITS);
+    let digits = comptime!(1usize << digit_bits);
+    let bins = Shared::<[Atomic<u32>]>::new_slice(digits);
+    clear_bins(&bins, digits);
     sync_cube();
     let mut range = U32Range {
         min: 0xFFFF_FFFFu32,
@@ -188,6 +192,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
             tile * tile_keys,
             &row_state,
             shift,
+            digit_bits,
             read,
             blueprint,
         );
@@ -204,10 +209,10 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     }
     sync_cube();
     let mut d = UNIT_POS as usize;
-    while d < SELECT_DIGITS {
+    while d < digits {
         let count = bins[d].load();
         if count > 0u32 {
-            histograms[row * SELECT_DIGITS + d].fetch_add(count);
+            histograms[row * WIDE_SELECT_DIGITS + d].fetch_add(count);
         }
         d += CUBE_DIM as usize;
     }
@@ -231,6 +236,7 @@ pub(crate) fn radix_digit_kernel(
     ranges: &[u32],
     rows: usize,
     shift: u32,
+    #[comptime] digit_bits: u32,
     #[comptime] append_next: bool,
     #[comptime] units: u32,
     #[comptime] use_planes: bool,
@@ -242,17 +248,18 @@ pub(crate) fn radix_digit_kernel(
     let mut row_state = load_row_state(state.slice(0usize, state.len()), row);
     let min = !ranges[2 * row];
     row_state.shared_from = shared_from(min, ranges[2 * row + 1]);
-    let bins = Shared::<[Atomic<u32>]>::new_slice(SELECT_DIGITS);
+    let digits = comptime!(1usize << digit_bits);
+    let bins = Shared::<[Atomic<u32>]>::new_slice(digits);
     let mut d = UNIT_POS as usize;
-    while d < SELECT_DIGITS {
-        bins[d].store(histograms[row * SELECT_DIGITS + d]);
-        histograms[row * SELECT_DIGITS + d] = 0u32;
+    while d < digits {
+        bins[d].store(histograms[row * WIDE_SELECT_DIGITS + d]);
+        histograms[row * WIDE_SELECT_DIGITS + d] = 0u32;
         d += CUBE_DIM as usize;
     }
     // Uniform per cube.
     if shift >= row_state.shared_from {
         if UNIT_POS == 0 {
-            row_state.bound |= shared_digit(min, shift);
+            row_state.bound |= shared_digit(min, shift, digit_bits);
             store_row_state(state, row, &row_state);
         }
         terminate!();
@@ -262,7 +269,7 @@ pub(crate) fn radix_digit_kernel(
         prefix: row_state.bound,
         need: row_state.need,
     };
-    let choice = select_digit(&bins, &mut select, shift, units, use_planes);
+    let choice = select_digit(&bins, &mut select, shift, digit_bits, units, use_planes);
     if UNIT_POS == 0 {
         if row_state.target != SOURCE_INPUT {
             row_state.source = row_state.target;
@@ -380,7 +387,7 @@ fn select_by_digits<K: Numeric>(
         let shift = comptime!(key_bits - SELECT_BITS) - SELECT_BITS * pass;
         // Uniform per cube (from the cube-wide range).
         if shift >= row_shared_from {
-            select.prefix |= shared_digit(smallest, shift);
+            select.prefix |= shared_digit(smallest, shift, SELECT_BITS);
         } else {
             clear_bins(bins, SELECT_DIGITS);
             sync_cube();
@@ -392,7 +399,15 @@ fn select_by_digits<K: Numeric>(
                 let start = tile * tile_keys;
                 let valid =
                     load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
-                let hits = count_tile_digits(bins, &held, valid, select.prefix, shift, blueprint);
+                let hits = count_tile_digits(
+                    bins,
+                    &held,
+                    valid,
+                    select.prefix,
+                    shift,
+                    SELECT_BITS,
+                    blueprint,
+                );
                 range.min = min(range.min, hits.range.min);
                 range.max = max(range.max, hits.range.max);
             }
@@ -406,6 +421,7 @@ fn select_by_digits<K: Numeric>(
                 bins,
                 &mut select,
                 shift,
+                SELECT_BITS,
                 blueprint.units,
                 blueprint.use_planes,
             );

@@ -19,7 +19,7 @@ use crate::common::address::{
 use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
-use crate::radix::digits::{SELECT_BITS, SELECT_DIGITS};
+use crate::radix::digits::{SELECT_BITS, SELECT_DIGITS, WIDE_SELECT_DIGITS, wide_select_digits};
 use crate::radix::keys::KeyKind;
 use crate::scan::launch::scan_with;
 use crate::scan::{ScanKind, ScanOptions, ScanProblem};
@@ -376,7 +376,7 @@ impl Run<'_> {
     /// counts) when rows are short.
     fn extent(&self) -> usize {
         let words = if self.read.kind.wide() { 2 } else { 1 };
-        let per_row = SELECT_DIGITS
+        let per_row = WIDE_SELECT_DIGITS
             .max(ROW_STATE_WORDS)
             .max(2 * self.chunks().cubes_per_row);
         (self.problem.rows.saturating_mul(self.problem.len))
@@ -512,10 +512,11 @@ impl Run<'_> {
         state
     }
 
-    /// The boundary of every row by MSB-first 8-bit digit passes over the key's bits (four
-    /// for 32-bit keys, two for 16-bit, one for 8-bit; the bits above are zero in every radix
-    /// key): a histogram of the matching keys, then the digit choice; candidates compacted
-    /// between passes. Returns the number of digit passes.
+    /// The boundary of every row by MSB-first digit passes over the key's bits
+    /// ([`wide_select_digits`]: 11, 11 and 10 bits for 32-bit keys, 8-bit digits for narrower
+    /// ones; the bits above are zero in every radix key): a histogram of the matching keys,
+    /// then the digit choice; candidates compacted between passes. Returns the number of
+    /// digit passes.
     fn radix_select(&self, state: &Handle) -> u32 {
         let rows = self.problem.rows;
         if self.problem.k == self.problem.len {
@@ -525,24 +526,28 @@ impl Run<'_> {
         let n = self.elements();
         let blueprint = self.blueprint();
         let chunks = self.chunks();
-        let histograms = self.workspace(rows * SELECT_DIGITS);
+        let histograms = self.workspace(rows * WIDE_SELECT_DIGITS);
         let appended = self.workspace(rows);
         // Each row's key range as `[!min, max]` (see `radix_histogram_kernel`).
         let ranges = self.workspace(rows * 2);
         let u32_elem = ElemType::UInt(UIntKind::U32);
-        fill_zero(self.client, &histograms, rows * SELECT_DIGITS, u32_elem);
+        fill_zero(
+            self.client,
+            &histograms,
+            rows * WIDE_SELECT_DIGITS,
+            u32_elem,
+        );
         fill_zero(self.client, &appended, rows, u32_elem);
         fill_zero(self.client, &ranges, rows * 2, u32_elem);
         // Candidate buffers: written only by passes 1 and 2, and only for rows whose
         // candidates shrink.
         let cand_a = self.workspace(n);
         let cand_b = self.workspace(n);
-        let key_bits = self.read.kind.key_bits();
-        let passes = key_bits / SELECT_BITS;
-        // One bin per unit where a cube may have as many units as there are digits.
+        let digits = wide_select_digits(self.read.kind.key_bits());
+        let passes = digits.len() as u32;
+        // A run of bins per unit (one per unit for 8-bit digits where a cube has 256 units).
         let digit_units = self.caps.cube_units(SELECT_DIGITS as u32);
-        for pass in 0..passes {
-            let shift = key_bits - SELECT_BITS * (pass + 1);
+        for (pass, &(shift, digit_bits)) in (0u32..).zip(&digits) {
             // SAFETY: `cubes_per_row` cubes per row take the tiles of the row's source in
             // turn, surplus cubes return, keys past a row's source are not read; appends stay
             // within the row's `len` slots (a source never holds more than its row).
@@ -556,13 +561,14 @@ impl Run<'_> {
                     self.buffer(&cand_a, n),
                     self.buffer(&cand_b, n),
                     self.buffer(state, rows * ROW_STATE_WORDS),
-                    self.buffer(&histograms, rows * SELECT_DIGITS),
+                    self.buffer(&histograms, rows * WIDE_SELECT_DIGITS),
                     self.buffer(&appended, rows),
                     self.buffer(&ranges, rows * 2),
                     self.problem.len,
                     chunks.cubes_per_row,
                     chunks.total_cubes,
                     shift,
+                    digit_bits,
                     pass == 0,
                     self.read,
                     blueprint,
@@ -577,11 +583,12 @@ impl Run<'_> {
                     CubeDim::new_1d(digit_units),
                     self.address(),
                     self.buffer(state, rows * ROW_STATE_WORDS),
-                    self.buffer(&histograms, rows * SELECT_DIGITS),
+                    self.buffer(&histograms, rows * WIDE_SELECT_DIGITS),
                     self.buffer(&appended, rows),
                     self.buffer(&ranges, rows * 2),
                     rows,
                     shift,
+                    digit_bits,
                     // The next pass appends only when a pass follows it to read them.
                     pass + 1 < passes - 1,
                     digit_units,

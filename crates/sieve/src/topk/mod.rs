@@ -44,8 +44,9 @@
 //!   themselves (about `k` against about `k` on random data), unless more keys than the
 //!   cube has units lie under it.
 //! - [`TopkStrategy::RadixSelect`]: each row's *boundary* key `T` (the `k`-th smallest
-//!   radix key) found by the digit select of [`crate::radix::digits`], MSB-first 8-bit
-//!   digits (four for 32-bit keys, two for 16-bit, one for 8-bit), then the *gather*: every
+//!   radix key) found by the digit select of [`crate::radix::digits`], MSB-first digits
+//!   (in one cube: 8-bit, four for 32-bit keys, two for 16-bit, one for 8-bit; device-wide:
+//!   11, 11 and 10 bits for 32-bit keys, 8-bit digits for narrower ones), then the *gather*: every
 //!   key below `T`, plus the first `k - count(< T)` keys equal to `T` in index order,
 //!   placed by a scan of per-cube counts (each cube of a pass takes a chunk of consecutive
 //!   tiles, see [`TopkTuning::target_cubes`]; a chunk with nothing to write is not read
@@ -66,16 +67,17 @@
 //!   among them by (key, index): two sweeps instead of five, and sorted candidates. Where
 //!   more keys than the cube has units lie under the bound (all-equal or low-entropy rows,
 //!   where the bound is a common key) the cube runs the digit passes after all, having
-//!   spent two sweeps. Longer rows run device-wide passes: each pass builds a 256-bin
-//!   histogram of the next digit of the keys that match the boundary prefix found so far
-//!   (each cube's shared-memory counters, over all of its tiles, added into a per-row
-//!   histogram), and a prefix sum over the 256 bins picks the digit the `k`-th key has. Between passes the matching keys (the candidates) are compacted, so
-//!   passes 2 and 3 read only candidates (their tiles dealt out to all of the row's cubes in
+//!   spent two sweeps. Longer rows run device-wide passes: each pass builds a histogram of
+//!   the next digit (2048 bins for an 11-bit digit) of the keys that match the boundary
+//!   prefix found so far (each cube's shared-memory counters, over all of its tiles, added
+//!   into a per-row histogram), and a prefix sum over the bins picks the digit the `k`-th
+//!   key has. The second pass compacts the keys matching the first digit (the candidates),
+//!   so the third reads only those (their tiles dealt out to all of the row's cubes in
 //!   turn); a row whose candidates would not shrink keeps reading its current source
 //!   instead of copying it. The first pass also records each row's smallest and
 //!   largest key: a digit that every key of the row shares (their range agrees on it and on
 //!   every bit above) is the smallest key's, and its pass reads nothing, so all-equal and
-//!   low-entropy rows cost one histogram pass, not four. With planes, a tile whose keys
+//!   low-entropy rows cost one histogram pass, not three. With planes, a tile whose keys
 //!   across a whole plane share one digit goes into the shared histogram as one add
 //!   instead of one per key. Then the gather and the sort.
 //! - [`TopkStrategy::SortAndSlice`]: [`crate::sort::sort`] of the whole row with positions
@@ -90,7 +92,7 @@
 //!   3. else `2 * k > len`: `SortAndSlice` (the chosen set is most of the row: sorting it is
 //!      most of a full sort anyway);
 //!   4. else `RadixSelect` (one cube per row for rows up to 2^17 keys; longer rows: at most
-//!      four device-wide digit passes, the input read by the first two, the gather's count
+//!      three device-wide digit passes, the input read by the first two, the gather's count
 //!      and the chunks of its scatter that hold chosen keys).
 //!
 //!   64-bit values always take `SortAndSlice`: the sort already ranks them as two radix
@@ -108,7 +110,7 @@ pub(crate) use launch::{row_candidates, topk_keyed};
 use cubecl::server::Handle;
 
 use crate::Dtype;
-use crate::radix::digits::SELECT_DIGITS;
+use crate::radix::digits::{SELECT_DIGITS, WIDE_SELECT_DIGITS};
 
 /// Which algorithm selects (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -121,7 +123,7 @@ pub enum TopkStrategy {
     /// One cube per row ranks its keys by counting: rows up to
     /// [`TopkTuning::rank_capacity`] keys. Not 64-bit values.
     RankByCounting,
-    /// The boundary key found by 8-bit digit passes (one cube per row for rows up to
+    /// The boundary key found by digit passes (one cube per row for rows up to
     /// [`TopkTuning::row_cube_max_len`] keys), then the gather. Not 64-bit values.
     RadixSelect,
     /// The stable sort of each row, its first `k` taken. Every value dtype.
@@ -233,10 +235,10 @@ const BOUND_UNITS_PER_K: u32 = 4;
 /// The shortest chunk of a cut row by default: 16,384 keys, 16 tiles of a 1024-unit row cube.
 const ROW_CHUNK_MIN_LEN: usize = 1 << 14;
 
-/// Shared memory of a tiled top-k cube: the tile's radix keys, the digit bins and the scan
-/// spine (one word per unit).
+/// Shared memory of a tiled top-k cube: the tile's radix keys, the device-wide select's digit
+/// bins (as many as its widest digit has) and the scan spine (one word per unit).
 pub(crate) fn tile_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
-    4 * (units as usize * elements_per_unit as usize + SELECT_DIGITS + units as usize)
+    4 * (units as usize * elements_per_unit as usize + WIDE_SELECT_DIGITS + units as usize)
 }
 
 /// Shared memory of a one-cube-per-row radix select, every allocation counted (not every
@@ -361,7 +363,8 @@ pub struct TopkReport {
     /// The strategy that ran (`Auto` resolved).
     pub strategy: TopkStrategy,
     /// Counting passes over the input the boundary search queued: one per select digit
-    /// (`RadixSelect`: 4, 2 or 1 by the key's bits, the most it runs: the host does not learn
+    /// (`RadixSelect`: one cube per row 4, 2 or 1 by the key's bits, device-wide 3, 2 or 1:
+    /// the most it runs: the host does not learn
     /// which digit passes a row skipped, or whether the row cube's minima bound answered
     /// instead); 0 for the other strategies, and when no search is needed (`k = 0`, `k =
     /// len`, empty problems).

@@ -408,9 +408,9 @@ pub struct DigitHits {
     pub range: U32Range,
 }
 
-/// Counts into `bins` the digit at `shift` of each of the unit's held keys that exists (bit
-/// `e` of `valid`) and matches `prefix` above the digit ([`in_prefix`]; every key does at
-/// the first digit, whose prefix is 0). Every unit of the plane must call it.
+/// Counts into `bins` the `bits`-bit digit at `shift` of each of the unit's held keys that
+/// exists (bit `e` of `valid`) and matches `prefix` above the digit ([`in_prefix`]; every key
+/// does at the first digit, whose prefix is 0). Every unit of the plane must call it.
 #[cube]
 pub fn count_tile_digits(
     bins: &Shared<[Atomic<u32>]>,
@@ -418,6 +418,7 @@ pub fn count_tile_digits(
     valid: u32,
     prefix: u32,
     shift: u32,
+    #[comptime] bits: u32,
     #[comptime] blueprint: TopkBlueprint,
 ) -> DigitHits {
     let mut hits = DigitHits {
@@ -431,7 +432,7 @@ pub fn count_tile_digits(
     #[unroll]
     for e in 0..blueprint.elements_per_unit {
         let key = held[e as usize];
-        if (valid >> e) & 1u32 == 1u32 && in_prefix(key, prefix, shift) {
+        if (valid >> e) & 1u32 == 1u32 && in_prefix(key, prefix, shift, bits) {
             hits.mask |= 1u32 << e;
             hits.count += 1u32;
             hits.range.min = min(hits.range.min, key);
@@ -443,6 +444,7 @@ pub fn count_tile_digits(
         held,
         hits.mask,
         shift,
+        bits,
         blueprint.elements_per_unit,
         blueprint.use_planes,
     );
@@ -469,6 +471,7 @@ pub fn histogram_tile<K: Numeric>(
     start: usize,
     state: &RowState,
     shift: u32,
+    #[comptime] bits: u32,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
 ) -> U32Range {
@@ -495,7 +498,7 @@ pub fn histogram_tile<K: Numeric>(
             source, &mut held, row_base, start, source_len, candidates, blueprint,
         )
     };
-    let hits = count_tile_digits(bins, &held, valid, state.bound, shift, blueprint);
+    let hits = count_tile_digits(bins, &held, valid, state.bound, shift, bits, blueprint);
     if state.target != SOURCE_INPUT {
         // Uniform per cube (a pass with nowhere to append skips the rank altogether). The
         // hits go to shared memory in rank order, then out in one coalesced sweep to the
@@ -638,14 +641,15 @@ fn kth_smallest_by_digits(
         sync_cube();
         // A unit that read no key holds `u32::MAX`: above a narrow key's bits, so never in
         // the prefix; for 32-bit keys a key like any other (at least `k` units read one).
-        if in_prefix(key, select.prefix, shift) {
-            bins[digit_at(key, shift) as usize].fetch_add(1u32);
+        if in_prefix(key, select.prefix, shift, SELECT_BITS) {
+            bins[digit_at(key, shift, SELECT_BITS) as usize].fetch_add(1u32);
         }
         sync_cube();
         select_digit(
             bins,
             &mut select,
             shift,
+            SELECT_BITS,
             blueprint.units,
             blueprint.use_planes,
         );
