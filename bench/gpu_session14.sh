@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Fourteenth session (issue 15: the device-wide top-k select in 11-, 11- and 10-bit digits).
-#   topk   the top-k rows at 2^28 (k = 10, 1000, 100000, all-equal k = 1000) and 2^24 k = 10
-#          through CUDA (the Burn op and each raw strategy; sieve only), torch's top-k rows in
-#          the same call, then Nsight Compute's duration of every kernel of the first top-k
-#          calls at 2^28 k = 1000 (where the time goes between the passes); then the modules
-#          that use the sort and the select (topk, topk_ops, sort_ops, dtypes_sort, sets,
-#          sampling, props) through CUDA and Vulkan, memcheck over topk and sort_ops,
-#          racecheck over topk's device-wide tests; every process under `timeout`.
-#          Files: bench-cuda.txt, cuda.json, torch.txt, torch.json, ncu-topk.csv, tests-*.txt,
-#          memcheck.txt, racecheck.txt.
+#   topk   the modules that use the sort and the select (topk, topk_ops, sort_ops,
+#          dtypes_sort, sets, sampling, props) through CUDA and Vulkan, memcheck over topk and
+#          sort_ops, racecheck over topk's device-wide tests, and `topk::` of the `-new` CUDA
+#          suite; then the top-k rows at 2^28 (k = 10, 1000, 100000, all-equal k = 1000) and
+#          2^24 k = 10 through CUDA (the Burn op and each raw strategy; sieve only), by the
+#          bench and by the `-new` bench, torch's top-k rows in the same call, then Nsight
+#          Compute's duration of every kernel of the first top-k calls at 2^28 k = 1000 of both
+#          benches; every process under `timeout`. Files: bench-cuda*.txt, cuda*.json,
+#          torch.txt, torch.json, ncu-topk*.csv, tests-*.txt, memcheck.txt, racecheck.txt.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
 # usage: LIMIT=300 bash bench/gpu_session14.sh <topk>
@@ -27,20 +27,29 @@ topk)
     .gpu/suite-cuda --test-threads 2 topk:: sort_ops:: > "$OUT/memcheck.txt" 2>&1 &
   timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda \
     --test-threads 2 topk::radix topk::candidates topk::every_length > "$OUT/racecheck.txt" 2>&1 &
+  if [ -x .gpu/suite-cuda-new ]; then
+    timeout $limit .gpu/suite-cuda-new --test-threads 2 topk:: > "$OUT/tests-cuda-new.txt" 2>&1 &
+  fi
   wait
   args=(--case $T:$L:f32:k=10 --case $T:$L:f32:k=1000 --case $T:$L:f32:k=100000
     --case $T:$L:f32:k=1000,dist=all_equal --case $T:16777216:f32:k=10)
-  timeout ${BENCH_LIMIT:-150} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
-    "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
-  echo "bench rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped"
+  for v in "" -new; do
+    [ -x .gpu/sieve-bench-cuda$v ] || continue
+    timeout ${BENCH_LIMIT:-100} .gpu/sieve-bench-cuda$v --no-burn --runs 10 \
+      --json "$OUT/cuda$v.json" "${args[@]}" > "$OUT/bench-cuda$v.txt" 2>&1
+    echo "bench$v rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-cuda$v.txt" | grep -v -E "skipped"
+  done
   timeout ${TORCH_LIMIT:-60} python3 bench/torch_reference.py "$OUT/torch.json" --only=topk \
     > "$OUT/torch.txt" 2>&1
   echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -12
-  timeout ${NCU_LIMIT:-90} ncu --metrics gpu__time_duration.sum --csv \
-    --kernel-name "regex:radix|gather|init_state|finish|fill_zero|scan|sort|histogram|scatter" \
-    --launch-count 40 .gpu/sieve-bench-cuda --no-burn --runs 10 --case $T:$L:f32:k=1000 \
-    > "$OUT/ncu-topk.csv" 2>&1
-  echo "ncu rc=$?"
+  for v in "" -new; do
+    [ -x .gpu/sieve-bench-cuda$v ] || continue
+    timeout ${NCU_LIMIT:-60} ncu --metrics gpu__time_duration.sum --csv \
+      --kernel-name "regex:radix|gather|init_state|finish|fill_zero|scan|sort|histogram|scatter" \
+      --launch-count 40 .gpu/sieve-bench-cuda$v --no-burn --runs 10 --case $T:$L:f32:k=1000 \
+      > "$OUT/ncu-topk$v.csv" 2>&1
+    echo "ncu$v rc=$?"
+  done
   for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
   ;;
 *)
