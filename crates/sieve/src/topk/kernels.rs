@@ -17,10 +17,9 @@
 use cubecl::prelude::*;
 
 use super::tile::{
-    GatherSlots, KeyRead, Placement, RowState, SOURCE_CANDIDATES, SOURCE_INPUT, TileOrigin,
-    TopkBlueprint, chunk_of_cube, count_chunk, count_tile_digits, histogram_tile, key_at,
-    load_row_state, load_row_tile, load_tile_keys, minima_bound, place_tile, ranks_in_row,
-    store_row_state,
+    GatherSlots, KeyRead, RowState, SOURCE_A, SOURCE_B, SOURCE_INPUT, TopkBlueprint, chunk_of_cube,
+    count_chunk, count_tile_digits, gather_tile, histogram_tile, key_at, load_row_state,
+    load_tile_keys, minima_bound, ranks_in_row, store_row_state,
 };
 use crate::common::cube::{U32Range, cube_exclusive_sum, cube_range};
 use crate::common::grid::linear_cube_index;
@@ -30,7 +29,7 @@ use crate::radix::digits::{
 };
 
 // The kernels below write these as literals (so their variables are runtime ones).
-const _: () = assert!(SOURCE_INPUT == 0 && SOURCE_CANDIDATES == 1);
+const _: () = assert!(SOURCE_INPUT == 0 && SOURCE_A == 1 && SOURCE_B == 2);
 
 /// Rank by counting: one cube per row, the row's radix keys in shared memory; every element
 /// whose rank is below `k` writes itself to output slot `rank`. With `k <= bound_max_k` only
@@ -130,29 +129,25 @@ pub(crate) fn init_state_kernel(state: &mut [u32], rows: usize, len: u32, k: u32
     store_row_state(state, row, &initial);
 }
 
-/// Radix select, one digit pass over each row's source (the input, or the candidate
-/// buffer's regions), whose tiles the row's `cubes_per_row` cubes take in turn: the histogram
-/// of the `digit_bits`-bit digit at `shift` of the keys matching the row's bound so far, added
-/// into `histograms[row]` (a row's bins start at `row * WIDE_SELECT_DIGITS` whatever the
-/// digit's width), and, where the row's state says so, the compaction of its candidates
-/// (`histogram_tile`), whose number goes to `appended[row]`. The first pass also records the
-/// range of the row's keys in `ranges[row]` (`[!min, max]`, both kept by `fetch_max` from
-/// zero, so one zero fill initialises them); a later pass whose digit every key of the row
-/// shares (`shift >= shared_from`, see `radix_digit_kernel`) reads nothing, as its digit is
-/// the minimum's.
+/// Radix select, one digit pass over each row's candidate source, whose tiles the row's
+/// `cubes_per_row` cubes take in turn: the histogram of the `digit_bits`-bit digit at `shift`
+/// of the keys matching the row's bound so far, added into `histograms[row]` (a row's bins
+/// start at `row * WIDE_SELECT_DIGITS` whatever the digit's width), and those keys appended to the row's target
+/// buffer when it has one. The first pass also records the range of the row's keys in
+/// `ranges[row]` (`[!min, max]`, both kept by `fetch_max` from zero, so one zero fill
+/// initialises them); a later pass whose digit every key of the row shares (`shift >=
+/// shared_from`, see `radix_digit_kernel`) reads nothing, as its digit is the minimum's.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn radix_histogram_kernel<K: Numeric>(
     values: &[K],
-    cand_keys: &mut [u32],
-    cand_positions: &mut [u32],
-    region_counts: &mut [u32],
+    cand_a: &mut [u32],
+    cand_b: &mut [u32],
     state: &[u32],
     histograms: &mut [Atomic<u32>],
     appended: &mut [Atomic<u32>],
     ranges: &mut [Atomic<u32>],
     len: usize,
-    tiles_per_row: usize,
     cubes_per_row: usize,
     total_cubes: usize,
     shift: u32,
@@ -180,34 +175,30 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
         min: 0xFFFF_FFFFu32,
         max: 0u32,
     };
-    let mut kept = 0u32;
-    // The row's cubes take the tiles in turn (order does not matter here), so candidates
-    // bunched in a few regions are still spread over all of them.
+    // The row's cubes take the source's tiles in turn (order does not matter here), so a
+    // candidate buffer far shorter than the row is still spread over all of them.
+    let tile_keys = comptime!(blueprint.tile());
+    let source_tiles = (row_state.source_len as usize).div_ceil(tile_keys);
     let mut tile = cube % cubes_per_row;
-    while tile < tiles_per_row {
-        let seen = histogram_tile::<K>(
+    while tile < source_tiles {
+        let tile_range = histogram_tile::<K>(
             values,
-            cand_keys,
-            cand_positions,
-            region_counts,
+            cand_a,
+            cand_b,
             &bins,
+            appended,
             row,
-            len,
-            tile,
-            tiles_per_row,
+            row * len,
+            tile * tile_keys,
             &row_state,
             shift,
             digit_bits,
             read,
             blueprint,
         );
-        range.min = min(range.min, seen.range.min);
-        range.max = max(range.max, seen.range.max);
-        kept += seen.kept;
+        range.min = min(range.min, tile_range.min);
+        range.max = max(range.max, tile_range.max);
         tile += cubes_per_row;
-    }
-    if UNIT_POS == 0 && kept > 0u32 {
-        appended[row].fetch_add(kept);
     }
     if first_pass {
         let cube_range = cube_range(range, blueprint.use_planes);
@@ -229,10 +220,9 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
 
 /// Radix select, digit choice: one cube per row takes the row's histogram (clearing it for
 /// the next pass) into its bins and [`select_digit`] picks the digit whose keys hold the
-/// row's `need`-th key. Candidates the pass compacted become the row's source; the next pass
-/// compacts them out of the input only if `append_next`, the row still reads the input, and
-/// the keys at or below the chosen digits (the `k - need` below them and the chosen digit's)
-/// are fewer than the input's. Clears the append counter. It also stores the lowest bit
+/// row's `need`-th key. The candidates the pass appended become the next source, and the
+/// next pass appends (to the other buffer) only if `append_next` and the chosen digit's keys
+/// are fewer than the source holds. Clears the append counter. It also stores the lowest bit
 /// from which every key of the row agrees (from the range the first pass recorded): a digit
 /// every key shares (its pass counted nothing, or, in the first pass, counted every key in
 /// one bin) is the minimum's, and changes nothing else: every earlier digit was shared too,
@@ -245,7 +235,6 @@ pub(crate) fn radix_digit_kernel(
     appended: &mut [u32],
     ranges: &[u32],
     rows: usize,
-    k: u32,
     shift: u32,
     #[comptime] digit_bits: u32,
     #[comptime] append_next: bool,
@@ -287,13 +276,15 @@ pub(crate) fn radix_digit_kernel(
             row_state.source_len = appended[row];
         }
         appended[row] = 0u32;
-        // (A literal, so the variable is a runtime one: SOURCE_INPUT, SOURCE_CANDIDATES.)
+        // The target is the candidate buffer the row is not reading; none where the next
+        // pass reads nothing after it, or the candidates would not shrink.
+        // (Literals, so the variable is a runtime one: SOURCE_INPUT, SOURCE_A, SOURCE_B.)
         let mut next_target = 0u32;
-        if append_next
-            && row_state.source == SOURCE_INPUT
-            && k - select.need + choice.count < row_state.source_len
-        {
+        if append_next && choice.count < row_state.source_len {
             next_target = 1u32;
+            if row_state.source == SOURCE_A {
+                next_target = 2u32;
+            }
         }
         row_state.bound = select.prefix;
         row_state.need = select.need;
@@ -441,31 +432,22 @@ fn select_by_digits<K: Numeric>(
     let mut less = 0u32;
     let mut equal = k - select.need;
     for tile in 0..tiles {
-        let start = tile * tile_keys;
-        let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
         let slots = GatherSlots {
             out_base,
             less,
             equal,
             k,
         };
-        let origin = TileOrigin {
-            start,
-            len: min(len - start, tile_keys),
-            from_candidates: false,
-            recorded: 0usize,
-        };
-        let taken = place_tile::<K>(
-            &held,
-            valid,
+        let taken = gather_tile::<K>(
             values,
             cand_keys,
             cand_positions,
-            origin,
+            row_base,
+            tile * tile_keys,
+            len,
             select.prefix,
-            0u32,
             slots,
-            Placement::Gather,
+            read,
             blueprint,
         );
         less += taken & 0xFFFFu32;
@@ -473,17 +455,14 @@ fn select_by_digits<K: Numeric>(
     }
 }
 
-/// Gather, pass 1: per cube (a chunk of tiles of the row's source: the input, or the
-/// candidate buffer's regions of those tiles), how many keys are below the row's boundary and
-/// how many equal it, written as `[row][below: cubes | equal: cubes]`, so an exclusive scan of
-/// a row gives each cube the first slot of its keys below, and of its ties (after every key
-/// below).
+/// Gather, pass 1: per cube (a chunk of tiles), how many keys are below the row's boundary
+/// and how many equal it, written as `[row][below: cubes | equal: cubes]`, so an exclusive
+/// scan of a row gives each cube the first slot of its keys below, and of its ties (after
+/// every key below).
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gather_count_kernel<K: Numeric>(
     values: &[K],
-    cand_keys: &[u32],
-    region_counts: &[u32],
     state: &[u32],
     cube_counts: &mut [u32],
     len: usize,
@@ -500,19 +479,8 @@ pub(crate) fn gather_count_kernel<K: Numeric>(
         terminate!();
     }
     let chunk = chunk_of_cube(cube, tiles_per_row, cubes_per_row, tiles_per_cube);
-    let row_state = load_row_state(state, chunk.row);
-    let counts = count_chunk::<K>(
-        values,
-        cand_keys,
-        region_counts,
-        &chunk,
-        len,
-        tiles_per_row,
-        row_state.source == SOURCE_CANDIDATES,
-        row_state.bound,
-        read,
-        blueprint,
-    );
+    let bound = load_row_state(state, chunk.row).bound;
+    let counts = count_chunk::<K>(values, &chunk, len, bound, read, blueprint);
     let below = cube_exclusive_sum(counts.below, blueprint.units, blueprint.use_planes);
     let equal = cube_exclusive_sum(counts.equal, blueprint.units, blueprint.use_planes);
     if UNIT_POS == 0 {
@@ -523,22 +491,18 @@ pub(crate) fn gather_count_kernel<K: Numeric>(
 }
 
 /// Gather, pass 2: every key below the boundary, and the ties whose slot is below `k`, to
-/// their slots (radix keys and positions, `[rows, k]`); the cube walks its chunk in order
-/// (from the input in tiles of the `gather` shape, from the candidate buffer region by
-/// region, the positions the compaction recorded), so its slots follow index order. A cube
-/// whose chunk has nothing to write (by pass 1's counts) reads nothing.
+/// their slots (radix keys and positions, `[rows, k]`); the cube walks its chunk in order,
+/// in tiles of the `gather` shape, so its slots follow index order. A cube whose chunk has
+/// nothing to write (by pass 1's counts) reads nothing.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gather_scatter_kernel<K: Numeric>(
     values: &[K],
-    cand_keys: &[u32],
-    cand_positions: &[u32],
-    region_counts: &[u32],
     state: &[u32],
     cube_counts: &[u32],
     cube_offsets: &[u32],
-    out_keys: &mut [u32],
-    out_positions: &mut [u32],
+    cand_keys: &mut [u32],
+    cand_positions: &mut [u32],
     len: usize,
     k: u32,
     tiles_per_row: usize,
@@ -564,101 +528,34 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
     if cube_counts[base + chunk.part] == 0u32 && (ties_here == 0u32 || equal >= k) {
         terminate!();
     }
-    let row_state = load_row_state(state, chunk.row);
-    let bound = row_state.bound;
+    let bound = load_row_state(state, chunk.row).bound;
+    // The chunk's keys, walked in gather tiles (`gather`, a multiple of the passes' tile:
+    // fewer cube-wide sums per key when most tiles have keys to write, i.e. large `k`).
     let tile_keys = comptime!(blueprint.tile());
-    let out_base = chunk.row * k as usize;
-    // Uniform per cube.
-    if row_state.source == SOURCE_CANDIDATES {
-        let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
-        for tile in chunk.first..chunk.end {
-            let valid = load_row_tile::<K>(
-                values,
-                cand_keys,
-                region_counts,
-                &mut held,
-                chunk.row,
-                len,
-                tile,
-                tiles_per_row,
-                true,
-                read,
-                blueprint,
-            );
-            let region = chunk.row * len + tile * tile_keys;
-            let origin = TileOrigin {
-                start: 0usize,
-                len: region_counts[chunk.row * tiles_per_row + tile] as usize,
-                from_candidates: true,
-                recorded: region,
-            };
-            let slots = GatherSlots {
-                out_base,
-                less,
-                equal,
-                k,
-            };
-            let taken = place_tile::<u32>(
-                &held,
-                valid,
-                cand_positions,
-                out_keys,
-                out_positions,
-                origin,
-                bound,
-                0u32,
-                slots,
-                Placement::Gather,
-                blueprint,
-            );
-            less += taken & 0xFFFFu32;
-            equal += taken >> 16u32;
-        }
-    } else {
-        // The chunk's keys, walked in gather tiles (`gather`, a multiple of the passes' tile:
-        // fewer cube-wide sums per key when most tiles have keys to write, i.e. large `k`).
-        let mut held = Array::<u32>::new(gather.elements_per_unit as usize);
-        let chunk_end = min(chunk.end * tile_keys, len);
-        let mut start = chunk.first * tile_keys;
-        while start < chunk_end {
-            let valid = load_tile_keys::<K>(
-                values,
-                &mut held,
-                chunk.row * len,
-                start,
-                chunk_end,
-                read,
-                gather,
-            );
-            let origin = TileOrigin {
-                start,
-                len: min(chunk_end - start, comptime!(gather.tile())),
-                from_candidates: false,
-                recorded: 0usize,
-            };
-            let slots = GatherSlots {
-                out_base,
-                less,
-                equal,
-                k,
-            };
-            let taken = place_tile::<u32>(
-                &held,
-                valid,
-                cand_positions,
-                out_keys,
-                out_positions,
-                origin,
-                bound,
-                0u32,
-                slots,
-                Placement::Gather,
-                gather,
-            );
-            less += taken & 0xFFFFu32;
-            equal += taken >> 16u32;
-            start += comptime!(gather.tile());
-        }
+    let chunk_end = min(chunk.end * tile_keys, len);
+    let mut start = chunk.first * tile_keys;
+    while start < chunk_end {
+        let slots = GatherSlots {
+            out_base: chunk.row * k as usize,
+            less,
+            equal,
+            k,
+        };
+        let taken = gather_tile::<K>(
+            values,
+            cand_keys,
+            cand_positions,
+            chunk.row * len,
+            start,
+            chunk_end,
+            bound,
+            slots,
+            read,
+            gather,
+        );
+        less += taken & 0xFFFFu32;
+        equal += taken >> 16u32;
+        start += comptime!(gather.tile());
     }
 }
 

@@ -72,9 +72,8 @@ pub(crate) fn topk_keyed(
             }
             TopkStrategy::RadixSelect => {
                 let state = run.init_state();
-                let candidates = run.candidate_buffer();
-                report.counting_passes = run.radix_select(&state, &candidates);
-                run.gather_and_finish(&state, &candidates)?;
+                report.counting_passes = run.radix_select(&state);
+                run.gather_and_finish(&state)?;
             }
             TopkStrategy::SortAndSlice => run.sort_and_slice()?,
             TopkStrategy::Auto => unreachable!("resolved above"),
@@ -354,13 +353,6 @@ impl Chunks {
     }
 }
 
-/// Where the device-wide select compacts a row's candidates (see `tile::SOURCE_CANDIDATES`).
-struct CandidateBuffer {
-    keys: Handle,
-    positions: Handle,
-    region_counts: Handle,
-}
-
 struct Run<'a> {
     client: &'a Client,
     io: TopkIo<'a>,
@@ -525,7 +517,7 @@ impl Run<'_> {
     /// ones; the bits above are zero in every radix key): a histogram of the matching keys,
     /// then the digit choice; candidates compacted between passes. Returns the number of
     /// digit passes.
-    fn radix_select(&self, state: &Handle, candidates: &CandidateBuffer) -> u32 {
+    fn radix_select(&self, state: &Handle) -> u32 {
         let rows = self.problem.rows;
         if self.problem.k == self.problem.len {
             // Every key is taken: `init_state` set the boundary to the largest radix key.
@@ -547,15 +539,18 @@ impl Run<'_> {
         );
         fill_zero(self.client, &appended, rows, u32_elem);
         fill_zero(self.client, &ranges, rows * 2, u32_elem);
+        // Candidate buffers: written only by passes 1 and 2, and only for rows whose
+        // candidates shrink.
+        let cand_a = self.workspace(n);
+        let cand_b = self.workspace(n);
         let digits = wide_select_digits(self.read.kind.key_bits());
         let passes = digits.len() as u32;
         // A run of bins per unit (one per unit for 8-bit digits where a cube has 256 units).
         let digit_units = self.caps.cube_units(SELECT_DIGITS as u32);
-        let regions = rows * chunks.tiles_per_row;
         for (pass, &(shift, digit_bits)) in (0u32..).zip(&digits) {
-            // SAFETY: `cubes_per_row` cubes per row take the row's tiles in turn, surplus
-            // cubes return, keys past a row or a region's count are not read; a tile's
-            // candidates stay within its region (at most its own keys).
+            // SAFETY: `cubes_per_row` cubes per row take the tiles of the row's source in
+            // turn, surplus cubes return, keys past a row's source are not read; appends stay
+            // within the row's `len` slots (a source never holds more than its row).
             unsafe {
                 radix_histogram_kernel::launch_unchecked(
                     self.client,
@@ -563,15 +558,13 @@ impl Run<'_> {
                     CubeDim::new_1d(blueprint.units),
                     self.address(),
                     self.input(),
-                    self.buffer(&candidates.keys, n),
-                    self.buffer(&candidates.positions, n),
-                    self.buffer(&candidates.region_counts, regions),
+                    self.buffer(&cand_a, n),
+                    self.buffer(&cand_b, n),
                     self.buffer(state, rows * ROW_STATE_WORDS),
                     self.buffer(&histograms, rows * WIDE_SELECT_DIGITS),
                     self.buffer(&appended, rows),
                     self.buffer(&ranges, rows * 2),
                     self.problem.len,
-                    chunks.tiles_per_row,
                     chunks.cubes_per_row,
                     chunks.total_cubes,
                     shift,
@@ -594,28 +587,16 @@ impl Run<'_> {
                     self.buffer(&appended, rows),
                     self.buffer(&ranges, rows * 2),
                     rows,
-                    self.problem.k as u32,
                     shift,
                     digit_bits,
-                    // Any later pass may compact the candidates (once).
-                    pass + 1 < passes,
+                    // The next pass appends only when a pass follows it to read them.
+                    pass + 1 < passes - 1,
                     digit_units,
                     self.tuning.use_planes,
                 );
             }
         }
         passes
-    }
-
-    /// The candidate buffer of the device-wide select (see `tile::SOURCE_CANDIDATES`): radix
-    /// keys and positions laid out as the input, and a count per tile region.
-    fn candidate_buffer(&self) -> CandidateBuffer {
-        let n = self.elements();
-        CandidateBuffer {
-            keys: self.workspace(n),
-            positions: self.workspace(n),
-            region_counts: self.workspace(self.problem.rows * self.chunks().tiles_per_row),
-        }
     }
 
     /// How many chunks the one-cube-per-row select cuts each row into, and their length (the
@@ -700,14 +681,9 @@ impl Run<'_> {
 
     /// Every row's chosen keys (below the boundary, then the first ties) in `[rows, k]`
     /// workspaces, sorted by (key, index) when asked, then the outputs.
-    fn gather_and_finish(
-        &self,
-        state: &Handle,
-        candidates: &CandidateBuffer,
-    ) -> Result<(), SieveError> {
+    fn gather_and_finish(&self, state: &Handle) -> Result<(), SieveError> {
         let rows = self.problem.rows;
         let k = self.problem.k;
-        let n = self.elements();
         let outputs = self.outputs();
         let blueprint = self.blueprint();
         let chunks = self.chunks();
@@ -717,7 +693,6 @@ impl Run<'_> {
         let cand_keys = self.workspace(outputs);
         let cand_positions = self.workspace(outputs);
         let grid = chunks.grid(self.client);
-        let regions = rows * chunks.tiles_per_row;
         // SAFETY: one cube per chunk of tiles, surplus cubes return; each cube writes its
         // two counts.
         unsafe {
@@ -727,8 +702,6 @@ impl Run<'_> {
                 CubeDim::new_1d(blueprint.units),
                 self.address(),
                 self.input(),
-                self.buffer(&candidates.keys, n),
-                self.buffer(&candidates.region_counts, regions),
                 self.buffer(state, rows * ROW_STATE_WORDS),
                 self.buffer(&cube_counts, count_len),
                 self.problem.len,
@@ -763,9 +736,6 @@ impl Run<'_> {
                 CubeDim::new_1d(blueprint.units),
                 self.address(),
                 self.input(),
-                self.buffer(&candidates.keys, n),
-                self.buffer(&candidates.positions, n),
-                self.buffer(&candidates.region_counts, regions),
                 self.buffer(state, rows * ROW_STATE_WORDS),
                 self.buffer(&cube_counts, count_len),
                 self.buffer(&cube_offsets, count_len),

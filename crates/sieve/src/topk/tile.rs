@@ -25,13 +25,12 @@ pub struct RowState {
     pub bound: u32,
     /// The rank (1-based) the `k`-th key has among the keys matching the digits chosen so far.
     pub need: u32,
-    /// Where the next pass (and the gather) reads the row's keys: [`SOURCE_INPUT`] or
-    /// [`SOURCE_CANDIDATES`].
+    /// Where the next pass reads the row's candidates (`SOURCE_*`).
     pub source: u32,
     /// How many keys that source holds for the row.
     pub source_len: u32,
-    /// [`SOURCE_CANDIDATES`] where the next pass compacts the row's candidates out of the
-    /// input ([`SOURCE_INPUT`]: it does not).
+    /// Where the next pass appends the row's candidates (`SOURCE_*`; the input means
+    /// "nowhere").
     pub target: u32,
     /// Every key of the row has the same bits from this one up (32: not known yet); set by
     /// each digit choice from the range the first pass recorded.
@@ -69,11 +68,10 @@ pub fn store_row_state(state: &mut [u32], row: usize, row_state: &RowState) {
 
 /// The input values (radix keys computed on the fly).
 pub const SOURCE_INPUT: u32 = 0;
-/// The candidate buffer: every key of the row at or below the digits chosen before the pass
-/// that compacted it (so every key the top-k takes), as radix keys with their positions, in
-/// index order. It has one region per input tile, at the tile's own offset, holding the
-/// tile's candidates first (their number in the region counts).
-pub const SOURCE_CANDIDATES: u32 = 1;
+/// Candidate buffer A (radix keys).
+pub const SOURCE_A: u32 = 1;
+/// Candidate buffer B (radix keys).
+pub const SOURCE_B: u32 = 2;
 
 /// Rank-by-counting cubes of up to this many units unroll their loops over the units
 /// ([`ranks_in_row`] also within [`UNROLL_BODIES`], as its nest grows with units times keys
@@ -154,59 +152,44 @@ pub struct BoundCounts {
     pub equal: u32,
 }
 
-/// Loads the unit's radix keys of tile `tile` of row `row` ([`load_tile_keys`]) from the input
-/// or, `from_candidates`, from the tile's region of the candidate buffer (see
-/// [`SOURCE_CANDIDATES`]); returns the mask of the keys that exist. Uniform per cube.
+/// Adds to `counts` how many of the unit's keys of a tile (striped, coalesced reads) are
+/// below `bound` and equal to it. No synchronisation: a cube sums its units' counts once,
+/// after all its tiles.
 #[cube]
 #[allow(clippy::too_many_arguments)]
-pub fn load_row_tile<K: Numeric>(
+pub fn count_tile<K: Numeric>(
     values: &[K],
-    cand_keys: &[u32],
-    region_counts: &[u32],
-    held: &mut Array<u32>,
-    row: usize,
+    counts: &mut BoundCounts,
+    row_base: usize,
+    start: usize,
     len: usize,
-    tile: usize,
-    tiles_per_row: usize,
-    from_candidates: bool,
+    bound: u32,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
-) -> u32 {
-    let start = tile * comptime!(blueprint.tile());
-    if from_candidates {
-        // Candidates are radix keys already: read as `u32`s, ascending (themselves).
-        let candidates = comptime!(KeyRead {
-            kind: KeyKind::U32,
-            largest: false,
-        });
-        let count = region_counts[row * tiles_per_row + tile] as usize;
-        load_tile_keys::<u32>(
-            cand_keys,
-            held,
-            row * len + start,
-            0usize,
-            count,
-            candidates,
-            blueprint,
-        )
-    } else {
-        load_tile_keys::<K>(values, held, row * len, start, len, read, blueprint)
+) {
+    let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
+    let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
+    #[unroll]
+    for e in 0..blueprint.elements_per_unit {
+        if (valid >> e) & 1u32 == 1u32 {
+            let key = held[e as usize];
+            if key < bound {
+                counts.below += 1u32;
+            } else if key == bound {
+                counts.equal += 1u32;
+            }
+        }
     }
 }
 
-/// How many of the unit's keys in a cube's chunk of tiles (see [`chunk_of_cube`]), from the
-/// input or the candidate buffer ([`load_row_tile`]), are below and equal to `bound`. No
-/// synchronisation: the cube sums its units' counts after.
+/// How many of the unit's keys in a cube's chunk of tiles (see [`chunk_of_cube`]) are below
+/// and equal to `bound` ([`count_tile`] over the chunk's tiles). No synchronisation: the
+/// cube sums its units' counts after.
 #[cube]
-#[allow(clippy::too_many_arguments)]
 pub fn count_chunk<K: Numeric>(
     values: &[K],
-    cand_keys: &[u32],
-    region_counts: &[u32],
     chunk: &TileChunk,
     len: usize,
-    tiles_per_row: usize,
-    from_candidates: bool,
     bound: u32,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
@@ -215,32 +198,17 @@ pub fn count_chunk<K: Numeric>(
         below: 0u32,
         equal: 0u32,
     };
-    let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
     for tile in chunk.first..chunk.end {
-        let valid = load_row_tile::<K>(
+        count_tile::<K>(
             values,
-            cand_keys,
-            region_counts,
-            &mut held,
-            chunk.row,
+            &mut counts,
+            chunk.row * len,
+            tile * comptime!(blueprint.tile()),
             len,
-            tile,
-            tiles_per_row,
-            from_candidates,
+            bound,
             read,
             blueprint,
         );
-        #[unroll]
-        for e in 0..blueprint.elements_per_unit {
-            if (valid >> e) & 1u32 == 1u32 {
-                let key = held[e as usize];
-                if key < bound {
-                    counts.below += 1u32;
-                } else if key == bound {
-                    counts.equal += 1u32;
-                }
-            }
-        }
     }
     counts
 }
@@ -276,95 +244,56 @@ pub fn chunk_of_cube(
     }
 }
 
-/// Where [`place_tile`] writes a tile's keys.
+/// Where the gather writes the chosen keys of a tile.
 #[derive(CubeType, Clone, Copy)]
 pub struct GatherSlots {
-    /// The first output slot of the row (the gather: `row * k`) or of the tile's region (the
-    /// compaction).
+    /// The row's first output slot (`row * k`).
     pub out_base: usize,
-    /// Slot (from `out_base`) of the tile's first key below the boundary (the compaction: of
-    /// its first candidate).
+    /// Slot (within the row) of the tile's first key below the boundary.
     pub less: u32,
-    /// Slot (from `out_base`) of the tile's first key equal to the boundary.
+    /// Slot (within the row) of the tile's first key equal to the boundary.
     pub equal: u32,
     /// `k`: slots at or past it are not written (the surplus ties).
     pub k: u32,
 }
 
-/// Where a tile's keys came from, for the positions [`place_tile`] writes: position
-/// `start + local` of the row (the input), or the one the candidate buffer recorded
-/// (`positions[recorded + local]`).
-#[derive(CubeType, Clone, Copy)]
-pub struct TileOrigin {
-    pub start: usize,
-    pub len: usize,
-    pub from_candidates: bool,
-    pub recorded: usize,
-}
-
-/// How [`place_tile`] classes a key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Placement {
-    /// The gather: below the bound, or equal to it.
-    Gather,
-    /// The candidates' compaction: at or below the bound above bit `cut` (the digits chosen
-    /// so far), every key the top-k can take.
-    Compact,
-}
-
-/// A key's class, as a count to add: 1 below the bound (or a candidate), `1 << 16` equal to
-/// it (the gather only), 0 neither.
-#[cube]
-fn placement_class(key: u32, bound: u32, cut: u32, #[comptime] placement: Placement) -> u32 {
-    let mut class = 0u32;
-    if comptime!(placement == Placement::Gather) {
-        if key < bound {
-            class = 1u32;
-        } else if key == bound {
-            class = 0x1_0000u32;
-        }
-    } else {
-        // The shift is split so that a cut of 32 (every key a candidate) is defined.
-        let half = cut / 2u32;
-        if ((key >> half) >> (cut - half)) <= ((bound >> half) >> (cut - half)) {
-            class = 1u32;
-        }
-    }
-    class
-}
-
-/// Places the chosen keys of one tile (the unit's held keys, striped: `held[e]` at tile index
-/// `e * CUBE_DIM + UNIT_POS`, those in `valid`) in index order: the gather's keys below the
-/// boundary from `slots.less`, its ties from `slots.equal` while below `k`; the compaction's
-/// candidates from `slots.less`. A cube-wide sum counts the tile's keys of each class; a
-/// tile with nothing to write (most tiles of a gather with small `k`) stops there. Otherwise
-/// the keys go to shared memory and each unit takes `elements_per_unit` consecutive ones, so
-/// a second cube-wide sum ranks every placed key in index order. Writes the radix key and
-/// its position ([`TileOrigin`]; `positions_in` is read only for candidates, so any buffer
-/// serves otherwise). Returns the tile's counts packed as `below | equal << 16`.
-/// Every unit must call it; a cube may call it tile after tile (the first cube-wide sum
-/// orders the shared tile's reuse).
+/// The gather of one tile. The units read the tile striped (coalesced) and a cube-wide sum
+/// counts its keys below the boundary and equal to it. A tile with nothing to write (no key
+/// below, and no tie whose slot is below `k`; most tiles when `k` is small) stops there.
+/// Otherwise its radix keys go to shared memory and each unit takes `elements_per_unit`
+/// consecutive ones, so a cube-wide exclusive sum of the units' (below, equal) counts ranks
+/// every chosen key in index order: a key below the boundary goes to `slots.less + rank`, a
+/// key equal to it to `slots.equal + rank` if that is below `k`. Writes the radix key and
+/// the position within the row. Returns the tile's (below, equal) counts packed as
+/// `below | equal << 16`. Every unit must call it; a cube may call it tile after tile (the
+/// first cube-wide sum orders the shared tile's reuse).
 #[cube]
 #[allow(clippy::too_many_arguments)]
-pub fn place_tile<P: Numeric>(
-    held: &Array<u32>,
-    valid: u32,
-    positions_in: &[P],
+pub fn gather_tile<K: Numeric>(
+    values: &[K],
     cand_keys: &mut [u32],
     cand_positions: &mut [u32],
-    origin: TileOrigin,
+    row_base: usize,
+    start: usize,
+    len: usize,
     bound: u32,
-    cut: u32,
     slots: GatherSlots,
-    #[comptime] placement: Placement,
+    #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
 ) -> u32 {
     let epu = blueprint.elements_per_unit;
+    let mut held = Array::<u32>::new(epu as usize);
+    let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
     let mut striped = 0u32;
     #[unroll]
     for e in 0..epu {
         if (valid >> e) & 1u32 == 1u32 {
-            striped += placement_class(held[e as usize], bound, cut, placement);
+            let key = held[e as usize];
+            if key < bound {
+                striped += 1u32;
+            } else if key == bound {
+                striped += 0x1_0000u32;
+            }
         }
     }
     let total = cube_exclusive_sum(striped, blueprint.units, blueprint.use_planes).total;
@@ -374,7 +303,7 @@ pub fn place_tile<P: Numeric>(
         #[unroll]
         for e in 0..epu {
             let local = (e * CUBE_DIM + UNIT_POS) as usize;
-            if local < origin.len {
+            if start + local < len {
                 keys[local] = held[e as usize];
             }
         }
@@ -384,8 +313,13 @@ pub fn place_tile<P: Numeric>(
         #[unroll]
         for e in 0..epu {
             let local = first + e as usize;
-            if local < origin.len {
-                packed += placement_class(keys[local], bound, cut, placement);
+            if start + local < len {
+                let key = keys[local];
+                if key < bound {
+                    packed += 1u32;
+                } else if key == bound {
+                    packed += 0x1_0000u32;
+                }
             }
         }
         let prefix = cube_exclusive_sum(packed, blueprint.units, blueprint.use_planes);
@@ -394,27 +328,19 @@ pub fn place_tile<P: Numeric>(
         #[unroll]
         for e in 0..epu {
             let local = first + e as usize;
-            if local < origin.len {
+            if start + local < len {
                 let key = keys[local];
-                let class = placement_class(key, bound, cut, placement);
-                let mut slot = slots.k;
-                if class == 1u32 {
-                    // Always below k in the gather: fewer than k keys of the row are below
-                    // the boundary.
-                    slot = less;
+                if key < bound {
+                    // Always below k: fewer than k keys of the row are below the boundary.
+                    cand_keys[slots.out_base + less as usize] = key;
+                    cand_positions[slots.out_base + less as usize] = (start + local) as u32;
                     less += 1u32;
-                } else if class != 0u32 {
-                    slot = equal;
+                } else if key == bound {
+                    if equal < slots.k {
+                        cand_keys[slots.out_base + equal as usize] = key;
+                        cand_positions[slots.out_base + equal as usize] = (start + local) as u32;
+                    }
                     equal += 1u32;
-                }
-                if slot < slots.k {
-                    let position = if origin.from_candidates {
-                        u32::cast_from(positions_in[origin.recorded + local])
-                    } else {
-                        (origin.start + local) as u32
-                    };
-                    cand_keys[slots.out_base + slot as usize] = key;
-                    cand_positions[slots.out_base + slot as usize] = position;
                 }
             }
         }
@@ -525,90 +451,86 @@ pub fn count_tile_digits(
     hits
 }
 
-/// What [`histogram_tile`] saw: the range of the keys the unit counted, and how many
-/// candidates the tile kept (the same for every unit).
-#[derive(CubeType, Clone, Copy)]
-pub struct TileHistogram {
-    pub range: U32Range,
-    pub kept: u32,
-}
-
-/// Device-wide radix select, one pass over tile `tile` of a row's current source (the input,
-/// or the tile's region of the candidate buffer): [`count_tile_digits`], and, when the row's
-/// target is the candidate buffer (its source is then the input), the compaction of the
-/// tile's candidates, every key at or below the digits chosen so far, to the tile's region
-/// in index order with their positions ([`place_tile`]), and their number to
-/// `region_counts`. Every unit must call it.
+/// Device-wide radix select, one pass over one tile of a row's current candidate source
+/// (`source`: the input or a candidate buffer, `source_len` keys): [`count_tile_digits`],
+/// and, when `target` is a candidate buffer, the counted keys appended to it (staged in
+/// shared memory, written out coalesced): the cube's block of slots comes from the row's
+/// `appended` counter, so blocks land in the order cubes get there, which nothing downstream
+/// depends on (later passes only count). Returns the range of the keys the unit counted.
+/// Every unit must call it.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 pub fn histogram_tile<K: Numeric>(
     values: &[K],
-    cand_keys: &mut [u32],
-    cand_positions: &mut [u32],
-    region_counts: &mut [u32],
+    cand_a: &mut [u32],
+    cand_b: &mut [u32],
     bins: &Shared<[Atomic<u32>]>,
+    appended: &mut [Atomic<u32>],
     row: usize,
-    len: usize,
-    tile: usize,
-    tiles_per_row: usize,
+    row_base: usize,
+    start: usize,
     state: &RowState,
     shift: u32,
     #[comptime] bits: u32,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: TopkBlueprint,
-) -> TileHistogram {
-    let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
-    let valid = load_row_tile::<K>(
-        values,
-        cand_keys.slice(0usize, cand_keys.len()),
-        region_counts.slice(0usize, region_counts.len()),
-        &mut held,
-        row,
-        len,
-        tile,
-        tiles_per_row,
-        state.source == SOURCE_CANDIDATES,
-        read,
-        blueprint,
-    );
+) -> U32Range {
+    let epu = blueprint.elements_per_unit;
+    let mut held = Array::<u32>::new(epu as usize);
+    let source_len = state.source_len as usize;
+    // Candidates are radix keys already: read as `u32`s, ascending (themselves).
+    let candidates = comptime!(KeyRead {
+        kind: KeyKind::U32,
+        largest: false,
+    });
+    let valid = if state.source == SOURCE_INPUT {
+        load_tile_keys::<K>(
+            values, &mut held, row_base, start, source_len, read, blueprint,
+        )
+    } else if state.source == SOURCE_A {
+        let source = cand_a.slice(0usize, cand_a.len());
+        load_tile_keys::<u32>(
+            source, &mut held, row_base, start, source_len, candidates, blueprint,
+        )
+    } else {
+        let source = cand_b.slice(0usize, cand_b.len());
+        load_tile_keys::<u32>(
+            source, &mut held, row_base, start, source_len, candidates, blueprint,
+        )
+    };
     let hits = count_tile_digits(bins, &held, valid, state.bound, shift, bits, blueprint);
-    let mut kept = 0u32;
-    // Uniform per cube.
-    if state.target == SOURCE_CANDIDATES {
-        let start = tile * comptime!(blueprint.tile());
-        let origin = TileOrigin {
-            start,
-            len: min(len - start, comptime!(blueprint.tile())),
-            from_candidates: false,
-            recorded: 0usize,
-        };
-        let slots = GatherSlots {
-            out_base: row * len + start,
-            less: 0u32,
-            equal: 0u32,
-            k: 0xFFFF_FFFFu32,
-        };
-        kept = place_tile::<K>(
-            &held,
-            valid,
-            values,
-            cand_keys,
-            cand_positions,
-            origin,
-            state.bound,
-            shift + bits,
-            slots,
-            Placement::Compact,
-            blueprint,
-        ) & 0xFFFFu32;
+    if state.target != SOURCE_INPUT {
+        // Uniform per cube (a pass with nowhere to append skips the rank altogether). The
+        // hits go to shared memory in rank order, then out in one coalesced sweep to the
+        // cube's block of the target. (This tile's cube-wide sum orders the previous tile's
+        // sweep before these writes.)
+        let ranks = cube_exclusive_sum(hits.count, blueprint.units, blueprint.use_planes);
+        let mut staging = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
+        let mut block = Shared::<u32>::new();
+        let mut slot = ranks.before as usize;
+        #[unroll]
+        for e in 0..epu {
+            if (hits.mask >> e) & 1u32 == 1u32 {
+                staging[slot] = held[e as usize];
+                slot += 1;
+            }
+        }
         if UNIT_POS == 0 {
-            region_counts[row * tiles_per_row + tile] = kept;
+            *block = appended[row].fetch_add(ranks.total);
+        }
+        sync_cube();
+        let out = row_base + *block as usize;
+        let mut j = UNIT_POS;
+        while j < ranks.total {
+            if state.target == SOURCE_A {
+                cand_a[out + j as usize] = staging[j as usize];
+            } else {
+                cand_b[out + j as usize] = staging[j as usize];
+            }
+            j += CUBE_DIM;
         }
     }
-    TileHistogram {
-        range: hits.range,
-        kept,
-    }
+    hits.range
 }
 
 /// The smallest radix key among the keys one unit reads in a sweep over a whole row (tile
