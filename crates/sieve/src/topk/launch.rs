@@ -239,7 +239,7 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
             tuning.elements_per_unit,
             format!(
                 "1..=32 (one bit each in a 32-bit mask), with a tile below 65,536 keys whose \
-                 keys ({tile_bytes} bytes with the bins and the spines) fit the device's {} \
+                 keys ({tile_bytes} bytes with the bins and the spine) fit the device's {} \
                  bytes of shared memory",
                 caps.max_shared_bytes
             ),

@@ -71,11 +71,10 @@
 //!   the next digit (2048 bins for an 11-bit digit) of the keys that match the boundary
 //!   prefix found so far (each cube's shared-memory counters, over all of its tiles, added
 //!   into a per-row histogram), and a prefix sum over the bins picks the digit the `k`-th
-//!   key has. The first pass that can shrink the row (usually the second) also compacts its
-//!   *candidates*, every key at or below the digits chosen so far (so every key the top-k
-//!   can take), out of the input in index order with their positions, one region per input
-//!   tile; the later passes and the gather read only those. A row whose candidates would not
-//!   shrink keeps reading the input instead of copying it. The first pass also records each row's smallest and
+//!   key has. The second pass compacts the keys matching the first digit (the candidates),
+//!   so the third reads only those (their tiles dealt out to all of the row's cubes in
+//!   turn); a row whose candidates would not shrink keeps reading its current source
+//!   instead of copying it. The first pass also records each row's smallest and
 //!   largest key: a digit that every key of the row shares (their range agrees on it and on
 //!   every bit above) is the smallest key's, and its pass reads nothing, so all-equal and
 //!   low-entropy rows cost one histogram pass, not three. With planes, a tile whose keys
@@ -93,8 +92,8 @@
 //!   3. else `2 * k > len`: `SortAndSlice` (the chosen set is most of the row: sorting it is
 //!      most of a full sort anyway);
 //!   4. else `RadixSelect` (one cube per row for rows up to 2^17 keys; longer rows: at most
-//!      three device-wide digit passes, the input read by the first two, which compacts the
-//!      candidates that the last pass and the gather read).
+//!      three device-wide digit passes, the input read by the first two, the gather's count
+//!      and the chunks of its scatter that hold chosen keys).
 //!
 //!   64-bit values always take `SortAndSlice`: the sort already ranks them as two radix
 //!   words, while the selecting strategies hold one 32-bit radix key per value (shared
@@ -236,11 +235,10 @@ const BOUND_UNITS_PER_K: u32 = 4;
 /// The shortest chunk of a cut row by default: 16,384 keys, 16 tiles of a 1024-unit row cube.
 const ROW_CHUNK_MIN_LEN: usize = 1 << 14;
 
-/// Shared memory of a tiled top-k cube, every allocation counted (the SPIR-V path does not
-/// overlap them): the tile's radix keys, the device-wide select's digit bins (as many as its
-/// widest digit has) and two scan spines (one word per unit each).
+/// Shared memory of a tiled top-k cube: the tile's radix keys, the device-wide select's digit
+/// bins (as many as its widest digit has) and the scan spine (one word per unit).
 pub(crate) fn tile_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
-    4 * (units as usize * elements_per_unit as usize + WIDE_SELECT_DIGITS + 2 * units as usize)
+    4 * (units as usize * elements_per_unit as usize + WIDE_SELECT_DIGITS + units as usize)
 }
 
 /// Shared memory of a one-cube-per-row radix select, every allocation counted (not every
