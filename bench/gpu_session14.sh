@@ -9,9 +9,15 @@
 #          Compute's duration of every kernel of the first top-k calls at 2^28 k = 1000 of both
 #          benches; every process under `timeout`. Files: bench-cuda*.txt, cuda*.json,
 #          torch.txt, torch.json, ncu-topk*.csv, tests-*.txt, memcheck.txt, racecheck.txt.
+#   sweep  the device-wide top-k's tile and cube count at 2^28 k = 1000 and 100000 (raw, sieve
+#          only: `cubes=` 1056, 2112, 8448 against the default 4224, `epu=16`, `units=512`),
+#          the sort rows session 13 did not reach at the new tiles and the old (`epu=8`):
+#          sort_with_indices 2^24, sort i32 2^24, [4096, 32768], [64, 128256] descending;
+#          then the modules 14-a's CUDA run did not finish (topk_ops, dtypes_sort, sets,
+#          sampling, props) through CUDA alone. Files: sweep.txt, sweep.json, tests-cuda.txt.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
-# usage: LIMIT=300 bash bench/gpu_session14.sh <topk>
+# usage: LIMIT=300 bash bench/gpu_session14.sh <topk|sweep>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-300}
@@ -52,7 +58,28 @@ topk)
   done
   for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
   ;;
+sweep)
+  timeout $limit .gpu/suite-cuda --test-threads 2 topk_ops:: dtypes_sort:: sets:: sampling:: \
+    props:: > "$OUT/tests-cuda.txt" 2>&1 &
+  T=topk_with_indices; L=268435456
+  args=()
+  for k in 1000 100000; do
+    for t in "" ",cubes=1056" ",cubes=2112" ",cubes=8448" ",epu=16" ",units=512"; do
+      args+=(--case "$T:$L:f32:k=$k$t")
+    done
+  done
+  for c in sort_with_indices:16777216:f32 sort:16777216:i32 sort_with_indices:4096x32768:f32; do
+    args+=(--case "$c" --case "$c:epu=8")
+  done
+  args+=(--case sort_with_indices:64x128256:f32:descending=true
+    --case sort_with_indices:64x128256:f32:descending=true,epu=8)
+  timeout ${BENCH_LIMIT:-300} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/sweep.json" \
+    "${args[@]}" > "$OUT/sweep.txt" 2>&1
+  echo "bench rc=$?"; grep -E "^(topk|sort|copy)" "$OUT/sweep.txt" | grep -v -E "skipped|sort_and_slice|in_cube"
+  wait
+  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  ;;
 *)
-  echo "usage: $0 <topk>"; exit 2
+  echo "usage: $0 <topk|sweep>"; exit 2
   ;;
 esac
