@@ -265,7 +265,10 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
         row_units_per_cube: get("row_units").unwrap_or(base.row_units_per_cube),
         bound_units_per_k: get("bound").unwrap_or(base.bound_units_per_k),
         row_cube_max_len: get("row_max").map_or(base.row_cube_max_len, |m| m as usize),
-        gather_elements_per_unit: get("gather_epu").unwrap_or(base.gather_elements_per_unit),
+        // `epu=` alone sets the scatter's tiles too (they must be a multiple of it).
+        gather_elements_per_unit: get("gather_epu")
+            .or(get("epu"))
+            .unwrap_or(base.gather_elements_per_unit),
         row_split_cubes: get("split").unwrap_or(base.row_split_cubes),
         row_chunk_min_len: get("chunk_min").map_or(base.row_chunk_min_len, |m| m as usize),
         ..base

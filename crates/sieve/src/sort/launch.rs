@@ -98,13 +98,14 @@ pub(crate) fn sort_keyed(
     check_tuning(caps, &tuning)?;
     let capacity = tuning.in_cube_capacity(caps);
     let onesweep_blocker = onesweep_blocker(caps, problem.len);
-    // Measured on the H200 (`bench/results/h200/13-d`, 2^28): keys alone, onesweep 11.65 ms
-    // against Lsd's 12.70; with positions Lsd wins (14.39 against 14.90: its tile is read
-    // twice, but onesweep's look-back waits cost more there).
-    let keys_only = io.indices_out.is_none() && kind.carried_raw();
     let strategy = match options.strategy {
         SortStrategy::Auto if problem.len <= capacity && !kind.wide() => SortStrategy::InCube,
-        SortStrategy::Auto if keys_only && onesweep_blocker.is_none() => SortStrategy::Onesweep,
+        SortStrategy::Auto
+            if onesweep_blocker.is_none()
+                && onesweep_wins(problem, kind, io.indices_out.is_none()) =>
+        {
+            SortStrategy::Onesweep
+        }
         SortStrategy::Auto => SortStrategy::Lsd,
         SortStrategy::Onesweep if onesweep_blocker.is_some() => {
             return Err(SieveError::invalid(
@@ -206,6 +207,26 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
     }
     caps.check_planes(tuning.use_planes)
 }
+
+/// Where `Auto` takes `Onesweep` over `Lsd` (when the device runs it): 32-bit keys, at least
+/// [`ONESWEEP_MIN_KEYS`] in all, and keys alone or many rows. Measured on the H200
+/// (`bench/results/h200/13-d`, `14-b`, ms, onesweep against Lsd): keys alone 11.65 / 12.70 at
+/// 2^28 but 0.977 / 0.896 at 2^24; with positions 6.75 / 7.54 at [4096, 32768], but 14.90 /
+/// 14.39 on one 2^28-key row and 0.68 / 0.56 at [64, 128256] (one long row: its tiles wait on
+/// each other's look-back, where the LSD pass's tiles read the scanned counts).
+fn onesweep_wins(problem: SortProblem, kind: KeyKind, keys_only: bool) -> bool {
+    kind.carried_raw()
+        && problem.rows.saturating_mul(problem.len) >= ONESWEEP_MIN_KEYS
+        && (keys_only || problem.rows >= ONESWEEP_MIN_ROWS_WITH_POSITIONS)
+}
+
+/// Fewest keys in all for which `Auto` takes `Onesweep` (between 2^24, where `Lsd` won, and
+/// 2^27-2^28, where `Onesweep` did).
+const ONESWEEP_MIN_KEYS: usize = 1 << 26;
+
+/// Fewest rows for which `Auto` takes `Onesweep` with positions riding (it won at 4096 rows,
+/// lost at 64 and 1).
+const ONESWEEP_MIN_ROWS_WITH_POSITIONS: usize = 1024;
 
 /// Why the onesweep passes cannot run here, if they cannot.
 fn onesweep_blocker(caps: &DeviceCaps, len: usize) -> Option<String> {
@@ -768,4 +789,31 @@ struct OnesweepSpace {
     counts_len: usize,
     status: Handle,
     status_len: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Auto`'s choice between the device-wide strategies follows the H200's measurements
+    /// (`onesweep_wins`).
+    #[test]
+    fn auto_takes_onesweep_where_it_measured_faster() {
+        let f32_keys = KeyKind::of(Dtype::F32);
+        let wins =
+            |rows, len, keys_only| onesweep_wins(SortProblem { rows, len }, f32_keys, keys_only);
+        assert!(wins(1, 1 << 28, true));
+        assert!(!wins(1, 1 << 24, true));
+        assert!(!wins(1, 1 << 28, false));
+        assert!(wins(4096, 32768, false));
+        assert!(!wins(64, 128256, false));
+        assert!(!onesweep_wins(
+            SortProblem {
+                rows: 1,
+                len: 1 << 28
+            },
+            KeyKind::of(Dtype::F64),
+            true
+        ));
+    }
 }

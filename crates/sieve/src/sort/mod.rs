@@ -51,9 +51,10 @@
 //!   CUDA, HIP) and rows shorter than 2^30 keys (a status word holds a 30-bit count); a forced `Onesweep`
 //!   elsewhere is refused.
 //! - [`SortStrategy::Auto`]: `InCube` when a row fits one cube (and keys are not 64-bit);
-//!   else `Onesweep` for a keys-only sort of 32-bit keys where it runs (on the H200 at 2^28:
-//!   11.65 ms against `Lsd`'s 12.70); else `Lsd` (with positions riding it was the faster:
-//!   14.39 against 14.90). The sort returns which ran.
+//!   else `Onesweep` where it runs, for 32-bit keys, at least 2^26 in all, alone or in at
+//!   least 1024 rows (on the H200, ms against `Lsd`: keys alone 11.65 / 12.70 at 2^28, 0.977 /
+//!   0.896 at 2^24; with positions 6.75 / 7.54 at [4096, 32768], 14.90 / 14.39 on one 2^28
+//!   row); else `Lsd`. The sort returns which ran.
 
 mod kernels;
 pub(crate) mod launch;
@@ -86,8 +87,9 @@ pub enum SortOrder {
 /// Which algorithm sorts (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum SortStrategy {
-    /// `InCube` when a row fits one cube and the keys are not 64-bit, else `Onesweep` for a
-    /// keys-only sort of 32-bit keys where the device runs it, else `Lsd`.
+    /// `InCube` when a row fits one cube and the keys are not 64-bit, else `Onesweep` for
+    /// 2^26 or more 32-bit keys, alone or in 1024 or more rows, where the device runs it,
+    /// else `Lsd`.
     #[default]
     Auto,
     /// One cube per row, rows up to [`SortTuning::in_cube_capacity`] keys; not 64-bit keys.
