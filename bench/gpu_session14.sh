@@ -15,9 +15,16 @@
 #          sort_with_indices 2^24, sort i32 2^24, [4096, 32768], [64, 128256] descending;
 #          then the modules 14-a's CUDA run did not finish (topk_ops, dtypes_sort, sets,
 #          sampling, props) through CUDA alone. Files: sweep.txt, sweep.json, tests-cuda.txt.
+#   final  after the cube count (64 per multiprocessor) and the sort's Auto rule: `sort::`,
+#          `topk::`, `sort_ops::`, `topk_ops::` through CUDA and Vulkan, memcheck over
+#          `topk::`; then the top-k rows (2^28 k = 10, 1000, 100000, all-equal k = 1000; 2^24
+#          k = 10 at the new and the old cube count) and the sorts whose Auto changed
+#          (sort_with_indices [4096, 32768]: onesweep; sort i32 2^24: Lsd) through CUDA, the Burn
+#          op beside each raw strategy, then torch's top-k rows. Files: bench-cuda.txt,
+#          cuda.json, torch.txt, torch.json, tests-*.txt, memcheck.txt.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
-# usage: LIMIT=300 bash bench/gpu_session14.sh <topk|sweep>
+# usage: LIMIT=300 bash bench/gpu_session14.sh <topk|sweep|final>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-300}
@@ -79,7 +86,28 @@ sweep)
   wait
   for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
   ;;
+final)
+  for b in cuda vulkan; do
+    timeout $limit .gpu/suite-$b --test-threads 2 sort:: topk:: sort_ops:: topk_ops:: \
+      > "$OUT/tests-$b.txt" 2>&1 &
+  done
+  timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda \
+    --test-threads 2 topk:: > "$OUT/memcheck.txt" 2>&1 &
+  wait
+  T=topk_with_indices; L=268435456
+  args=(--case $T:$L:f32:k=10 --case $T:$L:f32:k=1000 --case $T:$L:f32:k=100000
+    --case $T:$L:f32:k=1000,dist=all_equal --case $T:16777216:f32:k=10
+    --case $T:16777216:f32:k=10,cubes=4224 --case sort_with_indices:4096x32768:f32
+    --case sort:16777216:i32)
+  timeout ${BENCH_LIMIT:-150} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
+    "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench rc=$?"; grep -E "^(topk|sort|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice"
+  timeout ${TORCH_LIMIT:-60} python3 bench/torch_reference.py "$OUT/torch.json" --only=topk \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -12
+  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  ;;
 *)
-  echo "usage: $0 <topk|sweep>"; exit 2
+  echo "usage: $0 <topk|sweep|final>"; exit 2
   ;;
 esac
