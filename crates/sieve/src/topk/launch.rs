@@ -27,6 +27,12 @@ use crate::sort::launch::{sort_keyed, sort_with};
 use crate::sort::{SortIo, SortOptions, SortOrder, SortProblem, SortTuning};
 use crate::{DeviceCaps, Dtype, SieveError};
 
+/// Fewest tiles a cube of a pass over the input takes (where the row has them), whatever
+/// [`TopkTuning::target_cubes`] asks: at 2^24 k = 10 on the H200 one tile a cube (8192
+/// cubes) took 0.226 ms against 0.201 at two (`bench/results/h200/14-c`), while at 2^28 more
+/// cubes of ~16 tiles beat fewer of ~31 (`14-b`).
+const MIN_TILES_PER_CUBE: usize = 2;
+
 /// Units of the per-row and elementwise kernels (fewer where a cube may not have them).
 const ELEMENTWISE_UNITS: u32 = 256;
 
@@ -434,12 +440,16 @@ impl Run<'_> {
     }
 
     /// How a pass over the input splits into cubes: every row's tiles in chunks of
-    /// consecutive tiles, about `tuning.target_cubes` cubes in all (at least one per row).
+    /// consecutive tiles, about `tuning.target_cubes` cubes in all (at least one per row),
+    /// each of at least [`MIN_TILES_PER_CUBE`] tiles where the row has them.
     fn chunks(&self) -> Chunks {
         let rows = self.problem.rows;
         let tiles_per_row = self.problem.len.div_ceil(self.blueprint().tile()).max(1);
         let wanted = (self.tuning.target_cubes as usize).div_ceil(rows).max(1);
-        let tiles_per_cube = tiles_per_row.div_ceil(wanted.min(tiles_per_row));
+        let tiles_per_cube = tiles_per_row
+            .div_ceil(wanted.min(tiles_per_row))
+            .max(MIN_TILES_PER_CUBE)
+            .min(tiles_per_row);
         let cubes_per_row = tiles_per_row.div_ceil(tiles_per_cube);
         Chunks {
             tiles_per_row,

@@ -191,7 +191,7 @@ pub struct TopkTuning {
     /// Keys per unit per tile, 1 to 32 (a tile holds fewer than 65,536 keys).
     pub elements_per_unit: u32,
     /// About how many cubes a pass over the input launches: each takes a chunk of
-    /// consecutive tiles of one row, so its fixed costs (clearing and flushing a histogram,
+    /// consecutive tiles of one row (two at least where the row has them), so its fixed costs (clearing and flushing a histogram,
     /// cube-wide sums, atomics into per-row counters) are paid once per chunk. Enough to fill
     /// the device a few times over.
     pub target_cubes: u32,
