@@ -22,9 +22,13 @@
 #          (sort_with_indices [4096, 32768]: onesweep; sort i32 2^24: Lsd) through CUDA, the Burn
 #          op beside each raw strategy, then torch's top-k rows. Files: bench-cuda.txt,
 #          cuda.json, torch.txt, torch.json, tests-*.txt, memcheck.txt.
+#   check  after a device-wide top-k cube takes at least two tiles: `topk::` and `topk_ops::`
+#          through CUDA and Vulkan, then the top-k rows at 2^24 (k = 10, 1000) and 2^28 (k = 10,
+#          1000) through CUDA (Burn op and raw), then torch's top-k rows. Files:
+#          bench-cuda.txt, cuda.json, torch.txt, torch.json, tests-*.txt.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
-# usage: LIMIT=300 bash bench/gpu_session14.sh <topk|sweep|final>
+# usage: LIMIT=300 bash bench/gpu_session14.sh <topk|sweep|final|check>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-300}
@@ -107,7 +111,23 @@ final)
   echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -12
   for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
   ;;
+check)
+  for b in cuda vulkan; do
+    timeout $limit .gpu/suite-$b --test-threads 2 topk:: topk_ops:: > "$OUT/tests-$b.txt" 2>&1 &
+  done
+  wait
+  T=topk_with_indices; L=268435456
+  args=(--case $T:16777216:f32:k=10 --case $T:16777216:f32:k=1000 --case $T:$L:f32:k=10
+    --case $T:$L:f32:k=1000)
+  timeout ${BENCH_LIMIT:-120} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
+    "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice"
+  timeout ${TORCH_LIMIT:-60} python3 bench/torch_reference.py "$OUT/torch.json" --only=topk \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -12
+  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  ;;
 *)
-  echo "usage: $0 <topk|sweep|final>"; exit 2
+  echo "usage: $0 <topk|sweep|final|check>"; exit 2
   ;;
 esac
