@@ -236,7 +236,9 @@ def topk_cases(quick):
     return ([((1 << 24,), {"k": k}) for k in (10, 1000, 100000)]
             + [((1 << 28,), {"k": k}) for k in (10, 1000, 100000)]
             + [((1 << 28,), {"k": 1000, "dist": "all_equal"}),
-               ((4096, 32768), {"k": 64}), ((16384, 128), {"k": 8}), ((64, 128256), {"k": 50})])
+               ((4096, 32768), {"k": 64}), ((16384, 128), {"k": 8}), ((64, 128256), {"k": 50}),
+               ((64, 128256), {"k": 1000}), ((64, 128256), {"k": 50, "dist": "tied"}),
+               ((64, 128256), {"k": 1000, "dist": "tied"})])
 
 
 def topk_rows(quick, dev, gen):
@@ -248,6 +250,9 @@ def topk_rows(quick, dev, gen):
         k = params["k"]
         if params.get("dist") == "all_equal":
             x = torch.full(shape, 0.5, device=dev)
+        elif params.get("dist") == "tied":
+            # 16 distinct values, as sieve-bench's `dist=tied`.
+            x = torch.randint(0, 16, shape, device=dev, generator=gen).float() / 16.0 - 0.5
         else:
             x = torch.rand(shape, device=dev, generator=gen) * 2.0 - 1.0
         out_elems = n // shape[-1] * k

@@ -304,6 +304,19 @@ pub fn standard(quick: bool) -> Vec<Case> {
         Case::new(Op::TopkWithIndices, &[4096, 32768], "f32", &[("k", "64")]),
         Case::new(Op::TopkWithIndices, &[16384, 128], "f32", &[("k", "8")]),
         Case::new(Op::TopkWithIndices, &[64, 128256], "f32", &[("k", "50")]),
+        Case::new(Op::TopkWithIndices, &[64, 128256], "f32", &[("k", "1000")]),
+        Case::new(
+            Op::TopkWithIndices,
+            &[64, 128256],
+            "f32",
+            &[("k", "50"), ("dist", "tied")],
+        ),
+        Case::new(
+            Op::TopkWithIndices,
+            &[64, 128256],
+            "f32",
+            &[("k", "1000"), ("dist", "tied")],
+        ),
         // Sampling at LLM vocabulary sizes (issue 17; torch's sampler in the same call).
         Case::new(Op::TopKTopPSample, &[64, 128256], "f32", &SAMPLE),
         Case::new(Op::TopKTopPSample, &[64, 128256], "bf16", &SAMPLE),

@@ -1,5 +1,5 @@
 //! Top-k rows (`topk_with_indices`, f32, along the last dim; params `k=` and
-//! `dist=all_equal`): sieve's Burn op (`strategy: auto`), the raw `sieve::topk` with each
+//! `dist=all_equal` or `dist=tied`): sieve's Burn op (`strategy: auto`), the raw `sieve::topk` with each
 //! strategy forced, and stock Burn's `topk_with_indices` where it is known to finish. Every
 //! output is checked in O(n) before it is timed (see [`check_topk`]).
 
@@ -27,6 +27,9 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     }
 }
 
+/// Distinct values of `dist=tied` rows.
+const TIED_LEVELS: u32 = 16;
+
 fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let n = case.numel();
     let len = *case.shape.last().unwrap();
@@ -36,15 +39,15 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
         .map(|v| v.parse().expect("k= takes an integer"))
         .unwrap_or(10)
         .min(len);
-    let all_equal = case.params.get("dist").is_some_and(|d| d == "all_equal");
+    // `dist=all_equal`: every value 0.5; `dist=tied`: 16 distinct values (quantized or masked
+    // logits: every k-th value has thousands of ties); else uniform in [-1, 1).
+    let dist = case.params.get("dist").map(String::as_str);
     let mut rng = StdRng::seed_from_u64(0x70_4b);
     let data: Vec<f32> = (0..n)
-        .map(|_| {
-            if all_equal {
-                0.5
-            } else {
-                rng.random_range(-1.0f32..1.0)
-            }
+        .map(|_| match dist {
+            Some("all_equal") => 0.5,
+            Some("tied") => rng.random_range(0..TIED_LEVELS) as f32 / TIED_LEVELS as f32 - 0.5,
+            _ => rng.random_range(-1.0f32..1.0),
         })
         .collect();
     let index_bytes = Tensor::<1, Int>::empty([1], bench.device).dtype().size() as u64;
