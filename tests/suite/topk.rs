@@ -667,7 +667,8 @@ fn radix_select_reports_its_counting_passes() {
     // One per 8-bit digit of the key in the one-cube-per-row select, the most it runs (the
     // host does not learn which a row skipped); k = len needs none.
     assert_eq!(got.report.counting_passes, 4);
-    // Device-wide passes take 11, 11 and 10 bits of a 32-bit key.
+    // Device-wide passes take 11, 11 and 10 bits of a 32-bit key in rows of 2^16 keys or more
+    // (this row), 8-bit digits in shorter ones.
     let wide = TopkOptions {
         tuning: Some(TopkTuning {
             row_cube_max_len: 1024,

@@ -18,14 +18,20 @@ pub const WIDE_SELECT_BITS: u32 = 11;
 /// Bins of the widest device-wide select digit.
 pub const WIDE_SELECT_DIGITS: usize = 1 << WIDE_SELECT_BITS;
 
-/// The device-wide select's digits of a `key_bits`-bit radix key, most significant first, as
-/// `(shift, bits)`: 32-bit keys in three digits of 11, 11 and 10 bits, narrower keys in
-/// 8-bit digits. Wide first digits matter for floats: the top 8 bits of a float's key are the
-/// sign and 7 exponent bits, so half of the values of `[-1, 1)` share one 8-bit digit (a
-/// quarter in the direction asked) and are appended as the next pass's candidates; 11 bits
-/// add two mantissa bits, and three passes do what four did.
-pub fn wide_select_digits(key_bits: u32) -> Vec<(u32, u32)> {
-    let widths: &[u32] = if key_bits == 32 {
+/// Rows at least this long take 11-bit digits in the device-wide select
+/// ([`wide_select_digits`]); shorter ones 8-bit digits, whose per-row histograms are an eighth
+/// the size (many short rows forced device-wide would otherwise hold 8 KiB of bins a row).
+pub const WIDE_SELECT_MIN_LEN: usize = 1 << 16;
+
+/// The device-wide select's digits of a `key_bits`-bit radix key in rows of `len` keys, most
+/// significant first, as `(shift, bits)`: 32-bit keys of rows of [`WIDE_SELECT_MIN_LEN`] or
+/// more in three digits of 11, 11 and 10 bits, the others in 8-bit digits. Wide first digits
+/// matter for floats: the top 8 bits of a float's key are the sign and 7 exponent bits, so
+/// half of the values of `[-1, 1)` share one 8-bit digit (a quarter in the direction asked)
+/// and are appended as the next pass's candidates; 11 bits add two mantissa bits, and three
+/// passes do what four did.
+pub fn wide_select_digits(key_bits: u32, len: usize) -> Vec<(u32, u32)> {
+    let widths: &[u32] = if key_bits == 32 && len >= WIDE_SELECT_MIN_LEN {
         &[11, 11, 10]
     } else {
         &[8; 4]

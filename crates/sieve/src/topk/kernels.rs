@@ -24,8 +24,7 @@ use super::tile::{
 use crate::common::cube::{U32Range, cube_exclusive_sum, cube_range};
 use crate::common::grid::linear_cube_index;
 use crate::radix::digits::{
-    DigitSelect, SELECT_BITS, SELECT_DIGITS, WIDE_SELECT_DIGITS, clear_bins, select_digit,
-    shared_digit, shared_from,
+    DigitSelect, SELECT_BITS, SELECT_DIGITS, clear_bins, select_digit, shared_digit, shared_from,
 };
 
 // The kernels below write these as literals (so their variables are runtime ones).
@@ -132,7 +131,7 @@ pub(crate) fn init_state_kernel(state: &mut [u32], rows: usize, len: u32, k: u32
 /// Radix select, one digit pass over each row's candidate source, whose tiles the row's
 /// `cubes_per_row` cubes take in turn: the histogram of the `digit_bits`-bit digit at `shift`
 /// of the keys matching the row's bound so far, added into `histograms[row]` (a row's bins
-/// start at `row * WIDE_SELECT_DIGITS` whatever the digit's width), and those keys appended to the row's target
+/// start at `row * row_bins`, the widest digit's bins, whatever this digit's width), and those keys appended to the row's target
 /// buffer when it has one. The first pass also records the range of the row's keys in
 /// `ranges[row]` (`[!min, max]`, both kept by `fetch_max` from zero, so one zero fill
 /// initialises them); a later pass whose digit every key of the row shares (`shift >=
@@ -150,6 +149,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     len: usize,
     cubes_per_row: usize,
     total_cubes: usize,
+    row_bins: usize,
     shift: u32,
     #[comptime] digit_bits: u32,
     #[comptime] first_pass: bool,
@@ -212,7 +212,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     while d < digits {
         let count = bins[d].load();
         if count > 0u32 {
-            histograms[row * WIDE_SELECT_DIGITS + d].fetch_add(count);
+            histograms[row * row_bins + d].fetch_add(count);
         }
         d += CUBE_DIM as usize;
     }
@@ -235,6 +235,7 @@ pub(crate) fn radix_digit_kernel(
     appended: &mut [u32],
     ranges: &[u32],
     rows: usize,
+    row_bins: usize,
     shift: u32,
     #[comptime] digit_bits: u32,
     #[comptime] append_next: bool,
@@ -252,8 +253,8 @@ pub(crate) fn radix_digit_kernel(
     let bins = Shared::<[Atomic<u32>]>::new_slice(digits);
     let mut d = UNIT_POS as usize;
     while d < digits {
-        bins[d].store(histograms[row * WIDE_SELECT_DIGITS + d]);
-        histograms[row * WIDE_SELECT_DIGITS + d] = 0u32;
+        bins[d].store(histograms[row * row_bins + d]);
+        histograms[row * row_bins + d] = 0u32;
         d += CUBE_DIM as usize;
     }
     // Uniform per cube.

@@ -19,7 +19,7 @@ use crate::common::address::{
 use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
-use crate::radix::digits::{SELECT_BITS, SELECT_DIGITS, WIDE_SELECT_DIGITS, wide_select_digits};
+use crate::radix::digits::{SELECT_BITS, SELECT_DIGITS, wide_select_digits};
 use crate::radix::keys::KeyKind;
 use crate::scan::launch::scan_with;
 use crate::scan::{ScanKind, ScanOptions, ScanProblem};
@@ -382,7 +382,8 @@ impl Run<'_> {
     /// counts) when rows are short.
     fn extent(&self) -> usize {
         let words = if self.read.kind.wide() { 2 } else { 1 };
-        let per_row = WIDE_SELECT_DIGITS
+        let per_row = self
+            .row_bins()
             .max(ROW_STATE_WORDS)
             .max(2 * self.chunks().cubes_per_row);
         (self.problem.rows.saturating_mul(self.problem.len))
@@ -522,11 +523,22 @@ impl Run<'_> {
         state
     }
 
+    /// The device-wide select's digits ([`wide_select_digits`]).
+    fn select_digits(&self) -> Vec<(u32, u32)> {
+        wide_select_digits(self.read.kind.key_bits(), self.problem.len)
+    }
+
+    /// Bins of a row's histogram in the device-wide select: its widest digit's.
+    fn row_bins(&self) -> usize {
+        let widest = self.select_digits().iter().map(|&(_, bits)| bits).max();
+        1 << widest.unwrap_or(SELECT_BITS)
+    }
+
     /// The boundary of every row by MSB-first digit passes over the key's bits
-    /// ([`wide_select_digits`]: 11, 11 and 10 bits for 32-bit keys, 8-bit digits for narrower
-    /// ones; the bits above are zero in every radix key): a histogram of the matching keys,
-    /// then the digit choice; candidates compacted between passes. Returns the number of
-    /// digit passes.
+    /// ([`wide_select_digits`]: 11, 11 and 10 bits for 32-bit keys in rows of 2^16 keys or
+    /// more, else 8-bit digits; the bits above are zero in every radix key): a histogram of
+    /// the matching keys, then the digit choice; candidates compacted between passes. Returns
+    /// the number of digit passes.
     fn radix_select(&self, state: &Handle) -> u32 {
         let rows = self.problem.rows;
         if self.problem.k == self.problem.len {
@@ -536,24 +548,20 @@ impl Run<'_> {
         let n = self.elements();
         let blueprint = self.blueprint();
         let chunks = self.chunks();
-        let histograms = self.workspace(rows * WIDE_SELECT_DIGITS);
+        let row_bins = self.row_bins();
+        let histograms = self.workspace(rows * row_bins);
         let appended = self.workspace(rows);
         // Each row's key range as `[!min, max]` (see `radix_histogram_kernel`).
         let ranges = self.workspace(rows * 2);
         let u32_elem = ElemType::UInt(UIntKind::U32);
-        fill_zero(
-            self.client,
-            &histograms,
-            rows * WIDE_SELECT_DIGITS,
-            u32_elem,
-        );
+        fill_zero(self.client, &histograms, rows * row_bins, u32_elem);
         fill_zero(self.client, &appended, rows, u32_elem);
         fill_zero(self.client, &ranges, rows * 2, u32_elem);
         // Candidate buffers: written only by passes 1 and 2, and only for rows whose
         // candidates shrink.
         let cand_a = self.workspace(n);
         let cand_b = self.workspace(n);
-        let digits = wide_select_digits(self.read.kind.key_bits());
+        let digits = self.select_digits();
         let passes = digits.len() as u32;
         // A run of bins per unit (one per unit for 8-bit digits where a cube has 256 units).
         let digit_units = self.caps.cube_units(SELECT_DIGITS as u32);
@@ -571,12 +579,13 @@ impl Run<'_> {
                     self.buffer(&cand_a, n),
                     self.buffer(&cand_b, n),
                     self.buffer(state, rows * ROW_STATE_WORDS),
-                    self.buffer(&histograms, rows * WIDE_SELECT_DIGITS),
+                    self.buffer(&histograms, rows * row_bins),
                     self.buffer(&appended, rows),
                     self.buffer(&ranges, rows * 2),
                     self.problem.len,
                     chunks.cubes_per_row,
                     chunks.total_cubes,
+                    row_bins,
                     shift,
                     digit_bits,
                     pass == 0,
@@ -593,10 +602,11 @@ impl Run<'_> {
                     CubeDim::new_1d(digit_units),
                     self.address(),
                     self.buffer(state, rows * ROW_STATE_WORDS),
-                    self.buffer(&histograms, rows * WIDE_SELECT_DIGITS),
+                    self.buffer(&histograms, rows * row_bins),
                     self.buffer(&appended, rows),
                     self.buffer(&ranges, rows * 2),
                     rows,
+                    row_bins,
                     shift,
                     digit_bits,
                     // The next pass appends only when a pass follows it to read them.

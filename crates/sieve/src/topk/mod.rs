@@ -46,7 +46,8 @@
 //! - [`TopkStrategy::RadixSelect`]: each row's *boundary* key `T` (the `k`-th smallest
 //!   radix key) found by the digit select of [`crate::radix::digits`], MSB-first digits
 //!   (in one cube: 8-bit, four for 32-bit keys, two for 16-bit, one for 8-bit; device-wide:
-//!   11, 11 and 10 bits for 32-bit keys, 8-bit digits for narrower ones), then the *gather*: every
+//!   11, 11 and 10 bits for 32-bit keys in rows of 2^16 keys or more, else 8-bit digits), then
+//!   the *gather*: every
 //!   key below `T`, plus the first `k - count(< T)` keys equal to `T` in index order,
 //!   placed by a scan of per-cube counts (each cube of a pass takes a chunk of consecutive
 //!   tiles, see [`TopkTuning::target_cubes`]; a chunk with nothing to write is not read
