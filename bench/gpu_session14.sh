@@ -26,9 +26,13 @@
 #          through CUDA and Vulkan, then the top-k rows at 2^24 (k = 10, 1000) and 2^28 (k = 10,
 #          1000) through CUDA (Burn op and raw), then torch's top-k rows. Files:
 #          bench-cuda.txt, cuda.json, torch.txt, torch.json, tests-*.txt.
+#   last   after 8-bit digits for rows shorter than 2^16 (the per-row histogram sized by the
+#          widest digit): `topk::` and `topk_ops::` through CUDA and Vulkan, then issue 15's
+#          batched rows ([64, 128256] k = 50 and 1000, uniform and 16 distinct values) and
+#          2^28 k = 10 through CUDA, then torch's top-k rows. Files: as `check`.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
-# usage: LIMIT=300 bash bench/gpu_session14.sh <topk|sweep|final|check>
+# usage: LIMIT=300 bash bench/gpu_session14.sh <topk|sweep|final|check|last>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-300}
@@ -127,7 +131,24 @@ check)
   echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -12
   for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
   ;;
+last)
+  for b in cuda vulkan; do
+    timeout $limit .gpu/suite-$b --test-threads 2 topk:: topk_ops:: > "$OUT/tests-$b.txt" 2>&1 &
+  done
+  wait
+  T=topk_with_indices
+  args=(--case $T:64x128256:f32:k=50 --case $T:64x128256:f32:k=1000
+    --case $T:64x128256:f32:k=50,dist=tied --case $T:64x128256:f32:k=1000,dist=tied
+    --case $T:268435456:f32:k=10)
+  timeout ${BENCH_LIMIT:-100} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
+    "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice"
+  timeout ${TORCH_LIMIT:-70} python3 bench/torch_reference.py "$OUT/torch.json" --only=topk \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -16
+  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  ;;
 *)
-  echo "usage: $0 <topk|sweep|final|check>"; exit 2
+  echo "usage: $0 <topk|sweep|final|check|last>"; exit 2
   ;;
 esac
