@@ -37,6 +37,23 @@ set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-300}
 source "$here/gpu_prelude.sh"
+# rows_then_torch: the CUDA bench over "${args[@]}", torch's top-k rows, the logs' summaries.
+rows_then_torch() {
+  timeout ${BENCH_LIMIT:-120} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
+    "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench rc=$?"; grep -E "^(topk|sort|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice"
+  timeout ${TORCH_LIMIT:-60} python3 bench/torch_reference.py "$OUT/torch.json" --only=topk \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -16
+  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+}
+# topk_tests: topk:: and topk_ops:: through CUDA and Vulkan.
+topk_tests() {
+  for b in cuda vulkan; do
+    timeout $limit .gpu/suite-$b --test-threads 2 topk:: topk_ops:: > "$OUT/tests-$b.txt" 2>&1 &
+  done
+  wait
+}
 case "$1" in
 topk)
   T=topk_with_indices; L=268435456
@@ -107,46 +124,22 @@ final)
     --case $T:$L:f32:k=1000,dist=all_equal --case $T:16777216:f32:k=10
     --case $T:16777216:f32:k=10,cubes=4224 --case sort_with_indices:4096x32768:f32
     --case sort:16777216:i32)
-  timeout ${BENCH_LIMIT:-150} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
-    "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
-  echo "bench rc=$?"; grep -E "^(topk|sort|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice"
-  timeout ${TORCH_LIMIT:-60} python3 bench/torch_reference.py "$OUT/torch.json" --only=topk \
-    > "$OUT/torch.txt" 2>&1
-  echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -12
-  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  rows_then_torch
   ;;
 check)
-  for b in cuda vulkan; do
-    timeout $limit .gpu/suite-$b --test-threads 2 topk:: topk_ops:: > "$OUT/tests-$b.txt" 2>&1 &
-  done
-  wait
+  topk_tests
   T=topk_with_indices; L=268435456
   args=(--case $T:16777216:f32:k=10 --case $T:16777216:f32:k=1000 --case $T:$L:f32:k=10
     --case $T:$L:f32:k=1000)
-  timeout ${BENCH_LIMIT:-120} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
-    "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
-  echo "bench rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice"
-  timeout ${TORCH_LIMIT:-60} python3 bench/torch_reference.py "$OUT/torch.json" --only=topk \
-    > "$OUT/torch.txt" 2>&1
-  echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -12
-  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  rows_then_torch
   ;;
 last)
-  for b in cuda vulkan; do
-    timeout $limit .gpu/suite-$b --test-threads 2 topk:: topk_ops:: > "$OUT/tests-$b.txt" 2>&1 &
-  done
-  wait
+  topk_tests
   T=topk_with_indices
   args=(--case $T:64x128256:f32:k=50 --case $T:64x128256:f32:k=1000
     --case $T:64x128256:f32:k=50,dist=tied --case $T:64x128256:f32:k=1000,dist=tied
     --case $T:268435456:f32:k=10)
-  timeout ${BENCH_LIMIT:-100} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
-    "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
-  echo "bench rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice"
-  timeout ${TORCH_LIMIT:-70} python3 bench/torch_reference.py "$OUT/torch.json" --only=topk \
-    > "$OUT/torch.txt" 2>&1
-  echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -16
-  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  rows_then_torch
   ;;
 *)
   echo "usage: $0 <topk|sweep|final|check|last>"; exit 2
