@@ -1,7 +1,7 @@
 //! Top-k rows (`topk_with_indices`, f32, along the last dim; params `k=` and
-//! `dist=all_equal` or `dist=tied`): sieve's Burn op (`strategy: auto`), the raw `sieve::topk` with each
-//! strategy forced, and stock Burn's `topk_with_indices` where it is known to finish. Every
-//! output is checked in O(n) before it is timed (see [`check_topk`]).
+//! `dist=all_equal` or `dist=tied`): sieve's Burn op (`strategy: auto`), the raw
+//! `sieve::topk` with each strategy forced, and stock Burn's `topk_with_indices` where it is
+//! known to finish. Every output is checked in O(n) before it is timed (see [`check_topk`]).
 
 use burn::tensor::{Int, Tensor, TensorData};
 use cubecl::prelude::*;

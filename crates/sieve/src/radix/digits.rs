@@ -31,22 +31,30 @@ pub const WIDE_SELECT_MIN_LEN: usize = 1 << 16;
 /// and are appended as the next pass's candidates; 11 bits add two mantissa bits, and three
 /// passes do what four did.
 pub fn wide_select_digits(key_bits: u32, len: usize) -> Vec<(u32, u32)> {
-    let widths: &[u32] = if key_bits == 32 && len >= WIDE_SELECT_MIN_LEN {
-        &[11, 11, 10]
+    let width = if key_bits == 32 && len >= WIDE_SELECT_MIN_LEN {
+        WIDE_SELECT_BITS
     } else {
-        &[8; 4]
+        SELECT_BITS
     };
+    // From the top; the last digit takes what is left (10 bits after two of 11).
     let mut digits = Vec::new();
     let mut top = key_bits;
-    for &bits in widths {
-        if top == 0 {
-            break;
-        }
-        let bits = bits.min(top);
+    while top > 0 {
+        let bits = width.min(top);
         top -= bits;
         digits.push((top, bits));
     }
     digits
+}
+
+/// Bins of a row's histogram for `digits` (a schedule of [`wide_select_digits`]): its widest
+/// digit's.
+pub fn select_bins(digits: &[(u32, u32)]) -> usize {
+    1 << digits
+        .iter()
+        .map(|&(_, bits)| bits)
+        .max()
+        .unwrap_or(SELECT_BITS)
 }
 
 /// Zeroes the first `digits` bins (no synchronisation: the caller syncs before counting).
@@ -80,8 +88,8 @@ pub fn in_prefix(key: u32, prefix: u32, shift: u32, #[comptime] bits: u32) -> bo
     (((key ^ prefix) >> shift) >> bits) == 0u32
 }
 
-/// Counts the `bits`-bit select digits at `shift` of the unit's keys flagged in `hits` (bit `e` for
-/// `held[e]`) into the cube's bins. With planes, a tile whose keys are all hits with one
+/// Counts the `bits`-bit select digits at `shift` of the unit's keys flagged in `hits` (bit
+/// `e` for `held[e]`) into the cube's bins. With planes, a tile whose keys are all hits with one
 /// digit across the whole plane (all-equal and low-entropy rows, where every add would hit
 /// one bin) is one add for the plane: one broadcast and one vote per tile. Otherwise every
 /// key adds one. (Merging equal digits key by key, by ballot rounds, cost more than the
@@ -152,12 +160,12 @@ pub struct DigitChoice {
     pub count: u32,
 }
 
-/// One digit of a select: the `bits`-bit digit at `shift` whose bin holds the `select.need`-th of the
-/// keys counted in `bins` (which must hold at least that many) joins `select.prefix`, and
+/// One digit of a select: the `bits`-bit digit at `shift` whose bin holds the `select.need`-th of
+/// the keys counted in `bins` (which must hold at least that many) joins `select.prefix`, and
 /// `need` drops by the keys of smaller digits. Each unit sums a run of consecutive bins, a
-/// cube-wide exclusive sum places the runs, and the unit whose run holds the key publishes
-/// it. Any power of two of units; every unit must call it (after the bins are counted and
-/// synchronised) and gets the same choice.
+/// cube-wide exclusive sum places the runs, and the unit whose run holds the key publishes it. Any
+/// power of two of units; every unit must call it (after the bins are counted and synchronised) and
+/// gets the same choice.
 #[cube]
 pub fn select_digit(
     bins: &Shared<[Atomic<u32>]>,

@@ -129,13 +129,13 @@ pub(crate) fn init_state_kernel(state: &mut [u32], rows: usize, len: u32, k: u32
 }
 
 /// Radix select, one digit pass over each row's candidate source, whose tiles the row's
-/// `cubes_per_row` cubes take in turn: the histogram of the `digit_bits`-bit digit at `shift`
-/// of the keys matching the row's bound so far, added into `histograms[row]` (a row's bins
-/// start at `row * row_bins`, the widest digit's bins, whatever this digit's width), and those keys appended to the row's target
-/// buffer when it has one. The first pass also records the range of the row's keys in
-/// `ranges[row]` (`[!min, max]`, both kept by `fetch_max` from zero, so one zero fill
-/// initialises them); a later pass whose digit every key of the row shares (`shift >=
-/// shared_from`, see `radix_digit_kernel`) reads nothing, as its digit is the minimum's.
+/// `cubes_per_row` cubes take in turn: the histogram of the `digit_bits`-bit digit at `shift` of
+/// the keys matching the row's bound so far, added into `histograms[row]` (a row's bins start at
+/// `row * row_bins`, the widest digit's bins, whatever this digit's width), and those keys appended
+/// to the row's target buffer when it has one. The first pass also records the range of the row's
+/// keys in `ranges[row]` (`[!min, max]`, both kept by `fetch_max` from zero, so one zero fill
+/// initialises them); a later pass whose digit every key of the row shares (`shift >= shared_from`,
+/// see `radix_digit_kernel`) reads nothing, as its digit is the minimum's.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn radix_histogram_kernel<K: Numeric>(

@@ -19,7 +19,7 @@ use crate::common::address::{
 use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
-use crate::radix::digits::{SELECT_BITS, SELECT_DIGITS, wide_select_digits};
+use crate::radix::digits::{SELECT_BITS, SELECT_DIGITS, select_bins, wide_select_digits};
 use crate::radix::keys::KeyKind;
 use crate::scan::launch::scan_with;
 use crate::scan::{ScanKind, ScanOptions, ScanProblem};
@@ -382,8 +382,7 @@ impl Run<'_> {
     /// counts) when rows are short.
     fn extent(&self) -> usize {
         let words = if self.read.kind.wide() { 2 } else { 1 };
-        let per_row = self
-            .row_bins()
+        let per_row = select_bins(&self.select_digits())
             .max(ROW_STATE_WORDS)
             .max(2 * self.chunks().cubes_per_row);
         (self.problem.rows.saturating_mul(self.problem.len))
@@ -528,12 +527,6 @@ impl Run<'_> {
         wide_select_digits(self.read.kind.key_bits(), self.problem.len)
     }
 
-    /// Bins of a row's histogram in the device-wide select: its widest digit's.
-    fn row_bins(&self) -> usize {
-        let widest = self.select_digits().iter().map(|&(_, bits)| bits).max();
-        1 << widest.unwrap_or(SELECT_BITS)
-    }
-
     /// The boundary of every row by MSB-first digit passes over the key's bits
     /// ([`wide_select_digits`]: 11, 11 and 10 bits for 32-bit keys in rows of 2^16 keys or
     /// more, else 8-bit digits; the bits above are zero in every radix key): a histogram of
@@ -548,7 +541,9 @@ impl Run<'_> {
         let n = self.elements();
         let blueprint = self.blueprint();
         let chunks = self.chunks();
-        let row_bins = self.row_bins();
+        let digits = self.select_digits();
+        let passes = digits.len() as u32;
+        let row_bins = select_bins(&digits);
         let histograms = self.workspace(rows * row_bins);
         let appended = self.workspace(rows);
         // Each row's key range as `[!min, max]` (see `radix_histogram_kernel`).
@@ -558,11 +553,11 @@ impl Run<'_> {
         fill_zero(self.client, &appended, rows, u32_elem);
         fill_zero(self.client, &ranges, rows * 2, u32_elem);
         // Candidate buffers: written only by passes 1 and 2, and only for rows whose
-        // candidates shrink.
+        // candidates shrink; buffer B only where a pass 2 appends (four or more passes: with
+        // three, pass 2 is the last and appends nothing).
         let cand_a = self.workspace(n);
-        let cand_b = self.workspace(n);
-        let digits = self.select_digits();
-        let passes = digits.len() as u32;
+        let cand_b_len = if passes > 3 { n } else { 1 };
+        let cand_b = self.workspace(cand_b_len);
         // A run of bins per unit (one per unit for 8-bit digits where a cube has 256 units).
         let digit_units = self.caps.cube_units(SELECT_DIGITS as u32);
         for (pass, &(shift, digit_bits)) in (0u32..).zip(&digits) {
@@ -577,7 +572,7 @@ impl Run<'_> {
                     self.address(),
                     self.input(),
                     self.buffer(&cand_a, n),
-                    self.buffer(&cand_b, n),
+                    self.buffer(&cand_b, cand_b_len),
                     self.buffer(state, rows * ROW_STATE_WORDS),
                     self.buffer(&histograms, rows * row_bins),
                     self.buffer(&appended, rows),

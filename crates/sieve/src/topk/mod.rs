@@ -192,8 +192,9 @@ pub struct TopkTuning {
     /// Keys per unit per tile, 1 to 32 (a tile holds fewer than 65,536 keys).
     pub elements_per_unit: u32,
     /// About how many cubes a pass over the input launches: each takes a chunk of
-    /// consecutive tiles of one row (two at least where the row has them), so its fixed costs (clearing and flushing a histogram,
-    /// cube-wide sums, atomics into per-row counters) are paid once per chunk. Enough to fill
+    /// consecutive tiles of one row (two at least where the row has them), so its fixed
+    /// costs (clearing and flushing a histogram, cube-wide sums, atomics into per-row
+    /// counters) are paid once per chunk. Enough to fill
     /// the device a few times over.
     pub target_cubes: u32,
     /// Rows up to this long run [`TopkStrategy::RadixSelect`] with one cube per row: every
@@ -271,16 +272,17 @@ pub const RANK_MAX_LEN: usize = 4096;
 pub const RANK_AUTO_LEN: usize = 1024;
 
 impl TopkTuning {
-    /// 256 units (or as many as a cube may have) x 8 keys per tile; 64 cubes per
-    /// multiprocessor in a pass (8 waves of 8 resident 256-unit cubes; at 2^28 k = 1000 on the
-    /// H200 8448 cubes took 1.59 ms, 4224 1.71, 2112 1.86, 1056 2.06; at k = 100000 8448 and
-    /// 4224 were within 1%), 4096 cubes where the device does not say how many it has; one-cube-per-row selects of up to 1024 units (as
-    /// many as fit) for rows up to 2^17 keys, rows cut into chunks of at least 16,384 keys
-    /// while that leaves at most two cubes per multiprocessor (64 cubes where the device does
-    /// not say); the minima bound for `k` up to a quarter of a one-row cube's units; scatter tiles as the passes' (larger ones measured slower on the
-    /// H200: 16 and 32 keys per unit took 1.1x and 1.4x at [2^28] k = 100000). A tile of 256
-    /// x 8 keys takes 10 KiB of shared memory, so it fits any device (16 KiB at least); fewer
-    /// keys per unit where it would not.
+    /// 256 units (or as many as a cube may have) x 8 keys per tile; 64 cubes per multiprocessor in
+    /// a pass (8 waves of 8 resident 256-unit cubes; at 2^28 k = 1000 on the H200 8448 cubes took
+    /// 1.59 ms, 4224 1.71, 2112 1.86, 1056 2.06; at k = 100000 8448 and 4224 were within 1%), 4096
+    /// cubes where the device does not say how many it has; one-cube-per-row selects of up to 1024
+    /// units (as many as fit) for rows up to 2^17 keys, rows cut into chunks of at least 16,384
+    /// keys while that leaves at most two cubes per multiprocessor (64 cubes where the device does
+    /// not say); the minima bound for `k` up to a quarter of a one-row cube's units; scatter tiles
+    /// as the passes' (larger ones measured slower on the H200: 16 and 32 keys per unit took 1.1x
+    /// and 1.4x at [2^28] k = 100000). A tile of 256 x 8 keys takes 17 KiB of shared memory with
+    /// the 2048 bins of an 11-bit digit (the bins are counted whatever the row length); fewer keys
+    /// per unit where it would not fit.
     pub fn for_device(caps: &crate::DeviceCaps) -> Self {
         let units_per_cube = caps.cube_units(256);
         let mut elements_per_unit = ELEMENTS_PER_UNIT;
