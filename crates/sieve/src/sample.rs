@@ -31,7 +31,8 @@ use crate::radix::keys::{KeyKind, logit_bits};
 use crate::random::{output_extent, seed_words, uniform_of, words_of};
 use crate::sort::launch::sort_keyed;
 use crate::sort::{SortIo, SortOptions, SortOrder, SortProblem};
-use crate::topk::tile::{TopkBlueprint, ranks_in_row};
+use crate::radix::tile::RadixBlueprint;
+use crate::topk::tile::ranks_in_row;
 use crate::topk::{TopkIo, TopkOptions, TopkProblem, row_candidates, topk_keyed};
 use crate::{DeviceCaps, Dtype, SieveError};
 
@@ -119,8 +120,8 @@ struct DrawLayout {
 
 impl DrawLayout {
     /// The staging tile's shape (a unit's candidates at `e * units + UNIT_POS`).
-    fn stage(&self) -> TopkBlueprint {
-        TopkBlueprint {
+    fn stage(&self) -> RadixBlueprint {
+        RadixBlueprint {
             units: self.units,
             elements_per_unit: self.staged_per_unit.max(1),
             use_planes: self.use_planes,
@@ -206,7 +207,7 @@ fn stage_candidates(
     per_row: usize,
     chunk_k: usize,
     chunk_len: usize,
-    #[comptime] stage: TopkBlueprint,
+    #[comptime] stage: RadixBlueprint,
 ) {
     let mut slot_keys = Shared::<[u32]>::new_slice(comptime!(stage.tile()));
     let base = row * per_row;

@@ -7,7 +7,6 @@
 
 use cubecl::prelude::*;
 
-use crate::common::cube::cube_exclusive_sum;
 
 /// Bits of a select digit in one-cube selects (the row cube, the minima bound's cube).
 pub const SELECT_BITS: u32 = 8;
@@ -71,13 +70,6 @@ pub fn clear_bins(bins: &Shared<[Atomic<u32>]>, #[comptime] digits: usize) {
 #[cube]
 pub fn digit_at(key: u32, shift: u32, #[comptime] bits: u32) -> u32 {
     (key >> shift) & comptime!((1u32 << bits) - 1)
-}
-
-/// The `bits`-bit select digit at `shift` of `min`, in place (the other bits zero): the digit
-/// of a row whose keys all share it from [`shared_from()`] up, to be ored into its prefix.
-#[cube]
-pub fn shared_digit(min: u32, shift: u32, #[comptime] bits: u32) -> u32 {
-    digit_at(min, shift, bits) << shift
 }
 
 /// Whether `key` has the digits of `prefix` above the `bits`-bit select digit at `shift`
@@ -145,76 +137,3 @@ fn add_digits(
     }
 }
 
-/// An MSB-first digit select in progress: the digits chosen so far (in place, the bits below
-/// them zero) and the rank (1-based) the wanted key has among the keys that share them.
-#[derive(CubeType, Clone, Copy)]
-pub struct DigitSelect {
-    pub prefix: u32,
-    pub need: u32,
-}
-
-/// What [`select_digit()`] chose: the digit, and how many counted keys have it.
-#[derive(CubeType, Clone, Copy)]
-pub struct DigitChoice {
-    pub digit: u32,
-    pub count: u32,
-}
-
-/// One digit of a select: the `bits`-bit digit at `shift` whose bin holds the `select.need`-th of
-/// the keys counted in `bins` (which must hold at least that many) joins `select.prefix`, and
-/// `need` drops by the keys of smaller digits. Each unit sums a run of consecutive bins, a
-/// cube-wide exclusive sum places the runs, and the unit whose run holds the key publishes it. Any
-/// power of two of units; every unit must call it (after the bins are counted and synchronised) and
-/// gets the same choice.
-#[cube]
-pub fn select_digit(
-    bins: &Shared<[Atomic<u32>]>,
-    select: &mut DigitSelect,
-    shift: u32,
-    #[comptime] bits: u32,
-    #[comptime] units: u32,
-    #[comptime] use_planes: bool,
-) -> DigitChoice {
-    let digits = comptime!(1usize << bits);
-    let per_unit = comptime!(digits.div_ceil(units as usize) as u32);
-    let first = UNIT_POS * per_unit;
-    let mut run = 0u32;
-    #[unroll]
-    for j in 0..per_unit {
-        let digit = (first + j) as usize;
-        if digit < digits {
-            run += bins[digit].load();
-        }
-    }
-    let need = select.need;
-    let placed = cube_exclusive_sum(run, units, use_planes);
-    let mut choice = Shared::<[u32]>::new_slice(3usize);
-    let mut before = placed.before;
-    #[unroll]
-    for j in 0..per_unit {
-        let digit = (first + j) as usize;
-        if digit < digits {
-            let count = bins[digit].load();
-            if before < need && need <= before + count {
-                choice[0] = digit as u32;
-                choice[1] = before;
-                choice[2] = count;
-            }
-            before += count;
-        }
-    }
-    sync_cube();
-    select.prefix |= choice[0] << shift;
-    select.need = need - choice[1];
-    DigitChoice {
-        digit: choice[0],
-        count: choice[2],
-    }
-}
-
-/// The lowest bit from which `min` and `max` (and so every key between them) agree: a select
-/// digit at or above it is `min`'s, and needs no counting.
-#[cube]
-pub fn shared_from(min: u32, max: u32) -> u32 {
-    32u32 - u32::leading_zeros(min ^ max)
-}

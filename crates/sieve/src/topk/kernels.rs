@@ -17,15 +17,16 @@
 use cubecl::prelude::*;
 
 use super::tile::{
-    GatherSlots, KeyRead, RowState, SOURCE_A, SOURCE_B, SOURCE_INPUT, TopkBlueprint, chunk_of_cube,
-    count_chunk, count_tile_digits, gather_tile, histogram_tile, key_at, load_row_state,
-    load_tile_keys, minima_bound, ranks_in_row, store_row_state,
+    GatherSlots, RowState, SOURCE_A, SOURCE_B, SOURCE_INPUT, chunk_of_cube, count_chunk,
+    gather_tile, histogram_tile, load_row_state, minima_bound, ranks_in_row, store_row_state,
 };
 use crate::common::cube::{U32Range, cube_exclusive_sum, cube_range};
 use crate::common::grid::linear_cube_index;
-use crate::radix::digits::{
-    DigitSelect, SELECT_BITS, SELECT_DIGITS, clear_bins, select_digit, shared_digit, shared_from,
+use crate::radix::digits::{SELECT_DIGITS, clear_bins};
+use crate::radix::select::{
+    CubeKeys, DigitSelect, cube_select, select_digit, shared_digit, shared_from,
 };
+use crate::radix::tile::{KeyRead, RadixBlueprint, key_at};
 
 // The kernels below write these as literals (so their variables are runtime ones).
 const _: () = assert!(SOURCE_INPUT == 0 && SOURCE_A == 1 && SOURCE_B == 2);
@@ -47,7 +48,7 @@ pub(crate) fn rank_kernel<K: Numeric, I: Numeric>(
     #[comptime] read: KeyRead,
     #[comptime] write_values: bool,
     #[comptime] write_indices: bool,
-    #[comptime] blueprint: TopkBlueprint,
+    #[comptime] blueprint: RadixBlueprint,
     #[define(K, I)] _dtypes: [ElemType; 2],
 ) {
     let row = linear_cube_index();
@@ -154,7 +155,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     #[comptime] digit_bits: u32,
     #[comptime] first_pass: bool,
     #[comptime] read: KeyRead,
-    #[comptime] blueprint: TopkBlueprint,
+    #[comptime] blueprint: RadixBlueprint,
     #[define(K)] _dtype: ElemType,
 ) {
     let cube = linear_cube_index();
@@ -296,13 +297,10 @@ pub(crate) fn radix_digit_kernel(
 
 /// Radix select of whole rows (or of chunks of rows: each chunk's own top-k), one cube per
 /// row (chunk), in one launch, writing the chosen radix keys and positions to `[cubes, k]`
-/// candidates as the device-wide gather does. With `k <=
-/// bound_max_k` the cube first tries [`minima_bound`] (two sweeps; sorted candidates); where
-/// too many keys lie under the bound, or `k` is larger, it runs the digit select, one sweep
-/// over the row's tiles per 8-bit digit from the top into the cube's bins, then
-/// [`select_digit`], and the gather ([`gather_tile`] over the row's tiles in order). Later
-/// sweeps find the row in cache. The first digit sweep also takes the row's key range:
-/// digits every key shares are the smallest key's, and their sweeps are skipped.
+/// candidates as the device-wide gather does. With `k <= bound_max_k` the cube first tries
+/// [`minima_bound`] (two sweeps; sorted candidates); where too many keys lie under the bound,
+/// or `k` is larger, it runs the MSB select over the row ([`cube_select`], one sweep per digit
+/// it cannot skip) and the gather ([`gather_tile`] over the row's tiles in order).
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn row_select_kernel<K: Numeric>(
@@ -316,7 +314,7 @@ pub(crate) fn row_select_kernel<K: Numeric>(
     cubes: usize,
     bound_max_k: u32,
     #[comptime] read: KeyRead,
-    #[comptime] blueprint: TopkBlueprint,
+    #[comptime] blueprint: RadixBlueprint,
     #[define(K)] _dtype: ElemType,
 ) {
     // Cube `c` selects from chunk `c % chunks` of row `c / chunks` (a whole row when
@@ -356,7 +354,7 @@ pub(crate) fn row_select_kernel<K: Numeric>(
     }
 }
 
-/// The digit select and the gather of [`row_select_kernel`], for one row (or chunk) of `len`
+/// The MSB select and the gather of [`row_select_kernel`], for one row (or chunk) of `len`
 /// keys from `row_base`, its `k` candidates written from `out_base`.
 #[cube]
 #[allow(clippy::too_many_arguments)]
@@ -370,64 +368,21 @@ fn select_by_digits<K: Numeric>(
     len: usize,
     k: u32,
     #[comptime] read: KeyRead,
-    #[comptime] blueprint: TopkBlueprint,
+    #[comptime] blueprint: RadixBlueprint,
 ) {
     let tile_keys = comptime!(blueprint.tile());
     let tiles = len.div_ceil(tile_keys);
-    let mut select = DigitSelect {
-        prefix: 0u32,
-        need: k,
-    };
-    let mut smallest = 0u32;
-    // Bits from `row_shared_from` up are the same in every key of the row (32: unknown yet).
-    let mut row_shared_from = 32u32;
-    // Digits from the top of the key's bits (the bits above are zero in every radix key).
-    let key_bits = comptime!(read.kind.key_bits());
-    let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
-    for pass in 0..comptime!(key_bits / SELECT_BITS) {
-        let shift = comptime!(key_bits - SELECT_BITS) - SELECT_BITS * pass;
-        // Uniform per cube (from the cube-wide range).
-        if shift >= row_shared_from {
-            select.prefix |= shared_digit(smallest, shift, SELECT_BITS);
-        } else {
-            clear_bins(bins, SELECT_DIGITS);
-            sync_cube();
-            let mut range = U32Range {
-                min: 0xFFFF_FFFFu32,
-                max: 0u32,
-            };
-            for tile in 0..tiles {
-                let start = tile * tile_keys;
-                let valid =
-                    load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
-                let hits = count_tile_digits(
-                    bins,
-                    &held,
-                    valid,
-                    select.prefix,
-                    shift,
-                    SELECT_BITS,
-                    blueprint,
-                );
-                range.min = min(range.min, hits.range.min);
-                range.max = max(range.max, hits.range.max);
-            }
-            if pass == 0u32 {
-                let row_range = cube_range(range, blueprint.use_planes);
-                smallest = row_range.min;
-                row_shared_from = shared_from(row_range.min, row_range.max);
-            }
-            sync_cube();
-            select_digit(
-                bins,
-                &mut select,
-                shift,
-                SELECT_BITS,
-                blueprint.units,
-                blueprint.use_planes,
-            );
-        }
-    }
+    let select = cube_select::<K>(
+        values,
+        bins,
+        row_base,
+        len,
+        0u32,
+        k,
+        CubeKeys::Row,
+        read,
+        blueprint,
+    );
     // `select.prefix` is the boundary: the `k - need` keys below it all go, then ties in
     // index order.
     let mut less = 0u32;
@@ -472,7 +427,7 @@ pub(crate) fn gather_count_kernel<K: Numeric>(
     tiles_per_cube: usize,
     total_cubes: usize,
     #[comptime] read: KeyRead,
-    #[comptime] blueprint: TopkBlueprint,
+    #[comptime] blueprint: RadixBlueprint,
     #[define(K)] _dtype: ElemType,
 ) {
     let cube = linear_cube_index();
@@ -511,8 +466,8 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
     tiles_per_cube: usize,
     total_cubes: usize,
     #[comptime] read: KeyRead,
-    #[comptime] blueprint: TopkBlueprint,
-    #[comptime] gather: TopkBlueprint,
+    #[comptime] blueprint: RadixBlueprint,
+    #[comptime] gather: RadixBlueprint,
     #[define(K)] _dtype: ElemType,
 ) {
     let cube = linear_cube_index();

@@ -8,7 +8,8 @@ use super::kernels::{
     finish_kernel, gather_count_kernel, gather_scatter_kernel, init_state_kernel,
     radix_digit_kernel, radix_histogram_kernel, rank_kernel, row_select_kernel,
 };
-use super::tile::{KeyRead, ROW_STATE_WORDS, TopkBlueprint};
+use super::tile::ROW_STATE_WORDS;
+use crate::radix::tile::{KeyRead, RadixBlueprint};
 use super::{
     RANK_AUTO_LEN, TopkIo, TopkOptions, TopkProblem, TopkReport, TopkStrategy, TopkTuning,
     row_shared_bytes, tile_shared_bytes,
@@ -431,8 +432,8 @@ impl Run<'_> {
         ]
     }
 
-    fn blueprint(&self) -> TopkBlueprint {
-        TopkBlueprint {
+    fn blueprint(&self) -> RadixBlueprint {
+        RadixBlueprint {
             units: self.tuning.units_per_cube,
             elements_per_unit: self.tuning.elements_per_unit,
             use_planes: self.tuning.use_planes,
@@ -473,7 +474,7 @@ impl Run<'_> {
         let units = (len.div_ceil(8).next_power_of_two() as u32)
             .clamp(min_units, self.caps.max_cube_units());
         let elements_per_unit = (len.div_ceil(units as usize).next_power_of_two() as u32).max(1);
-        let blueprint = TopkBlueprint {
+        let blueprint = RadixBlueprint {
             units,
             elements_per_unit,
             ..self.blueprint()
@@ -662,7 +663,7 @@ impl Run<'_> {
     fn launch_row_select(&self, chunks: usize, chunk_len: usize) -> (Handle, Handle) {
         let rows = self.problem.rows;
         let candidates = rows * chunks * self.problem.k;
-        let blueprint = TopkBlueprint {
+        let blueprint = RadixBlueprint {
             units: self.tuning.row_units_per_cube,
             ..self.blueprint()
         };
@@ -764,7 +765,7 @@ impl Run<'_> {
                 chunks.total_cubes,
                 self.read,
                 blueprint,
-                TopkBlueprint {
+                RadixBlueprint {
                     elements_per_unit: self.tuning.gather_elements_per_unit,
                     ..blueprint
                 },

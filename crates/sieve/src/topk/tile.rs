@@ -1,19 +1,15 @@
-//! What one cube does for the top-k: load a tile's radix keys, count and gather a tile's
-//! keys below and at a row's boundary in index order, histogram a digit of the candidates,
-//! bound a row's `k` smallest keys by its units' minima, and rank a key within a row held in
-//! shared memory. The digit bins and the digit select are the radix parts the sort shares
-//! ([`crate::radix::digits`]). The device-wide select keeps each row's progress in a
-//! [`RowState`] between passes.
+//! What one cube does for the top-k: count and gather a tile's keys below and at a row's
+//! boundary in index order, histogram a digit of the candidates (and append them), bound a
+//! row's `k` smallest keys by its units' minima, and rank a key within a row held in shared
+//! memory. Tiles, digit bins and the MSB select are the radix parts ([`crate::radix`]). The
+//! device-wide select keeps each row's progress in a [`RowState`] between passes.
 
 use cubecl::prelude::*;
 
 use crate::common::UNROLL_BODIES;
 use crate::common::cube::{U32Range, cube_exclusive_sum};
-use crate::radix::digits::{
-    DigitSelect, SELECT_BITS, SELECT_DIGITS, clear_bins, count_digits, digit_at, in_prefix,
-    select_digit,
-};
-use crate::radix::keys::{KeyKind, radix_key};
+use crate::radix::select::{CubeKeys, cube_select};
+use crate::radix::tile::{KeyRead, RadixBlueprint, count_tile_digits, load_tile_keys};
 
 /// A row's progress through the device-wide radix select, kept between passes in a
 /// `[rows, ROW_STATE_WORDS]` `u32` buffer ([`load_row_state`], [`store_row_state`]).
@@ -78,73 +74,6 @@ pub const SOURCE_B: u32 = 2;
 /// per unit squared); larger cubes keep a loop.
 pub const RANK_UNROLL_UNITS: u32 = 32;
 
-/// Compile-time shape of a top-k tile: only what changes control flow or array sizes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct TopkBlueprint {
-    pub units: u32,
-    /// Keys per unit; a tile is `units * elements_per_unit` keys.
-    pub elements_per_unit: u32,
-    pub use_planes: bool,
-}
-
-impl TopkBlueprint {
-    pub fn tile(&self) -> usize {
-        self.units as usize * self.elements_per_unit as usize
-    }
-}
-
-/// How the keys are read: the value dtype and the direction (top-k flips every bit, so
-/// "largest first" becomes "smallest radix key first").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct KeyRead {
-    pub kind: KeyKind,
-    pub largest: bool,
-}
-
-/// The radix key of element `index` of `values`: ascending radix order = output order.
-#[cube]
-pub fn key_at<K: Numeric>(values: &[K], index: usize, #[comptime] read: KeyRead) -> u32 {
-    radix_key::<K>(values[index], read.kind, read.largest)
-}
-
-/// Loads the unit's radix keys of one tile (striped, coalesced: key `e` at row position
-/// `start + e * CUBE_DIM + UNIT_POS`) into `held`, and returns a mask with bit `e` set for
-/// each key that exists (position below `len`; keys past it are 0). A full tile (all but a
-/// row's last) loads with no per-key checks, so its loads issue back to back.
-#[cube]
-#[allow(clippy::too_many_arguments)]
-pub fn load_tile_keys<K: Numeric>(
-    values: &[K],
-    held: &mut Array<u32>,
-    row_base: usize,
-    start: usize,
-    len: usize,
-    #[comptime] read: KeyRead,
-    #[comptime] blueprint: TopkBlueprint,
-) -> u32 {
-    let epu = blueprint.elements_per_unit;
-    let mut valid = 0u32;
-    if start + comptime!(blueprint.tile()) <= len {
-        #[unroll]
-        for e in 0..epu {
-            let index = row_base + start + (e * CUBE_DIM + UNIT_POS) as usize;
-            held[e as usize] = key_at::<K>(values, index, read);
-        }
-        valid = comptime!(((1u64 << blueprint.elements_per_unit) - 1) as u32);
-    } else {
-        #[unroll]
-        for e in 0..epu {
-            let index = start + (e * CUBE_DIM + UNIT_POS) as usize;
-            held[e as usize] = 0u32;
-            if index < len {
-                held[e as usize] = key_at::<K>(values, row_base + index, read);
-                valid |= 1u32 << e;
-            }
-        }
-    }
-    valid
-}
-
 /// How many keys of a tile one unit reads (striped, coalesced) are below and equal to a bound.
 #[derive(CubeType, Clone, Copy)]
 pub struct BoundCounts {
@@ -165,7 +94,7 @@ pub fn count_tile<K: Numeric>(
     len: usize,
     bound: u32,
     #[comptime] read: KeyRead,
-    #[comptime] blueprint: TopkBlueprint,
+    #[comptime] blueprint: RadixBlueprint,
 ) {
     let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
     let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
@@ -192,7 +121,7 @@ pub fn count_chunk<K: Numeric>(
     len: usize,
     bound: u32,
     #[comptime] read: KeyRead,
-    #[comptime] blueprint: TopkBlueprint,
+    #[comptime] blueprint: RadixBlueprint,
 ) -> BoundCounts {
     let mut counts = BoundCounts {
         below: 0u32,
@@ -279,7 +208,7 @@ pub fn gather_tile<K: Numeric>(
     bound: u32,
     slots: GatherSlots,
     #[comptime] read: KeyRead,
-    #[comptime] blueprint: TopkBlueprint,
+    #[comptime] blueprint: RadixBlueprint,
 ) -> u32 {
     let epu = blueprint.elements_per_unit;
     let mut held = Array::<u32>::new(epu as usize);
@@ -362,7 +291,7 @@ pub fn gather_tile<K: Numeric>(
 /// whole nest (`units * elements_per_unit^2` compares) stays within [`UNROLL_BODIES`]: 32
 /// units x 8 keys (rows of 129-256 keys) unrolled took ~100 s to compile through CUDA.
 #[cube]
-pub fn ranks_in_row(keys: &Shared<[u32]>, #[comptime] blueprint: TopkBlueprint) -> Array<u32> {
+pub fn ranks_in_row(keys: &Shared<[u32]>, #[comptime] blueprint: RadixBlueprint) -> Array<u32> {
     let epu = blueprint.elements_per_unit;
     let mut mine = Array::<u32>::new(epu as usize);
     let mut ranks = Array::<u32>::new(epu as usize);
@@ -397,60 +326,6 @@ pub fn ranks_in_row(keys: &Shared<[u32]>, #[comptime] blueprint: TopkBlueprint) 
     ranks
 }
 
-/// The keys of a tile one unit counted into the digit bins.
-#[derive(CubeType, Clone, Copy)]
-pub struct DigitHits {
-    /// Bit `e` set for each counted key `held[e]`.
-    pub mask: u32,
-    /// How many keys were counted.
-    pub count: u32,
-    /// Their range (`min > max` if none).
-    pub range: U32Range,
-}
-
-/// Counts into `bins` the `bits`-bit digit at `shift` of each of the unit's held keys that
-/// exists (bit `e` of `valid`) and matches `prefix` above the digit ([`in_prefix`]; every key
-/// does at the first digit, whose prefix is 0). Every unit of the plane must call it.
-#[cube]
-pub fn count_tile_digits(
-    bins: &Shared<[Atomic<u32>]>,
-    held: &Array<u32>,
-    valid: u32,
-    prefix: u32,
-    shift: u32,
-    #[comptime] bits: u32,
-    #[comptime] blueprint: TopkBlueprint,
-) -> DigitHits {
-    let mut hits = DigitHits {
-        mask: 0u32,
-        count: 0u32,
-        range: U32Range {
-            min: 0xFFFF_FFFFu32,
-            max: 0u32,
-        },
-    };
-    #[unroll]
-    for e in 0..blueprint.elements_per_unit {
-        let key = held[e as usize];
-        if (valid >> e) & 1u32 == 1u32 && in_prefix(key, prefix, shift, bits) {
-            hits.mask |= 1u32 << e;
-            hits.count += 1u32;
-            hits.range.min = min(hits.range.min, key);
-            hits.range.max = max(hits.range.max, key);
-        }
-    }
-    count_digits(
-        bins,
-        held,
-        hits.mask,
-        shift,
-        bits,
-        blueprint.elements_per_unit,
-        blueprint.use_planes,
-    );
-    hits
-}
-
 /// Device-wide radix select, one pass over one tile of a row's current candidate source
 /// (`source`: the input or a candidate buffer, `source_len` keys): [`count_tile_digits`],
 /// and, when `target` is a candidate buffer, the counted keys appended to it (staged in
@@ -473,16 +348,13 @@ pub fn histogram_tile<K: Numeric>(
     shift: u32,
     #[comptime] bits: u32,
     #[comptime] read: KeyRead,
-    #[comptime] blueprint: TopkBlueprint,
+    #[comptime] blueprint: RadixBlueprint,
 ) -> U32Range {
     let epu = blueprint.elements_per_unit;
     let mut held = Array::<u32>::new(epu as usize);
     let source_len = state.source_len as usize;
     // Candidates are radix keys already: read as `u32`s, ascending (themselves).
-    let candidates = comptime!(KeyRead {
-        kind: KeyKind::U32,
-        largest: false,
-    });
+    let candidates = comptime!(KeyRead::RADIX);
     let valid = if state.source == SOURCE_INPUT {
         load_tile_keys::<K>(
             values, &mut held, row_base, start, source_len, read, blueprint,
@@ -543,7 +415,7 @@ pub fn unit_min_key<K: Numeric>(
     row_base: usize,
     len: usize,
     #[comptime] read: KeyRead,
-    #[comptime] blueprint: TopkBlueprint,
+    #[comptime] blueprint: RadixBlueprint,
 ) -> u32 {
     let tile_keys = comptime!(blueprint.tile());
     let tiles = len.div_ceil(tile_keys);
@@ -569,38 +441,19 @@ pub fn unit_min_key<K: Numeric>(
     smallest
 }
 
-/// Cubes of up to this many units take the `k`-th smallest unit key by counting
-/// ([`kth_smallest_unit_key`]): a few dozen shared reads and two barriers, where the digit
-/// select's four rounds (bins cleared, counted and scanned, each behind barriers) cost the
+/// Cubes of up to this many units take the minima bound's `k`-th smallest unit key by counting
+/// ([`kth_smallest_by_counting`]), larger ones by [`cube_select`]: a few dozen shared reads and
+/// two barriers, where the digit select's four rounds (bins cleared, counted and scanned, each behind barriers) cost the
 /// small rank-by-counting cubes 3.5x their kernel time at [16384, 128] on the H200
 /// (0.021 -> 0.074 ms raw; `bench/results/h200/8-rows`, `9-rows`).
 const COUNTED_KTH_UNITS: u32 = 64;
 
-/// The `k`-th smallest (1-based, `1 <= k <= CUBE_DIM`) of the keys the cube's units hold,
-/// one key each, ties by unit. Small cubes ([`COUNTED_KTH_UNITS`]) count: each unit counts
-/// the keys below its own (equal ones of lower units too), and the one with `k - 1` below
-/// publishes its key. Larger cubes run the digit select over the key's bits
-/// ([`select_digit`] per 8-bit digit, most significant first), each digit counted from the
-/// units whose key matches the digits chosen so far. Every unit must call it and gets the
-/// key.
+/// The `k`-th smallest (1-based, `1 <= k <= CUBE_DIM`) of the keys the cube's units hold, one
+/// key each, ties by unit, by counting: each unit counts the keys below its own (equal ones of
+/// lower units too), and the one with `k - 1` below publishes its key. Every unit must call it
+/// and gets the key.
 #[cube]
-pub fn kth_smallest_unit_key(
-    bins: &Shared<[Atomic<u32>]>,
-    key: u32,
-    k: u32,
-    #[comptime] key_bits: u32,
-    #[comptime] blueprint: TopkBlueprint,
-) -> u32 {
-    if comptime!(blueprint.units <= COUNTED_KTH_UNITS) {
-        kth_smallest_by_counting(key, k, blueprint)
-    } else {
-        kth_smallest_by_digits(bins, key, k, key_bits, blueprint)
-    }
-}
-
-/// [`kth_smallest_unit_key`] by counting, for small cubes.
-#[cube]
-fn kth_smallest_by_counting(key: u32, k: u32, #[comptime] blueprint: TopkBlueprint) -> u32 {
+fn kth_smallest_by_counting(key: u32, k: u32, #[comptime] blueprint: RadixBlueprint) -> u32 {
     let units = comptime!(blueprint.units);
     let mut keys = Shared::<[u32]>::new_slice(comptime!(units as usize));
     let mut published = Shared::<[u32]>::new_slice(1usize);
@@ -622,41 +475,6 @@ fn kth_smallest_by_counting(key: u32, k: u32, #[comptime] blueprint: TopkBluepri
     published[0]
 }
 
-/// [`kth_smallest_unit_key`] by digits, for larger cubes.
-#[cube]
-fn kth_smallest_by_digits(
-    bins: &Shared<[Atomic<u32>]>,
-    key: u32,
-    k: u32,
-    #[comptime] key_bits: u32,
-    #[comptime] blueprint: TopkBlueprint,
-) -> u32 {
-    let mut select = DigitSelect {
-        prefix: 0u32,
-        need: k,
-    };
-    for round in 0..comptime!(key_bits / SELECT_BITS) {
-        let shift = comptime!(key_bits - SELECT_BITS) - SELECT_BITS * round;
-        clear_bins(bins, SELECT_DIGITS);
-        sync_cube();
-        // A unit that read no key holds `u32::MAX`: above a narrow key's bits, so never in
-        // the prefix; for 32-bit keys a key like any other (at least `k` units read one).
-        if in_prefix(key, select.prefix, shift, SELECT_BITS) {
-            bins[digit_at(key, shift, SELECT_BITS) as usize].fetch_add(1u32);
-        }
-        sync_cube();
-        select_digit(
-            bins,
-            &mut select,
-            shift,
-            SELECT_BITS,
-            blueprint.units,
-            blueprint.use_planes,
-        );
-    }
-    select.prefix
-}
-
 /// One unit's share of [`minima_bound`]: whether few enough keys lay under the bound (`fits`,
 /// the same for every unit), and if so the radix key, row position and rank of the candidate
 /// the unit ranked (`rank` is `u32::MAX` when it ranked none).
@@ -671,7 +489,7 @@ pub struct BoundedRank {
 /// The row's `k` smallest keys when they are few and easy to bound (`1 <= k <= CUBE_DIM`,
 /// `k <= len`), in two sweeps of the row and no digit passes:
 /// 1. every unit takes the smallest key it reads ([`unit_min_key`]), and the `k`-th smallest
-///    of those minima ([`kth_smallest_unit_key`]) is the *bound*: `k` distinct units each
+///    of those minima ([`kth_smallest_by_counting`] or [`cube_select`]) is the *bound*: `k` distinct units each
 ///    read a key at or below it, so the row's `k`-th smallest key is at or below it too, and
 ///    every chosen key (ties included) and every key that outranks one is at or below it;
 /// 2. the keys at or below the bound, with their positions, go to shared memory (slots from
@@ -692,7 +510,7 @@ pub fn minima_bound<K: Numeric>(
     len: usize,
     k: u32,
     #[comptime] read: KeyRead,
-    #[comptime] blueprint: TopkBlueprint,
+    #[comptime] blueprint: RadixBlueprint,
 ) -> BoundedRank {
     let capacity = comptime!(blueprint.units);
     let mut keys = Shared::<[u32]>::new_slice(comptime!(blueprint.units as usize));
@@ -702,14 +520,24 @@ pub fn minima_bound<K: Numeric>(
         found[0].store(0u32);
     }
     let smallest = unit_min_key::<K>(values, row_base, len, read, blueprint);
-    // Its first sync also orders the counter's clear before any add.
-    let bound = kth_smallest_unit_key(
-        bins,
-        smallest,
-        k,
-        comptime!(read.kind.key_bits()),
-        blueprint,
-    );
+    // The `k`-th smallest of the units' minima; its first sync also orders the counter's
+    // clear before any add.
+    let bound = if comptime!(blueprint.units <= COUNTED_KTH_UNITS) {
+        kth_smallest_by_counting(smallest, k, blueprint)
+    } else {
+        cube_select::<K>(
+            values,
+            bins,
+            row_base,
+            len,
+            smallest,
+            k,
+            CubeKeys::PerUnit,
+            read,
+            blueprint,
+        )
+        .prefix
+    };
     let tile_keys = comptime!(blueprint.tile());
     let tiles = len.div_ceil(tile_keys);
     let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Fifteenth session (issue 15).
+#   check  the landed code (435adc4) where 14-e left it untested: `topk::`, `topk_ops::`,
+#          `sort_ops::`, `dtypes_sort::`, `sets::`, `sampling::`, `props::` through CUDA and
+#          Vulkan, memcheck over `topk::` and `sort_ops::`, racecheck over the device-wide top-k
+#          tests; then item 4 (the Burn ops' own cost): the Burn op beside the raw strategies at
+#          model sizes (cumsum 1024, 2^20, 2^24; mask_select 2^24 at 0.5 and 0.01; argwhere 2^24;
+#          top-k [16384, 128] k = 8; sort_with_indices [16384, 128]) through CUDA, torch's
+#          cumsum and filter rows in the same call, then Nsight Compute's list of the kernels
+#          (name, duration) of the first launches of each Burn op row (how many launches a call
+#          makes, and which). Files: tests-*.txt, memcheck.txt, racecheck.txt, bench-cuda.txt,
+#          cuda.json, torch.txt, torch.json, ncu-burn.csv.
+#   after  the refactored top-k: the same test modules through CUDA and Vulkan, memcheck over
+#          `topk::`, racecheck over the top-k tests; then the top-k rows (2^28 k = 10, 1000,
+#          100000, all-equal; [64, 128256] k = 50 and 1000, uniform and tied; [16384, 128] k = 8)
+#          through CUDA and Vulkan, Burn op and raw, and torch's top-k rows. Files: as `check`.
+# Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
+#
+# usage: LIMIT=300 bash bench/gpu_session15.sh <check|after>
+set -uo pipefail
+here="$(dirname "$0")"
+export LIMIT=${LIMIT:-300}
+source "$here/gpu_prelude.sh"
+MODULES="topk:: topk_ops:: sort_ops:: dtypes_sort:: sets:: sampling:: props::"
+# tests_and_sanitizers: MODULES through CUDA and Vulkan, memcheck and racecheck (background).
+tests_and_sanitizers() {
+  for b in cuda vulkan; do
+    timeout $limit .gpu/suite-$b --test-threads 2 $MODULES > "$OUT/tests-$b.txt" 2>&1 &
+  done
+  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 \
+    .gpu/suite-cuda --test-threads 2 topk:: sort_ops:: > "$OUT/memcheck.txt" 2>&1 &
+  timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda \
+    --test-threads 2 topk::radix topk::candidates topk::every_length > "$OUT/racecheck.txt" 2>&1 &
+}
+summaries() {
+  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+}
+case "$1" in
+check)
+  tests_and_sanitizers
+  wait
+  args=(--case cumsum:1024:f32 --case cumsum:1048576:f32 --case cumsum:16777216:f32
+    --case mask_select:16777216:f32:density=0.5 --case mask_select:16777216:f32:density=0.01
+    --case argwhere:16777216:bool:density=0.5 --case topk_with_indices:16384x128:f32:k=8
+    --case sort_with_indices:16384x128:f32)
+  timeout ${BENCH_LIMIT:-120} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
+    "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench rc=$?"; grep -v -E "^running|skipped" "$OUT/bench-cuda.txt"
+  timeout ${TORCH_LIMIT:-60} python3 bench/torch_reference.py "$OUT/torch.json" --only=filter \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; grep -E "^(cumsum|mask|argwhere)" "$OUT/torch.txt" | head -16
+  : > "$OUT/ncu-burn.csv"
+  for c in cumsum:1048576:f32 mask_select:16777216:f32:density=0.5 \
+    argwhere:16777216:bool:density=0.5 topk_with_indices:16384x128:f32:k=8 \
+    sort_with_indices:16384x128:f32; do
+    echo "# case $c" >> "$OUT/ncu-burn.csv"
+    timeout ${NCU_LIMIT:-40} ncu --metrics gpu__time_duration.sum --csv --launch-count 16 \
+      .gpu/sieve-bench-cuda --no-burn --runs 10 --case $c >> "$OUT/ncu-burn.csv" 2>&1
+    echo "ncu $c rc=$?"
+  done
+  summaries
+  ;;
+after)
+  tests_and_sanitizers
+  wait
+  T=topk_with_indices; L=268435456
+  args=(--case $T:$L:f32:k=10 --case $T:$L:f32:k=1000 --case $T:$L:f32:k=100000
+    --case $T:$L:f32:k=1000,dist=all_equal --case $T:64x128256:f32:k=50
+    --case $T:64x128256:f32:k=1000 --case $T:64x128256:f32:k=50,dist=tied
+    --case $T:64x128256:f32:k=1000,dist=tied --case $T:16384x128:f32:k=8)
+  for b in cuda vulkan; do
+    [ -x .gpu/sieve-bench-$b ] || continue
+    timeout ${BENCH_LIMIT:-120} .gpu/sieve-bench-$b --no-burn --runs 10 --json "$OUT/$b.json" \
+      "${args[@]}" > "$OUT/bench-$b.txt" 2>&1
+    echo "bench $b rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-$b.txt" | grep -v -E "skipped|sort_and_slice"
+  done
+  timeout ${TORCH_LIMIT:-60} python3 bench/torch_reference.py "$OUT/torch.json" --only=topk \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -16
+  summaries
+  ;;
+*)
+  echo "usage: $0 <check|after>"; exit 2
+  ;;
+esac
