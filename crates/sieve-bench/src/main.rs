@@ -21,6 +21,7 @@ mod case;
 mod copy;
 mod cumsum;
 mod filter;
+mod host;
 mod report;
 mod sample;
 mod sets;
@@ -54,6 +55,9 @@ struct Cli {
     /// Skip stock Burn rows (they can take minutes where Burn is quadratic).
     #[arg(long)]
     no_burn: bool,
+    /// Only print the host's cost per call of the steps between a Burn op and its kernels.
+    #[arg(long)]
+    host_costs: bool,
 }
 
 fn main() {
@@ -61,6 +65,10 @@ fn main() {
     let device = burn::tensor::Device::default();
     let client = sieve_burn::cube_client(&device).expect("sieve-bench needs a CubeCL device");
     let caps = sieve::DeviceCaps::of(&client);
+    if cli.host_costs {
+        host::print_costs(&device, &client);
+        return;
+    }
     let cases: Vec<Case> = if cli.cases.is_empty() {
         case::standard(cli.quick)
     } else {

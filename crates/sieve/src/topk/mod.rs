@@ -27,78 +27,36 @@
 //!   strategies refuse them by name). Index dtypes: i32, u32, i64 (where the device has
 //!   64-bit integers).
 //!
-//! Every strategy works on the sort's order-preserving *radix keys* (flipped for top-k), in
-//! a `u32` (`radix::keys`): top-k becomes "the `k` smallest radix keys, ties to the lower
-//! index". 8- and 16-bit keys occupy the low 8 or 16 bits, the bits above zero in both
-//! directions, so the boundary searches run over the key's own bits only: one or two digit
-//! passes.
+//! Every strategy works on the sort's order-preserving radix keys (`radix::keys`, flipped for
+//! top-k): top-k becomes "the `k` smallest radix keys, ties to the lower index". 8- and 16-bit
+//! keys sit in the low bits of a `u32`, so the selects run over the key's own bits only.
 //!
-//! # Strategies
-//! - [`TopkStrategy::RankByCounting`]: one cube per row, the row's radix keys in shared
-//!   memory; every element counts the elements that outrank it (a smaller key, or an equal
-//!   key at a lower index): that count is its rank, and ranks below `k` write themselves to
-//!   output slot `rank` (sorted output directly). Each unit sweeps the row once for all of
-//!   its keys. `O(len^2 / units)` work per row: rows up to [`TopkTuning::rank_capacity`]
-//!   keys (a few thousand). For small `k` (see [`TopkTuning::bound_units_per_k`]) the cube
-//!   first takes the *minima bound* (below): only the keys at or under it are ranked, among
-//!   themselves (about `k` against about `k` on random data), unless more keys than the
-//!   cube has units lie under it.
-//! - [`TopkStrategy::RadixSelect`]: each row's *boundary* key `T` (the `k`-th smallest
-//!   radix key) found by the digit select of [`crate::radix::digits`], MSB-first digits
-//!   (in one cube: 8-bit, four for 32-bit keys, two for 16-bit, one for 8-bit; device-wide:
-//!   11, 11 and 10 bits for 32-bit keys in rows of 2^16 keys or more, else 8-bit digits), then
-//!   the *gather*: every
-//!   key below `T`, plus the first `k - count(< T)` keys equal to `T` in index order,
-//!   placed by a scan of per-cube counts (each cube of a pass takes a chunk of consecutive
-//!   tiles, see [`TopkTuning::target_cubes`]; a chunk with nothing to write is not read
-//!   again); then the `k` chosen are sorted by (key, index) with [`crate::sort`]. Rows up
-//!   to [`TopkTuning::row_cube_max_len`] keys run one cube per row, everything in one
-//!   launch (a few long rows are first cut into chunks, one cube each, while the cubes stay
-//!   within [`TopkTuning::row_split_cubes`]: each chunk's top-k is selected as a row's, and
-//!   the chunks' candidates, sorted by (key, index), give the row's first `k`; such rows'
-//!   outputs come sorted even with `sorted: false`): each digit pass sweeps the row (re-read from cache) into the cube's shared
-//!   histogram and picks the digit; the first sweep's
-//!   key range skips the digits every key shares; then the cube gathers the row's chosen
-//!   keys tile by tile in index order. Before that, for small `k` (see
-//!   [`TopkTuning::bound_units_per_k`]), the cube tries the *minima bound*: one sweep takes
-//!   each unit's smallest key, the `k`-th smallest of those minima bounds the row's `k`-th
-//!   key from above (`k` distinct units each read a key at or below it), so every chosen
-//!   key, and every key that outranks one, lies at or under it; a second sweep collects
-//!   those keys into shared memory (about `k` of them on random data), and each is ranked
-//!   among them by (key, index): two sweeps instead of five, and sorted candidates. Where
-//!   more keys than the cube has units lie under the bound (all-equal or low-entropy rows,
-//!   where the bound is a common key) the cube runs the digit passes after all, having
-//!   spent two sweeps. Longer rows run device-wide passes: each pass builds a histogram of
-//!   the next digit (2048 bins for an 11-bit digit) of the keys that match the boundary
-//!   prefix found so far (each cube's shared-memory counters, over all of its tiles, added
-//!   into a per-row histogram), and a prefix sum over the bins picks the digit the `k`-th
-//!   key has. The second pass compacts the keys matching the first digit (the candidates),
-//!   so the third reads only those (their tiles dealt out to all of the row's cubes in
-//!   turn); a row whose candidates would not shrink keeps reading its current source
-//!   instead of copying it. The first pass also records each row's smallest and
-//!   largest key: a digit that every key of the row shares (their range agrees on it and on
-//!   every bit above) is the smallest key's, and its pass reads nothing, so all-equal and
-//!   low-entropy rows cost one histogram pass, not three. With planes, a tile whose keys
-//!   across a whole plane share one digit goes into the shared histogram as one add
-//!   instead of one per key. Then the gather and the sort.
-//! - [`TopkStrategy::SortAndSlice`]: [`crate::sort::sort`] of the whole row with positions
-//!   (stable, descending for top-k) into a workspace, then the first `k` of each row copied.
-//! - [`TopkStrategy::Auto`] (checked against the H200 rows in `docs/PERFORMANCE.md`:
-//!   rank-by-counting wins at [16384, 128], radix select at [64, 128256], [4096, 32768],
-//!   [2^24] and [2^28]; sort-and-slice is 2-5x slower there):
-//!   1. `len <= 1024` and the row fits [`TopkTuning::rank_capacity`]: `RankByCounting` (one
-//!      launch, at most 1024 comparisons per element);
-//!   2. else a row fits the sort's in-cube capacity ([`crate::sort::SortTuning::in_cube_capacity`]):
-//!      `SortAndSlice` (one cube per row sorts it in one launch);
-//!   3. else `2 * k > len`: `SortAndSlice` (the chosen set is most of the row: sorting it is
-//!      most of a full sort anyway);
-//!   4. else `RadixSelect` (one cube per row for rows up to 2^17 keys; longer rows: at most
-//!      three device-wide digit passes, the input read by the first two, the gather's count
-//!      and the chunks of its scatter that hold chosen keys).
-//!
-//!   64-bit values always take `SortAndSlice`: the sort already ranks them as two radix
-//!   words, while the selecting strategies hold one 32-bit radix key per value (shared
-//!   memory, candidate buffers, per-row state); a two-word select is not written.
+//! # Strategies (`docs/ARCHITECTURE.md` walks through each pass)
+//! - [`TopkStrategy::RankByCounting`]: one cube per row, its radix keys in shared memory;
+//!   each key's rank is the count of keys that outrank it, and ranks below `k` write
+//!   themselves (sorted output, one launch). `O(len^2 / units)`: rows up to
+//!   [`TopkTuning::rank_capacity`] keys.
+//! - [`TopkStrategy::RadixSelect`]: each row's *boundary* key `T` (the `k`-th smallest) by the
+//!   MSB digit select ([`crate::radix::select`]), then the *gather*: every key below `T` and
+//!   the first `k - count(< T)` keys equal to `T`, in index order, sorted by (key, index)
+//!   after. Rows up to [`TopkTuning::row_cube_max_len`] run one cube per row, everything in
+//!   one launch (a few long rows cut into chunks, [`TopkTuning::row_split_cubes`], whose
+//!   candidates are merged by the sort: such rows come sorted even with `sorted: false`);
+//!   longer rows run device-wide digit passes (11, 11 and 10 bits for 32-bit keys in rows of
+//!   2^16 keys or more, else 8-bit), the matching keys compacted between passes, each row's
+//!   progress in a per-row state, and a row whose keys all share a digit skips its pass.
+//! - The *minima bound* (the one-row cubes, `k` up to [`TopkTuning::bound_units_per_k`]): the
+//!   `k`-th smallest of the units' minima bounds the row's `k`-th key from above (`k` distinct
+//!   units each read a key at or below it), so the keys under it, ranked among themselves,
+//!   are the answer: two sweeps of the row. Where more keys than units lie under it (low
+//!   entropy) the cube runs its full method.
+//! - [`TopkStrategy::SortAndSlice`]: [`crate::sort::sort`] of the row with positions (stable,
+//!   descending for top-k), the first `k` of each row copied.
+//! - [`TopkStrategy::Auto`] (the fastest on every H200 row of `docs/PERFORMANCE.md`):
+//!   `RankByCounting` for rows up to [`RANK_AUTO_LEN`] that fit; else `SortAndSlice` where a
+//!   row fits the sort's one-cube capacity or `2 k > len`; else `RadixSelect`. 64-bit values
+//!   always take `SortAndSlice` (the sort ranks them as two radix words; the selects hold one
+//!   32-bit key per value).
 
 mod kernels;
 mod launch;
@@ -181,9 +139,9 @@ pub struct TopkIo<'a> {
     pub index_dtype: Dtype,
 }
 
-/// Tile shapes of the counting, histogram and gather passes: plain data, chosen from the
-/// device, overridable. The device's limits (units per cube, shared memory) are not fields:
-/// they come from [`DeviceCaps`](crate::DeviceCaps) at each call, and a tuning that does not
+/// Tile shapes and cube counts of the passes: plain data, chosen from the device by
+/// [`TopkTuning::for_device`], overridable. Device limits (units per cube, shared memory) are
+/// not fields: they come from [`DeviceCaps`](crate::DeviceCaps), and a tuning that does not
 /// fit them is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TopkTuning {
@@ -191,36 +149,27 @@ pub struct TopkTuning {
     pub units_per_cube: u32,
     /// Keys per unit per tile, 1 to 32 (a tile holds fewer than 65,536 keys).
     pub elements_per_unit: u32,
-    /// About how many cubes a pass over the input launches: each takes a chunk of
-    /// consecutive tiles of one row (two at least where the row has them), so its fixed
-    /// costs (clearing and flushing a histogram, cube-wide sums, atomics into per-row
-    /// counters) are paid once per chunk. Enough to fill
-    /// the device a few times over.
+    /// About how many cubes a pass over the input launches; each takes a chunk of
+    /// consecutive tiles of one row (two at least where the row has them), paying its fixed
+    /// costs (bins cleared and flushed, cube-wide sums, per-row atomics) once per chunk.
     pub target_cubes: u32,
-    /// Rows up to this long run [`TopkStrategy::RadixSelect`] with one cube per row: every
-    /// digit pass and the gather in one launch, the row read from cache after the first
-    /// sweep. Longer rows run device-wide passes (each row's tiles spread over many cubes).
+    /// Rows up to this long run [`TopkStrategy::RadixSelect`] with one cube per row (one
+    /// launch, the row re-read from cache); longer rows run device-wide passes.
     pub row_cube_max_len: usize,
-    /// Units of a one-cube-per-row radix select (a power of two, at least the plane width);
-    /// its tiles hold `row_units_per_cube * elements_per_unit` keys.
+    /// Units of a one-cube-per-row radix select (a power of two, at least the plane width).
     pub row_units_per_cube: u32,
-    /// The one-cube-per-row radix select cuts each row into chunks, one cube each, while
-    /// `rows * chunks` stays within this many cubes (so a few long rows still fill the
-    /// device); 0 never cuts. See [`TopkTuning::row_chunk_min_len`].
+    /// The one-cube-per-row select cuts rows into chunks, one cube each, while `rows *
+    /// chunks` stays within this many cubes (a few long rows still fill the device); 0 never
+    /// cuts.
     pub row_split_cubes: u32,
-    /// The shortest chunk a cut row gets (below it a cube's fixed costs dominate).
+    /// The shortest chunk of a cut row (below it a cube's fixed costs dominate).
     pub row_chunk_min_len: usize,
-    /// The *minima bound* (see the module docs) is tried first by a one-row cube (the
-    /// rank-by-counting cube, the one-cube-per-row radix select) whose `k` is at most its
-    /// units over this; 0 turns it off, 1 tries it for every `k` up to the units. It falls
-    /// back to the full method where more keys than the cube has units lie under the bound.
-    /// The bound is the `k`-th smallest of the units' minima: the smaller `k` is against the
-    /// units, the fewer random keys lie under it (about `1.2 k` at a quarter), and the rarer
-    /// a fallback.
+    /// A one-row cube tries the *minima bound* first for `k` up to its units over this (0:
+    /// never). The smaller `k` is against the units, the fewer random keys lie under the
+    /// bound (about `1.2 k` at a quarter) and the rarer a fallback.
     pub bound_units_per_k: u32,
     /// Keys per unit of the gather's scatter tiles: a multiple of `elements_per_unit`, at
-    /// most 32. Larger tiles mean fewer cube-wide sums per key where most tiles hold chosen
-    /// keys (large `k`).
+    /// most 32 (fewer cube-wide sums per key where most tiles hold chosen keys).
     pub gather_elements_per_unit: u32,
     /// Use plane operations (the device must have them).
     pub use_planes: bool,
@@ -272,17 +221,14 @@ pub const RANK_MAX_LEN: usize = 4096;
 pub const RANK_AUTO_LEN: usize = 1024;
 
 impl TopkTuning {
-    /// 256 units (or as many as a cube may have) x 8 keys per tile; 64 cubes per multiprocessor in
-    /// a pass (8 waves of 8 resident 256-unit cubes; at 2^28 k = 1000 on the H200 8448 cubes took
-    /// 1.59 ms, 4224 1.71, 2112 1.86, 1056 2.06; at k = 100000 8448 and 4224 were within 1%), 4096
-    /// cubes where the device does not say how many it has; one-cube-per-row selects of up to 1024
-    /// units (as many as fit) for rows up to 2^17 keys, rows cut into chunks of at least 16,384
-    /// keys while that leaves at most two cubes per multiprocessor (64 cubes where the device does
-    /// not say); the minima bound for `k` up to a quarter of a one-row cube's units; scatter tiles
-    /// as the passes' (larger ones measured slower on the H200: 16 and 32 keys per unit took 1.1x
-    /// and 1.4x at [2^28] k = 100000). A tile of 256 x 8 keys takes 17 KiB of shared memory with
-    /// the 2048 bins of an 11-bit digit (the bins are counted whatever the row length); fewer keys
-    /// per unit where it would not fit.
+    /// 256 units x 8 keys per tile (fewer keys where shared memory is short: a tile takes
+    /// 17 KiB with the 2048 bins of an 11-bit digit); 64 cubes per multiprocessor in a pass
+    /// (4096 where the device does not say how many it has: at 2^28 k = 1000 on the H200 8448
+    /// cubes took 1.59 ms, 4224 1.71, 2112 1.86); one-cube-per-row selects of up to 1024 units
+    /// for rows up to 2^17 keys, cut into chunks of at least 16,384 keys while that leaves at
+    /// most two cubes per multiprocessor; the minima bound for `k` up to a quarter of a cube's
+    /// units; scatter tiles as the passes' (16 and 32 keys per unit took 1.1x and 1.4x at
+    /// [2^28] k = 100000).
     pub fn for_device(caps: &crate::DeviceCaps) -> Self {
         let units_per_cube = caps.cube_units(256);
         let mut elements_per_unit = ELEMENTS_PER_UNIT;
