@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Fifteenth session (issue 15).
-#   check  the landed code (435adc4) where 14-e left it untested: `topk::`, `topk_ops::`,
-#          `sort_ops::`, `dtypes_sort::`, `sets::`, `sampling::`, `props::` through CUDA and
-#          Vulkan, memcheck over `topk::` and `sort_ops::`, racecheck over the device-wide top-k
-#          tests; then item 4 (the Burn ops' own cost): the Burn op beside the raw strategies at
-#          model sizes (cumsum 1024, 2^20, 2^24; mask_select 2^24 at 0.5 and 0.01; argwhere 2^24;
-#          top-k [16384, 128] k = 8; sort_with_indices [16384, 128]) through CUDA, torch's
-#          cumsum and filter rows in the same call, then Nsight Compute's list of the kernels
-#          (name, duration) of the first launches of each Burn op row (how many launches a call
-#          makes, and which). Files: tests-*.txt, memcheck.txt, racecheck.txt, bench-cuda.txt,
-#          cuda.json, torch.txt, torch.json, ncu-burn.csv.
+#   check  the code with one MSB select (`radix::select::cube_select`) and whatever 14-e left
+#          untested: `topk::`, `topk_ops::`, `sort_ops::`, `dtypes_sort::`, `sets::`,
+#          `sampling::`, `props::` through CUDA and Vulkan, memcheck over `topk::` and
+#          `sort_ops::`, racecheck over the device-wide top-k tests; then item 4 (the Burn ops'
+#          own cost): `sieve-bench --host-costs`, the Burn op beside the raw strategies at model
+#          sizes (cumsum 1024, 2^20, 2^24; mask_select 2^24 at 0.5 and 0.01; argwhere 2^24;
+#          top-k [16384, 128] k = 8; sort_with_indices [16384, 128]) and the row-cube top-k rows
+#          ([64, 128256] k = 50 and 1000, uniform and tied) through CUDA, torch's cumsum, filter
+#          and top-k rows in the same call, then Nsight Compute's list of the kernels (name,
+#          duration) of the first launches of each Burn op row (how many launches a call makes,
+#          and which). Files: tests-*.txt, memcheck.txt, racecheck.txt, host-costs.txt,
+#          bench-cuda.txt, cuda.json, torch.txt, torch.json, ncu-burn.csv.
 #   after  the refactored top-k: the same test modules through CUDA and Vulkan, memcheck over
 #          `topk::`, racecheck over the top-k tests; then the top-k rows (2^28 k = 10, 1000,
 #          100000, all-equal; [64, 128256] k = 50 and 1000, uniform and tied; [16384, 128] k = 8)
@@ -39,16 +41,21 @@ case "$1" in
 check)
   tests_and_sanitizers
   wait
-  args=(--case cumsum:1024:f32 --case cumsum:1048576:f32 --case cumsum:16777216:f32
+  timeout 60 .gpu/sieve-bench-cuda --host-costs > "$OUT/host-costs.txt" 2>&1
+  echo "host-costs rc=$?"; cat "$OUT/host-costs.txt"
+  T=topk_with_indices
+  args=(--case $T:64x128256:f32:k=50 --case $T:64x128256:f32:k=1000
+    --case $T:64x128256:f32:k=50,dist=tied --case $T:64x128256:f32:k=1000,dist=tied
+    --case cumsum:1024:f32 --case cumsum:1048576:f32 --case cumsum:16777216:f32
     --case mask_select:16777216:f32:density=0.5 --case mask_select:16777216:f32:density=0.01
     --case argwhere:16777216:bool:density=0.5 --case topk_with_indices:16384x128:f32:k=8
     --case sort_with_indices:16384x128:f32)
   timeout ${BENCH_LIMIT:-120} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
     "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
   echo "bench rc=$?"; grep -v -E "^running|skipped" "$OUT/bench-cuda.txt"
-  timeout ${TORCH_LIMIT:-60} python3 bench/torch_reference.py "$OUT/torch.json" --only=filter \
+  timeout ${TORCH_LIMIT:-60} python3 bench/torch_reference.py "$OUT/torch.json" --only=filter,topk \
     > "$OUT/torch.txt" 2>&1
-  echo "torch rc=$?"; grep -E "^(cumsum|mask|argwhere)" "$OUT/torch.txt" | head -16
+  echo "torch rc=$?"; grep -E "^(cumsum|mask|argwhere|topk)" "$OUT/torch.txt" | head -40
   : > "$OUT/ncu-burn.csv"
   for c in cumsum:1048576:f32 mask_select:16777216:f32:density=0.5 \
     argwhere:16777216:bool:density=0.5 topk_with_indices:16384x128:f32:k=8 \

@@ -416,9 +416,15 @@ impl Run<'_> {
     fn output(&self, handle: Option<&Handle>) -> BufferArg {
         match handle {
             Some(h) => self.buffer(h, self.outputs()),
-            // SAFETY: never written (the kernel's comptime flag is off).
-            None => unsafe { BufferArg::from_raw_parts(self.client.empty(64), 8) },
+            None => self.unused(),
         }
+    }
+
+    /// A placeholder binding for a buffer the kernel neither reads nor writes (its comptime
+    /// flag is off).
+    fn unused(&self) -> BufferArg {
+        // SAFETY: never accessed.
+        unsafe { BufferArg::from_raw_parts(self.client.empty(64), 8) }
     }
 
     fn input(&self) -> BufferArg {
@@ -824,8 +830,7 @@ impl Run<'_> {
         let positions_len = self.problem.rows * stride;
         let order_arg = match order {
             Some(order) => self.buffer(order, positions_len),
-            // SAFETY: never read (the kernel's comptime flag is off).
-            None => unsafe { BufferArg::from_raw_parts(self.client.empty(64), 8) },
+            None => self.unused(),
         };
         let words = if self.read.kind.wide() { 2 } else { 1 };
         let (values_in, values_out, value_elem) = if words == 2 {
@@ -833,8 +838,7 @@ impl Run<'_> {
                 self.buffer(self.io.values, 2 * self.elements()),
                 match self.io.values_out {
                     Some(h) => self.buffer(h, 2 * outputs),
-                    // SAFETY: never written (the kernel's comptime flag is off).
-                    None => unsafe { BufferArg::from_raw_parts(self.client.empty(64), 8) },
+                    None => self.unused(),
                 },
                 Dtype::U32.elem_type(),
             )

@@ -81,6 +81,32 @@ pub struct BoundCounts {
     pub equal: u32,
 }
 
+/// 1 for a key below `bound`, `1 << 16` for a key equal to it, else 0: summed over at most
+/// 65,535 keys, the (below, equal) counts packed in one word.
+#[cube]
+fn bound_class(key: u32, bound: u32) -> u32 {
+    if key < bound {
+        1u32
+    } else if key == bound {
+        0x1_0000u32
+    } else {
+        0u32
+    }
+}
+
+/// [`bound_class`] summed over the unit's held keys that exist (bit `e` of `valid`).
+#[cube]
+fn held_classes(held: &Array<u32>, valid: u32, bound: u32, #[comptime] epu: u32) -> u32 {
+    let mut packed = 0u32;
+    #[unroll]
+    for e in 0..epu {
+        if (valid >> e) & 1u32 == 1u32 {
+            packed += bound_class(held[e as usize], bound);
+        }
+    }
+    packed
+}
+
 /// Adds to `counts` how many of the unit's keys of a tile (striped, coalesced reads) are
 /// below `bound` and equal to it. No synchronisation: a cube sums its units' counts once,
 /// after all its tiles.
@@ -98,17 +124,9 @@ pub fn count_tile<K: Numeric>(
 ) {
     let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
     let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
-    #[unroll]
-    for e in 0..blueprint.elements_per_unit {
-        if (valid >> e) & 1u32 == 1u32 {
-            let key = held[e as usize];
-            if key < bound {
-                counts.below += 1u32;
-            } else if key == bound {
-                counts.equal += 1u32;
-            }
-        }
-    }
+    let packed = held_classes(&held, valid, bound, blueprint.elements_per_unit);
+    counts.below += packed & 0xFFFFu32;
+    counts.equal += packed >> 16u32;
 }
 
 /// How many of the unit's keys in a cube's chunk of tiles (see [`chunk_of_cube`]) are below
@@ -213,18 +231,7 @@ pub fn gather_tile<K: Numeric>(
     let epu = blueprint.elements_per_unit;
     let mut held = Array::<u32>::new(epu as usize);
     let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
-    let mut striped = 0u32;
-    #[unroll]
-    for e in 0..epu {
-        if (valid >> e) & 1u32 == 1u32 {
-            let key = held[e as usize];
-            if key < bound {
-                striped += 1u32;
-            } else if key == bound {
-                striped += 0x1_0000u32;
-            }
-        }
-    }
+    let striped = held_classes(&held, valid, bound, epu);
     let total = cube_exclusive_sum(striped, blueprint.units, blueprint.use_planes).total;
     // Uniform per cube.
     if (total & 0xFFFFu32) > 0u32 || ((total >> 16u32) > 0u32 && slots.equal < slots.k) {
@@ -243,12 +250,7 @@ pub fn gather_tile<K: Numeric>(
         for e in 0..epu {
             let local = first + e as usize;
             if start + local < len {
-                let key = keys[local];
-                if key < bound {
-                    packed += 1u32;
-                } else if key == bound {
-                    packed += 0x1_0000u32;
-                }
+                packed += bound_class(keys[local], bound);
             }
         }
         let prefix = cube_exclusive_sum(packed, blueprint.units, blueprint.use_planes);
