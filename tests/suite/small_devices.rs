@@ -285,7 +285,6 @@ fn forced_strategies_and_tunings_that_cannot_fit_are_refused() {
                 tuning: Some(TopkTuning {
                     units_per_cube: 128,
                     elements_per_unit: 32,
-                    gather_elements_per_unit: 32,
                     ..TopkTuning::for_device(caps)
                 }),
                 ..TopkOptions::default()

@@ -42,18 +42,22 @@ enum Shape {
     /// One cube per chunk of 7 or more keys, as many chunks as fit (`Bound`): each chunk's
     /// top-k, merged by the candidates' sort.
     RowCubeSplit,
+    /// Device-wide passes, the sampled bound tried first (where the row is long enough).
     DeviceWide,
+    /// Device-wide digit passes only (no sampled bound).
+    DeviceWideDigits,
 }
 
 /// Every strategy, rank by counting with and without the bound, the radix select in every
 /// shape.
-const VARIANTS: [(TopkStrategy, Shape); 7] = [
+const VARIANTS: [(TopkStrategy, Shape); 8] = [
     (TopkStrategy::RankByCounting, Shape::Bound),
     (TopkStrategy::RankByCounting, Shape::NoBound),
     (TopkStrategy::RadixSelect, Shape::RowCube),
     (TopkStrategy::RadixSelect, Shape::RowCubeDigits),
     (TopkStrategy::RadixSelect, Shape::RowCubeSplit),
     (TopkStrategy::RadixSelect, Shape::DeviceWide),
+    (TopkStrategy::RadixSelect, Shape::DeviceWideDigits),
     (TopkStrategy::SortAndSlice, Shape::Default),
 ];
 
@@ -67,17 +71,22 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         Shape::NoBound => (tuning.row_cube_max_len, 0),
         Shape::RowCube | Shape::RowCubeSplit => (row_cube, 1),
         Shape::RowCubeDigits => (row_cube, 0),
-        Shape::DeviceWide => (0, tuning.bound_units_per_k),
+        Shape::DeviceWide | Shape::DeviceWideDigits => (0, tuning.bound_units_per_k),
     };
     let (row_split_cubes, row_chunk_min_len) = match shape {
         Shape::RowCubeSplit => (1 << 20, 7),
         _ => (0, tuning.row_chunk_min_len),
+    };
+    let sample_tiles = match shape {
+        Shape::DeviceWideDigits => 0,
+        _ => tuning.sample_tiles,
     };
     Some(TopkTuning {
         row_cube_max_len,
         bound_units_per_k,
         row_split_cubes,
         row_chunk_min_len,
+        sample_tiles,
         ..tuning
     })
 }
@@ -434,6 +443,7 @@ fn candidates_shrink_over_many_tiles() {
         .collect();
     let variants = [
         (TopkStrategy::RadixSelect, Shape::DeviceWide),
+        (TopkStrategy::RadixSelect, Shape::DeviceWideDigits),
         (TopkStrategy::RadixSelect, Shape::RowCube),
         (TopkStrategy::RadixSelect, Shape::RowCubeDigits),
     ];
@@ -453,6 +463,62 @@ fn candidates_shrink_over_many_tiles() {
                     strategy.name()
                 );
                 check(&got, &keys, &keys, problem, &options, &case);
+            }
+        }
+    }
+}
+
+#[test]
+fn sampled_bound_and_its_fallback() {
+    let _serial = serial();
+    // The device-wide select's sampled bound (16 evenly spaced tiles of the row cube's shape
+    // a row) where it answers (random keys; all equal: the ties fill the gather's capacity;
+    // few distinct values) and where it must fall back to the digit passes: rows whose
+    // sampled tiles hold the row's best keys (the bound is reached by fewer than `k` keys) or
+    // its worst (more keys lie below it than the gather holds), each row beside the others
+    // in one call; both directions, sorted and not; the same rows without the sample agree.
+    let client = client();
+    let (mut rng, seed) = rng("sampled_bound_and_its_fallback");
+    let tiny = tiny_tuning(&client);
+    let tile = tiny.row_units_per_cube as usize * tiny.elements_per_unit as usize;
+    let len = 400 * tile + 5;
+    // As `Run::sample_plan` takes them: every `stride`-th tile.
+    let stride = len.div_ceil(tile) / 16;
+    let sampled = |i: usize| (i % len / tile).is_multiple_of(stride);
+    let rows = 5;
+    let keys: Vec<f32> = (0..rows * len)
+        .map(|i| match (i / len, sampled(i)) {
+            (0, _) => rng.random_range(-1.0f32..1.0),
+            (1, true) => rng.random_range(10.0f32..11.0),
+            (2, true) => rng.random_range(-11.0f32..-10.0),
+            (1 | 2, false) => rng.random_range(-1.0f32..1.0),
+            (3, _) => 0.25,
+            _ => rng.random_range(0i32..4) as f32,
+        })
+        .collect();
+    let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
+    for k in [1, 30, 100, 500] {
+        for largest in [true, false] {
+            for sorted in [true, false] {
+                for sample_tiles in [16, 0] {
+                    let options = TopkOptions {
+                        largest,
+                        sorted,
+                        strategy: TopkStrategy::RadixSelect,
+                        tuning: Some(TopkTuning {
+                            row_cube_max_len: 0,
+                            sample_tiles,
+                            ..tiny
+                        }),
+                    };
+                    let problem = TopkProblem { rows, len, k };
+                    let got = run(&client, &bits, Dtype::F32, problem, options, Dtype::I32);
+                    let case = format!(
+                        "seed {seed}: [{rows}, {len}] k {k} largest {largest} sorted {sorted} \
+                         sample_tiles {sample_tiles}"
+                    );
+                    check(&got, &keys, &bits, problem, &options, &case);
+                }
             }
         }
     }
@@ -865,11 +931,10 @@ fn bad_calls_get_clear_errors() {
         ),
         (
             TopkTuning {
-                elements_per_unit: 8,
-                gather_elements_per_unit: 12,
+                sample_tiles: 1025,
                 ..base
             },
-            ["tuning.gather_elements_per_unit", "multiple"],
+            ["tuning.sample_tiles", "0..=1024"],
         ),
     ];
     for (tuning, words) in bad {

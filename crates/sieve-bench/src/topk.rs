@@ -239,8 +239,8 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
 /// A top-k tuning from the case's `units=`, `epu=` (keys per unit of a tile), `cubes=`
 /// (cubes per pass), `row_units=` (units of the one-cube-per-row radix select) and
 /// `row_max=` (the longest row it takes), `bound=` (`bound_units_per_k`: one-row cubes try
-/// the minima bound for `k` up to their units over this; 0: never) and `gather_epu=` (keys
-/// per unit of the scatter's tiles), `split=` (`row_split_cubes`: cut rows of the one-row
+/// the minima bound for `k` up to their units over this; 0: never) and `sample=` (tiles the
+/// device-wide select samples per row; 0: no sampled bound), `split=` (`row_split_cubes`: cut rows of the one-row
 /// select while rows x chunks stay within this many cubes; 0: never) and `chunk_min=` (the
 /// shortest chunk) params over the device's defaults; `None` when the case names none.
 fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning> {
@@ -252,7 +252,7 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
         "row_units",
         "row_max",
         "bound",
-        "gather_epu",
+        "sample",
         "split",
         "chunk_min",
     ];
@@ -268,10 +268,7 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
         row_units_per_cube: get("row_units").unwrap_or(base.row_units_per_cube),
         bound_units_per_k: get("bound").unwrap_or(base.bound_units_per_k),
         row_cube_max_len: get("row_max").map_or(base.row_cube_max_len, |m| m as usize),
-        // `epu=` alone sets the scatter's tiles too (they must be a multiple of it).
-        gather_elements_per_unit: get("gather_epu")
-            .or(get("epu"))
-            .unwrap_or(base.gather_elements_per_unit),
+        sample_tiles: get("sample").unwrap_or(base.sample_tiles),
         row_split_cubes: get("split").unwrap_or(base.row_split_cubes),
         row_chunk_min_len: get("chunk_min").map_or(base.row_chunk_min_len, |m| m as usize),
         ..base

@@ -1,4 +1,4 @@
-//! Zero-filling workspaces on the device (status words, counters), so no host upload is
+//! Filling workspaces on the device (status words, counters), so no host upload is
 //! needed between launches.
 
 use cubecl::prelude::*;
@@ -12,6 +12,34 @@ fn fill_zero_kernel<T: Numeric>(buffer: &mut [T], len: usize, #[define(T)] _dtyp
     let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
     if index < len {
         buffer[index] = T::from_int(0);
+    }
+}
+
+#[cube(launch_unchecked, address_type = "dynamic")]
+fn fill_u32_kernel(buffer: &mut [u32], len: usize, value: u32) {
+    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    if index < len {
+        buffer[index] = value;
+    }
+}
+
+/// Writes `value` to the first `len` elements of the `u32` buffer `buffer`.
+pub fn fill_u32(client: &Client, buffer: &Handle, len: usize, value: u32) {
+    if len == 0 {
+        return;
+    }
+    let (cubes, cube_dim) = one_unit_per_element(client, len);
+    // SAFETY: every write is bounds-checked against `len`, which the caller sized the buffer for.
+    unsafe {
+        fill_u32_kernel::launch_unchecked(
+            client,
+            cubes,
+            cube_dim,
+            address_type(&[len]),
+            BufferArg::from_raw_parts(buffer.clone(), len),
+            len,
+            value,
+        );
     }
 }
 

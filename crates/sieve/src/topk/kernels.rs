@@ -17,10 +17,10 @@
 use cubecl::prelude::*;
 
 use super::tile::{
-    GatherSlots, RowState, SOURCE_A, SOURCE_B, SOURCE_INPUT, chunk_of_cube, count_chunk,
+    GatherSlots, RowState, SOURCE_A, SOURCE_B, SOURCE_INPUT, chunk_of_cube, count_chunk_tiles,
     gather_tile, histogram_tile, load_row_state, minima_bound, ranks_in_row, store_row_state,
 };
-use crate::common::cube::{U32Range, cube_exclusive_sum, cube_range};
+use crate::common::cube::{U32Range, cube_range};
 use crate::common::grid::linear_cube_index;
 use crate::radix::digits::{SELECT_DIGITS, clear_bins};
 use crate::radix::select::{
@@ -125,6 +125,7 @@ pub(crate) fn init_state_kernel(state: &mut [u32], rows: usize, len: u32, k: u32
         source_len: len,
         target: 0u32,
         shared_from: 32u32,
+        sampled: 0u32,
     };
     store_row_state(state, row, &initial);
 }
@@ -165,7 +166,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     let row = cube / cubes_per_row;
     let row_state = load_row_state(state, row);
     // Uniform per cube: the whole cube leaves, before any synchronisation.
-    if shift >= row_state.shared_from {
+    if shift >= row_state.shared_from || row_state.sampled == 1u32 {
         terminate!();
     }
     let digits = comptime!(1usize << digit_bits);
@@ -248,6 +249,10 @@ pub(crate) fn radix_digit_kernel(
         terminate!();
     }
     let mut row_state = load_row_state(state.slice(0usize, state.len()), row);
+    // Uniform per cube: the sampled bound answered (nothing was counted).
+    if row_state.sampled == 1u32 {
+        terminate!();
+    }
     let min = !ranges[2 * row];
     row_state.shared_from = shared_from(min, ranges[2 * row + 1]);
     let digits = comptime!(1usize << digit_bits);
@@ -379,6 +384,7 @@ fn select_by_digits<K: Numeric>(
         len,
         0u32,
         k,
+        1usize,
         CubeKeys::Row,
         read,
         blueprint,
@@ -411,21 +417,21 @@ fn select_by_digits<K: Numeric>(
     }
 }
 
-/// Gather, pass 1: per cube (a chunk of tiles), how many keys are below the row's boundary
-/// and how many equal it, written as `[row][below: cubes | equal: cubes]`, so an exclusive
-/// scan of a row gives each cube the first slot of its keys below, and of its ties (after
-/// every key below).
+/// Gather, pass 1: how many keys of each tile are below the row's boundary and how many
+/// equal it ([`count_chunk_tiles`] over each cube's chunk of tiles), as `[row][below: tiles |
+/// equal: tiles]`. With `skip_sampled`, rows the sampled bound answered keep their counts.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gather_count_kernel<K: Numeric>(
     values: &[K],
     state: &[u32],
-    cube_counts: &mut [u32],
+    tile_counts: &mut [u32],
     len: usize,
     tiles_per_row: usize,
     cubes_per_row: usize,
     tiles_per_cube: usize,
     total_cubes: usize,
+    #[comptime] skip_sampled: bool,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: RadixBlueprint,
     #[define(K)] _dtype: ElemType,
@@ -435,84 +441,157 @@ pub(crate) fn gather_count_kernel<K: Numeric>(
         terminate!();
     }
     let chunk = chunk_of_cube(cube, tiles_per_row, cubes_per_row, tiles_per_cube);
-    let bound = load_row_state(state, chunk.row).bound;
-    let counts = count_chunk::<K>(values, &chunk, len, bound, read, blueprint);
-    let below = cube_exclusive_sum(counts.below, blueprint.units, blueprint.use_planes);
-    let equal = cube_exclusive_sum(counts.equal, blueprint.units, blueprint.use_planes);
-    if UNIT_POS == 0 {
-        let base = chunk.row * 2 * cubes_per_row;
-        cube_counts[base + chunk.part] = below.total;
-        cube_counts[base + cubes_per_row + chunk.part] = equal.total;
+    let row_state = load_row_state(state, chunk.row);
+    // Uniform per cube.
+    if skip_sampled && row_state.sampled == 1u32 {
+        terminate!();
     }
+    count_chunk_tiles::<K>(
+        values,
+        tile_counts,
+        &chunk,
+        len,
+        tiles_per_row,
+        row_state.bound,
+        read,
+        blueprint,
+    );
 }
 
-/// Gather, pass 2: every key below the boundary, and the ties whose slot is below `k`, to
-/// their slots (radix keys and positions, `[rows, k]`); the cube walks its chunk in order,
-/// in tiles of the `gather` shape, so its slots follow index order. A cube whose chunk has
-/// nothing to write (by pass 1's counts) reads nothing.
+/// Gather, pass 2, one cube per tile: every key below the boundary, and the ties whose slot
+/// is below the row's limit (`k`, or `sampled_cap` where the sampled bound answered), to their
+/// slots of the row's `per_row` (radix keys and positions) by [`gather_tile`], in index
+/// order. A tile with nothing to write (by pass 1's counts: most tiles when `k` is small)
+/// reads nothing.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gather_scatter_kernel<K: Numeric>(
     values: &[K],
     state: &[u32],
-    cube_counts: &[u32],
-    cube_offsets: &[u32],
+    tile_counts: &[u32],
+    tile_offsets: &[u32],
     cand_keys: &mut [u32],
     cand_positions: &mut [u32],
     len: usize,
     k: u32,
+    sampled_cap: u32,
+    per_row: usize,
     tiles_per_row: usize,
-    cubes_per_row: usize,
-    tiles_per_cube: usize,
-    total_cubes: usize,
+    total_tiles: usize,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: RadixBlueprint,
-    #[comptime] gather: RadixBlueprint,
     #[define(K)] _dtype: ElemType,
 ) {
     let cube = linear_cube_index();
-    if cube >= total_cubes {
+    if cube >= total_tiles {
         terminate!();
     }
-    let chunk = chunk_of_cube(cube, tiles_per_row, cubes_per_row, tiles_per_cube);
-    let base = chunk.row * 2 * cubes_per_row;
-    let mut less = cube_offsets[base + chunk.part];
-    let mut equal = cube_offsets[base + cubes_per_row + chunk.part];
-    // Uniform per cube: a chunk with no key below the boundary and no tie that gets a slot
-    // (most chunks when `k` is small) reads nothing.
-    let ties_here = cube_counts[base + cubes_per_row + chunk.part];
-    if cube_counts[base + chunk.part] == 0u32 && (ties_here == 0u32 || equal >= k) {
+    let row = cube / tiles_per_row;
+    let tile = cube % tiles_per_row;
+    let row_state = load_row_state(state, row);
+    let limit = if row_state.sampled == 1u32 {
+        sampled_cap
+    } else {
+        k
+    };
+    let base = row * 2 * tiles_per_row + tile;
+    let equal = tile_offsets[base + tiles_per_row];
+    // Uniform per cube.
+    if tile_counts[base] == 0u32 && (tile_counts[base + tiles_per_row] == 0u32 || equal >= limit)
+    {
         terminate!();
     }
-    let bound = load_row_state(state, chunk.row).bound;
-    // The chunk's keys, walked in gather tiles (`gather`, a multiple of the passes' tile:
-    // fewer cube-wide sums per key when most tiles have keys to write, i.e. large `k`).
-    let tile_keys = comptime!(blueprint.tile());
-    let chunk_end = min(chunk.end * tile_keys, len);
-    let mut start = chunk.first * tile_keys;
-    while start < chunk_end {
-        let slots = GatherSlots {
-            out_base: chunk.row * k as usize,
-            less,
-            equal,
-            k,
-        };
-        let taken = gather_tile::<K>(
-            values,
-            cand_keys,
-            cand_positions,
-            chunk.row * len,
-            start,
-            chunk_end,
-            bound,
-            slots,
-            read,
-            gather,
-        );
-        less += taken & 0xFFFFu32;
-        equal += taken >> 16u32;
-        start += comptime!(gather.tile());
+    let slots = GatherSlots {
+        out_base: row * per_row,
+        less: tile_offsets[base],
+        equal,
+        k: limit,
+    };
+    gather_tile::<K>(
+        values,
+        cand_keys,
+        cand_positions,
+        row * len,
+        tile * comptime!(blueprint.tile()),
+        len,
+        row_state.bound,
+        slots,
+        read,
+        blueprint,
+    );
+}
+
+/// The sampled bound, one cube per row: the `rank`-th smallest radix key of every
+/// `stride`-th tile of the row ([`cube_select`] over the sample) becomes the row's boundary
+/// for the gather's first count. Rows where it fails ([`sample_check_kernel`]) run the digit
+/// passes after all.
+#[cube(launch_unchecked, address_type = "dynamic")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sample_bound_kernel<K: Numeric>(
+    values: &[K],
+    state: &mut [u32],
+    len: usize,
+    rows: usize,
+    stride: usize,
+    rank: u32,
+    #[comptime] read: KeyRead,
+    #[comptime] blueprint: RadixBlueprint,
+    #[define(K)] _dtype: ElemType,
+) {
+    let row = linear_cube_index();
+    if row >= rows {
+        terminate!();
     }
+    let bins = Shared::<[Atomic<u32>]>::new_slice(SELECT_DIGITS);
+    let select = cube_select::<K>(
+        values,
+        &bins,
+        row * len,
+        len,
+        0u32,
+        rank,
+        stride,
+        CubeKeys::Row,
+        read,
+        blueprint,
+    );
+    if UNIT_POS == 0 {
+        let mut row_state = load_row_state(state.slice(0usize, state.len()), row);
+        row_state.bound = select.prefix;
+        store_row_state(state, row, &row_state);
+    }
+}
+
+/// One unit per row, after the gather's count under the sampled bound and its scan: the bound
+/// answered if at least `k` keys reach it (below or equal) and at most `cap` lie below it (so
+/// the gather can hold them all, and the first `k` by (key, index) are among what it writes).
+/// Then the row is marked `sampled`; else its boundary search starts over (digit passes).
+#[cube(launch_unchecked, address_type = "dynamic")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sample_check_kernel(
+    state: &mut [u32],
+    tile_counts: &[u32],
+    tile_offsets: &[u32],
+    rows: usize,
+    tiles_per_row: usize,
+    k: u32,
+    cap: u32,
+) {
+    let row = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    if row >= rows {
+        terminate!();
+    }
+    let last = (row + 1) * 2 * tiles_per_row - 1;
+    // Exclusive offsets over `[below | equal]`: the first equal tile's is the row's count below.
+    let below = tile_offsets[row * 2 * tiles_per_row + tiles_per_row];
+    let reached = tile_offsets[last] + tile_counts[last];
+    let mut row_state = load_row_state(state.slice(0usize, state.len()), row);
+    if reached >= k && below <= cap {
+        row_state.sampled = 1u32;
+    } else {
+        row_state.bound = 0u32;
+    }
+    store_row_state(state, row, &row_state);
 }
 
 /// The outputs: output `j` of row `r` is the input element at position

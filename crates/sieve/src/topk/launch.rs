@@ -7,18 +7,19 @@ use cubecl::server::Handle;
 use super::kernels::{
     finish_kernel, gather_count_kernel, gather_scatter_kernel, init_state_kernel,
     radix_digit_kernel, radix_histogram_kernel, rank_kernel, row_select_kernel,
+    sample_bound_kernel, sample_check_kernel,
 };
-use super::tile::ROW_STATE_WORDS;
+use super::tile::{MAX_CHUNK_TILES, ROW_STATE_WORDS};
 use crate::radix::tile::{KeyRead, RadixBlueprint};
 use super::{
-    RANK_AUTO_LEN, TopkIo, TopkOptions, TopkProblem, TopkReport, TopkStrategy, TopkTuning,
+    MAX_SAMPLE_TILES, RANK_AUTO_LEN, TopkIo, TopkOptions, TopkProblem, TopkReport, TopkStrategy, TopkTuning,
     row_shared_bytes, tile_shared_bytes,
 };
 use crate::common::address::{
     AddressType, address_type, check_extent, check_index_capacity, check_index_dtype,
 };
 use crate::common::buffers::BufferRules;
-use crate::common::fill::fill_zero;
+use crate::common::fill::{fill_u32, fill_zero};
 use crate::common::grid::cube_count_1d;
 use crate::radix::digits::{SELECT_BITS, SELECT_DIGITS, select_bins, wide_select_digits};
 use crate::radix::keys::KeyKind;
@@ -79,8 +80,12 @@ pub(crate) fn topk_keyed(
             }
             TopkStrategy::RadixSelect => {
                 let state = run.init_state();
+                let gather = run.gather_workspace();
+                if let Some(plan) = gather.sample {
+                    run.sampled_bound(&state, &gather, plan)?;
+                }
                 report.counting_passes = run.radix_select(&state);
-                run.gather_and_finish(&state)?;
+                run.gather_and_finish(&state, &gather)?;
             }
             TopkStrategy::SortAndSlice => run.sort_and_slice()?,
             TopkStrategy::Auto => unreachable!("resolved above"),
@@ -267,22 +272,11 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
             ),
         ));
     }
-    let gather_tile = tuning.units_per_cube as usize * tuning.gather_elements_per_unit as usize;
-    if !(1..=32).contains(&tuning.gather_elements_per_unit)
-        || !tuning
-            .gather_elements_per_unit
-            .is_multiple_of(tuning.elements_per_unit)
-        || gather_tile >= 1 << 16
-        || gather_tile * 4 + 4 * tuning.units_per_cube as usize > caps.max_shared_bytes
-    {
+    if tuning.sample_tiles > MAX_SAMPLE_TILES {
         return Err(SieveError::invalid(
-            "tuning.gather_elements_per_unit",
-            tuning.gather_elements_per_unit,
-            format!(
-                "1..=32, a multiple of elements_per_unit ({}), with a gather tile below 65,536 \
-                 keys that fits the device's {} bytes of shared memory",
-                tuning.elements_per_unit, caps.max_shared_bytes
-            ),
+            "tuning.sample_tiles",
+            tuning.sample_tiles,
+            format!("0..={MAX_SAMPLE_TILES} (0: no sampled bound)"),
         ));
     }
     if tuning.target_cubes == 0 {
@@ -360,6 +354,28 @@ impl Chunks {
     }
 }
 
+/// The sampled bound of a device-wide select ([`Run::sample_plan`]): every `stride`-th tile
+/// of a row (row-cube tiles) sampled, the sample's `rank`-th smallest key the bound, and the
+/// gather's capacity per row under it.
+#[derive(Clone, Copy, Debug)]
+struct SamplePlan {
+    stride: usize,
+    rank: u32,
+    cap: usize,
+}
+
+/// The device-wide gather's workspaces: per-tile counts and their offsets (`[rows, 2 *
+/// tiles_per_row]`), and the chosen radix keys and positions, `per_row` slots a row (`k`, or
+/// the sampled bound's capacity, padded with the largest radix key).
+struct Gather {
+    sample: Option<SamplePlan>,
+    per_row: usize,
+    tile_counts: Handle,
+    tile_offsets: Handle,
+    cand_keys: Handle,
+    cand_positions: Handle,
+}
+
 struct Run<'a> {
     client: &'a Client,
     io: TopkIo<'a>,
@@ -385,7 +401,7 @@ impl Run<'_> {
         let words = if self.read.kind.wide() { 2 } else { 1 };
         let per_row = select_bins(&self.select_digits())
             .max(ROW_STATE_WORDS)
-            .max(2 * self.chunks().cubes_per_row);
+            .max(2 * self.chunks().tiles_per_row);
         (self.problem.rows.saturating_mul(self.problem.len))
             .saturating_mul(words)
             .max(self.problem.rows.saturating_mul(per_row))
@@ -448,7 +464,8 @@ impl Run<'_> {
 
     /// How a pass over the input splits into cubes: every row's tiles in chunks of
     /// consecutive tiles, about `tuning.target_cubes` cubes in all (at least one per row),
-    /// each of at least [`MIN_TILES_PER_CUBE`] tiles where the row has them.
+    /// each of at least [`MIN_TILES_PER_CUBE`] tiles where the row has them and at most
+    /// [`MAX_CHUNK_TILES`].
     fn chunks(&self) -> Chunks {
         let rows = self.problem.rows;
         let tiles_per_row = self.problem.len.div_ceil(self.blueprint().tile()).max(1);
@@ -456,6 +473,7 @@ impl Run<'_> {
         let tiles_per_cube = tiles_per_row
             .div_ceil(wanted.min(tiles_per_row))
             .max(MIN_TILES_PER_CUBE)
+            .min(MAX_CHUNK_TILES)
             .min(tiles_per_row);
         let cubes_per_row = tiles_per_row.div_ceil(tiles_per_cube);
         Chunks {
@@ -654,7 +672,8 @@ impl Run<'_> {
     fn row_select(&self) -> Result<u32, SieveError> {
         let (chunks, chunk_len) = self.row_chunks();
         let (cand_keys, cand_positions) = self.launch_row_select(chunks, chunk_len);
-        self.order_and_finish(&cand_keys, &cand_positions, chunks, chunk_len)?;
+        let per_row = chunks * self.problem.k;
+        self.order_and_finish(&cand_keys, &cand_positions, per_row, chunks > 1, chunk_len)?;
         Ok(self.read.kind.key_bits() / SELECT_BITS)
     }
 
@@ -701,100 +720,220 @@ impl Run<'_> {
         (cand_keys, cand_positions)
     }
 
-    /// Every row's chosen keys (below the boundary, then the first ties) in `[rows, k]`
-    /// workspaces, sorted by (key, index) when asked, then the outputs.
-    fn gather_and_finish(&self, state: &Handle) -> Result<(), SieveError> {
+    /// Whether the device-wide select tries the sampled bound first, and how: every
+    /// `stride`-th row-cube tile of a row sampled (about `tuning.sample_tiles` tiles), the bound
+    /// the sample's key of rank `mu + 4 sqrt(mu) + 8`, where `mu = k * sample / len` is the
+    /// sample's expected share of the row's `k` smallest, so at least `k` keys of a row in
+    /// random order reach it but for odds below 1e-9; the capacity (`(rank + 4 sqrt(rank) + 8)
+    /// * len / sample` keys, at least `k`) bounds the keys below it likewise. `None` (the
+    /// digit passes alone) where it is off, `k == len`, or the capacity would be half the row.
+    fn sample_plan(&self) -> Option<SamplePlan> {
+        let TopkProblem { len, k, .. } = self.problem;
+        let wanted = self.tuning.sample_tiles as usize;
+        if wanted == 0 || k == len {
+            return None;
+        }
+        let tile = self.tuning.row_units_per_cube as usize * self.tuning.elements_per_unit as usize;
+        let tiles = len.div_ceil(tile);
+        let stride = (tiles / wanted).max(1);
+        let sampled = tiles.div_ceil(stride);
+        let last_start = (sampled - 1) * stride * tile;
+        let sample = (sampled - 1) * tile + tile.min(len - last_start);
+        let scale = len as f64 / sample as f64;
+        let mu = k as f64 / scale;
+        let rank = (mu + 4.0 * mu.sqrt() + 8.0).ceil();
+        let cap = (((rank + 4.0 * rank.sqrt() + 8.0) * scale).ceil() as usize).max(k);
+        if rank as usize > sample || 2 * cap > len {
+            return None;
+        }
+        Some(SamplePlan {
+            stride,
+            rank: rank as u32,
+            cap,
+        })
+    }
+
+    /// The gather's workspaces, sized for the sampled bound where it runs.
+    fn gather_workspace(&self) -> Gather {
         let rows = self.problem.rows;
-        let k = self.problem.k;
-        let outputs = self.outputs();
-        let blueprint = self.blueprint();
-        let chunks = self.chunks();
-        let count_len = rows * 2 * chunks.cubes_per_row;
-        let cube_counts = self.workspace(count_len);
-        let cube_offsets = self.workspace(count_len);
-        let cand_keys = self.workspace(outputs);
-        let cand_positions = self.workspace(outputs);
-        let grid = chunks.grid(self.client);
-        // SAFETY: one cube per chunk of tiles, surplus cubes return; each cube writes its
-        // two counts.
+        let sample = self.sample_plan();
+        let per_row = sample.map_or(self.problem.k, |plan| plan.cap);
+        let count_len = rows * 2 * self.chunks().tiles_per_row;
+        Gather {
+            sample,
+            per_row,
+            tile_counts: self.workspace(count_len),
+            tile_offsets: self.workspace(count_len),
+            cand_keys: self.workspace(rows * per_row),
+            cand_positions: self.workspace(rows * per_row),
+        }
+    }
+
+    /// The sampled bound of every row ([`sample_bound_kernel`]), the gather's count under it,
+    /// and the check of which rows it answered ([`sample_check_kernel`]).
+    fn sampled_bound(
+        &self,
+        state: &Handle,
+        gather: &Gather,
+        plan: SamplePlan,
+    ) -> Result<(), SieveError> {
+        let rows = self.problem.rows;
+        let blueprint = RadixBlueprint {
+            units: self.tuning.row_units_per_cube,
+            ..self.blueprint()
+        };
+        // SAFETY: one cube per row; reads stay within the row; unit 0 writes its row's state.
         unsafe {
-            gather_count_kernel::launch_unchecked(
+            sample_bound_kernel::launch_unchecked(
                 self.client,
-                grid.clone(),
+                cube_count_1d(self.client, rows),
                 CubeDim::new_1d(blueprint.units),
                 self.address(),
                 self.input(),
                 self.buffer(state, rows * ROW_STATE_WORDS),
-                self.buffer(&cube_counts, count_len),
+                self.problem.len,
+                rows,
+                plan.stride,
+                plan.rank,
+                self.read,
+                blueprint,
+                self.io.value_dtype.elem_type(),
+            );
+        }
+        self.count_tiles(state, gather, false)?;
+        let count_len = rows * 2 * self.chunks().tiles_per_row;
+        // SAFETY: one unit per row, bounds-checked; reads the row's counts and offsets.
+        unsafe {
+            sample_check_kernel::launch_unchecked(
+                self.client,
+                self.per_row_grid(),
+                CubeDim::new_1d(self.elementwise_units),
+                self.address(),
+                self.buffer(state, rows * ROW_STATE_WORDS),
+                self.buffer(&gather.tile_counts, count_len),
+                self.buffer(&gather.tile_offsets, count_len),
+                rows,
+                self.chunks().tiles_per_row,
+                self.problem.k as u32,
+                plan.cap as u32,
+            );
+        }
+        Ok(())
+    }
+
+    /// The gather's count of every tile's keys below and at its row's boundary, and their
+    /// exclusive scan per row (`skip_sampled`: rows the sampled bound answered keep theirs).
+    fn count_tiles(
+        &self,
+        state: &Handle,
+        gather: &Gather,
+        skip_sampled: bool,
+    ) -> Result<(), SieveError> {
+        let rows = self.problem.rows;
+        let chunks = self.chunks();
+        let count_len = rows * 2 * chunks.tiles_per_row;
+        // SAFETY: one cube per chunk of tiles, surplus cubes return; each cube writes its
+        // tiles' two counts.
+        unsafe {
+            gather_count_kernel::launch_unchecked(
+                self.client,
+                chunks.grid(self.client),
+                CubeDim::new_1d(self.tuning.units_per_cube),
+                self.address(),
+                self.input(),
+                self.buffer(state, rows * ROW_STATE_WORDS),
+                self.buffer(&gather.tile_counts, count_len),
                 self.problem.len,
                 chunks.tiles_per_row,
                 chunks.cubes_per_row,
                 chunks.tiles_per_cube,
                 chunks.total_cubes,
+                skip_sampled,
                 self.read,
-                blueprint,
+                self.blueprint(),
                 self.io.value_dtype.elem_type(),
             );
         }
         scan_with(
             self.client,
             self.caps,
-            &cube_counts,
-            &cube_offsets,
+            &gather.tile_counts,
+            &gather.tile_offsets,
             ScanProblem {
                 rows,
-                len: 2 * chunks.cubes_per_row,
+                len: 2 * chunks.tiles_per_row,
             },
             Dtype::U32,
             ScanKind::Exclusive,
             ScanOptions::default(),
         )?;
-        // SAFETY: as above; slots are distinct within a row and below `k` (fewer than `k`
-        // keys lie below the boundary, ties past `k` are not written).
+        Ok(())
+    }
+
+    /// Every row's chosen keys (below the boundary, then the ties up to the row's limit, each
+    /// in index order) in the gather's `[rows, per_row]` workspaces, then the outputs.
+    fn gather_and_finish(&self, state: &Handle, gather: &Gather) -> Result<(), SieveError> {
+        let rows = self.problem.rows;
+        let k = self.problem.k;
+        let tiles_per_row = self.chunks().tiles_per_row;
+        let count_len = rows * 2 * tiles_per_row;
+        let candidates = rows * gather.per_row;
+        self.count_tiles(state, gather, gather.sample.is_some())?;
+        if gather.sample.is_some() {
+            // Slots past a row's chosen keys sort last: the largest radix key.
+            fill_u32(self.client, &gather.cand_keys, candidates, u32::MAX);
+        }
+        let total_tiles = rows * tiles_per_row;
+        // SAFETY: one cube per tile, surplus cubes return; slots are distinct within a row and
+        // below its limit (fewer than `k` keys lie below an exact boundary, at most the
+        // capacity below a sampled one; ties past the limit are not written).
         unsafe {
             gather_scatter_kernel::launch_unchecked(
                 self.client,
-                grid,
-                CubeDim::new_1d(blueprint.units),
+                cube_count_1d(self.client, total_tiles),
+                CubeDim::new_1d(self.tuning.units_per_cube),
                 self.address(),
                 self.input(),
                 self.buffer(state, rows * ROW_STATE_WORDS),
-                self.buffer(&cube_counts, count_len),
-                self.buffer(&cube_offsets, count_len),
-                self.buffer(&cand_keys, outputs),
-                self.buffer(&cand_positions, outputs),
+                self.buffer(&gather.tile_counts, count_len),
+                self.buffer(&gather.tile_offsets, count_len),
+                self.buffer(&gather.cand_keys, candidates),
+                self.buffer(&gather.cand_positions, candidates),
                 self.problem.len,
                 k as u32,
-                chunks.tiles_per_row,
-                chunks.cubes_per_row,
-                chunks.tiles_per_cube,
-                chunks.total_cubes,
+                gather.sample.map_or(k, |plan| plan.cap) as u32,
+                gather.per_row,
+                tiles_per_row,
+                total_tiles,
                 self.read,
-                blueprint,
-                RadixBlueprint {
-                    elements_per_unit: self.tuning.gather_elements_per_unit,
-                    ..blueprint
-                },
+                self.blueprint(),
                 self.io.value_dtype.elem_type(),
             );
         }
-        self.order_and_finish(&cand_keys, &cand_positions, 1, 0)
+        self.order_and_finish(
+            &gather.cand_keys,
+            &gather.cand_positions,
+            gather.per_row,
+            gather.sample.is_some(),
+            0,
+        )
     }
 
-    /// The outputs from the chosen radix keys and positions, `k` per row or, for rows cut into
-    /// `chunks` chunks of `chunk_len` keys, `k` per chunk with positions in the chunk (keys
-    /// below the boundary in index order, then the ties in index order), sorted by (key,
-    /// index) first when asked, or when the chunks' candidates must be merged.
+    /// The outputs from the chosen radix keys and positions, `per_row` a row (keys below the
+    /// boundary in index order, then the ties in index order, then padding of the largest
+    /// key; or, for rows cut into chunks of `chunk_len` keys, `k` per chunk with positions in
+    /// the chunk), sorted by (key, index) first when asked or when `must_sort` (candidates to
+    /// merge, or more than `k`).
     fn order_and_finish(
         &self,
         cand_keys: &Handle,
         cand_positions: &Handle,
-        chunks: usize,
+        per_row: usize,
+        must_sort: bool,
         chunk_len: usize,
     ) -> Result<(), SieveError> {
         let rows = self.problem.rows;
-        let per_row = chunks * self.problem.k;
-        let order = if self.sorted || chunks > 1 {
+        let order = if self.sorted || must_sort {
             // Keys below the boundary are in index order, then the ties in index order (and
             // the chunks in row order): a stable sort by radix key orders them by (key,
             // index).

@@ -8,6 +8,7 @@ use cubecl::prelude::*;
 
 use crate::common::UNROLL_BODIES;
 use crate::common::cube::{U32Range, cube_exclusive_sum};
+use crate::radix::digits::clear_bins;
 use crate::radix::select::{CubeKeys, cube_select};
 use crate::radix::tile::{KeyRead, RadixBlueprint, count_tile_digits, load_tile_keys};
 
@@ -31,10 +32,14 @@ pub struct RowState {
     /// Every key of the row has the same bits from this one up (32: not known yet); set by
     /// each digit choice from the range the first pass recorded.
     pub shared_from: u32,
+    /// 1 where the sampled bound answered: `bound` is the sample's bound, which at least `k`
+    /// keys of the row reach and at most the gather's capacity lie below, so the digit passes
+    /// skip the row and the gather takes every key under it (up to the capacity).
+    pub sampled: u32,
 }
 
 /// Words of a [`RowState`].
-pub const ROW_STATE_WORDS: usize = 6;
+pub const ROW_STATE_WORDS: usize = 7;
 
 /// Row `row`'s state.
 #[cube]
@@ -47,6 +52,7 @@ pub fn load_row_state(state: &[u32], row: usize) -> RowState {
         source_len: state[s + 3],
         target: state[s + 4],
         shared_from: state[s + 5],
+        sampled: state[s + 6],
     }
 }
 
@@ -60,6 +66,7 @@ pub fn store_row_state(state: &mut [u32], row: usize, row_state: &RowState) {
     state[s + 3] = row_state.source_len;
     state[s + 4] = row_state.target;
     state[s + 5] = row_state.shared_from;
+    state[s + 6] = row_state.sampled;
 }
 
 /// The input values (radix keys computed on the fly).
@@ -73,13 +80,6 @@ pub const SOURCE_B: u32 = 2;
 /// ([`ranks_in_row`] also within [`UNROLL_BODIES`], as its nest grows with units times keys
 /// per unit squared); larger cubes keep a loop.
 pub const RANK_UNROLL_UNITS: u32 = 32;
-
-/// How many keys of a tile one unit reads (striped, coalesced) are below and equal to a bound.
-#[derive(CubeType, Clone, Copy)]
-pub struct BoundCounts {
-    pub below: u32,
-    pub equal: u32,
-}
 
 /// 1 for a key below `bound`, `1 << 16` for a key equal to it, else 0: summed over at most
 /// 65,535 keys, the (below, equal) counts packed in one word.
@@ -107,67 +107,71 @@ fn held_classes(held: &Array<u32>, valid: u32, bound: u32, #[comptime] epu: u32)
     packed
 }
 
-/// Adds to `counts` how many of the unit's keys of a tile (striped, coalesced reads) are
-/// below `bound` and equal to it. No synchronisation: a cube sums its units' counts once,
-/// after all its tiles.
+/// The most tiles a cube of a pass over the input takes ([`chunk_of_cube`]): the gather's
+/// count keeps a shared counter per tile of its chunk.
+pub const MAX_CHUNK_TILES: usize = 32;
+
+/// The gather's count of one cube's chunk of tiles: how many keys of each tile are below
+/// `bound` and equal to it, written to `tile_counts` as `[row][below: tiles | equal: tiles]`
+/// (`tiles_per_row` tiles a row), so that an exclusive scan of a row gives each tile the first
+/// slot of its keys below, and of its ties (after every key below). Each plane sums its
+/// packed counts of a tile ([`bound_class`]) and one unit adds them to the tile's shared
+/// counter: no synchronisation per tile. Every unit must call it.
 #[cube]
 #[allow(clippy::too_many_arguments)]
-pub fn count_tile<K: Numeric>(
+pub fn count_chunk_tiles<K: Numeric>(
     values: &[K],
-    counts: &mut BoundCounts,
-    row_base: usize,
-    start: usize,
+    tile_counts: &mut [u32],
+    chunk: &TileChunk,
     len: usize,
+    tiles_per_row: usize,
     bound: u32,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: RadixBlueprint,
 ) {
+    let counters = Shared::<[Atomic<u32>]>::new_slice(MAX_CHUNK_TILES);
+    clear_bins(&counters, MAX_CHUNK_TILES);
+    sync_cube();
     let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
-    let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
-    let packed = held_classes(&held, valid, bound, blueprint.elements_per_unit);
-    counts.below += packed & 0xFFFFu32;
-    counts.equal += packed >> 16u32;
-}
-
-/// How many of the unit's keys in a cube's chunk of tiles (see [`chunk_of_cube`]) are below
-/// and equal to `bound` ([`count_tile`] over the chunk's tiles). No synchronisation: the
-/// cube sums its units' counts after.
-#[cube]
-pub fn count_chunk<K: Numeric>(
-    values: &[K],
-    chunk: &TileChunk,
-    len: usize,
-    bound: u32,
-    #[comptime] read: KeyRead,
-    #[comptime] blueprint: RadixBlueprint,
-) -> BoundCounts {
-    let mut counts = BoundCounts {
-        below: 0u32,
-        equal: 0u32,
-    };
-    for tile in chunk.first..chunk.end {
-        count_tile::<K>(
+    let tiles = chunk.end - min(chunk.first, chunk.end);
+    for t in 0..tiles {
+        let start = (chunk.first + t) * comptime!(blueprint.tile());
+        let valid = load_tile_keys::<K>(
             values,
-            &mut counts,
+            &mut held,
             chunk.row * len,
-            tile * comptime!(blueprint.tile()),
+            start,
             len,
-            bound,
             read,
             blueprint,
         );
+        let packed = held_classes(&held, valid, bound, blueprint.elements_per_unit);
+        if blueprint.use_planes {
+            let sum = plane_sum(packed);
+            if UNIT_POS_PLANE == 0 && sum != 0u32 {
+                counters[t].fetch_add(sum);
+            }
+        } else if packed != 0u32 {
+            counters[t].fetch_add(packed);
+        }
     }
-    counts
+    sync_cube();
+    let mut t = UNIT_POS as usize;
+    while t < tiles {
+        let packed = counters[t].load();
+        let base = chunk.row * 2 * tiles_per_row + chunk.first + t;
+        tile_counts[base] = packed & 0xFFFFu32;
+        tile_counts[base + tiles_per_row] = packed >> 16u32;
+        t += CUBE_DIM as usize;
+    }
 }
 
-/// The tiles one cube of a pass over the input takes: tiles `first..end` of row `row`, the
-/// cube being the `part`-th of its row. A cube takes several tiles so that its fixed costs
+/// The tiles one cube of a pass over the input takes: tiles `first..end` of row `row`. A cube takes several tiles so that its fixed costs
 /// (clearing and flushing the histogram, the cube-wide sums, the atomics into per-row
 /// counters) are paid once per chunk, not once per tile.
 #[derive(CubeType, Clone, Copy)]
 pub struct TileChunk {
     pub row: usize,
-    pub part: usize,
     pub first: usize,
     pub end: usize,
 }
@@ -185,7 +189,6 @@ pub fn chunk_of_cube(
     let first = part * tiles_per_cube;
     TileChunk {
         row,
-        part,
         first,
         end: min(first + tiles_per_cube, tiles_per_row),
     }
@@ -534,6 +537,7 @@ pub fn minima_bound<K: Numeric>(
             len,
             smallest,
             k,
+            1usize,
             CubeKeys::PerUnit,
             read,
             blueprint,
