@@ -16,9 +16,18 @@
 #          `topk::`, racecheck over the top-k tests; then the top-k rows (2^28 k = 10, 1000,
 #          100000, all-equal; [64, 128256] k = 50 and 1000, uniform and tied; [16384, 128] k = 8)
 #          through CUDA and Vulkan, Burn op and raw, and torch's top-k rows. Files: as `check`.
+#   rows   the sampled bound and the per-tile gather (da035ba): the top-k rows at 2^28 (k = 10,
+#          1000, 100000, all-equal k = 1000) and 2^24 k = 10, each with the default tuning and
+#          with `sample=0` (digit passes only), the batched rows ([64, 128256] k = 50 and 1000,
+#          uniform and tied) and [16384, 128] k = 8, through CUDA (Burn op and raw), and 2^28
+#          k = 1000 and the batched k = 50 and 1000 through Vulkan;
+#          item 4: `--host-costs` and the model-size rows of `check` through CUDA; torch's
+#          cumsum, filter and top-k rows; Nsight Compute's kernel durations of the first top-k
+#          calls at 2^28 k = 1000 and of each item-4 Burn op. Files: bench-*.txt, *.json,
+#          host-costs.txt, torch.txt, torch.json, ncu-topk.csv, ncu-burn.csv.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
-# usage: LIMIT=300 bash bench/gpu_session15.sh <check|after>
+# usage: LIMIT=300 bash bench/gpu_session15.sh <check|after|rows>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-300}
@@ -86,7 +95,48 @@ after)
   echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -16
   summaries
   ;;
+rows)
+  T=topk_with_indices; L=268435456
+  args=()
+  for c in $L:f32:k=10 $L:f32:k=1000 $L:f32:k=100000 $L:f32:k=1000,dist=all_equal \
+    16777216:f32:k=10; do
+    args+=(--case $T:$c --case $T:$c,sample=0)
+  done
+  args+=(--case $T:64x128256:f32:k=50 --case $T:64x128256:f32:k=1000
+    --case $T:64x128256:f32:k=50,dist=tied --case $T:64x128256:f32:k=1000,dist=tied
+    --case $T:16384x128:f32:k=8)
+  timeout ${BENCH_LIMIT:-200} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
+    "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench cuda rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
+  # Vulkan: the default tuning only, 2^28 k = 1000 and the batched rows.
+  timeout ${VK_LIMIT:-100} .gpu/sieve-bench-vulkan --no-burn --runs 10 --json "$OUT/vulkan.json" \
+    --case $T:$L:f32:k=1000 --case $T:64x128256:f32:k=50 --case $T:64x128256:f32:k=1000 \
+    > "$OUT/bench-vulkan.txt" 2>&1
+  echo "bench vulkan rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-vulkan.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
+  timeout 60 .gpu/sieve-bench-cuda --host-costs > "$OUT/host-costs.txt" 2>&1
+  echo "host-costs rc=$?"; cat "$OUT/host-costs.txt"
+  args=(--case cumsum:1024:f32 --case cumsum:1048576:f32 --case cumsum:16777216:f32
+    --case mask_select:16777216:f32:density=0.5 --case mask_select:16777216:f32:density=0.01
+    --case argwhere:16777216:bool:density=0.5 --case sort_with_indices:16384x128:f32)
+  timeout ${BENCH_LIMIT:-100} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda-item4.json" \
+    "${args[@]}" > "$OUT/bench-cuda-item4.txt" 2>&1
+  echo "bench item4 rc=$?"; grep -v -E "^running|skipped" "$OUT/bench-cuda-item4.txt"
+  timeout ${TORCH_LIMIT:-90} python3 bench/torch_reference.py "$OUT/torch.json" --only=filter,topk \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; grep -E "^(cumsum|mask|argwhere|topk)" "$OUT/torch.txt" | head -40
+  timeout ${NCU_LIMIT:-60} ncu --metrics gpu__time_duration.sum --csv --launch-count 60 \
+    .gpu/sieve-bench-cuda --no-burn --runs 10 --case $T:$L:f32:k=1000 > "$OUT/ncu-topk.csv" 2>&1
+  echo "ncu topk rc=$?"
+  : > "$OUT/ncu-burn.csv"
+  for c in cumsum:1048576:f32 mask_select:16777216:f32:density=0.5 \
+    argwhere:16777216:bool:density=0.5 topk_with_indices:16384x128:f32:k=8; do
+    echo "# case $c" >> "$OUT/ncu-burn.csv"
+    timeout ${NCU_LIMIT:-30} ncu --metrics gpu__time_duration.sum --csv --launch-count 16 \
+      .gpu/sieve-bench-cuda --no-burn --runs 10 --case $c >> "$OUT/ncu-burn.csv" 2>&1
+    echo "ncu $c rc=$?"
+  done
+  ;;
 *)
-  echo "usage: $0 <check|after>"; exit 2
+  echo "usage: $0 <check|after|rows>"; exit 2
   ;;
 esac
