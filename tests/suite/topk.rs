@@ -471,20 +471,22 @@ fn candidates_shrink_over_many_tiles() {
 #[test]
 fn sampled_bound_and_its_fallback() {
     let _serial = serial();
-    // The device-wide select's sampled bound (16 evenly spaced tiles of the row cube's shape
-    // a row) where it answers (random keys; all equal: the ties fill the gather's capacity;
-    // few distinct values) and where it must fall back to the digit passes: rows whose
-    // sampled tiles hold the row's best keys (the bound is reached by fewer than `k` keys) or
-    // its worst (more keys lie below it than the gather holds), each row beside the others
-    // in one call; both directions, sorted and not; the same rows without the sample agree.
+    // The device-wide select's sampled bound (16 evenly spaced tiles of the passes' shape a
+    // row) where it answers (random keys; all equal: the ties fill the gather's capacity; few
+    // distinct values) and where it must fall back to the digit passes: rows whose sampled
+    // tiles hold the row's best keys (the bound is reached by fewer than `k` keys) or its
+    // worst (more keys lie below it than the gather holds), each row beside the others in one
+    // call; both directions, sorted and not; the same rows without the sample agree.
     let client = client();
     let (mut rng, seed) = rng("sampled_bound_and_its_fallback");
     let tiny = tiny_tuning(&client);
-    let tile = tiny.row_units_per_cube as usize * tiny.elements_per_unit as usize;
+    let tile = tiny.units_per_cube as usize * tiny.elements_per_unit as usize;
     let len = 400 * tile + 5;
-    // As `Run::sample_plan` takes them: every `stride`-th tile.
-    let stride = len.div_ceil(tile) / 16;
-    let sampled = |i: usize| (i % len / tile).is_multiple_of(stride);
+    // As `Run::sample_plan` takes them: 16 of the 400 whole tiles, every 25th.
+    let sampled = |i: usize| {
+        let t = i % len / tile;
+        t < 400 && t.is_multiple_of(25)
+    };
     let rows = 5;
     let keys: Vec<f32> = (0..rows * len)
         .map(|i| match (i / len, sampled(i)) {
@@ -931,10 +933,10 @@ fn bad_calls_get_clear_errors() {
         ),
         (
             TopkTuning {
-                sample_tiles: 1025,
+                sample_tiles: 65537,
                 ..base
             },
-            ["tuning.sample_tiles", "0..=1024"],
+            ["tuning.sample_tiles", "0..=65536"],
         ),
     ];
     for (tuning, words) in bad {

@@ -96,7 +96,7 @@ pub fn shared_digit(min: u32, shift: u32, #[comptime] bits: u32) -> u32 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CubeKeys {
     /// A row of `len` keys from `row_base`, swept tile by tile for each digit (the sweeps
-    /// after the first find the row in cache): every `stride`-th tile (1: every key).
+    /// after the first find the row in cache).
     Row,
     /// One key per unit (`unit_key`; `u32::MAX` for a unit that holds none, which a narrow
     /// key's digits never match).
@@ -120,13 +120,12 @@ pub fn cube_select<K: Numeric>(
     len: usize,
     unit_key: u32,
     k: u32,
-    stride: usize,
     #[comptime] keys: CubeKeys,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: RadixBlueprint,
 ) -> DigitSelect {
     let tile_keys = comptime!(blueprint.tile());
-    let tiles = len.div_ceil(tile_keys * stride);
+    let tiles = len.div_ceil(tile_keys);
     let mut select = DigitSelect {
         prefix: 0u32,
         need: k,
@@ -151,7 +150,7 @@ pub fn cube_select<K: Numeric>(
             };
             if comptime!(keys == CubeKeys::Row) {
                 for tile in 0..tiles {
-                    let start = tile * stride * tile_keys;
+                    let start = tile * tile_keys;
                     let valid = load_tile_keys::<K>(
                         values, &mut held, row_base, start, len, read, blueprint,
                     );

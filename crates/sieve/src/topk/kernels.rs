@@ -384,7 +384,6 @@ fn select_by_digits<K: Numeric>(
         len,
         0u32,
         k,
-        1usize,
         CubeKeys::Row,
         read,
         blueprint,
@@ -521,55 +520,41 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
     );
 }
 
-/// The sampled bound, one cube per row: the `rank`-th smallest radix key of every
-/// `stride`-th tile of the row ([`cube_select`] over the sample) becomes the row's boundary
-/// for the gather's first count. Rows where it fails ([`sample_check_kernel`]) run the digit
-/// passes after all.
+/// The sampled bound's sample: `[rows, sample_len]` radix keys, row `r`'s from its tiles `0,
+/// stride, 2 stride, ...` (whole tiles of `tile` keys), one unit per sample key.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn sample_bound_kernel<K: Numeric>(
+pub(crate) fn sample_kernel<K: Numeric>(
     values: &[K],
-    state: &mut [u32],
+    sample: &mut [u32],
     len: usize,
-    rows: usize,
+    sample_len: usize,
+    tile: usize,
     stride: usize,
-    rank: u32,
+    total: usize,
     #[comptime] read: KeyRead,
-    #[comptime] blueprint: RadixBlueprint,
     #[define(K)] _dtype: ElemType,
 ) {
-    let row = linear_cube_index();
-    if row >= rows {
+    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    if index >= total {
         terminate!();
     }
-    let bins = Shared::<[Atomic<u32>]>::new_slice(SELECT_DIGITS);
-    let select = cube_select::<K>(
-        values,
-        &bins,
-        row * len,
-        len,
-        0u32,
-        rank,
-        stride,
-        CubeKeys::Row,
-        read,
-        blueprint,
-    );
-    if UNIT_POS == 0 {
-        let mut row_state = load_row_state(state.slice(0usize, state.len()), row);
-        row_state.bound = select.prefix;
-        store_row_state(state, row, &row_state);
-    }
+    let row = index / sample_len;
+    let at = index % sample_len;
+    let position = (at / tile) * stride * tile + at % tile;
+    sample[index] = key_at::<K>(values, row * len + position, read);
 }
 
-/// One unit per row, after the gather's count under the sampled bound and its scan: the bound
-/// answered if at least `k` keys reach it (below or equal) and at most `cap` lie below it (so
-/// the gather can hold them all, and the first `k` by (key, index) are among what it writes).
-/// Then the row is marked `sampled`; else its boundary search starts over (digit passes).
+/// One unit per row, after the gather's count under the sampled bound (`bounds`: the sample
+/// select's row states, whose `bound` it is) and its scan: the bound answered if at least `k`
+/// keys reach it (below or equal) and at most `cap` lie below it (so the gather holds them
+/// all, and the first `k` by (key, index) are among what it writes). Then the row is marked
+/// `sampled` with that bound; else its boundary search runs the digit passes.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sample_check_kernel(
     state: &mut [u32],
+    bounds: &[u32],
     tile_counts: &[u32],
     tile_offsets: &[u32],
     rows: usize,
@@ -585,13 +570,12 @@ pub(crate) fn sample_check_kernel(
     // Exclusive offsets over `[below | equal]`: the first equal tile's is the row's count below.
     let below = tile_offsets[row * 2 * tiles_per_row + tiles_per_row];
     let reached = tile_offsets[last] + tile_counts[last];
-    let mut row_state = load_row_state(state.slice(0usize, state.len()), row);
     if reached >= k && below <= cap {
+        let mut row_state = load_row_state(state.slice(0usize, state.len()), row);
+        row_state.bound = load_row_state(bounds, row).bound;
         row_state.sampled = 1u32;
-    } else {
-        row_state.bound = 0u32;
+        store_row_state(state, row, &row_state);
     }
-    store_row_state(state, row, &row_state);
 }
 
 /// The outputs: output `j` of row `r` is the input element at position

@@ -7,7 +7,7 @@ use cubecl::server::Handle;
 use super::kernels::{
     finish_kernel, gather_count_kernel, gather_scatter_kernel, init_state_kernel,
     radix_digit_kernel, radix_histogram_kernel, rank_kernel, row_select_kernel,
-    sample_bound_kernel, sample_check_kernel,
+    sample_check_kernel, sample_kernel,
 };
 use super::tile::{MAX_CHUNK_TILES, ROW_STATE_WORDS};
 use crate::radix::tile::{KeyRead, RadixBlueprint};
@@ -354,15 +354,20 @@ impl Chunks {
     }
 }
 
-/// The sampled bound of a device-wide select ([`Run::sample_plan`]): every `stride`-th tile
-/// of a row (row-cube tiles) sampled, the sample's `rank`-th smallest key the bound, and the
-/// gather's capacity per row under it.
+/// The sampled bound of a device-wide select ([`Run::sample_plan`]): `tiles` tiles of the
+/// passes' shape sampled from each row, every `stride`-th, the sample's `rank`-th smallest key
+/// the bound, and the gather's capacity per row under it.
 #[derive(Clone, Copy, Debug)]
 struct SamplePlan {
+    tiles: usize,
     stride: usize,
-    rank: u32,
+    rank: usize,
     cap: usize,
 }
+
+/// The sampled bound samples at most one tile in this many: its select (digit passes over the
+/// sample) then costs at most a sixteenth of the passes it saves.
+const MIN_SAMPLE_STRIDE: usize = 16;
 
 /// The device-wide gather's workspaces: per-tile counts and their offsets (`[rows, 2 *
 /// tiles_per_row]`), and the chosen radix keys and positions, `per_row` slots a row (`k`, or
@@ -721,34 +726,35 @@ impl Run<'_> {
     }
 
     /// Whether the device-wide select tries the sampled bound first, and how: every
-    /// `stride`-th row-cube tile of a row sampled (about `tuning.sample_tiles` tiles), the bound
-    /// the sample's key of rank `mu + 4 sqrt(mu) + 8`, where `mu = k * sample / len` is the
-    /// sample's expected share of the row's `k` smallest, so at least `k` keys of a row in
-    /// random order reach it but for odds below 1e-9; the capacity (`(rank + 4 sqrt(rank) + 8)
-    /// * len / sample` keys, at least `k`) bounds the keys below it likewise. `None` (the
-    /// digit passes alone) where it is off, `k == len`, or the capacity would be half the row.
+    /// `stride`-th tile of a row sampled (about `tuning.sample_tiles` whole tiles, at most one
+    /// in [`MIN_SAMPLE_STRIDE`]), the bound the sample's key of rank `mu + 4 sqrt(mu) + 8`,
+    /// where `mu = k * sample / len` is the sample's expected share of the row's `k` smallest,
+    /// so at least `k` keys of a row in random order reach it but for odds below 1e-9; the
+    /// capacity (`(rank + 4 sqrt(rank) + 8) * len / sample` keys, at least `k`) bounds the keys
+    /// below it likewise. `None` (the digit passes alone) where it is off, the row has too few
+    /// tiles, or the capacity would be half the row.
     fn sample_plan(&self) -> Option<SamplePlan> {
         let TopkProblem { len, k, .. } = self.problem;
         let wanted = self.tuning.sample_tiles as usize;
-        if wanted == 0 || k == len {
+        let tile = self.blueprint().tile();
+        let full_tiles = len / tile;
+        if wanted == 0 || k == len || full_tiles < MIN_SAMPLE_STRIDE {
             return None;
         }
-        let tile = self.tuning.row_units_per_cube as usize * self.tuning.elements_per_unit as usize;
-        let tiles = len.div_ceil(tile);
-        let stride = (tiles / wanted).max(1);
-        let sampled = tiles.div_ceil(stride);
-        let last_start = (sampled - 1) * stride * tile;
-        let sample = (sampled - 1) * tile + tile.min(len - last_start);
+        let stride = (full_tiles / wanted).max(MIN_SAMPLE_STRIDE);
+        let tiles = (full_tiles - 1) / stride + 1;
+        let sample = tiles * tile;
         let scale = len as f64 / sample as f64;
         let mu = k as f64 / scale;
         let rank = (mu + 4.0 * mu.sqrt() + 8.0).ceil();
         let cap = (((rank + 4.0 * rank.sqrt() + 8.0) * scale).ceil() as usize).max(k);
-        if rank as usize > sample || 2 * cap > len {
+        if rank as usize >= sample || 2 * cap > len {
             return None;
         }
         Some(SamplePlan {
+            tiles,
             stride,
-            rank: rank as u32,
+            rank: rank as usize,
             cap,
         })
     }
@@ -769,8 +775,10 @@ impl Run<'_> {
         }
     }
 
-    /// The sampled bound of every row ([`sample_bound_kernel`]), the gather's count under it,
-    /// and the check of which rows it answered ([`sample_check_kernel`]).
+    /// The sampled bound of every row: the sample's radix keys copied out ([`sample_kernel`]),
+    /// its `rank`-th smallest key found by the device-wide digit passes over it (a top-k of its
+    /// own), the gather's count under that bound, and the check of which rows it answered
+    /// ([`sample_check_kernel`]).
     fn sampled_bound(
         &self,
         state: &Handle,
@@ -778,29 +786,51 @@ impl Run<'_> {
         plan: SamplePlan,
     ) -> Result<(), SieveError> {
         let rows = self.problem.rows;
-        let blueprint = RadixBlueprint {
-            units: self.tuning.row_units_per_cube,
-            ..self.blueprint()
-        };
-        // SAFETY: one cube per row; reads stay within the row; unit 0 writes its row's state.
+        let tile = self.blueprint().tile();
+        let sample_len = plan.tiles * tile;
+        let total = rows * sample_len;
+        let sample = self.workspace(total);
+        // SAFETY: one unit per sample key, bounds-checked; sampled tiles are whole tiles of the
+        // row (`(tiles - 1) * stride` is below the row's whole tiles).
         unsafe {
-            sample_bound_kernel::launch_unchecked(
+            sample_kernel::launch_unchecked(
                 self.client,
-                cube_count_1d(self.client, rows),
-                CubeDim::new_1d(blueprint.units),
+                cube_count_1d(
+                    self.client,
+                    total.div_ceil(self.elementwise_units as usize),
+                ),
+                CubeDim::new_1d(self.elementwise_units),
                 self.address(),
                 self.input(),
-                self.buffer(state, rows * ROW_STATE_WORDS),
+                self.buffer(&sample, total),
                 self.problem.len,
-                rows,
+                sample_len,
+                tile,
                 plan.stride,
-                plan.rank,
+                total,
                 self.read,
-                blueprint,
                 self.io.value_dtype.elem_type(),
             );
         }
-        self.count_tiles(state, gather, false)?;
+        let select = Run {
+            io: TopkIo {
+                values: &sample,
+                value_dtype: Dtype::U32,
+                values_out: None,
+                indices_out: None,
+                index_dtype: Dtype::U32,
+            },
+            problem: TopkProblem {
+                rows,
+                len: sample_len,
+                k: plan.rank,
+            },
+            read: KeyRead::RADIX,
+            ..*self
+        };
+        let bounds = select.init_state();
+        select.radix_select(&bounds);
+        self.count_tiles(&bounds, gather, false)?;
         let count_len = rows * 2 * self.chunks().tiles_per_row;
         // SAFETY: one unit per row, bounds-checked; reads the row's counts and offsets.
         unsafe {
@@ -810,6 +840,7 @@ impl Run<'_> {
                 CubeDim::new_1d(self.elementwise_units),
                 self.address(),
                 self.buffer(state, rows * ROW_STATE_WORDS),
+                self.buffer(&bounds, rows * ROW_STATE_WORDS),
                 self.buffer(&gather.tile_counts, count_len),
                 self.buffer(&gather.tile_offsets, count_len),
                 rows,

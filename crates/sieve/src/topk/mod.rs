@@ -168,9 +168,9 @@ pub struct TopkTuning {
     /// never). The smaller `k` is against the units, the fewer random keys lie under the
     /// bound (about `1.2 k` at a quarter) and the rarer a fallback.
     pub bound_units_per_k: u32,
-    /// Tiles of the one-cube-per-row select's shape that the device-wide select samples from
-    /// each row (evenly spaced; the whole row where it has no more), 0 to
-    /// [`MAX_SAMPLE_TILES`]; 0 turns the sampled bound off (see the module docs).
+    /// Tiles (of the passes' shape) the device-wide select samples from each row for its
+    /// sampled bound, evenly spaced, at most one in 16: 0 to [`MAX_SAMPLE_TILES`]; 0 turns the
+    /// sampled bound off (see the module docs).
     pub sample_tiles: u32,
     /// Use plane operations (the device must have them).
     pub use_planes: bool,
@@ -184,13 +184,12 @@ const ELEMENTS_PER_UNIT: u32 = 8;
 /// `(1 - p)^(len / units) = 3 / 4`), well inside the cube's capacity of one per unit.
 const BOUND_UNITS_PER_K: u32 = 4;
 
-/// Tiles sampled from a device-wide row by default: 16 tiles of 8192 keys (a 1024-unit row
-/// cube) are 131,072 keys, one in 2048 of a 2^28-key row.
-const SAMPLE_TILES: u32 = 16;
+/// Tiles sampled from a device-wide row by default: 512 tiles of 2048 keys are 2^20 keys, one
+/// in 256 of a 2^28-key row.
+const SAMPLE_TILES: u32 = 512;
 
-/// The most tiles a row's sample may take ([`TopkTuning::sample_tiles`]): one cube sweeps them
-/// once per digit.
-pub const MAX_SAMPLE_TILES: u32 = 1024;
+/// The most tiles a row's sample may take ([`TopkTuning::sample_tiles`]).
+pub const MAX_SAMPLE_TILES: u32 = 1 << 16;
 
 /// The shortest chunk of a cut row by default: 16,384 keys, 16 tiles of a 1024-unit row cube.
 const ROW_CHUNK_MIN_LEN: usize = 1 << 14;

@@ -537,7 +537,6 @@ pub fn minima_bound<K: Numeric>(
             len,
             smallest,
             k,
-            1usize,
             CubeKeys::PerUnit,
             read,
             blueprint,
