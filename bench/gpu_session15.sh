@@ -25,9 +25,13 @@
 #          cumsum, filter and top-k rows; Nsight Compute's kernel durations of the first top-k
 #          calls at 2^28 k = 1000 and of each item-4 Burn op. Files: bench-*.txt, *.json,
 #          host-costs.txt, torch.txt, torch.json, ncu-topk.csv, ncu-burn.csv.
+#   topk   after the sampled bound's select moved to the device-wide passes over a sample:
+#          `topk::` and `topk_ops::` through CUDA, the top-k rows at 2^28 (k = 10, 1000, 100000,
+#          all-equal) and 2^24 (k = 10, 1000) through CUDA, Nsight Compute's kernel durations at
+#          2^28 k = 1000. Files: tests-cuda.txt, bench-cuda.txt, cuda.json, ncu-topk.csv.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
-# usage: LIMIT=300 bash bench/gpu_session15.sh <check|after|rows>
+# usage: LIMIT=300 bash bench/gpu_session15.sh <check|after|rows|topk>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-300}
@@ -136,7 +140,23 @@ rows)
     echo "ncu $c rc=$?"
   done
   ;;
+topk)
+  timeout $limit .gpu/suite-cuda --test-threads 2 topk:: topk_ops:: > "$OUT/tests-cuda.txt" 2>&1
+  echo "tests rc=$?"; summary "$OUT/tests-cuda.txt"
+  T=topk_with_indices; L=268435456
+  args=()
+  for c in $L:f32:k=10 $L:f32:k=1000 $L:f32:k=100000 $L:f32:k=1000,dist=all_equal \
+    16777216:f32:k=10 16777216:f32:k=1000; do
+    args+=(--case $T:$c)
+  done
+  timeout ${BENCH_LIMIT:-150} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
+    "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench cuda rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
+  timeout ${NCU_LIMIT:-60} ncu --metrics gpu__time_duration.sum --csv --launch-count 60 \
+    .gpu/sieve-bench-cuda --no-burn --runs 10 --case $T:$L:f32:k=1000 > "$OUT/ncu-topk.csv" 2>&1
+  echo "ncu topk rc=$?"
+  ;;
 *)
-  echo "usage: $0 <check|after|rows>"; exit 2
+  echo "usage: $0 <check|after|rows|topk>"; exit 2
   ;;
 esac
