@@ -417,12 +417,12 @@ fn select_by_digits<K: Numeric>(
 }
 
 /// Gather, pass 1: how many keys of each tile are below the row's boundary and how many
-/// equal it ([`count_chunk_tiles`] over each cube's chunk of tiles), as `[row][below: tiles |
-/// equal: tiles]`. With `skip_sampled`, rows the sampled bound answered keep their counts.
+/// equal it ([`count_chunk_tiles`] over each cube's chunk of tiles, vectors of `vector` keys),
+/// as `[row][below: tiles | equal: tiles]`. With `skip_sampled`, rows the sampled bound answered keep their counts.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn gather_count_kernel<K: Numeric>(
-    values: &[K],
+pub(crate) fn gather_count_kernel<K: Numeric, N: Size>(
+    values: &[Vector<K, N>],
     state: &[u32],
     tile_counts: &mut [u32],
     len: usize,
@@ -431,6 +431,7 @@ pub(crate) fn gather_count_kernel<K: Numeric>(
     tiles_per_cube: usize,
     total_cubes: usize,
     #[comptime] skip_sampled: bool,
+    #[comptime] vector: usize,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: RadixBlueprint,
     #[define(K)] _dtype: ElemType,
@@ -445,13 +446,14 @@ pub(crate) fn gather_count_kernel<K: Numeric>(
     if skip_sampled && row_state.sampled == 1u32 {
         terminate!();
     }
-    count_chunk_tiles::<K>(
+    count_chunk_tiles::<K, N>(
         values,
         tile_counts,
         &chunk,
         len,
         tiles_per_row,
         row_state.bound,
+        vector,
         read,
         blueprint,
     );

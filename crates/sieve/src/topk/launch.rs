@@ -23,7 +23,7 @@ use crate::common::fill::{fill_u32, fill_zero};
 use crate::common::grid::cube_count_1d;
 use crate::radix::digits::{SELECT_BITS, SELECT_DIGITS, select_bins, wide_select_digits};
 use crate::radix::keys::KeyKind;
-use crate::scan::launch::scan_with;
+use crate::scan::launch::{scan_with, vector_size_for};
 use crate::scan::{ScanKind, ScanOptions, ScanProblem};
 use crate::sort::launch::{sort_keyed, sort_with};
 use crate::sort::{SortIo, SortOptions, SortOrder, SortProblem, SortTuning};
@@ -863,6 +863,14 @@ impl Run<'_> {
         let rows = self.problem.rows;
         let chunks = self.chunks();
         let count_len = rows * 2 * chunks.tiles_per_row;
+        // Vectors of up to 4 keys where the rows and the buffer allow, and a unit's keys of a
+        // tile split into whole vectors (the count's order within a tile does not matter).
+        let elem_bytes = self.io.value_dtype.size_bytes();
+        let widest = vector_size_for(self.problem.len, 4, &[(self.io.values, elem_bytes)]);
+        let vector = [4, 2, 1]
+            .into_iter()
+            .find(|&v| v <= widest && self.tuning.elements_per_unit.is_multiple_of(v as u32))
+            .unwrap_or(1);
         // SAFETY: one cube per chunk of tiles, surplus cubes return; each cube writes its
         // tiles' two counts.
         unsafe {
@@ -871,6 +879,7 @@ impl Run<'_> {
                 chunks.grid(self.client),
                 CubeDim::new_1d(self.tuning.units_per_cube),
                 self.address(),
+                vector,
                 self.input(),
                 self.buffer(state, rows * ROW_STATE_WORDS),
                 self.buffer(&gather.tile_counts, count_len),
@@ -880,6 +889,7 @@ impl Run<'_> {
                 chunks.tiles_per_cube,
                 chunks.total_cubes,
                 skip_sampled,
+                vector,
                 self.read,
                 self.blueprint(),
                 self.io.value_dtype.elem_type(),

@@ -10,6 +10,7 @@ use crate::common::UNROLL_BODIES;
 use crate::common::cube::{U32Range, cube_exclusive_sum};
 use crate::radix::digits::clear_bins;
 use crate::radix::select::{CubeKeys, cube_select};
+use crate::radix::keys::radix_key;
 use crate::radix::tile::{KeyRead, RadixBlueprint, count_tile_digits, load_tile_keys};
 
 /// A row's progress through the device-wide radix select, kept between passes in a
@@ -114,38 +115,46 @@ pub const MAX_CHUNK_TILES: usize = 32;
 /// The gather's count of one cube's chunk of tiles: how many keys of each tile are below
 /// `bound` and equal to it, written to `tile_counts` as `[row][below: tiles | equal: tiles]`
 /// (`tiles_per_row` tiles a row), so that an exclusive scan of a row gives each tile the first
-/// slot of its keys below, and of its ties (after every key below). Each plane sums its
-/// packed counts of a tile ([`bound_class`]) and one unit adds them to the tile's shared
-/// counter: no synchronisation per tile. Every unit must call it.
+/// slot of its keys below, and of its ties (after every key below). The values are read as
+/// vectors of `vector` keys (`len` a multiple of it; the order within a tile does not
+/// matter); each plane sums its packed counts of a tile ([`bound_class`]) and one unit adds
+/// them to the tile's shared counter: no synchronisation per tile. Every unit must call it.
 #[cube]
 #[allow(clippy::too_many_arguments)]
-pub fn count_chunk_tiles<K: Numeric>(
-    values: &[K],
+pub fn count_chunk_tiles<K: Numeric, N: Size>(
+    values: &[Vector<K, N>],
     tile_counts: &mut [u32],
     chunk: &TileChunk,
     len: usize,
     tiles_per_row: usize,
     bound: u32,
+    #[comptime] vector: usize,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: RadixBlueprint,
 ) {
     let counters = Shared::<[Atomic<u32>]>::new_slice(MAX_CHUNK_TILES);
     clear_bins(&counters, MAX_CHUNK_TILES);
     sync_cube();
-    let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
+    let vectors_per_unit = comptime!(blueprint.elements_per_unit / vector as u32);
+    let tile_vectors = comptime!(blueprint.tile() / vector);
+    let row_vectors = len / vector;
+    let row_base = chunk.row * row_vectors;
     let tiles = chunk.end - min(chunk.first, chunk.end);
     for t in 0..tiles {
-        let start = (chunk.first + t) * comptime!(blueprint.tile());
-        let valid = load_tile_keys::<K>(
-            values,
-            &mut held,
-            chunk.row * len,
-            start,
-            len,
-            read,
-            blueprint,
-        );
-        let packed = held_classes(&held, valid, bound, blueprint.elements_per_unit);
+        let start = (chunk.first + t) * tile_vectors;
+        let mut packed = 0u32;
+        #[unroll]
+        for e in 0..vectors_per_unit {
+            let index = start + (e * CUBE_DIM + UNIT_POS) as usize;
+            if index < row_vectors {
+                let v = values[row_base + index];
+                #[unroll]
+                for j in 0..vector {
+                    let key = radix_key::<K>(v.extract(j), read.kind, read.largest);
+                    packed += bound_class(key, bound);
+                }
+            }
+        }
         if blueprint.use_planes {
             let sum = plane_sum(packed);
             if UNIT_POS_PLANE == 0 && sum != 0u32 {
