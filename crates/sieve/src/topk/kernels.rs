@@ -459,11 +459,11 @@ pub(crate) fn gather_count_kernel<K: Numeric, N: Size>(
     );
 }
 
-/// Gather, pass 2, one cube per tile: every key below the boundary, and the ties whose slot
-/// is below the row's limit (`k`, or `sampled_cap` where the sampled bound answered), to their
-/// slots of the row's `per_row` (radix keys and positions) by [`gather_tile`], in index
-/// order. A tile with nothing to write (by pass 1's counts: most tiles when `k` is small)
-/// reads nothing.
+/// Gather, pass 2: every key below the boundary, and the ties whose slot is below the row's
+/// limit (`k`, or `sampled_cap` where the sampled bound answered), to their slots of the row's
+/// `per_row` (radix keys and positions) by [`gather_tile`], in index order. Each cube walks its
+/// chunk of tiles; a tile with nothing to write (by pass 1's counts: most tiles when `k` is
+/// small) is not read.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gather_scatter_kernel<K: Numeric>(
@@ -478,48 +478,68 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
     sampled_cap: u32,
     per_row: usize,
     tiles_per_row: usize,
-    total_tiles: usize,
+    cubes_per_row: usize,
+    tiles_per_cube: usize,
+    total_cubes: usize,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: RadixBlueprint,
     #[define(K)] _dtype: ElemType,
 ) {
     let cube = linear_cube_index();
-    if cube >= total_tiles {
+    if cube >= total_cubes {
         terminate!();
     }
-    let row = cube / tiles_per_row;
-    let tile = cube % tiles_per_row;
-    let row_state = load_row_state(state, row);
+    let chunk = chunk_of_cube(cube, tiles_per_row, cubes_per_row, tiles_per_cube);
+    let row_state = load_row_state(state, chunk.row);
     let limit = if row_state.sampled == 1u32 {
         sampled_cap
     } else {
         k
     };
-    let base = row * 2 * tiles_per_row + tile;
-    let equal = tile_offsets[base + tiles_per_row];
-    // Uniform per cube.
-    if tile_counts[base] == 0u32 && (tile_counts[base + tiles_per_row] == 0u32 || equal >= limit)
-    {
+    for tile in chunk.first..chunk.end {
+        let base = chunk.row * 2 * tiles_per_row + tile;
+        let equal = tile_offsets[base + tiles_per_row];
+        // Uniform per cube.
+        if tile_counts[base] > 0u32 || (tile_counts[base + tiles_per_row] > 0u32 && equal < limit)
+        {
+            let slots = GatherSlots {
+                out_base: chunk.row * per_row,
+                less: tile_offsets[base],
+                equal,
+                k: limit,
+            };
+            gather_tile::<K>(
+                values,
+                cand_keys,
+                cand_positions,
+                chunk.row * len,
+                tile * comptime!(blueprint.tile()),
+                len,
+                row_state.bound,
+                slots,
+                read,
+                blueprint,
+            );
+        }
+    }
+}
+
+/// `composed[j] = outer[(j / k) * outer_stride + inner[j]]`: the row positions of candidates
+/// chosen from candidates (`inner`: their slots in the row's `outer_stride` candidates).
+#[cube(launch_unchecked, address_type = "dynamic")]
+pub(crate) fn compose_positions_kernel(
+    outer: &[u32],
+    inner: &[u32],
+    composed: &mut [u32],
+    k: usize,
+    outer_stride: usize,
+    total: usize,
+) {
+    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    if index >= total {
         terminate!();
     }
-    let slots = GatherSlots {
-        out_base: row * per_row,
-        less: tile_offsets[base],
-        equal,
-        k: limit,
-    };
-    gather_tile::<K>(
-        values,
-        cand_keys,
-        cand_positions,
-        row * len,
-        tile * comptime!(blueprint.tile()),
-        len,
-        row_state.bound,
-        slots,
-        read,
-        blueprint,
-    );
+    composed[index] = outer[(index / k) * outer_stride + inner[index] as usize];
 }
 
 /// The sampled bound's sample: `[rows, sample_len]` radix keys, row `r`'s from its tiles `0,

@@ -5,7 +5,7 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::kernels::{
-    finish_kernel, gather_count_kernel, gather_scatter_kernel, init_state_kernel,
+    compose_positions_kernel, finish_kernel, gather_count_kernel, gather_scatter_kernel, init_state_kernel,
     radix_digit_kernel, radix_histogram_kernel, rank_kernel, row_select_kernel,
     sample_check_kernel, sample_kernel,
 };
@@ -364,6 +364,10 @@ struct SamplePlan {
     rank: usize,
     cap: usize,
 }
+
+/// Rows of at most this many gathered candidates (under a sampled bound) take their first `k`
+/// by one cube's select; more are sorted whole.
+const SELECT_CANDIDATES_MAX: usize = 1 << 15;
 
 /// The sampled bound samples at most one tile in this many: its select (digit passes over the
 /// sample) then costs at most a sixteenth of the passes it saves.
@@ -924,14 +928,14 @@ impl Run<'_> {
             // Slots past a row's chosen keys sort last: the largest radix key.
             fill_u32(self.client, &gather.cand_keys, candidates, u32::MAX);
         }
-        let total_tiles = rows * tiles_per_row;
-        // SAFETY: one cube per tile, surplus cubes return; slots are distinct within a row and
-        // below its limit (fewer than `k` keys lie below an exact boundary, at most the
+        let chunks = self.chunks();
+        // SAFETY: one cube per chunk of tiles, surplus cubes return; slots are distinct within a
+        // row and below its limit (fewer than `k` keys lie below an exact boundary, at most the
         // capacity below a sampled one; ties past the limit are not written).
         unsafe {
             gather_scatter_kernel::launch_unchecked(
                 self.client,
-                cube_count_1d(self.client, total_tiles),
+                chunks.grid(self.client),
                 CubeDim::new_1d(self.tuning.units_per_cube),
                 self.address(),
                 self.input(),
@@ -945,19 +949,69 @@ impl Run<'_> {
                 gather.sample.map_or(k, |plan| plan.cap) as u32,
                 gather.per_row,
                 tiles_per_row,
-                total_tiles,
+                chunks.cubes_per_row,
+                chunks.tiles_per_cube,
+                chunks.total_cubes,
                 self.read,
                 self.blueprint(),
                 self.io.value_dtype.elem_type(),
             );
         }
-        self.order_and_finish(
-            &gather.cand_keys,
-            &gather.cand_positions,
-            gather.per_row,
-            gather.sample.is_some(),
-            0,
-        )
+        if gather.sample.is_none() {
+            return self.order_and_finish(&gather.cand_keys, &gather.cand_positions, k, false, 0);
+        }
+        if gather.per_row > SELECT_CANDIDATES_MAX {
+            // Many candidates a row: sorting them all is cheaper than one cube selecting.
+            return self.order_and_finish(
+                &gather.cand_keys,
+                &gather.cand_positions,
+                gather.per_row,
+                true,
+                0,
+            );
+        }
+        // The first `k` of each row's candidates by (key, slot), one cube a row: among equal
+        // keys, slot order is index order (the keys below the sampled bound come in index
+        // order, then its ties in index order), so these are the row's first `k` by (key,
+        // index), and their slots map back to positions in the row.
+        let select = Run {
+            io: TopkIo {
+                values: &gather.cand_keys,
+                value_dtype: Dtype::U32,
+                values_out: None,
+                indices_out: None,
+                index_dtype: Dtype::U32,
+            },
+            problem: TopkProblem {
+                rows,
+                len: gather.per_row,
+                k,
+            },
+            read: KeyRead::RADIX,
+            ..*self
+        };
+        let (keys, slots) = select.launch_row_select(1, gather.per_row);
+        let outputs = self.outputs();
+        let positions = self.workspace(outputs);
+        // SAFETY: one unit per chosen key, bounds-checked; slots are below `per_row`.
+        unsafe {
+            compose_positions_kernel::launch_unchecked(
+                self.client,
+                cube_count_1d(
+                    self.client,
+                    outputs.div_ceil(self.elementwise_units as usize),
+                ),
+                CubeDim::new_1d(self.elementwise_units),
+                self.address(),
+                self.buffer(&gather.cand_positions, candidates),
+                self.buffer(&slots, outputs),
+                self.buffer(&positions, outputs),
+                k,
+                gather.per_row,
+                outputs,
+            );
+        }
+        self.order_and_finish(&keys, &positions, k, false, 0)
     }
 
     /// The outputs from the chosen radix keys and positions, `per_row` a row (keys below the
