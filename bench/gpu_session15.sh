@@ -25,10 +25,10 @@
 #          cumsum, filter and top-k rows; Nsight Compute's kernel durations of the first top-k
 #          calls at 2^28 k = 1000 and of each item-4 Burn op. Files: bench-*.txt, *.json,
 #          host-costs.txt, torch.txt, torch.json, ncu-topk.csv, ncu-burn.csv.
-#   topk   after the sampled bound's select moved to the device-wide passes over a sample:
-#          `topk::` and `topk_ops::` through CUDA, the top-k rows at 2^28 (k = 10, 1000, 100000,
-#          all-equal) and 2^24 (k = 10, 1000) through CUDA, Nsight Compute's kernel durations at
-#          2^28 k = 1000. Files: tests-cuda.txt, bench-cuda.txt, cuda.json, ncu-topk.csv.
+#   topk   the sampled bound's state of the day: `topk::` and `topk_ops::` through CUDA, the
+#          top-k rows at 2^28 (k = 10, 1000, 100000, all-equal), 2^24 and 2^26 (k = 10, 1000,
+#          with and without the sample) through CUDA, Nsight Compute's kernel durations at 2^28
+#          k = 1000. Files: tests-cuda.txt, bench-cuda.txt, cuda.json, ncu-topk.csv.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
 # usage: LIMIT=300 bash bench/gpu_session15.sh <check|after|rows|topk>
@@ -145,9 +145,11 @@ topk)
   echo "tests rc=$?"; summary "$OUT/tests-cuda.txt"
   T=topk_with_indices; L=268435456
   args=()
-  for c in $L:f32:k=10 $L:f32:k=1000 $L:f32:k=100000 $L:f32:k=1000,dist=all_equal \
-    16777216:f32:k=10 16777216:f32:k=1000; do
+  for c in $L:f32:k=10 $L:f32:k=1000 $L:f32:k=100000 $L:f32:k=1000,dist=all_equal; do
     args+=(--case $T:$c)
+  done
+  for c in 16777216:f32:k=10 16777216:f32:k=1000 67108864:f32:k=10 67108864:f32:k=1000; do
+    args+=(--case $T:$c --case $T:$c,sample=0)
   done
   timeout ${BENCH_LIMIT:-150} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
     "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
