@@ -42,9 +42,18 @@
 //!   after. Rows up to [`TopkTuning::row_cube_max_len`] run one cube per row, everything in
 //!   one launch (a few long rows cut into chunks, [`TopkTuning::row_split_cubes`], whose
 //!   candidates are merged by the sort: such rows come sorted even with `sorted: false`);
-//!   longer rows run device-wide digit passes (11, 11 and 10 bits for 32-bit keys in rows of
-//!   2^16 keys or more, else 8-bit), the matching keys compacted between passes, each row's
-//!   progress in a per-row state, and a row whose keys all share a digit skips its pass.
+//!   longer rows run device-wide passes. First the *sampled bound* (where a row has at
+//!   least 16 tiles, [`TopkTuning::sample_tiles`]): the digit select over a sample of evenly
+//!   spaced whole tiles finds a key that, by the sample's odds, at least `k` keys of the row
+//!   reach and few lie below; one pass over the row counts each tile's keys under it, and
+//!   where at least `k` reach it and at most the gather's capacity lie below, the row is
+//!   answered without digit passes: its keys under the bound are gathered in index order and
+//!   the first `k` by (key, index) selected from them by one cube. Rows where the sample
+//!   misled (adversarial orders) run the digit passes (11, 11 and 10 bits for 32-bit keys in
+//!   rows of 2^16 keys or more, else 8-bit), the matching keys compacted between passes, each
+//!   row's progress in a per-row state, and a row whose keys all share a digit skips its
+//!   pass. The gather counts every tile's keys below and at the boundary, scans the counts,
+//!   and writes from the tiles that hold chosen keys only.
 //! - The *minima bound* (the one-row cubes, `k` up to [`TopkTuning::bound_units_per_k`]): the
 //!   `k`-th smallest of the units' minima bounds the row's `k`-th key from above (`k` distinct
 //!   units each read a key at or below it), so the keys under it, ranked among themselves,
@@ -235,8 +244,7 @@ impl TopkTuning {
     /// cubes took 1.59 ms, 4224 1.71, 2112 1.86); one-cube-per-row selects of up to 1024 units
     /// for rows up to 2^17 keys, cut into chunks of at least 16,384 keys while that leaves at
     /// most two cubes per multiprocessor; the minima bound for `k` up to a quarter of a cube's
-    /// units; scatter tiles as the passes' (16 and 32 keys per unit took 1.1x and 1.4x at
-    /// [2^28] k = 100000).
+    /// units; a sample of 512 tiles a row for the sampled bound.
     pub fn for_device(caps: &crate::DeviceCaps) -> Self {
         let units_per_cube = caps.cube_units(256);
         let mut elements_per_unit = ELEMENTS_PER_UNIT;

@@ -140,7 +140,36 @@ pub fn count_chunk_tiles<K: Numeric, N: Size>(
     let row_vectors = len / vector;
     let row_base = chunk.row * row_vectors;
     let tiles = chunk.end - min(chunk.first, chunk.end);
-    for t in 0..tiles {
+    let mut t = 0usize;
+    // Two whole tiles at a time, every load issued before any key is classified (twice the
+    // bytes in flight of a tile at a time).
+    while t + 2 <= tiles && (chunk.first + t + 2) * tile_vectors <= row_vectors {
+        let start = row_base + (chunk.first + t) * tile_vectors;
+        let mut held = Array::<Vector<K, N>>::new(comptime!(2 * vectors_per_unit as usize));
+        #[unroll]
+        for e in 0..comptime!(2 * vectors_per_unit) {
+            let second = comptime!(e / vectors_per_unit) as usize;
+            let within = comptime!(e % vectors_per_unit);
+            held[e as usize] =
+                values[start + second * tile_vectors + (within * CUBE_DIM + UNIT_POS) as usize];
+        }
+        let mut packed = Array::<u32>::new(2usize);
+        packed[0] = 0u32;
+        packed[1] = 0u32;
+        #[unroll]
+        for e in 0..comptime!(2 * vectors_per_unit) {
+            let v = held[e as usize];
+            #[unroll]
+            for j in 0..vector {
+                let key = radix_key::<K>(v.extract(j), read.kind, read.largest);
+                packed[comptime!(e / vectors_per_unit) as usize] += bound_class(key, bound);
+            }
+        }
+        add_tile_count(&counters, t, packed[0], blueprint.use_planes);
+        add_tile_count(&counters, t + 1, packed[1], blueprint.use_planes);
+        t += 2;
+    }
+    while t < tiles {
         let start = (chunk.first + t) * tile_vectors;
         let mut packed = 0u32;
         #[unroll]
@@ -155,14 +184,8 @@ pub fn count_chunk_tiles<K: Numeric, N: Size>(
                 }
             }
         }
-        if blueprint.use_planes {
-            let sum = plane_sum(packed);
-            if UNIT_POS_PLANE == 0 && sum != 0u32 {
-                counters[t].fetch_add(sum);
-            }
-        } else if packed != 0u32 {
-            counters[t].fetch_add(packed);
-        }
+        add_tile_count(&counters, t, packed, blueprint.use_planes);
+        t += 1;
     }
     sync_cube();
     let mut t = UNIT_POS as usize;
@@ -172,6 +195,25 @@ pub fn count_chunk_tiles<K: Numeric, N: Size>(
         tile_counts[base] = packed & 0xFFFFu32;
         tile_counts[base + tiles_per_row] = packed >> 16u32;
         t += CUBE_DIM as usize;
+    }
+}
+
+/// Adds a unit's packed counts of tile `t` of its chunk to the tile's shared counter: one add
+/// per plane (its sum), or per unit without planes. Every unit of the plane must call it.
+#[cube]
+fn add_tile_count(
+    counters: &Shared<[Atomic<u32>]>,
+    t: usize,
+    packed: u32,
+    #[comptime] use_planes: bool,
+) {
+    if use_planes {
+        let sum = plane_sum(packed);
+        if UNIT_POS_PLANE == 0 && sum != 0u32 {
+            counters[t].fetch_add(sum);
+        }
+    } else if packed != 0u32 {
+        counters[t].fetch_add(packed);
     }
 }
 
