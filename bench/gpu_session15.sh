@@ -28,7 +28,9 @@
 #   topk   the sampled bound's state of the day: `topk::` and `topk_ops::` through CUDA, the
 #          top-k rows at 2^28 (k = 10, 1000, 100000, all-equal), 2^24 and 2^26 (k = 10, 1000,
 #          with and without the sample) through CUDA, Nsight Compute's kernel durations at 2^28
-#          k = 1000. Files: tests-cuda.txt, bench-cuda.txt, cuda.json, ncu-topk.csv.
+#          k = 1000; where `.gpu/sieve-bench-cuda-new` is there (an A/B), its 2^28 and 2^26
+#          rows and kernel durations too. Files: tests-cuda.txt, bench-cuda*.txt, cuda*.json,
+#          ncu-topk*.csv.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
 # usage: LIMIT=300 bash bench/gpu_session15.sh <check|after|rows|topk>
@@ -154,9 +156,18 @@ topk)
   timeout ${BENCH_LIMIT:-150} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
     "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
   echo "bench cuda rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
-  timeout ${NCU_LIMIT:-60} ncu --metrics gpu__time_duration.sum --csv --launch-count 60 \
-    .gpu/sieve-bench-cuda --no-burn --runs 10 --case $T:$L:f32:k=1000 > "$OUT/ncu-topk.csv" 2>&1
-  echo "ncu topk rc=$?"
+  if [ -x .gpu/sieve-bench-cuda-new ]; then
+    timeout ${BENCH_LIMIT:-100} .gpu/sieve-bench-cuda-new --no-burn --runs 10 \
+      --json "$OUT/cuda-new.json" --case $T:$L:f32:k=10 --case $T:$L:f32:k=1000 \
+      --case $T:$L:f32:k=100000 --case $T:67108864:f32:k=1000 > "$OUT/bench-cuda-new.txt" 2>&1
+    echo "bench cuda-new rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-cuda-new.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
+  fi
+  for v in "" -new; do
+    [ -x .gpu/sieve-bench-cuda$v ] || continue
+    timeout ${NCU_LIMIT:-60} ncu --metrics gpu__time_duration.sum --csv --launch-count 60 \
+      .gpu/sieve-bench-cuda$v --no-burn --runs 10 --case $T:$L:f32:k=1000 > "$OUT/ncu-topk$v.csv" 2>&1
+    echo "ncu topk$v rc=$?"
+  done
   ;;
 *)
   echo "usage: $0 <check|after|rows|topk>"; exit 2
