@@ -77,9 +77,10 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         Shape::RowCubeSplit => (1 << 20, 7),
         _ => (0, tuning.row_chunk_min_len),
     };
-    let sample_tiles = match shape {
-        Shape::DeviceWideDigits => 0,
-        _ => tuning.sample_tiles,
+    // The sampled bound wherever a row has the tiles for it (by default only from 2^26 keys).
+    let (sample_tiles, sample_min_len) = match shape {
+        Shape::DeviceWideDigits => (0, 0),
+        _ => (tuning.sample_tiles, 0),
     };
     Some(TopkTuning {
         row_cube_max_len,
@@ -87,6 +88,7 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         row_split_cubes,
         row_chunk_min_len,
         sample_tiles,
+        sample_min_len,
         ..tuning
     })
 }
@@ -510,6 +512,7 @@ fn sampled_bound_and_its_fallback() {
                         tuning: Some(TopkTuning {
                             row_cube_max_len: 0,
                             sample_tiles,
+                            sample_min_len: 0,
                             ..tiny
                         }),
                     };
@@ -522,6 +525,36 @@ fn sampled_bound_and_its_fallback() {
                     check(&got, &keys, &bits, problem, &options, &case);
                 }
             }
+        }
+    }
+    // At the device's default tiles (the sample's least of 16 whole tiles a row), shorter
+    // rows than the default `sample_min_len` let in: random keys, all equal, heavy ties.
+    let base = default_tuning(&client);
+    let len = 17 * base.tile() + 3;
+    let keys: Vec<f32> = (0..3 * len)
+        .map(|i| match i / len {
+            0 => rng.random_range(-1.0f32..1.0),
+            1 => -0.0,
+            _ => rng.random_range(0i32..5) as f32,
+        })
+        .collect();
+    let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
+    for k in [1, 64, 700] {
+        for sample_tiles in [base.sample_tiles, 0] {
+            let options = TopkOptions {
+                strategy: TopkStrategy::RadixSelect,
+                tuning: Some(TopkTuning {
+                    row_cube_max_len: 0,
+                    sample_tiles,
+                    sample_min_len: 0,
+                    ..base
+                }),
+                ..TopkOptions::default()
+            };
+            let problem = TopkProblem { rows: 3, len, k };
+            let got = run(&client, &bits, Dtype::F32, problem, options, Dtype::I32);
+            let case = format!("seed {seed}: default tiles [3, {len}] k {k} {sample_tiles}");
+            check(&got, &keys, &bits, problem, &options, &case);
         }
     }
 }

@@ -239,8 +239,9 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
 /// A top-k tuning from the case's `units=`, `epu=` (keys per unit of a tile), `cubes=`
 /// (cubes per pass), `row_units=` (units of the one-cube-per-row radix select) and
 /// `row_max=` (the longest row it takes), `bound=` (`bound_units_per_k`: one-row cubes try
-/// the minima bound for `k` up to their units over this; 0: never) and `sample=` (tiles the
-/// device-wide select samples per row; 0: no sampled bound), `split=` (`row_split_cubes`: cut rows of the one-row
+/// the minima bound for `k` up to their units over this; 0: never), `sample=` (tiles the
+/// device-wide select samples per row; 0: no sampled bound) and `sample_min=` (the shortest
+/// row that tries it), `split=` (`row_split_cubes`: cut rows of the one-row
 /// select while rows x chunks stay within this many cubes; 0: never) and `chunk_min=` (the
 /// shortest chunk) params over the device's defaults; `None` when the case names none.
 fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning> {
@@ -253,6 +254,7 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
         "row_max",
         "bound",
         "sample",
+        "sample_min",
         "split",
         "chunk_min",
     ];
@@ -269,6 +271,7 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
         bound_units_per_k: get("bound").unwrap_or(base.bound_units_per_k),
         row_cube_max_len: get("row_max").map_or(base.row_cube_max_len, |m| m as usize),
         sample_tiles: get("sample").unwrap_or(base.sample_tiles),
+        sample_min_len: get("sample_min").map_or(base.sample_min_len, |m| m as usize),
         row_split_cubes: get("split").unwrap_or(base.row_split_cubes),
         row_chunk_min_len: get("chunk_min").map_or(base.row_chunk_min_len, |m| m as usize),
         ..base

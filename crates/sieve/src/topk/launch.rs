@@ -735,14 +735,19 @@ impl Run<'_> {
     /// where `mu = k * sample / len` is the sample's expected share of the row's `k` smallest,
     /// so at least `k` keys of a row in random order reach it but for odds below 1e-9; the
     /// capacity (`(rank + 4 sqrt(rank) + 8) * len / sample` keys, at least `k`) bounds the keys
-    /// below it likewise. `None` (the digit passes alone) where it is off, the row has too few
-    /// tiles, or the capacity would be half the row.
+    /// below it likewise. `None` (the digit passes alone) where it is off, the row is shorter
+    /// than `tuning.sample_min_len` or has too few tiles, or the capacity would be half the
+    /// row.
     fn sample_plan(&self) -> Option<SamplePlan> {
         let TopkProblem { len, k, .. } = self.problem;
         let wanted = self.tuning.sample_tiles as usize;
         let tile = self.blueprint().tile();
         let full_tiles = len / tile;
-        if wanted == 0 || k == len || full_tiles < MIN_SAMPLE_STRIDE {
+        if wanted == 0
+            || k == len
+            || len < self.tuning.sample_min_len
+            || full_tiles < MIN_SAMPLE_STRIDE
+        {
             return None;
         }
         let stride = (full_tiles / wanted).max(MIN_SAMPLE_STRIDE);

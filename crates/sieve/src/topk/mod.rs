@@ -181,6 +181,9 @@ pub struct TopkTuning {
     /// sampled bound, evenly spaced, at most one in 16: 0 to [`MAX_SAMPLE_TILES`]; 0 turns the
     /// sampled bound off (see the module docs).
     pub sample_tiles: u32,
+    /// Rows shorter than this take the digit passes without the sampled bound (whose own
+    /// launches cost more than they save on short rows).
+    pub sample_min_len: usize,
     /// Use plane operations (the device must have them).
     pub use_planes: bool,
 }
@@ -196,6 +199,11 @@ const BOUND_UNITS_PER_K: u32 = 4;
 /// Tiles sampled from a device-wide row by default: 512 tiles of 2048 keys are 2^20 keys, one
 /// in 256 of a 2^28-key row.
 const SAMPLE_TILES: u32 = 512;
+
+/// Rows of at least this many keys try the sampled bound by default: on the H200 it took
+/// 0.42 ms against the digit passes' 0.50 at 2^26 keys, k = 1000, and 0.36-0.40 against
+/// 0.21-0.23 at 2^24 (`bench/results/h200/15-c`).
+const SAMPLE_MIN_LEN: usize = 1 << 26;
 
 /// The most tiles a row's sample may take ([`TopkTuning::sample_tiles`]).
 pub const MAX_SAMPLE_TILES: u32 = 1 << 16;
@@ -244,7 +252,7 @@ impl TopkTuning {
     /// cubes took 1.59 ms, 4224 1.71, 2112 1.86); one-cube-per-row selects of up to 1024 units
     /// for rows up to 2^17 keys, cut into chunks of at least 16,384 keys while that leaves at
     /// most two cubes per multiprocessor; the minima bound for `k` up to a quarter of a cube's
-    /// units; a sample of 512 tiles a row for the sampled bound.
+    /// units; a sample of 512 tiles a row for the sampled bound, in rows of 2^26 keys or more.
     pub fn for_device(caps: &crate::DeviceCaps) -> Self {
         let units_per_cube = caps.cube_units(256);
         let mut elements_per_unit = ELEMENTS_PER_UNIT;
@@ -265,6 +273,7 @@ impl TopkTuning {
             row_chunk_min_len: ROW_CHUNK_MIN_LEN,
             bound_units_per_k: BOUND_UNITS_PER_K,
             sample_tiles: SAMPLE_TILES,
+            sample_min_len: SAMPLE_MIN_LEN,
             use_planes: caps.plane_ops,
         }
     }
