@@ -31,9 +31,16 @@
 #          k = 1000; where `.gpu/sieve-bench-cuda-new` is there (an A/B), its 2^28 and 2^26
 #          rows and kernel durations too. Files: tests-cuda.txt, bench-cuda*.txt, cuda*.json,
 #          ncu-topk*.csv.
+#   final  the landed top-k (sampled bound from 2^26 keys): the test modules of `check` through
+#          CUDA and Vulkan, memcheck over `topk::` and `sort_ops::`, racecheck over the
+#          device-wide top-k tests (the sampled ones too); then the top-k rows at 2^28 (k = 10,
+#          1000, 100000, all-equal), 2^26 k = 1000, 2^24 k = 10 and the batched rows through
+#          CUDA (Burn op and raw), 2^28 k = 1000 and [64, 128256] k = 50 through Vulkan, and
+#          torch's top-k rows. Files: tests-*.txt, memcheck.txt, racecheck.txt, bench-*.txt,
+#          cuda.json, vulkan.json, torch.txt, torch.json.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
-# usage: LIMIT=300 bash bench/gpu_session15.sh <check|after|rows|topk>
+# usage: LIMIT=300 bash bench/gpu_session15.sh <check|after|rows|topk|final>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-300}
@@ -47,7 +54,8 @@ tests_and_sanitizers() {
   SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 \
     .gpu/suite-cuda --test-threads 2 topk:: sort_ops:: > "$OUT/memcheck.txt" 2>&1 &
   timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda \
-    --test-threads 2 topk::radix topk::candidates topk::every_length > "$OUT/racecheck.txt" 2>&1 &
+    --test-threads 2 topk::radix topk::candidates topk::every_length topk::sampled \
+    > "$OUT/racecheck.txt" 2>&1 &
 }
 summaries() {
   for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
@@ -169,7 +177,26 @@ topk)
     echo "ncu topk$v rc=$?"
   done
   ;;
+final)
+  MODULES="$MODULES" tests_and_sanitizers
+  wait
+  T=topk_with_indices; L=268435456
+  args=(--case $T:$L:f32:k=10 --case $T:$L:f32:k=1000 --case $T:$L:f32:k=100000
+    --case $T:$L:f32:k=1000,dist=all_equal --case $T:67108864:f32:k=1000
+    --case $T:16777216:f32:k=10 --case $T:64x128256:f32:k=50 --case $T:64x128256:f32:k=1000
+    --case $T:64x128256:f32:k=50,dist=tied --case $T:64x128256:f32:k=1000,dist=tied)
+  timeout ${BENCH_LIMIT:-110} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
+    "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench cuda rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
+  timeout ${VK_LIMIT:-50} .gpu/sieve-bench-vulkan --no-burn --runs 10 --json "$OUT/vulkan.json" \
+    --case $T:$L:f32:k=1000 --case $T:64x128256:f32:k=50 > "$OUT/bench-vulkan.txt" 2>&1
+  echo "bench vulkan rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-vulkan.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
+  timeout ${TORCH_LIMIT:-50} python3 bench/torch_reference.py "$OUT/torch.json" --only=topk \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -16
+  summaries
+  ;;
 *)
-  echo "usage: $0 <check|after|rows|topk>"; exit 2
+  echo "usage: $0 <check|after|rows|topk|final>"; exit 2
   ;;
 esac
