@@ -201,7 +201,7 @@ const BOUND_UNITS_PER_K: u32 = 4;
 const SAMPLE_TILES: u32 = 512;
 
 /// Rows of at least this many keys try the sampled bound by default: on the H200 it took
-/// 0.42 ms against the digit passes' 0.50 at 2^26 keys, k = 1000, and 0.36-0.40 against
+/// 0.42 ms against the digit passes' 0.52 at 2^26 keys, k = 1000, and 0.36-0.40 against
 /// 0.21-0.23 at 2^24 (`bench/results/h200/15-c`).
 const SAMPLE_MIN_LEN: usize = 1 << 26;
 
