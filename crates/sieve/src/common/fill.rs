@@ -8,43 +8,16 @@ use super::address::address_type;
 use super::grid::{linear_cube_index, one_unit_per_element};
 
 #[cube(launch_unchecked, address_type = "dynamic")]
-fn fill_zero_kernel<T: Numeric>(buffer: &mut [T], len: usize, #[define(T)] _dtype: ElemType) {
+fn fill_kernel<T: Numeric>(buffer: &mut [T], len: usize, value: u32, #[define(T)] _dtype: ElemType) {
     let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
     if index < len {
-        buffer[index] = T::from_int(0);
+        buffer[index] = T::cast_from(value);
     }
 }
 
-#[cube(launch_unchecked, address_type = "dynamic")]
-fn fill_u32_kernel(buffer: &mut [u32], len: usize, value: u32) {
-    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
-    if index < len {
-        buffer[index] = value;
-    }
-}
-
-/// Writes `value` to the first `len` elements of the `u32` buffer `buffer`.
-pub fn fill_u32(client: &Client, buffer: &Handle, len: usize, value: u32) {
-    if len == 0 {
-        return;
-    }
-    let (cubes, cube_dim) = one_unit_per_element(client, len);
-    // SAFETY: every write is bounds-checked against `len`, which the caller sized the buffer for.
-    unsafe {
-        fill_u32_kernel::launch_unchecked(
-            client,
-            cubes,
-            cube_dim,
-            address_type(&[len]),
-            BufferArg::from_raw_parts(buffer.clone(), len),
-            len,
-            value,
-        );
-    }
-}
-
-/// Writes zero to the first `len` elements of `buffer`, whose elements are `elem`.
-pub fn fill_zero(client: &Client, buffer: &Handle, len: usize, elem: ElemType) {
+/// Writes `value` (as an `elem`) to the first `len` elements of `buffer`, whose elements are
+/// `elem`.
+pub fn fill(client: &Client, buffer: &Handle, len: usize, elem: ElemType, value: u32) {
     if len == 0 {
         return;
     }
@@ -52,14 +25,20 @@ pub fn fill_zero(client: &Client, buffer: &Handle, len: usize, elem: ElemType) {
     let (cubes, cube_dim) = one_unit_per_element(client, len);
     // SAFETY: every write is bounds-checked against `len`, which the caller sized the buffer for.
     unsafe {
-        fill_zero_kernel::launch_unchecked(
+        fill_kernel::launch_unchecked(
             client,
             cubes,
             cube_dim,
             address_type(&[len]),
             BufferArg::from_raw_parts(buffer.clone(), len),
             len,
+            value,
             elem,
         );
     }
+}
+
+/// Writes zero to the first `len` elements of `buffer`, whose elements are `elem`.
+pub fn fill_zero(client: &Client, buffer: &Handle, len: usize, elem: ElemType) {
+    fill(client, buffer, len, elem, 0);
 }

@@ -19,7 +19,7 @@ use crate::common::address::{
     AddressType, address_type, check_extent, check_index_capacity, check_index_dtype,
 };
 use crate::common::buffers::BufferRules;
-use crate::common::fill::{fill_u32, fill_zero};
+use crate::common::fill::{fill, fill_zero};
 use crate::common::grid::cube_count_1d;
 use crate::radix::digits::{SELECT_BITS, SELECT_DIGITS, select_bins, wide_select_digits};
 use crate::radix::keys::KeyKind;
@@ -493,11 +493,13 @@ impl Run<'_> {
         }
     }
 
+    /// The grid of an elementwise kernel over `n` elements (one unit each).
+    fn elementwise_grid(&self, n: usize) -> CubeCount {
+        cube_count_1d(self.client, n.div_ceil(self.elementwise_units as usize))
+    }
+
     fn per_row_grid(&self) -> CubeCount {
-        cube_count_1d(
-            self.client,
-            self.problem.rows.div_ceil(self.elementwise_units as usize),
-        )
+        self.elementwise_grid(self.problem.rows)
     }
 
     /// One cube per row, units and keys per unit sized to the row (powers of two).
@@ -804,10 +806,7 @@ impl Run<'_> {
         unsafe {
             sample_kernel::launch_unchecked(
                 self.client,
-                cube_count_1d(
-                    self.client,
-                    total.div_ceil(self.elementwise_units as usize),
-                ),
+                self.elementwise_grid(total),
                 CubeDim::new_1d(self.elementwise_units),
                 self.address(),
                 self.input(),
@@ -931,7 +930,13 @@ impl Run<'_> {
         self.count_tiles(state, gather, gather.sample.is_some())?;
         if gather.sample.is_some() {
             // Slots past a row's chosen keys sort last: the largest radix key.
-            fill_u32(self.client, &gather.cand_keys, candidates, u32::MAX);
+            fill(
+                self.client,
+                &gather.cand_keys,
+                candidates,
+                ElemType::UInt(UIntKind::U32),
+                u32::MAX,
+            );
         }
         let chunks = self.chunks();
         // SAFETY: one cube per chunk of tiles, surplus cubes return; slots are distinct within a
@@ -1002,10 +1007,7 @@ impl Run<'_> {
         unsafe {
             compose_positions_kernel::launch_unchecked(
                 self.client,
-                cube_count_1d(
-                    self.client,
-                    outputs.div_ceil(self.elementwise_units as usize),
-                ),
+                self.elementwise_grid(outputs),
                 CubeDim::new_1d(self.elementwise_units),
                 self.address(),
                 self.buffer(&gather.cand_positions, candidates),
@@ -1092,10 +1094,7 @@ impl Run<'_> {
         unsafe {
             finish_kernel::launch_unchecked(
                 self.client,
-                cube_count_1d(
-                    self.client,
-                    outputs.div_ceil(self.elementwise_units as usize),
-                ),
+                self.elementwise_grid(outputs),
                 CubeDim::new_1d(self.elementwise_units),
                 self.address(),
                 values_in,
