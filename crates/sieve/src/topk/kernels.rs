@@ -303,9 +303,11 @@ pub(crate) fn radix_digit_kernel(
 /// Radix select of whole rows (or of chunks of rows: each chunk's own top-k), one cube per
 /// row (chunk), in one launch, writing the chosen radix keys and positions to `[cubes, k]`
 /// candidates as the device-wide gather does. With `k <= bound_max_k` the cube first tries
-/// [`minima_bound`] (two sweeps; sorted candidates); where too many keys lie under the bound,
-/// or `k` is larger, it runs the MSB select over the row ([`cube_select`], one sweep per digit
-/// it cannot skip) and the gather ([`gather_tile`] over the row's tiles in order).
+/// [`minima_bound`] (two sweeps; sorted candidates); where too many keys lie under the bound
+/// but fewer than `k` below it (tied rows), the bound is the row's `k`-th key and the cube
+/// gathers by it ([`gather_row`]: one more sweep); otherwise, or where `k` is larger, it runs
+/// the MSB select over the row ([`cube_select`], one sweep per digit it cannot skip) and the
+/// gather.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn row_select_kernel<K: Numeric>(
@@ -342,52 +344,74 @@ pub(crate) fn row_select_kernel<K: Numeric>(
             cand_keys[out_base + candidate.rank as usize] = candidate.key;
             cand_positions[out_base + candidate.rank as usize] = candidate.position;
         }
+        // Uniform per cube: too many keys under the bound, but fewer than `k` below it, so
+        // the bound is the row's `k`-th key (tied rows): gather by it, no digit passes.
+        if !candidate.fits && candidate.below < k {
+            let boundary = DigitSelect {
+                prefix: candidate.bound,
+                need: k - candidate.below,
+            };
+            gather_row::<K>(
+                values,
+                cand_keys,
+                cand_positions,
+                row_base,
+                out_base,
+                len,
+                k,
+                boundary,
+                read,
+                blueprint,
+            );
+            selected = true;
+        }
     }
     if !selected {
-        select_by_digits::<K>(
+        let boundary = cube_select::<K>(
             values,
             &bins,
+            row_base,
+            len,
+            0u32,
+            k,
+            CubeKeys::Row,
+            read,
+            blueprint,
+        );
+        gather_row::<K>(
+            values,
             cand_keys,
             cand_positions,
             row_base,
             out_base,
             len,
             k,
+            boundary,
             read,
             blueprint,
         );
     }
 }
 
-/// The MSB select and the gather of [`row_select_kernel`], for one row (or chunk) of `len`
-/// keys from `row_base`, its `k` candidates written from `out_base`.
+/// The gather of [`row_select_kernel`], for one row (or chunk) of `len` keys from `row_base`,
+/// its `k` candidates written from `out_base`, by the row's boundary (`select.prefix`, of which
+/// the first `select.need` ties are taken).
 #[cube]
 #[allow(clippy::too_many_arguments)]
-fn select_by_digits<K: Numeric>(
+fn gather_row<K: Numeric>(
     values: &[K],
-    bins: &Shared<[Atomic<u32>]>,
     cand_keys: &mut [u32],
     cand_positions: &mut [u32],
     row_base: usize,
     out_base: usize,
     len: usize,
     k: u32,
+    select: DigitSelect,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: RadixBlueprint,
 ) {
     let tile_keys = comptime!(blueprint.tile());
     let tiles = len.div_ceil(tile_keys);
-    let select = cube_select::<K>(
-        values,
-        bins,
-        row_base,
-        len,
-        0u32,
-        k,
-        CubeKeys::Row,
-        read,
-        blueprint,
-    );
     // `select.prefix` is the boundary: the `k - need` keys below it all go, then ties in
     // index order.
     let mut less = 0u32;

@@ -533,13 +533,17 @@ fn kth_smallest_by_counting(key: u32, k: u32, #[comptime] blueprint: RadixBluepr
 
 /// One unit's share of [`minima_bound`]: whether few enough keys lay under the bound (`fits`,
 /// the same for every unit), and if so the radix key, row position and rank of the candidate
-/// the unit ranked (`rank` is `u32::MAX` when it ranked none).
+/// the unit ranked (`rank` is `u32::MAX` when it ranked none); if not, the bound and how many
+/// keys of the row lie below it (`below`, the same for every unit): where that is under `k`,
+/// the bound is the row's `k`-th key.
 #[derive(CubeType, Clone, Copy)]
 pub struct BoundedRank {
     pub fits: bool,
     pub key: u32,
     pub position: u32,
     pub rank: u32,
+    pub bound: u32,
+    pub below: u32,
 }
 
 /// The row's `k` smallest keys when they are few and easy to bound (`1 <= k <= CUBE_DIM`,
@@ -553,9 +557,10 @@ pub struct BoundedRank {
 ///    them by (key, position), which is its rank in the row.
 ///
 /// For random data about `k` keys qualify. Where more than `CUBE_DIM` do (all-equal or
-/// low-entropy rows: the bound is then a common key) `fits` is false and nothing is ranked:
-/// the caller ranks by its full method instead (a unit stops reading once the counter has
-/// passed the capacity). The rank-by-counting cube and the one-cube-per-row radix select
+/// low-entropy rows: the bound is then a common key) `fits` is false and nothing is ranked;
+/// then `below` counts the row's keys under the bound, and where that is under `k` the bound
+/// is the row's `k`-th key (the caller gathers by it), else the caller ranks by its full
+/// method. The rank-by-counting cube and the one-cube-per-row radix select
 /// both try it first for small `k`. Every unit must call it.
 #[cube]
 #[allow(clippy::too_many_arguments)]
@@ -597,24 +602,31 @@ pub fn minima_bound<K: Numeric>(
     let tile_keys = comptime!(blueprint.tile());
     let tiles = len.div_ceil(tile_keys);
     let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
-    let mut tile = 0usize;
-    // The counter only grows, so a unit that sees it past the capacity can stop: the row
-    // falls back whatever the others add.
-    while tile < tiles && found[0].load() <= capacity {
+    // The counter only grows, so a unit that sees it past the capacity stops appending (the
+    // row falls back whatever the others add) but goes on counting the keys below the bound.
+    let mut appending = true;
+    let mut below = 0u32;
+    for tile in 0..tiles {
         let start = tile * tile_keys;
         let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
         #[unroll]
         for e in 0..blueprint.elements_per_unit {
             let key = held[e as usize];
             if (valid >> e) & 1u32 == 1u32 && key <= bound {
-                let slot = found[0].fetch_add(1u32);
-                if slot < capacity {
-                    keys[slot as usize] = key;
-                    positions[slot as usize] = (start + (e * CUBE_DIM + UNIT_POS) as usize) as u32;
+                if key < bound {
+                    below += 1u32;
+                }
+                if appending {
+                    let slot = found[0].fetch_add(1u32);
+                    if slot < capacity {
+                        keys[slot as usize] = key;
+                        positions[slot as usize] =
+                            (start + (e * CUBE_DIM + UNIT_POS) as usize) as u32;
+                    }
                 }
             }
         }
-        tile += 1;
+        appending = found[0].load() <= capacity;
     }
     sync_cube();
     let count = found[0].load();
@@ -623,7 +635,13 @@ pub fn minima_bound<K: Numeric>(
         key: 0u32,
         position: 0u32,
         rank: 0xFFFF_FFFFu32,
+        bound,
+        below: 0u32,
     };
+    // Uniform per cube.
+    if !result.fits {
+        result.below = cube_exclusive_sum(below, blueprint.units, blueprint.use_planes).total;
+    }
     if result.fits && UNIT_POS < count {
         let key = keys[UNIT_POS as usize];
         let position = positions[UNIT_POS as usize];
