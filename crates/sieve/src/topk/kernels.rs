@@ -335,39 +335,31 @@ pub(crate) fn row_select_kernel<K: Numeric>(
     let len = min(chunk_len, len - start);
     let out_base = cube * k as usize;
     let bins = Shared::<[Atomic<u32>]>::new_slice(SELECT_DIGITS);
-    let mut selected = false;
-    // Uniform per cube, as is `fits`.
+    let mut ranked = false;
+    let mut tied = false;
+    // The row's boundary: the bound where the minima bound finds it is the `k`-th key.
+    let mut boundary = DigitSelect {
+        prefix: 0u32,
+        need: k,
+    };
+    // Uniform per cube, as are `fits` and `below`.
     if k <= bound_max_k {
         let candidate = minima_bound::<K>(values, &bins, row_base, len, k, read, blueprint);
-        selected = candidate.fits;
+        ranked = candidate.fits;
         if candidate.rank < k {
             cand_keys[out_base + candidate.rank as usize] = candidate.key;
             cand_positions[out_base + candidate.rank as usize] = candidate.position;
         }
-        // Uniform per cube: too many keys under the bound, but fewer than `k` below it, so
-        // the bound is the row's `k`-th key (tied rows): gather by it, no digit passes.
+        // Too many keys under the bound, but fewer than `k` below it (tied rows): the bound
+        // is the row's `k`-th key, no digit passes needed.
         if !candidate.fits && candidate.below < k {
-            let boundary = DigitSelect {
-                prefix: candidate.bound,
-                need: k - candidate.below,
-            };
-            gather_row::<K>(
-                values,
-                cand_keys,
-                cand_positions,
-                row_base,
-                out_base,
-                len,
-                k,
-                boundary,
-                read,
-                blueprint,
-            );
-            selected = true;
+            tied = true;
+            boundary.prefix = candidate.bound;
+            boundary.need = k - candidate.below;
         }
     }
-    if !selected {
-        let boundary = cube_select::<K>(
+    if !ranked && !tied {
+        let selected = cube_select::<K>(
             values,
             &bins,
             row_base,
@@ -378,6 +370,11 @@ pub(crate) fn row_select_kernel<K: Numeric>(
             read,
             blueprint,
         );
+        boundary.prefix = selected.prefix;
+        boundary.need = selected.need;
+    }
+    // One call site: a second would hold a second set of the gather's shared memory.
+    if !ranked {
         gather_row::<K>(
             values,
             cand_keys,
