@@ -38,9 +38,14 @@
 #          CUDA (Burn op and raw), 2^28 k = 1000 and [64, 128256] k = 50 through Vulkan, and
 #          torch's top-k rows. Files: tests-*.txt, memcheck.txt, racecheck.txt, bench-*.txt,
 #          cuda.json, vulkan.json, torch.txt, torch.json.
+#   tied   after the row cube gathers by the minima bound where it is the k-th key (tied rows):
+#          `topk::` and `topk_ops::` through CUDA, memcheck over the minima-bound and all-equal
+#          tests, racecheck over the minima-bound test; the batched rows and 2^28 k = 1000
+#          through CUDA and torch's top-k rows. Files: tests-cuda.txt, memcheck.txt,
+#          racecheck.txt, bench-cuda.txt, cuda.json, torch.txt, torch.json.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
-# usage: LIMIT=300 bash bench/gpu_session15.sh <check|after|rows|topk|final>
+# usage: LIMIT=300 bash bench/gpu_session15.sh <check|after|rows|topk|final|tied>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-300}
@@ -196,7 +201,25 @@ final)
   echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -16
   summaries
   ;;
+tied)
+  timeout $limit .gpu/suite-cuda --test-threads 2 topk:: topk_ops:: > "$OUT/tests-cuda.txt" 2>&1 &
+  timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda \
+    --test-threads 2 topk::minima topk::all_equal > "$OUT/memcheck.txt" 2>&1 &
+  timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda \
+    --test-threads 2 topk::minima > "$OUT/racecheck.txt" 2>&1 &
+  wait
+  T=topk_with_indices
+  timeout ${BENCH_LIMIT:-60} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
+    --case $T:64x128256:f32:k=50 --case $T:64x128256:f32:k=1000 \
+    --case $T:64x128256:f32:k=50,dist=tied --case $T:64x128256:f32:k=1000,dist=tied \
+    --case $T:268435456:f32:k=1000 > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench cuda rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
+  timeout ${TORCH_LIMIT:-45} python3 bench/torch_reference.py "$OUT/torch.json" --only=topk \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -16
+  summaries
+  ;;
 *)
-  echo "usage: $0 <check|after|rows|topk|final>"; exit 2
+  echo "usage: $0 <check|after|rows|topk|final|tied>"; exit 2
   ;;
 esac
