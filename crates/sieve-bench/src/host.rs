@@ -23,24 +23,39 @@ fn per_call_us(calls: usize, mut f: impl FnMut()) -> f64 {
 
 pub fn print_costs(device: &Device, client: &Client) {
     let line = |what: &str, us: f64| println!("host {what:<58} {us:>9.2} us/call");
-    line("DeviceCaps::of", per_call_us(10_000, || {
-        std::hint::black_box(sieve::DeviceCaps::of(client));
-    }));
-    line("sieve_burn::cube_client", per_call_us(10_000, || {
-        std::hint::black_box(sieve_burn::cube_client(device));
-    }));
-    line("sieve::device::check_dtype(f32)", per_call_us(10_000, || {
-        std::hint::black_box(sieve::device::check_dtype(client, Dtype::F32)).ok();
-    }));
-    line("client.empty(4 KiB), dropped", per_call_us(10_000, || {
-        std::hint::black_box(client.empty(4096));
-    }));
+    line(
+        "DeviceCaps::of",
+        per_call_us(10_000, || {
+            std::hint::black_box(sieve::DeviceCaps::of(client));
+        }),
+    );
+    line(
+        "sieve_burn::cube_client",
+        per_call_us(10_000, || {
+            std::hint::black_box(sieve_burn::cube_client(device));
+        }),
+    );
+    line(
+        "sieve::device::check_dtype(f32)",
+        per_call_us(10_000, || {
+            std::hint::black_box(sieve::device::check_dtype(client, Dtype::F32)).ok();
+        }),
+    );
+    line(
+        "client.empty(4 KiB), dropped",
+        per_call_us(10_000, || {
+            std::hint::black_box(client.empty(4096));
+        }),
+    );
     let n = 1024;
     let data: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
     let input = client.create_from_slice(bytemuck::cast_slice(&data));
     let output = client.empty(4 * n);
     let sync = || cubecl::future::block_on(client.sync()).expect("device sync");
-    for strategy in [ScanStrategy::ReduceThenScan, ScanStrategy::DecoupledLookback] {
+    for strategy in [
+        ScanStrategy::ReduceThenScan,
+        ScanStrategy::DecoupledLookback,
+    ] {
         let options = ScanOptions {
             strategy,
             tuning: None,
@@ -66,7 +81,10 @@ pub fn print_costs(device: &Device, client: &Client) {
             call().expect("raw cumsum");
         });
         sync();
-        line(&format!("raw cumsum [1024] {}: queue", strategy.name()), queue);
+        line(
+            &format!("raw cumsum [1024] {}: queue", strategy.name()),
+            queue,
+        );
         let whole = per_call_us(64 * 30, {
             let mut i = 0;
             move || {

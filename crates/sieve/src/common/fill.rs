@@ -8,7 +8,12 @@ use super::address::address_type;
 use super::grid::{linear_cube_index, one_unit_per_element};
 
 #[cube(launch_unchecked, address_type = "dynamic")]
-fn fill_kernel<T: Numeric>(buffer: &mut [T], len: usize, value: u32, #[define(T)] _dtype: ElemType) {
+fn fill_kernel<T: Numeric>(
+    buffer: &mut [T],
+    len: usize,
+    value: u32,
+    #[define(T)] _dtype: ElemType,
+) {
     let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
     if index < len {
         buffer[index] = T::cast_from(value);

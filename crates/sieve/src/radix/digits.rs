@@ -7,7 +7,6 @@
 
 use cubecl::prelude::*;
 
-
 /// Bits of a select digit in one-cube selects (the row cube, the minima bound's cube).
 pub const SELECT_BITS: u32 = 8;
 /// Bins of a select digit in one-cube selects.
@@ -136,4 +135,3 @@ fn add_digits(
         }
     }
 }
-

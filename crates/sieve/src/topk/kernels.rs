@@ -521,8 +521,7 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
         let base = chunk.row * 2 * tiles_per_row + tile;
         let equal = tile_offsets[base + tiles_per_row];
         // Uniform per cube.
-        if tile_counts[base] > 0u32 || (tile_counts[base + tiles_per_row] > 0u32 && equal < limit)
-        {
+        if tile_counts[base] > 0u32 || (tile_counts[base + tiles_per_row] > 0u32 && equal < limit) {
             let slots = GatherSlots {
                 out_base: chunk.row * per_row,
                 less: tile_offsets[base],

@@ -5,15 +5,14 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::kernels::{
-    compose_positions_kernel, finish_kernel, gather_count_kernel, gather_scatter_kernel, init_state_kernel,
-    radix_digit_kernel, radix_histogram_kernel, rank_kernel, row_select_kernel,
+    compose_positions_kernel, finish_kernel, gather_count_kernel, gather_scatter_kernel,
+    init_state_kernel, radix_digit_kernel, radix_histogram_kernel, rank_kernel, row_select_kernel,
     sample_check_kernel, sample_kernel,
 };
 use super::tile::{MAX_CHUNK_TILES, ROW_STATE_WORDS};
-use crate::radix::tile::{KeyRead, RadixBlueprint};
 use super::{
-    MAX_SAMPLE_TILES, RANK_AUTO_LEN, TopkIo, TopkOptions, TopkProblem, TopkReport, TopkStrategy, TopkTuning,
-    row_shared_bytes, tile_shared_bytes,
+    MAX_SAMPLE_TILES, RANK_AUTO_LEN, TopkIo, TopkOptions, TopkProblem, TopkReport, TopkStrategy,
+    TopkTuning, row_shared_bytes, tile_shared_bytes,
 };
 use crate::common::address::{
     AddressType, address_type, check_extent, check_index_capacity, check_index_dtype,
@@ -23,6 +22,7 @@ use crate::common::fill::{fill, fill_zero};
 use crate::common::grid::cube_count_1d;
 use crate::radix::digits::{SELECT_BITS, SELECT_DIGITS, select_bins, wide_select_digits};
 use crate::radix::keys::KeyKind;
+use crate::radix::tile::{KeyRead, RadixBlueprint};
 use crate::scan::launch::{scan_with, vector_size_for};
 use crate::scan::{ScanKind, ScanOptions, ScanProblem};
 use crate::sort::launch::{sort_keyed, sort_with};
@@ -445,6 +445,31 @@ impl Run<'_> {
         }
     }
 
+    /// A run of this top-k's tuning over `keys`, `[rows, len]` radix keys (a sample, or
+    /// gathered candidates), taking `k` of each row.
+    fn over_radix_keys<'b>(&'b self, keys: &'b Handle, len: usize, k: usize) -> Run<'b> {
+        Run {
+            client: self.client,
+            io: TopkIo {
+                values: keys,
+                value_dtype: Dtype::U32,
+                values_out: None,
+                indices_out: None,
+                index_dtype: Dtype::U32,
+            },
+            problem: TopkProblem {
+                rows: self.problem.rows,
+                len,
+                k,
+            },
+            read: KeyRead::RADIX,
+            sorted: self.sorted,
+            tuning: self.tuning,
+            elementwise_units: self.elementwise_units,
+            caps: self.caps,
+        }
+    }
+
     /// A placeholder binding for a buffer the kernel neither reads nor writes (its comptime
     /// flag is off).
     fn unused(&self) -> BufferArg {
@@ -481,8 +506,7 @@ impl Run<'_> {
         let wanted = (self.tuning.target_cubes as usize).div_ceil(rows).max(1);
         let tiles_per_cube = tiles_per_row
             .div_ceil(wanted.min(tiles_per_row))
-            .max(MIN_TILES_PER_CUBE)
-            .min(MAX_CHUNK_TILES)
+            .clamp(MIN_TILES_PER_CUBE, MAX_CHUNK_TILES)
             .min(tiles_per_row);
         let cubes_per_row = tiles_per_row.div_ceil(tiles_per_cube);
         Chunks {
@@ -820,22 +844,7 @@ impl Run<'_> {
                 self.io.value_dtype.elem_type(),
             );
         }
-        let select = Run {
-            io: TopkIo {
-                values: &sample,
-                value_dtype: Dtype::U32,
-                values_out: None,
-                indices_out: None,
-                index_dtype: Dtype::U32,
-            },
-            problem: TopkProblem {
-                rows,
-                len: sample_len,
-                k: plan.rank,
-            },
-            read: KeyRead::RADIX,
-            ..*self
-        };
+        let select = self.over_radix_keys(&sample, sample_len, plan.rank);
         let bounds = select.init_state();
         select.radix_select(&bounds);
         self.count_tiles(&bounds, gather, false)?;
@@ -984,22 +993,7 @@ impl Run<'_> {
         // keys, slot order is index order (the keys below the sampled bound come in index
         // order, then its ties in index order), so these are the row's first `k` by (key,
         // index), and their slots map back to positions in the row.
-        let select = Run {
-            io: TopkIo {
-                values: &gather.cand_keys,
-                value_dtype: Dtype::U32,
-                values_out: None,
-                indices_out: None,
-                index_dtype: Dtype::U32,
-            },
-            problem: TopkProblem {
-                rows,
-                len: gather.per_row,
-                k,
-            },
-            read: KeyRead::RADIX,
-            ..*self
-        };
+        let select = self.over_radix_keys(&gather.cand_keys, gather.per_row, k);
         let (keys, slots) = select.launch_row_select(1, gather.per_row);
         let outputs = self.outputs();
         let positions = self.workspace(outputs);

@@ -9,8 +9,8 @@ use cubecl::prelude::*;
 use crate::common::UNROLL_BODIES;
 use crate::common::cube::{U32Range, cube_exclusive_sum};
 use crate::radix::digits::clear_bins;
-use crate::radix::select::{CubeKeys, cube_select};
 use crate::radix::keys::radix_key;
+use crate::radix::select::{CubeKeys, cube_select};
 use crate::radix::tile::{KeyRead, RadixBlueprint, count_tile_digits, load_tile_keys};
 
 /// A row's progress through the device-wide radix select, kept between passes in a
