@@ -58,7 +58,8 @@
 //!   `k`-th smallest of the units' minima bounds the row's `k`-th key from above (`k` distinct
 //!   units each read a key at or below it), so the keys under it, ranked among themselves,
 //!   are the answer: two sweeps of the row. Where more keys than units lie under it (low
-//!   entropy) the cube runs its full method.
+//!   entropy) but fewer than `k` below it, the bound is the row's `k`-th key and the radix
+//!   select's row cube gathers by it (one more sweep); otherwise the cube runs its full method.
 //! - [`TopkStrategy::SortAndSlice`]: [`crate::sort::sort`] of the row with positions (stable,
 //!   descending for top-k), the first `k` of each row copied.
 //! - [`TopkStrategy::Auto`] (the fastest on every H200 row of `docs/PERFORMANCE.md`):
