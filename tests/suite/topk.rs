@@ -522,6 +522,7 @@ fn sampled_bound_and_its_fallback() {
                         "seed {seed}: [{rows}, {len}] k {k} largest {largest} sorted {sorted} \
                          sample_tiles {sample_tiles}"
                     );
+                    assert_eq!(got.report.sampled_bound, sample_tiles > 0, "{case}");
                     check(&got, &keys, &bits, problem, &options, &case);
                 }
             }
@@ -554,8 +555,30 @@ fn sampled_bound_and_its_fallback() {
             let problem = TopkProblem { rows: 3, len, k };
             let got = run(&client, &bits, Dtype::F32, problem, options, Dtype::I32);
             let case = format!("seed {seed}: default tiles [3, {len}] k {k} {sample_tiles}");
+            assert_eq!(got.report.sampled_bound, sample_tiles > 0, "{case}");
             check(&got, &keys, &bits, problem, &options, &case);
         }
+    }
+    // Only rows of `sample_min_len` keys or more try it.
+    for (sample_min_len, tried) in [(len, true), (len + 1, false)] {
+        let options = TopkOptions {
+            strategy: TopkStrategy::RadixSelect,
+            tuning: Some(TopkTuning {
+                row_cube_max_len: 0,
+                sample_min_len,
+                ..base
+            }),
+            ..TopkOptions::default()
+        };
+        let problem = TopkProblem {
+            rows: 3,
+            len,
+            k: 64,
+        };
+        let got = run(&client, &bits, Dtype::F32, problem, options, Dtype::I32);
+        let case = format!("seed {seed}: [3, {len}] sample_min_len {sample_min_len}");
+        assert_eq!(got.report.sampled_bound, tried, "{case}");
+        check(&got, &keys, &bits, problem, &options, &case);
     }
 }
 

@@ -68,6 +68,7 @@ pub(crate) fn topk_keyed(
         let mut report = TopkReport {
             strategy,
             counting_passes: 0,
+            sampled_bound: false,
         };
         let Some(run) = run else {
             return Ok(report);
@@ -83,6 +84,7 @@ pub(crate) fn topk_keyed(
                 let gather = run.gather_workspace();
                 if let Some(plan) = gather.sample {
                     run.sampled_bound(&state, &gather, plan)?;
+                    report.sampled_bound = true;
                 }
                 report.counting_passes = run.radix_select(&state);
                 run.gather_and_finish(&state, &gather)?;

@@ -345,4 +345,7 @@ pub struct TopkReport {
     /// instead); 0 for the other strategies, and when no search is needed (`k = 0`, `k =
     /// len`, empty problems).
     pub counting_passes: u32,
+    /// Whether the device-wide select tried the sampled bound first (the module docs; rows it
+    /// answered skip the digit passes, which `counting_passes` still counts).
+    pub sampled_bound: bool,
 }
