@@ -1,7 +1,7 @@
-//! A cube's digit bins (shared-memory counters, one per digit value) and the
-//! most-significant-digit select over them: the digit whose bin holds the key of a given rank.
-//! The sort's LSD histograms clear and fill bins of its `radix_bits`; the top-k's selects run
-//! digits from the top of the key, one [`select_digit()`] per digit, whether the bins were
+//! A cube's digit bins (shared-memory counters, one per digit value), counted by digit. The
+//! sort's LSD histograms clear and fill bins of its `radix_bits`; the top-k's selects run
+//! digits from the top of the key, one [`select_digit()`](super::select::select_digit()) per
+//! digit ([`super::select`]), whether the bins were
 //! counted by one cube over a whole row ([`SELECT_BITS`]-bit digits) or summed over many cubes
 //! (the digits of [`wide_select_digits`]). A digit's width is comptime everywhere here.
 

@@ -1,6 +1,6 @@
 //! The most-significant-digit select: the key of a given rank, found digit by digit from the
 //! top of the key, each digit picked from a cube's bins ([`select_digit()`]). One routine
-//! serves every shape: [`cube_select`] runs the whole select in one cube, over a row's keys
+//! serves every shape: [`cube_select()`] runs the whole select in one cube, over a row's keys
 //! (the one-cube-per-row top-k) or over one key per unit (the minima bound); the device-wide
 //! top-k runs the same steps across launches (its histogram passes count, its digit kernel
 //! picks with [`select_digit()`] and skips shared digits with [`shared_from()`]).
@@ -92,7 +92,7 @@ pub fn shared_digit(min: u32, shift: u32, #[comptime] bits: u32) -> u32 {
     digit_at(min, shift, bits) << shift
 }
 
-/// Which keys a [`cube_select`] counts.
+/// Which keys a [`cube_select()`] counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CubeKeys {
     /// A row of `len` keys from `row_base`, swept tile by tile for each digit (the sweeps

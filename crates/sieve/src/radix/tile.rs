@@ -96,7 +96,7 @@ pub struct DigitHits {
 }
 
 /// Counts into `bins` the `bits`-bit digit at `shift` of each of the unit's held keys that
-/// exists (bit `e` of `valid`) and matches `prefix` above the digit ([`in_prefix`]; every key
+/// exists (bit `e` of `valid`) and matches `prefix` above the digit ([`in_prefix()`]; every key
 /// does at the first digit, whose prefix is 0). Every unit of the plane must call it.
 #[cube]
 pub fn count_tile_digits(
