@@ -439,7 +439,8 @@ fn gather_row<K: Numeric>(
 
 /// Gather, pass 1: how many keys of each tile are below the row's boundary and how many
 /// equal it ([`count_chunk_tiles`] over each cube's chunk of tiles, vectors of `vector` keys),
-/// as `[row][below: tiles | equal: tiles]`. With `skip_sampled`, rows the sampled bound answered keep their counts.
+/// as `[row][below: tiles | equal: tiles]`. With `skip_sampled`, rows the sampled bound
+/// answered keep their counts.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gather_count_kernel<K: Numeric, N: Size>(

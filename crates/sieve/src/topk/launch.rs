@@ -381,6 +381,8 @@ const MIN_SAMPLE_STRIDE: usize = 16;
 struct Gather {
     sample: Option<SamplePlan>,
     per_row: usize,
+    /// Tiles of a row (the passes' chunking); the counts hold two words a tile.
+    tiles_per_row: usize,
     tile_counts: Handle,
     tile_offsets: Handle,
     cand_keys: Handle,
@@ -801,10 +803,12 @@ impl Run<'_> {
         let rows = self.problem.rows;
         let sample = self.sample_plan();
         let per_row = sample.map_or(self.problem.k, |plan| plan.cap);
-        let count_len = rows * 2 * self.chunks().tiles_per_row;
+        let tiles_per_row = self.chunks().tiles_per_row;
+        let count_len = rows * 2 * tiles_per_row;
         Gather {
             sample,
             per_row,
+            tiles_per_row,
             tile_counts: self.workspace(count_len),
             tile_offsets: self.workspace(count_len),
             cand_keys: self.workspace(rows * per_row),
@@ -850,7 +854,7 @@ impl Run<'_> {
         let bounds = select.init_state();
         select.radix_select(&bounds);
         self.count_tiles(&bounds, gather, false)?;
-        let count_len = rows * 2 * self.chunks().tiles_per_row;
+        let count_len = rows * 2 * gather.tiles_per_row;
         // SAFETY: one unit per row, bounds-checked; reads the row's counts and offsets.
         unsafe {
             sample_check_kernel::launch_unchecked(
@@ -863,7 +867,7 @@ impl Run<'_> {
                 self.buffer(&gather.tile_counts, count_len),
                 self.buffer(&gather.tile_offsets, count_len),
                 rows,
-                self.chunks().tiles_per_row,
+                gather.tiles_per_row,
                 self.problem.k as u32,
                 plan.cap as u32,
             );
@@ -881,7 +885,7 @@ impl Run<'_> {
     ) -> Result<(), SieveError> {
         let rows = self.problem.rows;
         let chunks = self.chunks();
-        let count_len = rows * 2 * chunks.tiles_per_row;
+        let count_len = rows * 2 * gather.tiles_per_row;
         // Vectors of up to 4 keys where the rows and the buffer allow, and a unit's keys of a
         // tile split into whole vectors (the count's order within a tile does not matter).
         let elem_bytes = self.io.value_dtype.size_bytes();
@@ -921,7 +925,7 @@ impl Run<'_> {
             &gather.tile_offsets,
             ScanProblem {
                 rows,
-                len: 2 * chunks.tiles_per_row,
+                len: 2 * gather.tiles_per_row,
             },
             Dtype::U32,
             ScanKind::Exclusive,
@@ -935,7 +939,7 @@ impl Run<'_> {
     fn gather_and_finish(&self, state: &Handle, gather: &Gather) -> Result<(), SieveError> {
         let rows = self.problem.rows;
         let k = self.problem.k;
-        let tiles_per_row = self.chunks().tiles_per_row;
+        let tiles_per_row = gather.tiles_per_row;
         let count_len = rows * 2 * tiles_per_row;
         let candidates = rows * gather.per_row;
         self.count_tiles(state, gather, gather.sample.is_some())?;

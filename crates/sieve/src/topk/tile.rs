@@ -217,9 +217,10 @@ fn add_tile_count(
     }
 }
 
-/// The tiles one cube of a pass over the input takes: tiles `first..end` of row `row`. A cube takes several tiles so that its fixed costs
-/// (clearing and flushing the histogram, the cube-wide sums, the atomics into per-row
-/// counters) are paid once per chunk, not once per tile.
+/// The tiles one cube of a pass over the input takes: tiles `first..end` of row `row`. A
+/// cube takes several tiles so that its fixed costs (clearing and flushing the histogram, the
+/// cube-wide sums, the atomics into per-row counters) are paid once per chunk, not once per
+/// tile.
 #[derive(CubeType, Clone, Copy)]
 pub struct TileChunk {
     pub row: usize,
@@ -497,11 +498,12 @@ pub fn unit_min_key<K: Numeric>(
     smallest
 }
 
-/// Cubes of up to this many units take the minima bound's `k`-th smallest unit key by counting
-/// ([`kth_smallest_by_counting`]), larger ones by [`cube_select`]: a few dozen shared reads and
-/// two barriers, where the digit select's four rounds (bins cleared, counted and scanned, each behind barriers) cost the
-/// small rank-by-counting cubes 3.5x their kernel time at [16384, 128] on the H200
-/// (0.021 -> 0.074 ms raw; `bench/results/h200/8-rows`, `9-rows`).
+/// Cubes of up to this many units take the minima bound's `k`-th smallest unit key by
+/// counting ([`kth_smallest_by_counting`]), larger ones by [`cube_select`]: a few dozen shared
+/// reads and two barriers, where the digit select's four rounds (bins cleared, counted and
+/// scanned, each behind barriers) cost the small rank-by-counting cubes 3.5x their kernel time
+/// at [16384, 128] on the H200 (0.021 -> 0.074 ms raw; `bench/results/h200/8-rows`,
+/// `9-rows`).
 const COUNTED_KTH_UNITS: u32 = 64;
 
 /// The `k`-th smallest (1-based, `1 <= k <= CUBE_DIM`) of the keys the cube's units hold, one
