@@ -27,6 +27,26 @@ fn tiny_tuning(client: &Client) -> SortTuning {
     }
 }
 
+/// The device's default tuning, and with planes the same with the other peer finder
+/// ([`SortTuning::shared_match`] flipped): both plane rankers run wherever planes exist.
+fn rankers(client: &Client) -> Vec<Option<SortTuning>> {
+    with_other_ranker(client, None)
+}
+
+/// `tuning` (`None`: the default), and with planes `tuning` with the other peer finder.
+fn with_other_ranker(client: &Client, tuning: Option<SortTuning>) -> Vec<Option<SortTuning>> {
+    let caps = DeviceCaps::of(client);
+    let base = tuning.unwrap_or_else(|| SortTuning::for_device(&caps));
+    let mut all = vec![tuning];
+    if base.use_planes {
+        all.push(Some(SortTuning {
+            shared_match: !base.shared_match,
+            ..base
+        }));
+    }
+    all
+}
+
 /// Sorts `keys` (32-bit, given as raw bits) and returns (sorted key bits, permutation).
 fn run(
     client: &Client,
@@ -129,23 +149,25 @@ fn floats_in_pytorch_order_both_directions() {
         for order in ORDERS {
             let want = reference::sort_rows(&keys, rows, len, order == SortOrder::Descending);
             for strategy in strategies() {
-                let case = format!("seed {seed}: [{rows}, {len}] {order:?} {strategy:?}");
-                let options = SortOptions {
-                    strategy,
-                    tuning: None,
-                };
                 if strategy == SortStrategy::InCube && len > in_cube_capacity(&client) {
                     continue;
                 }
-                let got = run(
-                    &client,
-                    &bits,
-                    Dtype::F32,
-                    SortProblem { rows, len },
-                    order,
-                    options,
-                );
-                check(&got, &bits, &want, len, &case);
+                for tuning in rankers(&client) {
+                    let case = format!(
+                        "seed {seed}: [{rows}, {len}] {order:?} {strategy:?} other ranker {}",
+                        tuning.is_some()
+                    );
+                    let options = SortOptions { strategy, tuning };
+                    let got = run(
+                        &client,
+                        &bits,
+                        Dtype::F32,
+                        SortProblem { rows, len },
+                        order,
+                        options,
+                    );
+                    check(&got, &bits, &want, len, &case);
+                }
             }
         }
     }
@@ -169,15 +191,16 @@ fn integers_with_duplicates() {
     let unsigned: Vec<u32> = signed.iter().map(|&k| k as u32).collect();
     for order in ORDERS {
         let descending = order == SortOrder::Descending;
-        for strategy in strategies() {
-            let options = SortOptions {
-                strategy,
-                tuning: None,
-            };
+        for (strategy, tuning) in strategies()
+            .into_iter()
+            .flat_map(|s| rankers(&client).into_iter().map(move |t| (s, t)))
+        {
+            let options = SortOptions { strategy, tuning };
             if strategy == SortStrategy::InCube && len > in_cube_capacity(&client) {
                 continue;
             }
-            let case = format!("seed {seed}: i32 {order:?} {strategy:?}");
+            let other = tuning.is_some();
+            let case = format!("seed {seed}: i32 {order:?} {strategy:?} other ranker {other}");
             let want = reference::sort_rows(&signed, rows, len, descending);
             let got = run(
                 &client,
@@ -188,7 +211,7 @@ fn integers_with_duplicates() {
                 options,
             );
             check(&got, &unsigned, &want, len, &case);
-            let case = format!("seed {seed}: u32 {order:?} {strategy:?}");
+            let case = format!("seed {seed}: u32 {order:?} {strategy:?} other ranker {other}");
             let want = reference::sort_rows(&unsigned, rows, len, descending);
             let got = run(
                 &client,
@@ -215,19 +238,19 @@ fn every_length_across_an_lsd_tile_boundary() {
         let bits: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
         let want = reference::sort_rows(&keys, rows, len, false);
         for strategy in device_wide() {
-            let got = run(
-                &client,
-                &bits,
-                Dtype::I32,
-                SortProblem { rows, len },
-                SortOrder::Ascending,
-                SortOptions {
-                    strategy,
-                    tuning: Some(tuning),
-                },
-            );
-            let case = format!("seed {seed}: len {len} {strategy:?}");
-            check(&got, &bits, &want, len, &case);
+            for tuning in with_other_ranker(&client, Some(tuning)) {
+                let got = run(
+                    &client,
+                    &bits,
+                    Dtype::I32,
+                    SortProblem { rows, len },
+                    SortOrder::Ascending,
+                    SortOptions { strategy, tuning },
+                );
+                let ranker = tuning.is_some_and(|t| t.shared_match);
+                let case = format!("seed {seed}: len {len} {strategy:?} shared match {ranker}");
+                check(&got, &bits, &want, len, &case);
+            }
         }
     }
 }
@@ -254,7 +277,9 @@ fn many_tiles_per_row_and_onesweep_refusal() {
     for order in ORDERS {
         let want = reference::sort_rows(&keys, rows, len, order == SortOrder::Descending);
         for strategy in device_wide() {
-            for tuning in [Some(tuning), None] {
+            let mut tunings = with_other_ranker(&client, Some(tuning));
+            tunings.extend(rankers(&client));
+            for tuning in tunings {
                 let got = run(
                     &client,
                     &bits,
@@ -263,10 +288,7 @@ fn many_tiles_per_row_and_onesweep_refusal() {
                     order,
                     SortOptions { strategy, tuning },
                 );
-                let case = format!(
-                    "seed {seed}: {order:?} {strategy:?} tiny {}",
-                    tuning.is_some()
-                );
+                let case = format!("seed {seed}: {order:?} {strategy:?} tuning {tuning:?}");
                 check(&got, &bits, &want, len, &case);
             }
         }
@@ -318,24 +340,19 @@ fn all_equal_sorted_and_reversed() {
                 if strategy == SortStrategy::InCube && len > in_cube_capacity(&client) {
                     continue;
                 }
-                let got = run(
-                    &client,
-                    &bits,
-                    Dtype::F32,
-                    SortProblem { rows: 1, len },
-                    order,
-                    SortOptions {
-                        strategy,
-                        tuning: None,
-                    },
-                );
-                check(
-                    &got,
-                    &bits,
-                    &want,
-                    len,
-                    &format!("{name} {order:?} {strategy:?}"),
-                );
+                for tuning in rankers(&client) {
+                    let got = run(
+                        &client,
+                        &bits,
+                        Dtype::F32,
+                        SortProblem { rows: 1, len },
+                        order,
+                        SortOptions { strategy, tuning },
+                    );
+                    let other = tuning.is_some();
+                    let case = format!("{name} {order:?} {strategy:?} other ranker {other}");
+                    check(&got, &bits, &want, len, &case);
+                }
             }
         }
     }

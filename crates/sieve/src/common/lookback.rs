@@ -12,9 +12,40 @@
 //! The values are folded with the scan's operator ([`Fold`]: sum, product, minimum or
 //! maximum); a status word carries any 32-bit accumulator as its bit pattern.
 
+use cubecl::ir::UIntKind;
 use cubecl::prelude::*;
+use cubecl::server::Handle;
 
+use super::fill::fill_zero;
 use super::fold::{Fold, combine, identity};
+
+/// A look-back launch's workspace: one status word per tile and the tile counter, in one
+/// allocation zeroed by one launch (each look-back pass is then one fill and its kernel).
+pub(crate) struct Workspace {
+    /// `tiles` status words (u64).
+    pub status: Handle,
+    /// The tile counter (one u32), at a 256-byte boundary past the status words: wgpu binds
+    /// storage buffers only at such offsets.
+    pub counter: Handle,
+}
+
+impl Workspace {
+    /// A zeroed workspace for `tiles` tiles.
+    pub(crate) fn zeroed(client: &Client, tiles: usize) -> Self {
+        let counter_at = (tiles * 8).next_multiple_of(256);
+        let workspace = client.empty(counter_at + 4);
+        fill_zero(
+            client,
+            &workspace,
+            counter_at / 4 + 1,
+            ElemType::UInt(UIntKind::U32),
+        );
+        Workspace {
+            status: workspace.clone(),
+            counter: workspace.offset_start(counter_at as u64),
+        }
+    }
+}
 
 /// Status word flags of the look-back: the high 32 bits of a status word; the low 32 bits
 /// hold the value's bits.

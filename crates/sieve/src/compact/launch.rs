@@ -19,6 +19,7 @@ use crate::common::address::{
 use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
+use crate::common::lookback::Workspace;
 use crate::scan::launch::{check_tuning, scan_with, vector_size_for};
 use crate::scan::{ScanKind, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
 use crate::{DeviceCaps, Dtype, SieveError};
@@ -577,15 +578,7 @@ impl<'a> Run<'a> {
     fn scatter_lookback(&self) {
         let layout = self.layout(self.tuning.max_vector_size);
         let config = self.config(Rejected::Drop, layout.vector_size);
-        let status = self.client.empty(layout.total_tiles * 8);
-        let counter = self.client.empty(4);
-        fill_zero(
-            self.client,
-            &status,
-            layout.total_tiles,
-            ElemType::UInt(UIntKind::U64),
-        );
-        fill_zero(self.client, &counter, 1, ElemType::UInt(UIntKind::U32));
+        let Workspace { status, counter } = Workspace::zeroed(self.client, layout.total_tiles);
         // SAFETY: one status word per tile; tiles are numbered by the counter, so cubes past
         // `total_tiles` return before touching memory; writes as in `scatter`.
         unsafe {

@@ -1,6 +1,6 @@
 //! Host side of the scan: validation, strategy choice, workspaces and the pass sequence.
 
-use cubecl::ir::{ElemType, UIntKind};
+use cubecl::ir::ElemType;
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
@@ -8,9 +8,9 @@ use super::kernels::{reduce_tiles_kernel, scan_lookback_kernel, scan_tiles_kerne
 use super::{ScanKind, ScanOp, ScanOptions, ScanProblem, ScanStrategy, ScanTuning, TileBlueprint};
 use crate::common::address::{AddressType, address_type, check_extent};
 use crate::common::buffers::BufferRules;
-use crate::common::fill::fill_zero;
 use crate::common::fold::Fold;
 use crate::common::grid::cube_count_1d;
+use crate::common::lookback::Workspace;
 use crate::{DeviceCaps, Dtype, SieveError};
 
 /// Scans `input` (`problem.rows * problem.len` elements of `dtype`, row-major) into `output`
@@ -347,12 +347,7 @@ impl Pass<'_> {
 
     fn lookback(&self, input: &Handle, output: &Handle, problem: ScanProblem, exclusive: bool) {
         let layout = self.layout(problem, input, output);
-        let u64_type = ElemType::UInt(UIntKind::U64);
-        let u32_type = ElemType::UInt(UIntKind::U32);
-        let status = self.client.empty(layout.total_tiles * 8);
-        let counter = self.client.empty(4);
-        fill_zero(self.client, &status, layout.total_tiles, u64_type);
-        fill_zero(self.client, &counter, 1, u32_type);
+        let Workspace { status, counter } = Workspace::zeroed(self.client, layout.total_tiles);
         // SAFETY: one status word per tile; tiles are numbered by the counter, so every cube
         // past `total_tiles` returns before touching memory.
         unsafe {

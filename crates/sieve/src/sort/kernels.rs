@@ -10,7 +10,7 @@
 
 use cubecl::prelude::*;
 
-use super::tile::{SortBlueprint, digit_of, held_index, rank_tile};
+use super::tile::{SortBlueprint, digit_of, held_index, rank_scratch, rank_tile};
 use crate::common::cube::cube_exclusive_sum;
 use crate::common::grid::linear_cube_index;
 use crate::common::lookback::{digit_prefix, publish_digit_count, take_tile_number_at};
@@ -218,29 +218,8 @@ fn rank_held(
     digit_start: &mut Shared<[u32]>,
     #[comptime] blueprint: SortBlueprint,
 ) -> Array<u32> {
-    let mut counters = Shared::<[Atomic<u32>]>::new_slice(comptime!(if blueprint.use_planes {
-        blueprint.max_planes as usize * blueprint.digits()
-    } else {
-        1
-    }));
-    let mut ranked = Shared::<[u32]>::new_slice(comptime!(if blueprint.use_planes {
-        1
-    } else {
-        blueprint.tile()
-    }));
-    let mut order = Shared::<[u32]>::new_slice(comptime!(if blueprint.use_planes {
-        1
-    } else {
-        blueprint.tile()
-    }));
-    rank_tile(
-        digits,
-        &mut counters,
-        &mut ranked,
-        &mut order,
-        digit_start,
-        blueprint,
-    )
+    let mut scratch = rank_scratch(blueprint);
+    rank_tile(digits, &mut scratch, digit_start, blueprint)
 }
 
 /// The ranked tile in digit order in shared memory: each held key (and its position) at its
@@ -673,21 +652,7 @@ pub(crate) fn sort_in_cube_kernel<K: Numeric, I: Numeric>(
         };
         positions[e as usize] = local;
     }
-    let mut counters = Shared::<[Atomic<u32>]>::new_slice(comptime!(if blueprint.use_planes {
-        blueprint.max_planes as usize * blueprint.digits()
-    } else {
-        1
-    }));
-    let mut ranked = Shared::<[u32]>::new_slice(comptime!(if blueprint.use_planes {
-        1
-    } else {
-        blueprint.tile()
-    }));
-    let mut order = Shared::<[u32]>::new_slice(comptime!(if blueprint.use_planes {
-        1
-    } else {
-        blueprint.tile()
-    }));
+    let mut scratch = rank_scratch(blueprint);
     let mut digit_start = Shared::<[u32]>::new_slice(comptime!(blueprint.digits()));
     let mut sorted_radix = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
     let mut sorted_positions = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
@@ -697,14 +662,7 @@ pub(crate) fn sort_in_cube_kernel<K: Numeric, I: Numeric>(
         for e in 0..epu {
             digits[e as usize] = digit_of(radix[e as usize], shift, blueprint);
         }
-        let slots = rank_tile(
-            &digits,
-            &mut counters,
-            &mut ranked,
-            &mut order,
-            &mut digit_start,
-            blueprint,
-        );
+        let slots = rank_tile(&digits, &mut scratch, &mut digit_start, blueprint);
         #[unroll]
         for e in 0..epu {
             let slot = slots[e as usize] as usize;

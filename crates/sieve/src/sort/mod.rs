@@ -166,6 +166,9 @@ pub struct SortTuning {
     pub in_cube_keys_per_unit: u32,
     /// Rank with plane votes (the device must have plane operations); else one-bit splits.
     pub use_planes: bool,
+    /// With planes: find the lanes sharing a key's digit through a shared word per (plane,
+    /// digit) (one atomic OR a key) instead of one plane vote per digit bit.
+    pub shared_match: bool,
 }
 
 impl SortTuning {
@@ -196,6 +199,7 @@ impl SortTuning {
             short_row_radix_bits: 6,
             in_cube_keys_per_unit: 8,
             use_planes: caps.plane_ops,
+            shared_match: false,
         };
         while tuning.lsd_tile_bytes(caps) > caps.max_shared_bytes {
             if tuning.elements_per_unit > 1 || tuning.keys_only_elements_per_unit > 1 {
@@ -239,6 +243,7 @@ impl SortTuning {
             elements_per_unit,
             self.radix_bits,
             self.use_planes,
+            self.shared_match,
             caps,
         )
     }
@@ -266,7 +271,14 @@ impl SortTuning {
         } else {
             self.in_cube_radix_bits
         };
-        tile::SortBlueprint::new(units, elements_per_unit, radix_bits, self.use_planes, caps)
+        tile::SortBlueprint::new(
+            units,
+            elements_per_unit,
+            radix_bits,
+            self.use_planes,
+            self.shared_match,
+            caps,
+        )
     }
 
     /// The longest row [`SortStrategy::InCube`] sorts on this device: the largest power of
