@@ -32,9 +32,9 @@ use crate::radix::tile::{KeyRead, RadixBlueprint, key_at};
 const _: () = assert!(SOURCE_INPUT == 0 && SOURCE_A == 1 && SOURCE_B == 2);
 
 /// Rank by counting: one cube per row, the row's radix keys in shared memory; every element
-/// whose rank is below `k` writes itself to output slot `rank`. With `k <= bound_max_k` only
-/// the keys under the minima bound are ranked, among themselves ([`minima_bound`]), unless
-/// too many lie under it.
+/// whose rank is below `k` writes itself to output slot `rank`. With `try_bound` (the host's
+/// `k <= bound_max_k`) only the keys under the minima bound are ranked, among themselves
+/// ([`minima_bound`]), unless too many lie under it.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn rank_kernel<K: Numeric, I: Numeric>(
@@ -44,7 +44,7 @@ pub(crate) fn rank_kernel<K: Numeric, I: Numeric>(
     len: usize,
     k: usize,
     rows: usize,
-    bound_max_k: u32,
+    #[comptime] try_bound: bool,
     #[comptime] read: KeyRead,
     #[comptime] write_values: bool,
     #[comptime] write_indices: bool,
@@ -58,9 +58,11 @@ pub(crate) fn rank_kernel<K: Numeric, I: Numeric>(
     let row_base = row * len;
     let mut ranked = false;
     // Uniform per cube, as is `fits`.
-    if k <= bound_max_k as usize {
+    if try_bound {
         let bins = Shared::<[Atomic<u32>]>::new_slice(SELECT_DIGITS);
-        let candidate = minima_bound::<K>(values, &bins, row_base, len, k as u32, read, blueprint);
+        let candidate = minima_bound::<K>(
+            values, &bins, row_base, len, k as u32, false, read, blueprint,
+        );
         ranked = candidate.fits;
         let rank = candidate.rank as usize;
         if rank < k {
@@ -302,7 +304,8 @@ pub(crate) fn radix_digit_kernel(
 
 /// Radix select of whole rows (or of chunks of rows: each chunk's own top-k), one cube per
 /// row (chunk), in one launch, writing the chosen radix keys and positions to `[cubes, k]`
-/// candidates as the device-wide gather does. With `k <= bound_max_k` the cube first tries
+/// candidates as the device-wide gather does. With `try_bound` (the host's `k <=
+/// bound_max_k`: the kernel for larger `k` holds none of its code) the cube first tries
 /// [`minima_bound`] (two sweeps; sorted candidates); where too many keys lie under the bound
 /// but fewer than `k` below it (tied rows), the bound is the row's `k`-th key and the cube
 /// gathers by it ([`gather_row`]: one more sweep); otherwise, or where `k` is larger, it runs
@@ -319,7 +322,7 @@ pub(crate) fn row_select_kernel<K: Numeric>(
     chunk_len: usize,
     chunks: usize,
     cubes: usize,
-    bound_max_k: u32,
+    #[comptime] try_bound: bool,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: RadixBlueprint,
     #[define(K)] _dtype: ElemType,
@@ -343,8 +346,8 @@ pub(crate) fn row_select_kernel<K: Numeric>(
         need: k,
     };
     // Uniform per cube, as are `fits` and `below`.
-    if k <= bound_max_k {
-        let candidate = minima_bound::<K>(values, &bins, row_base, len, k, read, blueprint);
+    if try_bound {
+        let candidate = minima_bound::<K>(values, &bins, row_base, len, k, true, read, blueprint);
         ranked = candidate.fits;
         if candidate.rank < k {
             cand_keys[out_base + candidate.rank as usize] = candidate.key;

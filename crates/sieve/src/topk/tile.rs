@@ -562,8 +562,9 @@ pub struct BoundedRank {
 /// low-entropy rows: the bound is then a common key) `fits` is false and nothing is ranked;
 /// then `below` counts the row's keys under the bound, and where that is under `k` the bound
 /// is the row's `k`-th key (the caller gathers by it), else the caller ranks by its full
-/// method. The rank-by-counting cube and the one-cube-per-row radix select
-/// both try it first for small `k`. Every unit must call it.
+/// method (`count_below`: whether to count them at all; `below` stays 0 otherwise). The
+/// rank-by-counting cube and the one-cube-per-row radix select both try it first for small
+/// `k`. Every unit must call it.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 pub fn minima_bound<K: Numeric>(
@@ -572,6 +573,7 @@ pub fn minima_bound<K: Numeric>(
     row_base: usize,
     len: usize,
     k: u32,
+    #[comptime] count_below: bool,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: RadixBlueprint,
 ) -> BoundedRank {
@@ -615,7 +617,7 @@ pub fn minima_bound<K: Numeric>(
         for e in 0..blueprint.elements_per_unit {
             let key = held[e as usize];
             if (valid >> e) & 1u32 == 1u32 && key <= bound {
-                if key < bound {
+                if count_below && key < bound {
                     below += 1u32;
                 }
                 if appending {
@@ -641,7 +643,7 @@ pub fn minima_bound<K: Numeric>(
         below: 0u32,
     };
     // Uniform per cube.
-    if !result.fits {
+    if count_below && !result.fits {
         result.below = cube_exclusive_sum(below, blueprint.units, blueprint.use_planes).total;
     }
     if result.fits && UNIT_POS < count {
