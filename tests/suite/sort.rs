@@ -255,10 +255,10 @@ fn every_length_across_an_lsd_tile_boundary() {
     }
 }
 
-/// Many tiles a row at tiny tunings, every row's look-back chain long: rows of runs of equal
-/// keys (every digit's count spread over many tiles), both orders, for every device-wide
-/// strategy; and a forced `Onesweep` refused with its reason where cubes lack forward
-/// progress.
+/// Many tiles a row at tiny tunings (both peer finders, look-back windows of 1 and 3), every
+/// row's look-back chain long: rows of runs of equal keys (every digit's count spread over
+/// many tiles), both orders, for every device-wide strategy; and a forced `Onesweep` refused
+/// with its reason where cubes lack forward progress.
 #[test]
 fn many_tiles_per_row_and_onesweep_refusal() {
     let client = client();
@@ -279,6 +279,13 @@ fn many_tiles_per_row_and_onesweep_refusal() {
         for strategy in device_wide() {
             let mut tunings = with_other_ranker(&client, Some(tuning));
             tunings.extend(rankers(&client));
+            // The onesweep look-back one predecessor at a time and three at once.
+            tunings.extend([1, 3].map(|walk_window| {
+                Some(SortTuning {
+                    walk_window,
+                    ..tuning
+                })
+            }));
             for tuning in tunings {
                 let got = run(
                     &client,

@@ -119,9 +119,13 @@ pub fn publish_digit_count(
 /// Per-digit look-back of counts, second half (after [`publish_digit_count`], by the same
 /// unit): `seed` plus the counts of `digit` in the row's earlier tiles, found by walking back
 /// over their status words until an inclusive prefix; publishes this tile's own inclusive
-/// prefix. A row's first tile returns `seed`. Integer sums, so the result is exact whatever
-/// the walk met. Units of one cube may call it for different digits (no cube-wide step).
+/// prefix. A row's first tile returns `seed`. The walk reads `window` predecessors' words at
+/// once (independent loads: one round trip for up to `window` aggregates) and takes them
+/// nearest first, stopping at an inclusive prefix, or at a word not yet published, which the
+/// next round reads again. Integer sums, so the result is exact whatever the walk met. Units of
+/// one cube may call it for different digits (no cube-wide step).
 #[cube]
+#[allow(clippy::too_many_arguments)]
 pub fn digit_prefix(
     status: &[Atomic<u32>],
     tile: usize,
@@ -130,23 +134,44 @@ pub fn digit_prefix(
     digit: u32,
     count: u32,
     seed: u32,
+    #[comptime] window: u32,
 ) -> u32 {
     let own = tile * digits as usize + digit as usize;
     let mut prefix = seed;
     if part != 0 {
-        let mut at = own - digits as usize;
+        // Distance (in tiles) of the nearest predecessor not yet taken; the row's first tile,
+        // `part` back, always ends the walk (it publishes an inclusive prefix).
+        let mut back = 1usize;
         let mut searching = true;
         while searching {
-            let word = status[at].load();
-            let flag = word & COUNT_FLAGS;
-            if flag == COUNT_INCLUSIVE {
-                prefix += word & COUNT_VALUE;
-                searching = false;
-            } else if flag == COUNT_AGGREGATE {
-                prefix += word & COUNT_VALUE;
-                at -= digits as usize;
+            let mut words = Array::<u32>::new(window as usize);
+            #[unroll]
+            for j in 0..window {
+                let distance = back + j as usize;
+                words[j as usize] = 0u32;
+                if distance <= part {
+                    words[j as usize] = status[own - distance * digits as usize].load();
+                }
             }
-            // Otherwise the predecessor has not published yet: read again.
+            let mut taking = true;
+            #[unroll]
+            for j in 0..window {
+                let word = words[j as usize];
+                let flag = word & COUNT_FLAGS;
+                if taking {
+                    if flag == COUNT_INCLUSIVE {
+                        prefix += word & COUNT_VALUE;
+                        searching = false;
+                        taking = false;
+                    } else if flag == COUNT_AGGREGATE {
+                        prefix += word & COUNT_VALUE;
+                        back += 1;
+                    } else {
+                        // Not published yet: the next round reads it again.
+                        taking = false;
+                    }
+                }
+            }
         }
         status[own].store(COUNT_INCLUSIVE | (prefix + count));
     }

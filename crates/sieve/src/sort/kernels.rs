@@ -526,7 +526,16 @@ pub(crate) fn onesweep_kernel<I: Numeric>(
         } else {
             0u32
         };
-        first[d as usize] = digit_prefix(status, tile, span.part, radix, d, count, seed);
+        first[d as usize] = digit_prefix(
+            status,
+            tile,
+            span.part,
+            radix,
+            d,
+            count,
+            seed,
+            blueprint.walk_window,
+        );
         d += CUBE_DIM;
     }
     sync_cube();

@@ -169,6 +169,8 @@ pub struct SortTuning {
     /// With planes: find the lanes sharing a key's digit through a shared word per (plane,
     /// digit) (one atomic OR a key) instead of one plane vote per digit bit.
     pub shared_match: bool,
+    /// Predecessors a onesweep tile's per-digit look-back reads at once (at least 1).
+    pub walk_window: u32,
 }
 
 impl SortTuning {
@@ -200,6 +202,7 @@ impl SortTuning {
             in_cube_keys_per_unit: 8,
             use_planes: caps.plane_ops,
             shared_match: false,
+            walk_window: 1,
         };
         while tuning.lsd_tile_bytes(caps) > caps.max_shared_bytes {
             if tuning.elements_per_unit > 1 || tuning.keys_only_elements_per_unit > 1 {
@@ -244,6 +247,7 @@ impl SortTuning {
             self.radix_bits,
             self.use_planes,
             self.shared_match,
+            self.walk_window,
             caps,
         )
     }
@@ -277,6 +281,7 @@ impl SortTuning {
             radix_bits,
             self.use_planes,
             self.shared_match,
+            self.walk_window,
             caps,
         )
     }

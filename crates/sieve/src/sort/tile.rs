@@ -35,6 +35,8 @@ pub struct SortBlueprint {
     /// With planes: find a key's peers through a shared word per (plane, digit) instead of a
     /// ballot per digit bit ([`plane_peers_shared`]).
     pub shared_match: bool,
+    /// Predecessors a onesweep tile's per-digit look-back reads at once.
+    pub walk_window: u32,
 }
 
 impl SortBlueprint {
@@ -44,9 +46,11 @@ impl SortBlueprint {
         radix_bits: u32,
         use_planes: bool,
         shared_match: bool,
+        walk_window: u32,
         caps: &crate::DeviceCaps,
     ) -> Self {
         SortBlueprint {
+            walk_window: walk_window.max(1),
             shared_match: use_planes && shared_match,
             units,
             elements_per_unit,
