@@ -5,6 +5,7 @@
 #          tests first (`sort::`, `scan::`, `compact::`, `topk::`, `sort_ops::` through CUDA and
 #          Vulkan; memcheck over `sort::` and `scan::`; racecheck over two sort tests), then the
 #          sort rows with `match=0` and `match=1` (2^28 keys, 2^28 and 2^24 pairs, [16384, 128]),
+#          the shared match at other tiles (`epu=`), the onesweep look-back's window (`window=`),
 #          cumsum 2^20 / 2^24 and the batched top-k rows through the new bench and through
 #          `.gpu/sieve-bench-cuda-old` (built at 29bb83a: the cumsum's two fills, the runtime
 #          minima bound), and torch's cumsum, sort and top-k rows in the same call. Files:
@@ -44,7 +45,9 @@ ab)
     args+=(--case $c --case $c:match=1)
   done
   args+=(--case sort:268435456:i32:match=1,epu=12 --case sort:268435456:i32:match=1,epu=20
-    --case $S:268435456:f32:match=1,epu=16 --case $S:268435456:f32:match=1,epu=8)
+    --case $S:268435456:f32:match=1,epu=16 --case $S:268435456:f32:match=1,epu=8
+    --case sort:268435456:i32:window=4 --case sort:268435456:i32:window=8
+    --case sort:268435456:i32:match=1,window=4)
   bench cuda .gpu/sieve-bench-cuda "${args[@]}"
   [ -x .gpu/sieve-bench-cuda-old ] && BENCH_LIMIT=60 bench cuda-old .gpu/sieve-bench-cuda-old "${common[@]}"
   timeout ${TORCH_LIMIT:-120} python3 bench/torch_reference.py "$OUT/torch.json" --only=sort,topk \
