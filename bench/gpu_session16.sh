@@ -13,7 +13,11 @@
 #          torch.txt, torch.json.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #
-# usage: LIMIT=240 bash bench/gpu_session16.sh <ab>
+#   ab2    what `ab` lost: `sort::` and `scan::` through CUDA and Vulkan, memcheck over three sort
+#          tests; the small rows (cumsum, batched top-k, [16384, 128] with and without the
+#          shared match), 2^28 keys (default, `match=1`, `match=1,window=4`), 2^28 pairs (default,
+#          `match=1,window=4`), each group its own bench run; torch's sort rows.
+# usage: LIMIT=240 bash bench/gpu_session16.sh <ab|ab2>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-240}
@@ -54,7 +58,30 @@ ab)
     > "$OUT/torch.txt" 2>&1
   echo "torch rc=$?"; grep -E "^(cumsum|sort|argsort|topk)" "$OUT/torch.txt" | head -30
   ;;
+ab2)
+  # `ab` lost its sort rows (the bench prints at its end and ran past its limit; its test
+  # filters also matched the dtypes_* modules): sort tests alone, then small bench runs.
+  timeout $limit .gpu/suite-cuda --test-threads 2 sort:: scan:: --skip dtypes_ > "$OUT/tests-cuda.txt" 2>&1 &
+  timeout $limit .gpu/suite-vulkan --test-threads 2 sort:: scan:: --skip dtypes_ > "$OUT/tests-vulkan.txt" 2>&1 &
+  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 \
+    .gpu/suite-cuda --test-threads 2 sort::floats sort::all_equal sort::many_tiles --skip dtypes_ \
+    > "$OUT/memcheck-cuda.txt" 2>&1 &
+  wait
+  summaries
+  T=topk_with_indices; S=sort_with_indices
+  BENCH_LIMIT=60 bench small .gpu/sieve-bench-cuda --case cumsum:1048576:f32 --case cumsum:16777216:f32 \
+    --case $T:64x128256:f32:k=50 --case $T:64x128256:f32:k=1000 \
+    --case $T:64x128256:f32:k=50,dist=tied --case $T:64x128256:f32:k=1000,dist=tied \
+    --case $S:16384x128:f32 --case $S:16384x128:f32:match=1
+  BENCH_LIMIT=130 bench keys .gpu/sieve-bench-cuda --case sort:268435456:i32 \
+    --case sort:268435456:i32:match=1 --case sort:268435456:i32:match=1,window=4
+  BENCH_LIMIT=100 bench pairs .gpu/sieve-bench-cuda --case $S:268435456:f32 \
+    --case $S:268435456:f32:match=1,window=4
+  timeout ${TORCH_LIMIT:-60} python3 bench/torch_reference.py "$OUT/torch.json" --only=sort \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; grep -E "^(cumsum|sort|argsort|topk)" "$OUT/torch.txt" | head -30
+  ;;
 *)
-  echo "usage: $0 <ab>"; exit 2
+  echo "usage: $0 <ab|ab2>"; exit 2
   ;;
 esac

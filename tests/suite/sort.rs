@@ -27,24 +27,30 @@ fn tiny_tuning(client: &Client) -> SortTuning {
     }
 }
 
-/// The device's default tuning, and with planes the same with the other peer finder
-/// ([`SortTuning::shared_match`] flipped): both plane rankers run wherever planes exist.
-fn rankers(client: &Client) -> Vec<Option<SortTuning>> {
-    with_other_ranker(client, None)
+/// The device's default tuning, and for `Onesweep` the same with its look-back reading a
+/// different number of predecessors at once ([`SortTuning::walk_window`]).
+fn windows(client: &Client, strategy: SortStrategy) -> Vec<Option<SortTuning>> {
+    with_other_window(client, strategy, None)
 }
 
-/// `tuning` (`None`: the default), and with planes `tuning` with the other peer finder.
-fn with_other_ranker(client: &Client, tuning: Option<SortTuning>) -> Vec<Option<SortTuning>> {
-    let caps = DeviceCaps::of(client);
-    let base = tuning.unwrap_or_else(|| SortTuning::for_device(&caps));
-    let mut all = vec![tuning];
-    if base.use_planes {
-        all.push(Some(SortTuning {
-            shared_match: !base.shared_match,
-            ..base
-        }));
+/// `tuning` (`None`: the default), and for `Onesweep` `tuning` with another look-back window.
+fn with_other_window(
+    client: &Client,
+    strategy: SortStrategy,
+    tuning: Option<SortTuning>,
+) -> Vec<Option<SortTuning>> {
+    if strategy != SortStrategy::Onesweep {
+        return vec![tuning];
     }
-    all
+    let base = tuning.unwrap_or_else(|| SortTuning::for_device(&DeviceCaps::of(client)));
+    let other = if base.walk_window == 1 { 3 } else { 1 };
+    vec![
+        tuning,
+        Some(SortTuning {
+            walk_window: other,
+            ..base
+        }),
+    ]
 }
 
 /// Sorts `keys` (32-bit, given as raw bits) and returns (sorted key bits, permutation).
@@ -152,9 +158,9 @@ fn floats_in_pytorch_order_both_directions() {
                 if strategy == SortStrategy::InCube && len > in_cube_capacity(&client) {
                     continue;
                 }
-                for tuning in rankers(&client) {
+                for tuning in windows(&client, strategy) {
                     let case = format!(
-                        "seed {seed}: [{rows}, {len}] {order:?} {strategy:?} other ranker {}",
+                        "seed {seed}: [{rows}, {len}] {order:?} {strategy:?} other window {}",
                         tuning.is_some()
                     );
                     let options = SortOptions { strategy, tuning };
@@ -193,14 +199,14 @@ fn integers_with_duplicates() {
         let descending = order == SortOrder::Descending;
         for (strategy, tuning) in strategies()
             .into_iter()
-            .flat_map(|s| rankers(&client).into_iter().map(move |t| (s, t)))
+            .flat_map(|s| windows(&client, s).into_iter().map(move |t| (s, t)))
         {
             let options = SortOptions { strategy, tuning };
             if strategy == SortStrategy::InCube && len > in_cube_capacity(&client) {
                 continue;
             }
             let other = tuning.is_some();
-            let case = format!("seed {seed}: i32 {order:?} {strategy:?} other ranker {other}");
+            let case = format!("seed {seed}: i32 {order:?} {strategy:?} other window {other}");
             let want = reference::sort_rows(&signed, rows, len, descending);
             let got = run(
                 &client,
@@ -211,7 +217,7 @@ fn integers_with_duplicates() {
                 options,
             );
             check(&got, &unsigned, &want, len, &case);
-            let case = format!("seed {seed}: u32 {order:?} {strategy:?} other ranker {other}");
+            let case = format!("seed {seed}: u32 {order:?} {strategy:?} other window {other}");
             let want = reference::sort_rows(&unsigned, rows, len, descending);
             let got = run(
                 &client,
@@ -238,7 +244,7 @@ fn every_length_across_an_lsd_tile_boundary() {
         let bits: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
         let want = reference::sort_rows(&keys, rows, len, false);
         for strategy in device_wide() {
-            for tuning in with_other_ranker(&client, Some(tuning)) {
+            for tuning in with_other_window(&client, strategy, Some(tuning)) {
                 let got = run(
                     &client,
                     &bits,
@@ -247,15 +253,15 @@ fn every_length_across_an_lsd_tile_boundary() {
                     SortOrder::Ascending,
                     SortOptions { strategy, tuning },
                 );
-                let ranker = tuning.is_some_and(|t| t.shared_match);
-                let case = format!("seed {seed}: len {len} {strategy:?} shared match {ranker}");
+                let ranker = tuning.map(|t| t.walk_window);
+                let case = format!("seed {seed}: len {len} {strategy:?} window {ranker:?}");
                 check(&got, &bits, &want, len, &case);
             }
         }
     }
 }
 
-/// Many tiles a row at tiny tunings (both peer finders, look-back windows of 1 and 3), every
+/// Many tiles a row at tiny and default tunings (look-back windows of 1 and 3), every
 /// row's look-back chain long: rows of runs of equal keys (every digit's count spread over
 /// many tiles), both orders, for every device-wide strategy; and a forced `Onesweep` refused
 /// with its reason where cubes lack forward progress.
@@ -277,15 +283,8 @@ fn many_tiles_per_row_and_onesweep_refusal() {
     for order in ORDERS {
         let want = reference::sort_rows(&keys, rows, len, order == SortOrder::Descending);
         for strategy in device_wide() {
-            let mut tunings = with_other_ranker(&client, Some(tuning));
-            tunings.extend(rankers(&client));
-            // The onesweep look-back one predecessor at a time and three at once.
-            tunings.extend([1, 3].map(|walk_window| {
-                Some(SortTuning {
-                    walk_window,
-                    ..tuning
-                })
-            }));
+            let mut tunings = with_other_window(&client, strategy, Some(tuning));
+            tunings.extend(windows(&client, strategy));
             for tuning in tunings {
                 let got = run(
                     &client,
@@ -347,7 +346,7 @@ fn all_equal_sorted_and_reversed() {
                 if strategy == SortStrategy::InCube && len > in_cube_capacity(&client) {
                     continue;
                 }
-                for tuning in rankers(&client) {
+                for tuning in windows(&client, strategy) {
                     let got = run(
                         &client,
                         &bits,
@@ -357,7 +356,7 @@ fn all_equal_sorted_and_reversed() {
                         SortOptions { strategy, tuning },
                     );
                     let other = tuning.is_some();
-                    let case = format!("{name} {order:?} {strategy:?} other ranker {other}");
+                    let case = format!("{name} {order:?} {strategy:?} other window {other}");
                     check(&got, &bits, &want, len, &case);
                 }
             }

@@ -499,9 +499,8 @@ fn check_sorted(
 }
 
 /// A sort tuning from the case's `units=`, `epu=` (keys per unit), `bits=` (LSD digit) and
-/// `in_cube_bits=` and `in_cube_epu=` (keys per unit of the in-cube sort) and `match=` (1: the
-/// plane ranker's shared match, 0: its ballots) and `window=` (the onesweep look-back's
-/// predecessors read at once) params over the device's defaults; `None` when
+/// `in_cube_bits=` and `in_cube_epu=` (keys per unit of the in-cube sort) and `window=` (the
+/// onesweep look-back's predecessors read at once) params over the device's defaults; `None` when
 /// the case names none.
 fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
     let get = |k: &str| case.param_u32(k);
@@ -526,7 +525,6 @@ fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
         in_cube_radix_bits: get("in_cube_bits").unwrap_or(base.in_cube_radix_bits),
         short_row_radix_bits: get("in_cube_bits").unwrap_or(base.short_row_radix_bits),
         in_cube_keys_per_unit: get("in_cube_epu").unwrap_or(base.in_cube_keys_per_unit),
-        shared_match: get("match").map_or(base.shared_match, |m| m != 0),
         walk_window: get("window").unwrap_or(base.walk_window),
         ..base
     })

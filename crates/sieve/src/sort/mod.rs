@@ -166,9 +166,6 @@ pub struct SortTuning {
     pub in_cube_keys_per_unit: u32,
     /// Rank with plane votes (the device must have plane operations); else one-bit splits.
     pub use_planes: bool,
-    /// With planes: find the lanes sharing a key's digit through a shared word per (plane,
-    /// digit) (one atomic OR a key) instead of one plane vote per digit bit.
-    pub shared_match: bool,
     /// Predecessors a onesweep tile's per-digit look-back reads at once (at least 1).
     pub walk_window: u32,
 }
@@ -201,7 +198,6 @@ impl SortTuning {
             short_row_radix_bits: 6,
             in_cube_keys_per_unit: 8,
             use_planes: caps.plane_ops,
-            shared_match: false,
             walk_window: 1,
         };
         while tuning.lsd_tile_bytes(caps) > caps.max_shared_bytes {
@@ -246,7 +242,6 @@ impl SortTuning {
             elements_per_unit,
             self.radix_bits,
             self.use_planes,
-            self.shared_match,
             self.walk_window,
             caps,
         )
@@ -280,7 +275,6 @@ impl SortTuning {
             elements_per_unit,
             radix_bits,
             self.use_planes,
-            self.shared_match,
             self.walk_window,
             caps,
         )

@@ -1,13 +1,13 @@
 //! What one cube does with one tile of keys: rank every key of the tile by a digit, stably
 //! (the key's slot in the tile sorted by that digit, ties in input order), and the first slot
 //! of each digit. Two rankers with the same contract:
-//! - [`rank_by_planes`]: each key learns which lanes of its plane share its digit, either by
-//!   one vote per digit bit (`plane_ballot`) or, with [`SortBlueprint::shared_match`], by
-//!   every lane setting its bit in a shared word of its (plane, digit) and reading the word
-//!   back (one atomic OR and two plane synchronisations instead of `radix_bits + 1` votes;
-//!   Adinets and Merrill's match by atomic OR); per-plane digit counters in shared memory carry
+//! - [`rank_by_planes`]: planes vote on the digit's bits (`plane_ballot`), so each key learns
+//!   which lanes of its plane share its digit; per-plane digit counters in shared memory carry
 //!   the count across the plane's keys, and a prefix over (digit, plane) turns the counters
-//!   into slots. One cube synchronisation per tile.
+//!   into slots. A handful of ballots per key and one synchronisation per tile. (Peers found
+//!   by an atomic OR into a shared word per (plane, digit) instead, the match of Adinets and
+//!   Merrill, measured slower on the H200 and sorted wrong through its Vulkan driver:
+//!   `bench/results/h200/16-b`.)
 //! - [`rank_by_splits`]: without plane operations, one-bit stable splits of (digit, index)
 //!   pairs, each ranked by a cube-wide scan (the course's split), then the inverse permutation.
 //!
@@ -32,9 +32,6 @@ pub struct SortBlueprint {
     pub max_planes: u32,
     /// 32-bit words of a ballot that cover the widest plane.
     pub ballot_words: u32,
-    /// With planes: find a key's peers through a shared word per (plane, digit) instead of a
-    /// ballot per digit bit ([`plane_peers_shared`]).
-    pub shared_match: bool,
     /// Predecessors a onesweep tile's per-digit look-back reads at once.
     pub walk_window: u32,
 }
@@ -45,13 +42,11 @@ impl SortBlueprint {
         elements_per_unit: u32,
         radix_bits: u32,
         use_planes: bool,
-        shared_match: bool,
         walk_window: u32,
         caps: &crate::DeviceCaps,
     ) -> Self {
         SortBlueprint {
             walk_window: walk_window.max(1),
-            shared_match: use_planes && shared_match,
             units,
             elements_per_unit,
             use_planes,
@@ -73,21 +68,11 @@ impl SortBlueprint {
         1usize << self.radix_bits
     }
 
-    /// Shared words of [`plane_peers_shared`]: two buffers of one ballot's words per (plane,
-    /// digit) (one word where the ranker does not match in shared memory).
-    pub fn match_words(&self) -> usize {
-        if self.shared_match {
-            2 * self.max_planes as usize * self.digits() * self.ballot_words as usize
-        } else {
-            1
-        }
-    }
-
     /// Shared memory a tile needs besides its sorted keys and positions: the rankers' state,
     /// the digit starts and the scan spine.
     pub fn ranking_bytes(&self) -> usize {
         let ranker = if self.use_planes {
-            4 * self.max_planes as usize * self.digits() + self.match_words() * 4
+            4 * self.max_planes as usize * self.digits()
         } else {
             8 * self.tile()
         };
@@ -129,13 +114,7 @@ pub fn rank_tile(
     #[comptime] blueprint: SortBlueprint,
 ) -> Array<u32> {
     if blueprint.use_planes {
-        rank_by_planes(
-            digits,
-            &mut scratch.counters,
-            &scratch.matches,
-            digit_start,
-            blueprint,
-        )
+        rank_by_planes(digits, &mut scratch.counters, digit_start, blueprint)
     } else {
         rank_by_splits(
             digits,
@@ -153,15 +132,12 @@ pub fn rank_tile(
 pub struct RankScratch {
     /// Per (plane, digit) counters of the plane ranker.
     pub counters: Shared<[Atomic<u32>]>,
-    /// The shared match's words ([`SortBlueprint::match_words`]), zero between uses.
-    pub matches: Shared<[Atomic<u32>]>,
     /// The split ranker's digits and tile indices.
     pub ranked: Shared<[u32]>,
     pub order: Shared<[u32]>,
 }
 
-/// Allocates [`RankScratch`] for `blueprint` and zeroes the match words (readable after the
-/// next synchronisation; the ranker leaves them zero again).
+/// Allocates [`RankScratch`] for `blueprint`.
 #[cube]
 pub fn rank_scratch(#[comptime] blueprint: SortBlueprint) -> RankScratch {
     let planes = blueprint.use_planes;
@@ -170,18 +146,9 @@ pub fn rank_scratch(#[comptime] blueprint: SortBlueprint) -> RankScratch {
     } else {
         1
     }));
-    let matches = Shared::<[Atomic<u32>]>::new_slice(comptime!(blueprint.match_words()));
-    if blueprint.shared_match {
-        let mut i = UNIT_POS as usize;
-        while i < comptime!(blueprint.match_words()) {
-            matches[i].store(0u32);
-            i += CUBE_DIM as usize;
-        }
-    }
     let tile = comptime!(if planes { 1 } else { blueprint.tile() });
     RankScratch {
         counters,
-        matches,
         ranked: Shared::<[u32]>::new_slice(tile),
         order: Shared::<[u32]>::new_slice(tile),
     }
@@ -211,46 +178,6 @@ pub fn plane_peers(digit: u32, present: bool, #[comptime] blueprint: SortBluepri
         mask &= vote ^ Vector::new(flip);
     }
     peers_in(mask, blueprint)
-}
-
-/// [`plane_peers`] through shared memory: every present lane sets its bit in the word of its
-/// (plane, digit) in buffer `buffer` (0 or 1) and, after a plane synchronisation, reads the
-/// word back; after a second, the lowest peer zeroes it. The caller alternates buffers between
-/// calls, so a word is zeroed (before the next call's first synchronisation) well before the
-/// call after next sets bits in it again. Every unit of the plane must call it.
-#[cube]
-pub fn plane_peers_shared(
-    matches: &Shared<[Atomic<u32>]>,
-    digit: u32,
-    present: bool,
-    buffer: u32,
-    #[comptime] blueprint: SortBlueprint,
-) -> Peers {
-    let radix = comptime!(blueprint.digits() as u32);
-    let words = blueprint.ballot_words;
-    let lane = UNIT_POS_PLANE;
-    let plane = UNIT_POS / PLANE_DIM;
-    let base = (((buffer * blueprint.max_planes + plane) * radix + digit) * words) as usize;
-    if present {
-        matches[base + (lane / 32u32) as usize].fetch_or(1u32 << (lane % 32u32));
-    }
-    sync_plane();
-    let mut mask = Vector::<u32, Const<4>>::new(0u32);
-    if present {
-        #[unroll]
-        for w in 0..words {
-            mask.insert(w as usize, matches[base + w as usize].load());
-        }
-    }
-    let peers = peers_in(mask, blueprint);
-    sync_plane();
-    if present && lane == peers.leader {
-        #[unroll]
-        for w in 0..words {
-            matches[base + w as usize].store(0u32);
-        }
-    }
-    peers
 }
 
 /// A lane's [`Peers`] from the mask of the lanes sharing its digit (all zero for a lane
@@ -294,7 +221,6 @@ fn peers_in(mask: Vector<u32, Const<4>>, #[comptime] blueprint: SortBlueprint) -
 pub fn rank_by_planes(
     digits: &Array<u32>,
     counters: &mut Shared<[Atomic<u32>]>,
-    matches: &Shared<[Atomic<u32>]>,
     digit_start: &mut Shared<[u32]>,
     #[comptime] blueprint: SortBlueprint,
 ) -> Array<u32> {
@@ -314,11 +240,7 @@ pub fn rank_by_planes(
     for e in 0..epu {
         let digit = digits[e as usize];
         let present = digit < radix;
-        let peers = if blueprint.shared_match {
-            plane_peers_shared(matches, digit, present, e % 2u32, blueprint)
-        } else {
-            plane_peers(digit, present, blueprint)
-        };
+        let peers = plane_peers(digit, present, blueprint);
         let mut earlier = 0u32;
         if present && lane == peers.leader {
             earlier = counters[(plane * radix + digit) as usize].fetch_add(peers.count);
