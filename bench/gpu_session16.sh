@@ -17,7 +17,10 @@
 #          tests; the small rows (cumsum, batched top-k, [16384, 128] with and without the
 #          shared match), 2^28 keys (default, `match=1`, `match=1,window=4`), 2^28 pairs (default,
 #          `match=1,window=4`), each group its own bench run; torch's sort rows.
-# usage: LIMIT=240 bash bench/gpu_session16.sh <ab|ab2>
+#   final  the ballots-only ranker (`5aa065f`): `sort::` and `scan::` through Vulkan, `sort::`
+#          through CUDA (Onesweep with windows 1 and 3); sort i32 2^28 at windows 1, 4, 8;
+#          torch's sort rows.
+# usage: LIMIT=240 bash bench/gpu_session16.sh <ab|ab2|final>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-240}
@@ -81,7 +84,19 @@ ab2)
     > "$OUT/torch.txt" 2>&1
   echo "torch rc=$?"; grep -E "^(cumsum|sort|argsort|topk)" "$OUT/torch.txt" | head -30
   ;;
+final)
+  timeout $limit .gpu/suite-vulkan --test-threads 2 sort:: scan:: --skip dtypes_ > "$OUT/tests-vulkan.txt" 2>&1 &
+  timeout $limit .gpu/suite-cuda --test-threads 2 sort:: --skip dtypes_ > "$OUT/tests-cuda.txt" 2>&1 &
+  wait
+  summaries
+  grep -E "panicked|assert" -A3 "$OUT"/tests-*.txt | head -30
+  BENCH_LIMIT=140 bench keys .gpu/sieve-bench-cuda --case sort:268435456:i32 \
+    --case sort:268435456:i32:window=4 --case sort:268435456:i32:window=8
+  timeout ${TORCH_LIMIT:-70} python3 bench/torch_reference.py "$OUT/torch.json" --only=sort \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; grep -E "^(cumsum|sort|argsort)" "$OUT/torch.txt" | head -30
+  ;;
 *)
-  echo "usage: $0 <ab|ab2>"; exit 2
+  echo "usage: $0 <ab|ab2|final>"; exit 2
   ;;
 esac
