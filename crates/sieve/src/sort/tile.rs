@@ -177,13 +177,6 @@ pub fn plane_peers(digit: u32, present: bool, #[comptime] blueprint: SortBluepri
         let flip = if set { 0u32 } else { 0xFFFF_FFFFu32 };
         mask &= vote ^ Vector::new(flip);
     }
-    peers_in(mask, blueprint)
-}
-
-/// A lane's [`Peers`] from the mask of the lanes sharing its digit (all zero for a lane
-/// without a key).
-#[cube]
-fn peers_in(mask: Vector<u32, Const<4>>, #[comptime] blueprint: SortBlueprint) -> Peers {
     let lane = UNIT_POS_PLANE;
     let own_word = lane / 32u32;
     let below_bits = (1u32 << (lane % 32u32)) - 1u32;
