@@ -510,7 +510,7 @@ fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
         "bits",
         "in_cube_bits",
         "in_cube_epu",
-        "match",
+        "window",
     ];
     if keys.iter().all(|k| get(k).is_none()) {
         return None;
