@@ -460,6 +460,7 @@ pub(crate) fn onesweep_kernel<I: Numeric>(
     #[comptime] passes: u32,
     #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
+    #[comptime] walk_window: u32,
     #[define(I)] _index: ElemType,
 ) {
     // The tile counter sits past the status words.
@@ -534,7 +535,7 @@ pub(crate) fn onesweep_kernel<I: Numeric>(
             d,
             count,
             seed,
-            blueprint.walk_window,
+            walk_window,
         );
         d += CUBE_DIM;
     }

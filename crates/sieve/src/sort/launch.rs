@@ -750,6 +750,7 @@ impl Run<'_> {
                 passes,
                 p.config,
                 blueprint,
+                self.tuning.walk_window.max(1),
                 p.index_elem,
             );
         }

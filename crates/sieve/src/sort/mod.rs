@@ -242,7 +242,6 @@ impl SortTuning {
             elements_per_unit,
             self.radix_bits,
             self.use_planes,
-            self.walk_window,
             caps,
         )
     }
@@ -275,7 +274,6 @@ impl SortTuning {
             elements_per_unit,
             radix_bits,
             self.use_planes,
-            self.walk_window,
             caps,
         )
     }

@@ -32,8 +32,6 @@ pub struct SortBlueprint {
     pub max_planes: u32,
     /// 32-bit words of a ballot that cover the widest plane.
     pub ballot_words: u32,
-    /// Predecessors a onesweep tile's per-digit look-back reads at once.
-    pub walk_window: u32,
 }
 
 impl SortBlueprint {
@@ -42,11 +40,9 @@ impl SortBlueprint {
         elements_per_unit: u32,
         radix_bits: u32,
         use_planes: bool,
-        walk_window: u32,
         caps: &crate::DeviceCaps,
     ) -> Self {
         SortBlueprint {
-            walk_window: walk_window.max(1),
             units,
             elements_per_unit,
             use_planes,
