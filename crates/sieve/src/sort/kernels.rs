@@ -185,11 +185,59 @@ fn load_tile(
     #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
 ) {
+    // A full tile (uniform per cube) loads without a bounds check a key.
+    if span.len == comptime!(blueprint.tile() as u32) {
+        load_held(
+            keys_in,
+            positions_in,
+            keys,
+            positions,
+            digits,
+            span,
+            shift,
+            true,
+            pass,
+            blueprint,
+        );
+    } else {
+        load_held(
+            keys_in,
+            positions_in,
+            keys,
+            positions,
+            digits,
+            span,
+            shift,
+            false,
+            pass,
+            blueprint,
+        );
+    }
+}
+
+/// [`load_tile`] of a tile known full (`full`) or not.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn load_held(
+    keys_in: &[u32],
+    positions_in: &[u32],
+    keys: &mut Array<u32>,
+    positions: &mut Array<u32>,
+    digits: &mut Array<u32>,
+    span: &TileSpan,
+    shift: u32,
+    #[comptime] full: bool,
+    #[comptime] pass: PassConfig,
+    #[comptime] blueprint: SortBlueprint,
+) {
     let radix = comptime!(blueprint.digits() as u32);
     #[unroll]
     for e in 0..blueprint.elements_per_unit {
         let local = held_index(e, blueprint);
-        let present = local < span.len;
+        let mut present = true;
+        if comptime!(!full) {
+            present = local < span.len;
+        }
         let mut key = 0u32;
         if present {
             key = keys_in[span.base + local as usize];
@@ -251,15 +299,15 @@ fn stage_ranked(
 
 /// The staged tile out (after a synchronisation): unit `u` writes the tile's sorted keys `u,
 /// u + CUBE_DIM, ...`, the key at sorted index `local` with digit `d` to its row's slot
-/// `first[d] + local - digit_start[d]`, so consecutive units write consecutive slots of a
-/// digit.
+/// `slot_base[d] + local` (`slot_base[d]`: the row slot of the digit's first key in the tile
+/// less its sorted index, one shared read a key), so consecutive units write consecutive
+/// slots of a digit. A full tile (uniform per cube) writes without a bounds check a key.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn write_staged<I: Numeric>(
     sorted_keys: &Shared<[u32]>,
     sorted_positions: &Shared<[u32]>,
-    digit_start: &Shared<[u32]>,
-    first: &Shared<[u32]>,
+    slot_base: &Shared<[u32]>,
     keys_out: &mut [u32],
     positions_out: &mut [I],
     span: &TileSpan,
@@ -269,20 +317,68 @@ fn write_staged<I: Numeric>(
     #[comptime] blueprint: SortBlueprint,
 ) {
     let row_base = span.row * len;
-    #[unroll]
-    for e in 0..blueprint.elements_per_unit {
-        let local = e * CUBE_DIM + UNIT_POS;
-        if local < span.len {
-            let key = sorted_keys[local as usize];
-            let digit = digit_of(pass_radix(key, pass), shift, blueprint) as usize;
-            let slot = row_base + (first[digit] + local - digit_start[digit]) as usize;
-            if pass.write_keys {
-                keys_out[slot] = key;
-            }
-            if comptime!(pass.positions != Positions::None) {
-                positions_out[slot] = I::cast_from(sorted_positions[local as usize]);
+    if span.len == comptime!(blueprint.tile() as u32) {
+        #[unroll]
+        for e in 0..blueprint.elements_per_unit {
+            let local = e * CUBE_DIM + UNIT_POS;
+            write_staged_key::<I>(
+                sorted_keys,
+                sorted_positions,
+                slot_base,
+                keys_out,
+                positions_out,
+                row_base,
+                local,
+                shift,
+                pass,
+                blueprint,
+            );
+        }
+    } else {
+        #[unroll]
+        for e in 0..blueprint.elements_per_unit {
+            let local = e * CUBE_DIM + UNIT_POS;
+            if local < span.len {
+                write_staged_key::<I>(
+                    sorted_keys,
+                    sorted_positions,
+                    slot_base,
+                    keys_out,
+                    positions_out,
+                    row_base,
+                    local,
+                    shift,
+                    pass,
+                    blueprint,
+                );
             }
         }
+    }
+}
+
+/// [`write_staged`]'s move of the staged key at sorted index `local`.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn write_staged_key<I: Numeric>(
+    sorted_keys: &Shared<[u32]>,
+    sorted_positions: &Shared<[u32]>,
+    slot_base: &Shared<[u32]>,
+    keys_out: &mut [u32],
+    positions_out: &mut [I],
+    row_base: usize,
+    local: u32,
+    shift: u32,
+    #[comptime] pass: PassConfig,
+    #[comptime] blueprint: SortBlueprint,
+) {
+    let key = sorted_keys[local as usize];
+    let digit = digit_of(pass_radix(key, pass), shift, blueprint) as usize;
+    let slot = row_base + (slot_base[digit] + local) as usize;
+    if pass.write_keys {
+        keys_out[slot] = key;
+    }
+    if comptime!(pass.positions != Positions::None) {
+        positions_out[slot] = I::cast_from(sorted_positions[local as usize]);
     }
 }
 
@@ -350,11 +446,11 @@ pub(crate) fn scatter_kernel<I: Numeric>(
     );
     let mut digit_start = Shared::<[u32]>::new_slice(comptime!(blueprint.digits()));
     let slots = rank_held(&digits, &mut digit_start, blueprint);
-    let mut first = Shared::<[u32]>::new_slice(comptime!(blueprint.digits()));
+    let mut slot_base = Shared::<[u32]>::new_slice(comptime!(blueprint.digits()));
     let mut d = UNIT_POS;
     while d < radix {
-        first[d as usize] =
-            offsets[(span.row * radix as usize + d as usize) * tiles_per_row + span.part];
+        let first = offsets[(span.row * radix as usize + d as usize) * tiles_per_row + span.part];
+        slot_base[d as usize] = first - digit_start[d as usize];
         d += CUBE_DIM;
     }
     let mut sorted_keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
@@ -373,8 +469,7 @@ pub(crate) fn scatter_kernel<I: Numeric>(
     write_staged::<I>(
         &sorted_keys,
         &sorted_positions,
-        &digit_start,
-        &first,
+        &slot_base,
         keys_out,
         positions_out,
         &span,
@@ -527,23 +622,16 @@ pub(crate) fn onesweep_kernel<I: Numeric>(
         } else {
             0u32
         };
-        first[d as usize] = digit_prefix(
-            status,
-            tile,
-            span.part,
-            radix,
-            d,
-            count,
-            seed,
-            walk_window,
-        );
+        // From here `first` holds the digit's slot base (see `write_staged`).
+        first[d as usize] =
+            digit_prefix(status, tile, span.part, radix, d, count, seed, walk_window)
+                - digit_start[d as usize];
         d += CUBE_DIM;
     }
     sync_cube();
     write_staged::<I>(
         &sorted_keys,
         &sorted_positions,
-        &digit_start,
         &first,
         keys_out,
         positions_out,

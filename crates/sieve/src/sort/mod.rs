@@ -269,13 +269,7 @@ impl SortTuning {
         } else {
             self.in_cube_radix_bits
         };
-        tile::SortBlueprint::new(
-            units,
-            elements_per_unit,
-            radix_bits,
-            self.use_planes,
-            caps,
-        )
+        tile::SortBlueprint::new(units, elements_per_unit, radix_bits, self.use_planes, caps)
     }
 
     /// The longest row [`SortStrategy::InCube`] sorts on this device: the largest power of

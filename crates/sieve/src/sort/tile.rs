@@ -168,10 +168,13 @@ pub fn plane_peers(digit: u32, present: bool, #[comptime] blueprint: SortBluepri
     let mut mask = plane_ballot(present);
     #[unroll]
     for bit in 0..blueprint.radix_bits {
-        let set = ((digit >> bit) & 1u32) == 1u32;
-        let vote = plane_ballot(set);
-        let flip = if set { 0u32 } else { 0xFFFF_FFFFu32 };
-        mask &= vote ^ Vector::new(flip);
+        // All ones where this lane's bit is clear: the vote XOR it is the lanes that agree
+        // with this one on the bit. Arithmetic, not a select on the vote's predicate: with
+        // every held key's votes in flight the compiler ran out of predicate registers and
+        // computed the bit twice (`bench/results/h200/13-b`, SASS).
+        let clear_mask = ((digit >> bit) & 1u32) - 1u32;
+        let vote = plane_ballot(clear_mask == 0u32);
+        mask &= vote ^ Vector::new(clear_mask);
     }
     let lane = UNIT_POS_PLANE;
     let own_word = lane / 32u32;
