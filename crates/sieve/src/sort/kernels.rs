@@ -170,8 +170,7 @@ pub(crate) fn histogram_kernel(
 }
 
 /// The unit's held keys of a tile ([`held_index`]), their positions and their digits at
-/// `shift` (a missing key, past the row's end, gets the out-of-range digit
-/// `blueprint.digits()`: it takes no slot).
+/// `shift` (a missing key, past the row's end, gets the largest digit: see [`rank_tile`]).
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn load_tile(
@@ -244,7 +243,7 @@ fn load_held(
         }
         let mut digit = digit_of(pass_radix(key, pass), shift, blueprint);
         if !present {
-            digit = radix;
+            digit = radix - 1;
         }
         keys[e as usize] = key;
         digits[e as usize] = digit;
@@ -277,22 +276,19 @@ fn rank_held(
 fn stage_ranked(
     keys: &Array<u32>,
     positions: &Array<u32>,
-    digits: &Array<u32>,
     slots: &Array<u32>,
     sorted_keys: &mut Shared<[u32]>,
     sorted_positions: &mut Shared<[u32]>,
     #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
 ) {
-    let radix = comptime!(blueprint.digits() as u32);
+    // Missing keys are staged too, past the present ones (never written out).
     #[unroll]
     for e in 0..blueprint.elements_per_unit {
-        if digits[e as usize] < radix {
-            let slot = slots[e as usize] as usize;
-            sorted_keys[slot] = keys[e as usize];
-            if comptime!(pass.positions != Positions::None) {
-                sorted_positions[slot] = positions[e as usize];
-            }
+        let slot = slots[e as usize] as usize;
+        sorted_keys[slot] = keys[e as usize];
+        if comptime!(pass.positions != Positions::None) {
+            sorted_positions[slot] = positions[e as usize];
         }
     }
 }
@@ -458,7 +454,6 @@ pub(crate) fn scatter_kernel<I: Numeric>(
     stage_ranked(
         &keys,
         &positions,
-        &digits,
         &slots,
         &mut sorted_keys,
         &mut sorted_positions,
@@ -607,7 +602,6 @@ pub(crate) fn onesweep_kernel<I: Numeric>(
     stage_ranked(
         &keys,
         &positions,
-        &digits,
         &slots,
         &mut sorted_keys,
         &mut sorted_positions,

@@ -96,12 +96,13 @@ pub fn digit_of(key: u32, shift: u32, #[comptime] blueprint: SortBlueprint) -> u
     (key >> shift) & comptime!((1u32 << blueprint.radix_bits) - 1)
 }
 
-/// Stable slots of the held keys by digit (`digits[e]`; a value of `1 << radix_bits` or more
-/// marks a missing key, which gets no slot and must sit at the end of the tile), and the first
-/// slot of each digit in `digit_start` (every digit's, present or not: a digit's count in the
-/// tile is the next digit's start less its own, the last digit's the present keys less its
-/// start). Every unit must call it; it synchronises the cube and
-/// leaves `digit_start` readable.
+/// Stable slots of the held keys by digit (`digits[e]`, each below `1 << radix_bits`), and the
+/// first slot of each digit in `digit_start` (every digit's, present or not: a digit's count in
+/// the tile is the next digit's start less its own, the last digit's the present keys less
+/// its start). A tile's missing keys (past its row's end) take the largest digit: they are
+/// the tile's last indices, so the stable ranking puts them behind every present key, in the
+/// slots past the present keys, with no test a key. Every unit must call it; it synchronises
+/// the cube and leaves `digit_start` readable.
 #[cube]
 pub fn rank_tile(
     digits: &Array<u32>,
@@ -161,11 +162,16 @@ pub struct Peers {
     pub leader: u32,
 }
 
-/// The lanes of the plane holding a present key with the same digit as this lane's: one
-/// ballot for presence and one per digit bit, intersected.
+/// The lanes of the plane whose keys share this lane's digit: one ballot per digit bit,
+/// intersected with `lanes` (the plane's lanes, `plane_ballot(true)`: a ballot wider than the
+/// plane has zeros past it, which a flipped vote would turn into peers).
 #[cube]
-pub fn plane_peers(digit: u32, present: bool, #[comptime] blueprint: SortBlueprint) -> Peers {
-    let mut mask = plane_ballot(present);
+pub fn plane_peers(
+    digit: u32,
+    lanes: Vector<u32, Const<4>>,
+    #[comptime] blueprint: SortBlueprint,
+) -> Peers {
+    let mut mask = lanes;
     #[unroll]
     for bit in 0..blueprint.radix_bits {
         // All ones where this lane's bit is clear: the vote XOR it is the lanes that agree
@@ -227,14 +233,14 @@ pub fn rank_by_planes(
     sync_cube();
     let plane = UNIT_POS / PLANE_DIM;
     let lane = UNIT_POS_PLANE;
+    let lanes = plane_ballot(true);
     let mut ranks = Array::<u32>::new(epu as usize);
     #[unroll]
     for e in 0..epu {
         let digit = digits[e as usize];
-        let present = digit < radix;
-        let peers = plane_peers(digit, present, blueprint);
+        let peers = plane_peers(digit, lanes, blueprint);
         let mut earlier = 0u32;
-        if present && lane == peers.leader {
+        if lane == peers.leader {
             earlier = counters[(plane * radix + digit) as usize].fetch_add(peers.count);
         }
         ranks[e as usize] = plane_shuffle(earlier, peers.leader) + peers.below;
@@ -275,18 +281,15 @@ pub fn rank_by_planes(
     #[unroll]
     for e in 0..epu {
         let digit = digits[e as usize];
-        if digit < radix {
-            ranks[e as usize] +=
-                digit_start[digit as usize] + counters[(plane * radix + digit) as usize].load();
-        }
+        ranks[e as usize] +=
+            digit_start[digit as usize] + counters[(plane * radix + digit) as usize].load();
     }
     ranks
 }
 
 /// [`rank_tile`] without plane operations: the (digit, tile index) pairs are sorted by
-/// one-bit splits ([`sort_by_bits`]); missing keys take the largest digit, and since they
-/// are the tile's last indices they stay behind every present key. The sorted order gives the
-/// digit starts; its inverse gives each key's slot.
+/// one-bit splits ([`sort_by_bits`]). The sorted order gives the digit starts; its inverse
+/// gives each key's slot.
 #[cube]
 pub fn rank_by_splits(
     digits: &Array<u32>,
@@ -301,7 +304,7 @@ pub fn rank_by_splits(
     #[unroll]
     for e in 0..epu {
         let index = held_index(e, blueprint);
-        ranked[index as usize] = min(digits[e as usize], radix - 1);
+        ranked[index as usize] = digits[e as usize];
         order[index as usize] = index;
     }
     sync_cube();
