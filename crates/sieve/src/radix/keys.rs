@@ -146,16 +146,12 @@ pub fn radix_key<K: Numeric>(
 fn float_order(raw: u32, #[comptime] sign: u32, #[comptime] infinity: u32) -> u32 {
     let all = comptime!(sign | (sign - 1));
     let magnitude = raw & comptime!(sign - 1);
-    // Bit tests, not float compares: some compilers assume NaN never occurs.
-    let mut radix = raw | sign;
-    if magnitude > infinity {
-        radix = all;
-    } else if magnitude == 0u32 {
-        radix = sign;
-    } else if raw >= sign {
-        radix = !raw & all;
-    }
-    radix
+    // Bit tests, not float compares: some compilers assume NaN never occurs. Selects, not
+    // branches: every pass of a float sort maps each key twice (13-b's SASS had a branch and
+    // its reconvergence a key for the branches).
+    let ordered = select(raw >= sign, !raw & all, raw | sign);
+    let zeroed = select(magnitude == 0u32, sign, ordered);
+    select(magnitude > infinity, all, zeroed)
 }
 
 /// The bits of f32 `raw` as a logit counts: `-inf` for NaN, `f32::MAX` for `+inf` (bit tests,
