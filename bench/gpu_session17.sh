@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Seventeenth session (issue 15): the sort ranker's leaner vote and write (`f4bec8c`).
+#   ab     tests first: `sort::` (with `dtypes_sort::`), `topk::`, `sort_ops::`, `topk_ops::` through CUDA, the same and
+#          `scan::` through Vulkan (the first Vulkan run since the shared match was taken out);
+#          then sort rows through the bench before the change (`.gpu/sieve-bench-cuda-base`,
+#          `94008b1`) and after it, a group at a time: [16384, 128] pairs, sort i32 2^28 (after:
+#          window 1, 2, 4). Files: tests-cuda.txt, tests-vulkan.txt, bench.txt (every bench
+#          run's table, in order), bench.json ({"runs": [...]}, one entry per run).
+#   more   memcheck and racecheck over sort tests; sort_with_indices f32 2^28 after and before;
+#          Nsight Compute over one onesweep pass of a keys-only 2^26 sort (SASS with executed
+#          instructions and stall samples); torch's sort rows.
+# Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
+# usage: LIMIT=200 bash bench/gpu_session17.sh <ab|more>
+set -uo pipefail
+here="$(dirname "$0")"
+export LIMIT=${LIMIT:-150}
+source "$here/gpu_prelude.sh"
+mkdir -p /tmp/runs
+runs=()
+bench() { # bench NAME BINARY ARGS...: one bench run; its table appended to bench.txt
+  local name=$1 bin=$2; shift 2
+  timeout ${BENCH_LIMIT:-120} $bin --no-burn --runs 10 --json "/tmp/runs/$name.json" "$@" \
+    > "/tmp/runs/$name.txt" 2>&1
+  local rc=$?
+  { echo "=== $name ($bin) rc=$rc"; cat "/tmp/runs/$name.txt"; } >> "$OUT/bench.txt"
+  echo "bench $name rc=$rc"
+  grep -E "^(sort|copy|argsort)" "/tmp/runs/$name.txt" | grep -v -E "skipped|in_cube.*-"
+  runs+=("$name")
+}
+merge() {
+  python3 - "$OUT/bench.json" "${runs[@]}" <<'PY'
+import json, os, sys
+out, names = sys.argv[1], sys.argv[2:]
+runs = []
+for n in names:
+    p = f"/tmp/runs/{n}.json"
+    if os.path.exists(p):
+        d = json.load(open(p)); d["name"] = n; runs.append(d)
+json.dump({"runs": runs}, open(out, "w"), indent=1)
+PY
+}
+case "$1" in
+ab)
+  M="sort:: topk:: sort_ops:: topk_ops::"
+  timeout $limit .gpu/suite-vulkan --test-threads 2 $M scan:: > "$OUT/tests-vulkan.txt" 2>&1 &
+  timeout $limit .gpu/suite-cuda --test-threads 2 $M > "$OUT/tests-cuda.txt" 2>&1 &
+  wait
+  for f in "$OUT"/tests-*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  grep -h -E "panicked" -A3 "$OUT"/tests-*.txt | head -20
+  S=sort_with_indices
+  BENCH_LIMIT=40 bench small-base .gpu/sieve-bench-cuda-base --case $S:16384x128:f32
+  BENCH_LIMIT=40 bench small-new .gpu/sieve-bench-cuda --case $S:16384x128:f32
+  BENCH_LIMIT=60 bench keys-base .gpu/sieve-bench-cuda-base --case sort:268435456:i32
+  BENCH_LIMIT=130 bench keys-new .gpu/sieve-bench-cuda --case sort:268435456:i32 \
+    --case sort:268435456:i32:window=2 --case sort:268435456:i32:window=4
+  merge
+  ;;
+more)
+  S=sort_with_indices
+  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 \
+    .gpu/suite-cuda --test-threads 2 sort::floats sort::all_equal sort::many_tiles --skip dtypes_ \
+    > "$OUT/memcheck-cuda.txt" 2>&1 &
+  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 \
+    .gpu/suite-cuda --test-threads 2 sort::every_length sort::many_tiles --skip dtypes_ \
+    > "$OUT/racecheck-cuda.txt" 2>&1 &
+  wait
+  for f in "$OUT"/*check*.txt; do summary "$f"; done
+  BENCH_LIMIT=60 bench pairs-new .gpu/sieve-bench-cuda --case $S:268435456:f32
+  BENCH_LIMIT=60 bench pairs-base .gpu/sieve-bench-cuda-base --case $S:268435456:f32
+  merge
+  timeout ${NCU_LIMIT:-100} ncu --clock-control none --kernel-name regex:onesweep_kernel \
+    --launch-skip 5 --launch-count 1 --section SourceCounters --section WarpStateStats \
+    --section Occupancy --section LaunchStats --page source --print-source sass --csv \
+    .gpu/sieve-bench-cuda --no-burn --runs 5 --case sort:67108864:i32 \
+    > "$OUT/ncu-sass-onesweep.csv" 2>&1
+  echo "ncu rc=$? $(wc -l < "$OUT/ncu-sass-onesweep.csv") lines"
+  timeout ${TORCH_LIMIT:-70} python3 bench/torch_reference.py "$OUT/torch.json" --only=sort \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; grep -E "^(sort|argsort)" "$OUT/torch.txt" | head -30
+  ;;
+*)
+  echo "usage: $0 <ab|more>"; exit 2
+  ;;
+esac
