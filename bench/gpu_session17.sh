@@ -4,7 +4,7 @@
 #          `scan::` through Vulkan (the first Vulkan run since the shared match was taken out);
 #          then sort rows through the bench before the change (`.gpu/sieve-bench-cuda-base`,
 #          `94008b1`) and after it, a group at a time: [16384, 128] pairs, sort i32 2^28 (after:
-#          window 1, 2, 4). Files: tests-cuda.txt, tests-vulkan.txt, bench.txt (every bench
+#          window 1 and 4, 20 keys a unit). Files: tests-cuda.txt, tests-vulkan.txt, bench.txt (every bench
 #          run's table, in order), bench.json ({"runs": [...]}, one entry per run).
 #   more   memcheck and racecheck over sort tests; sort_with_indices f32 2^28 after and before;
 #          Nsight Compute over one onesweep pass of a keys-only 2^26 sort (SASS with executed
@@ -52,7 +52,7 @@ ab)
   BENCH_LIMIT=40 bench small-new .gpu/sieve-bench-cuda --case $S:16384x128:f32
   BENCH_LIMIT=60 bench keys-base .gpu/sieve-bench-cuda-base --case sort:268435456:i32
   BENCH_LIMIT=130 bench keys-new .gpu/sieve-bench-cuda --case sort:268435456:i32 \
-    --case sort:268435456:i32:window=2 --case sort:268435456:i32:window=4
+    --case sort:268435456:i32:window=4 --case sort:268435456:i32:epu=20
   merge
   ;;
 more)
