@@ -250,9 +250,12 @@ fn load_held(
         if comptime!(pass.positions == Positions::FromIndex) {
             positions[e as usize] = span.start + local;
         } else if comptime!(pass.positions == Positions::Carried) {
+            // A missing key's position is staged (past the present keys) but never written.
+            let mut position = 0u32;
             if present {
-                positions[e as usize] = positions_in[span.base + local as usize];
+                position = positions_in[span.base + local as usize];
             }
+            positions[e as usize] = position;
         }
     }
 }
