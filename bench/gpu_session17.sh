@@ -10,7 +10,11 @@
 #          Nsight Compute over one onesweep pass of a keys-only 2^26 sort (SASS with executed
 #          instructions and stall samples); torch's sort rows.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: LIMIT=200 bash bench/gpu_session17.sh <ab|more>
+#   sweep  what `ab` lost (its tests ran past the limit): the tests without the dtype modules,
+#          memcheck and racecheck over sort tests; keys-only 2^28 at 20 and 24 keys a unit with
+#          window 4 and 24 with window 1; sort_with_indices 2^28 after (12 and 16 keys a unit)
+#          and before.
+# usage: LIMIT=200 bash bench/gpu_session17.sh <ab|sweep|more>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-150}
@@ -55,6 +59,29 @@ ab)
     --case sort:268435456:i32:window=4 --case sort:268435456:i32:epu=20
   merge
   ;;
+sweep)
+  # `ab`'s tests ran past its limit (the dtype modules match `sort::` and `scan::`): the sort,
+  # top-k and scan tests without them, beside memcheck and racecheck; then the tiles and
+  # window that decide the defaults, and the pairs rows before and after.
+  M="sort:: topk:: sort_ops:: topk_ops::"
+  timeout $limit .gpu/suite-vulkan --test-threads 2 $M scan:: --skip dtypes_ > "$OUT/tests-vulkan.txt" 2>&1 &
+  timeout $limit .gpu/suite-cuda --test-threads 2 $M --skip dtypes_ > "$OUT/tests-cuda.txt" 2>&1 &
+  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 \
+    .gpu/suite-cuda --test-threads 2 sort::floats sort::all_equal sort::many_tiles --skip dtypes_ \
+    > "$OUT/memcheck-cuda.txt" 2>&1 &
+  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 \
+    .gpu/suite-cuda --test-threads 2 sort::every_length sort::many_tiles --skip dtypes_ \
+    > "$OUT/racecheck-cuda.txt" 2>&1 &
+  wait
+  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  grep -h -E "panicked" -A3 "$OUT"/tests-*.txt | head -20
+  K=sort:268435456:i32; S=sort_with_indices:268435456:f32
+  BENCH_LIMIT=130 bench keys-tiles .gpu/sieve-bench-cuda --case $K:epu=20,window=4 \
+    --case $K:epu=24,window=4 --case $K:epu=24
+  BENCH_LIMIT=90 bench pairs-new .gpu/sieve-bench-cuda --case $S --case $S:epu=16
+  BENCH_LIMIT=50 bench pairs-base .gpu/sieve-bench-cuda-base --case $S
+  merge
+  ;;
 more)
   S=sort_with_indices
   SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 \
@@ -79,6 +106,6 @@ more)
   echo "torch rc=$?"; grep -E "^(sort|argsort)" "$OUT/torch.txt" | head -30
   ;;
 *)
-  echo "usage: $0 <ab|more>"; exit 2
+  echo "usage: $0 <ab|sweep|more>"; exit 2
   ;;
 esac
