@@ -14,7 +14,9 @@
 #          memcheck and racecheck over sort tests; keys-only 2^28 at 20 and 24 keys a unit with
 #          window 4 and 24 with window 1; sort_with_indices 2^28 after (12 and 16 keys a unit)
 #          and before.
-# usage: LIMIT=200 bash bench/gpu_session17.sh <ab|sweep|more>
+#   final  the new defaults (`aa64218`): sort tests through CUDA and Vulkan, racecheck; sort i32
+#          2^28, sort_with_indices [16384, 128], 2^24 and 2^28 at the defaults; torch's sort rows.
+# usage: LIMIT=200 bash bench/gpu_session17.sh <ab|sweep|final|more>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-150}
@@ -82,6 +84,28 @@ sweep)
   BENCH_LIMIT=50 bench pairs-base .gpu/sieve-bench-cuda-base --case $S
   merge
   ;;
+final)
+  # The new defaults (`aa64218`: 24 keys a unit alone, window 4): the sort tests through CUDA
+  # and Vulkan at them, racecheck; the sort rows at the defaults (the Burn op is the `auto`
+  # row); torch's sort rows.
+  M="sort:: sort_ops::"
+  timeout $limit .gpu/suite-vulkan --test-threads 2 $M --skip dtypes_ > "$OUT/tests-vulkan.txt" 2>&1 &
+  timeout $limit .gpu/suite-cuda --test-threads 2 $M --skip dtypes_ > "$OUT/tests-cuda.txt" 2>&1 &
+  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 \
+    .gpu/suite-cuda --test-threads 2 sort::every_length sort::many_tiles --skip dtypes_ \
+    > "$OUT/racecheck-cuda.txt" 2>&1 &
+  wait
+  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  grep -h -E "panicked" -A3 "$OUT"/tests-*.txt | head -20
+  S=sort_with_indices
+  BENCH_LIMIT=60 bench keys .gpu/sieve-bench-cuda --case sort:268435456:i32
+  BENCH_LIMIT=70 bench small .gpu/sieve-bench-cuda --case $S:16384x128:f32 --case $S:16777216:f32
+  BENCH_LIMIT=120 bench pairs .gpu/sieve-bench-cuda --case $S:268435456:f32
+  merge
+  timeout ${TORCH_LIMIT:-70} python3 bench/torch_reference.py "$OUT/torch.json" --only=sort \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; grep -E "^(sort|argsort)" "$OUT/torch.txt" | head -30
+  ;;
 more)
   S=sort_with_indices
   SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 \
@@ -106,6 +130,6 @@ more)
   echo "torch rc=$?"; grep -E "^(sort|argsort)" "$OUT/torch.txt" | head -30
   ;;
 *)
-  echo "usage: $0 <ab|sweep|more>"; exit 2
+  echo "usage: $0 <ab|sweep|final|more>"; exit 2
   ;;
 esac
