@@ -6,17 +6,16 @@
 #          `94008b1`) and after it, a group at a time: [16384, 128] pairs, sort i32 2^28 (after:
 #          window 1 and 4, 20 keys a unit). Files: tests-cuda.txt, tests-vulkan.txt, bench.txt (every bench
 #          run's table, in order), bench.json ({"runs": [...]}, one entry per run).
-#   more   memcheck and racecheck over sort tests; sort_with_indices f32 2^28 after and before;
-#          Nsight Compute over one onesweep pass of a keys-only 2^26 sort (SASS with executed
-#          instructions and stall samples); torch's sort rows.
-# Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 #   sweep  what `ab` lost (its tests ran past the limit): the tests without the dtype modules,
 #          memcheck and racecheck over sort tests; keys-only 2^28 at 20 and 24 keys a unit with
 #          window 4 and 24 with window 1; sort_with_indices 2^28 after (12 and 16 keys a unit)
 #          and before.
 #   final  the new defaults (`aa64218`): sort tests through CUDA and Vulkan, racecheck; sort i32
 #          2^28, sort_with_indices [16384, 128], 2^24 and 2^28 at the defaults; torch's sort rows.
-# usage: LIMIT=200 bash bench/gpu_session17.sh <ab|sweep|final|more>
+# The session's other calls (17-d Nsight, 17-e pairs at 16 keys, 17-f sampling, sets and
+# memcheck) were single commands; their READMEs give them.
+# Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
+# usage: LIMIT=200 bash bench/gpu_session17.sh <ab|sweep|final>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-150}
@@ -106,30 +105,7 @@ final)
     > "$OUT/torch.txt" 2>&1
   echo "torch rc=$?"; grep -E "^(sort|argsort)" "$OUT/torch.txt" | head -30
   ;;
-more)
-  S=sort_with_indices
-  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 \
-    .gpu/suite-cuda --test-threads 2 sort::floats sort::all_equal sort::many_tiles --skip dtypes_ \
-    > "$OUT/memcheck-cuda.txt" 2>&1 &
-  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 \
-    .gpu/suite-cuda --test-threads 2 sort::every_length sort::many_tiles --skip dtypes_ \
-    > "$OUT/racecheck-cuda.txt" 2>&1 &
-  wait
-  for f in "$OUT"/*check*.txt; do summary "$f"; done
-  BENCH_LIMIT=60 bench pairs-new .gpu/sieve-bench-cuda --case $S:268435456:f32
-  BENCH_LIMIT=60 bench pairs-base .gpu/sieve-bench-cuda-base --case $S:268435456:f32
-  merge
-  timeout ${NCU_LIMIT:-100} ncu --clock-control none --kernel-name regex:onesweep_kernel \
-    --launch-skip 5 --launch-count 1 --section SourceCounters --section WarpStateStats \
-    --section Occupancy --section LaunchStats --page source --print-source sass --csv \
-    .gpu/sieve-bench-cuda --no-burn --runs 5 --case sort:67108864:i32 \
-    > "$OUT/ncu-sass-onesweep.csv" 2>&1
-  echo "ncu rc=$? $(wc -l < "$OUT/ncu-sass-onesweep.csv") lines"
-  timeout ${TORCH_LIMIT:-70} python3 bench/torch_reference.py "$OUT/torch.json" --only=sort \
-    > "$OUT/torch.txt" 2>&1
-  echo "torch rc=$?"; grep -E "^(sort|argsort)" "$OUT/torch.txt" | head -30
-  ;;
 *)
-  echo "usage: $0 <ab|sweep|final|more>"; exit 2
+  echo "usage: $0 <ab|sweep|final>"; exit 2
   ;;
 esac
