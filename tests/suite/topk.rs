@@ -26,7 +26,8 @@ const STRATEGIES: [TopkStrategy; 3] = [
 /// The shapes a strategy runs in: the radix select runs one cube per row or device-wide
 /// passes, by the row length (`TopkTuning::row_cube_max_len`), and one-row cubes (rank by
 /// counting, the radix select's row cube) try the minima bound first for small `k`
-/// (`TopkTuning::bound_units_per_k`); tests force each.
+/// (`TopkTuning::bound_units_per_k`), the row cube its sampled bound for larger `k`
+/// (`TopkTuning::row_sample`); tests force each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Shape {
     Default,
@@ -37,7 +38,9 @@ enum Shape {
     NoBound,
     /// One cube per row, with `Bound`.
     RowCube,
-    /// One cube per row, with `NoBound`: digit passes only.
+    /// One cube per row, with `NoBound`: the sampled bound for every `k` it can serve.
+    RowCubeSampled,
+    /// One cube per row, neither bound: digit passes only.
     RowCubeDigits,
     /// One cube per chunk of 7 or more keys, as many chunks as fit (`Bound`): each chunk's
     /// top-k, merged by the candidates' sort.
@@ -50,10 +53,11 @@ enum Shape {
 
 /// Every strategy, rank by counting with and without the bound, the radix select in every
 /// shape.
-const VARIANTS: [(TopkStrategy, Shape); 8] = [
+const VARIANTS: [(TopkStrategy, Shape); 9] = [
     (TopkStrategy::RankByCounting, Shape::Bound),
     (TopkStrategy::RankByCounting, Shape::NoBound),
     (TopkStrategy::RadixSelect, Shape::RowCube),
+    (TopkStrategy::RadixSelect, Shape::RowCubeSampled),
     (TopkStrategy::RadixSelect, Shape::RowCubeDigits),
     (TopkStrategy::RadixSelect, Shape::RowCubeSplit),
     (TopkStrategy::RadixSelect, Shape::DeviceWide),
@@ -70,7 +74,7 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         Shape::Bound => (tuning.row_cube_max_len, 1),
         Shape::NoBound => (tuning.row_cube_max_len, 0),
         Shape::RowCube | Shape::RowCubeSplit => (row_cube, 1),
-        Shape::RowCubeDigits => (row_cube, 0),
+        Shape::RowCubeSampled | Shape::RowCubeDigits => (row_cube, 0),
         Shape::DeviceWide | Shape::DeviceWideDigits => (0, tuning.bound_units_per_k),
     };
     let (row_split_cubes, row_chunk_min_len) = match shape {
@@ -85,6 +89,7 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
     Some(TopkTuning {
         row_cube_max_len,
         bound_units_per_k,
+        row_sample: shape != Shape::RowCubeDigits,
         row_split_cubes,
         row_chunk_min_len,
         sample_tiles,
@@ -579,6 +584,74 @@ fn sampled_bound_and_its_fallback() {
         let case = format!("seed {seed}: [3, {len}] sample_min_len {sample_min_len}");
         assert_eq!(got.report.sampled_bound, tried, "{case}");
         check(&got, &keys, &bits, problem, &options, &case);
+    }
+}
+
+#[test]
+fn row_sampled_bound_and_its_fallback() {
+    let _serial = serial();
+    // The row cube's sampled bound (one key a unit at `floor(u * len / units)`) at the
+    // device's default tiles, for `k` above the minima bound's limit: where it answers
+    // (random keys with NaN and +-0.0; few distinct values: the bound is a common key whose
+    // ties fit the tile; sorted and reversed rows) and where it must fall back to the digit
+    // sweeps: rows whose sampled keys are the row's largest (for top-k fewer than `k` keys
+    // reach the bound; for bottom-k the keys under it overflow the tile) or smallest (the
+    // reverse), all-equal rows (the whole row under the bound). Each row beside the others in
+    // one call; both directions, sorted and not; the same rows without the sample agree.
+    let client = client();
+    let (mut rng, seed) = rng("row_sampled_bound_and_its_fallback");
+    let base = default_tuning(&client);
+    let units = base.row_units_per_cube as usize;
+    let len = 16 * units + 5;
+    let sampled = |p: usize| (0..units).any(|u| u * len / units == p);
+    let rows = 8;
+    let keys: Vec<f32> = (0..rows * len)
+        .map(|i| {
+            let p = i % len;
+            match (i / len, sampled(p)) {
+                (0, _) => match rng.random_range(0..8) {
+                    0 => f32::NAN,
+                    1 => -0.0,
+                    2 => 0.0,
+                    _ => rng.random_range(-1.0f32..1.0),
+                },
+                (1, true) => rng.random_range(10.0f32..11.0),
+                (2, true) => rng.random_range(-11.0f32..-10.0),
+                (1 | 2, false) => rng.random_range(-1.0f32..1.0),
+                (3, _) => rng.random_range(0i32..4) as f32,
+                (4, _) => 0.5,
+                (5, _) => p as f32,
+                (6, _) => -(p as f32),
+                _ => rng.random_range(-1.0f32..1.0),
+            }
+        })
+        .collect();
+    let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
+    for k in [units / 4 + 1, units / 2, 2 * units] {
+        for largest in [true, false] {
+            for sorted in [true, false] {
+                for row_sample in [true, false] {
+                    let options = TopkOptions {
+                        largest,
+                        sorted,
+                        strategy: TopkStrategy::RadixSelect,
+                        tuning: Some(TopkTuning {
+                            row_cube_max_len: usize::MAX,
+                            row_split_cubes: 0,
+                            row_sample,
+                            ..base
+                        }),
+                    };
+                    let problem = TopkProblem { rows, len, k };
+                    let got = run(&client, &bits, Dtype::F32, problem, options, Dtype::I32);
+                    let case = format!(
+                        "seed {seed}: [{rows}, {len}] k {k} largest {largest} sorted {sorted} \
+                         row_sample {row_sample}"
+                    );
+                    check(&got, &keys, &bits, problem, &options, &case);
+                }
+            }
+        }
     }
 }
 

@@ -242,8 +242,9 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
 /// the minima bound for `k` up to their units over this; 0: never), `sample=` (tiles the
 /// device-wide select samples per row; 0: no sampled bound) and `sample_min=` (the shortest
 /// row that tries it), `split=` (`row_split_cubes`: cut rows of the one-row
-/// select while rows x chunks stay within this many cubes; 0: never) and `chunk_min=` (the
-/// shortest chunk) params over the device's defaults; `None` when the case names none.
+/// select while rows x chunks stay within this many cubes; 0: never), `chunk_min=` (the
+/// shortest chunk) and `row_sample=` (0: the row cube's sampled bound off) params over the
+/// device's defaults; `None` when the case names none.
 fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning> {
     let get = |k: &str| case.param_u32(k);
     let names = [
@@ -257,6 +258,7 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
         "sample_min",
         "split",
         "chunk_min",
+        "row_sample",
     ];
     if names.iter().all(|k| get(k).is_none()) {
         return None;
@@ -274,6 +276,7 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
         sample_min_len: get("sample_min").map_or(base.sample_min_len, |m| m as usize),
         row_split_cubes: get("split").unwrap_or(base.row_split_cubes),
         row_chunk_min_len: get("chunk_min").map_or(base.row_chunk_min_len, |m| m as usize),
+        row_sample: get("row_sample").map_or(base.row_sample, |on| on != 0),
         ..base
     })
 }

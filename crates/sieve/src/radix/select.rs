@@ -1,7 +1,8 @@
 //! The most-significant-digit select: the key of a given rank, found digit by digit from the
 //! top of the key, each digit picked from a cube's bins ([`select_digit()`]). One routine
 //! serves every shape: [`cube_select()`] runs the whole select in one cube, over a row's keys
-//! (the one-cube-per-row top-k) or over one key per unit (the minima bound); the device-wide
+//! (the one-cube-per-row top-k) or over keys staged in shared memory (the minima bound, the
+//! row cube's sampled bound); the device-wide
 //! top-k runs the same steps across launches (its histogram passes count, its digit kernel
 //! picks with [`select_digit()`] and skips shared digits with [`shared_from()`]).
 
@@ -98,9 +99,9 @@ pub enum CubeKeys {
     /// A row of `len` keys from `row_base`, swept tile by tile for each digit (the sweeps
     /// after the first find the row in cache).
     Row,
-    /// One key per unit (`unit_key`; `u32::MAX` for a unit that holds none, which a narrow
-    /// key's digits never match).
-    PerUnit,
+    /// The first `len` keys of the cube's `staged` array in shared memory (one key per unit
+    /// for the minima bound; a sample, or the keys under a bound, for the row cube).
+    Staged,
 }
 
 /// The `k`-th smallest (1-based, at most the keys counted) radix key of `keys`, by one cube:
@@ -110,15 +111,16 @@ pub enum CubeKeys {
 /// (the range agrees on it and on every bit above) is the smallest key's and is not counted, so
 /// all-equal and low-entropy keys cost one count. Returns the select: `prefix` is the key,
 /// `need` its rank among the keys equal to it (`k - need` keys lie below it). Every unit must
-/// call it and gets the same result.
+/// call it and gets the same result; it returns after a barrier that follows its last read of
+/// `staged`, so the caller may overwrite the staged keys at once.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 pub fn cube_select<K: Numeric>(
     values: &[K],
+    staged: &Shared<[u32]>,
     bins: &Shared<[Atomic<u32>]>,
     row_base: usize,
     len: usize,
-    unit_key: u32,
     k: u32,
     #[comptime] keys: CubeKeys,
     #[comptime] read: KeyRead,
@@ -166,10 +168,17 @@ pub fn cube_select<K: Numeric>(
                     range.min = min(range.min, hits.range.min);
                     range.max = max(range.max, hits.range.max);
                 }
-            } else if in_prefix(unit_key, select.prefix, shift, SELECT_BITS) {
-                bins[digit_at(unit_key, shift, SELECT_BITS) as usize].fetch_add(1u32);
-                range.min = unit_key;
-                range.max = unit_key;
+            } else {
+                let mut j = UNIT_POS as usize;
+                while j < len {
+                    let key = staged[j];
+                    if in_prefix(key, select.prefix, shift, SELECT_BITS) {
+                        bins[digit_at(key, shift, SELECT_BITS) as usize].fetch_add(1u32);
+                        range.min = min(range.min, key);
+                        range.max = max(range.max, key);
+                    }
+                    j += CUBE_DIM as usize;
+                }
             }
             if pass == 0u32 {
                 let all = cube_range(range, blueprint.use_planes);

@@ -18,7 +18,8 @@ use cubecl::prelude::*;
 
 use super::tile::{
     GatherSlots, RowState, SOURCE_A, SOURCE_B, SOURCE_INPUT, chunk_of_cube, count_chunk_tiles,
-    gather_tile, histogram_tile, load_row_state, minima_bound, ranks_in_row, store_row_state,
+    gather_tile, histogram_tile, load_row_state, minima_bound, ranks_in_row, sampled_row_select,
+    store_row_state,
 };
 use crate::common::cube::{U32Range, cube_range};
 use crate::common::grid::linear_cube_index;
@@ -308,9 +309,11 @@ pub(crate) fn radix_digit_kernel(
 /// bound_max_k`: the kernel for larger `k` holds none of its code) the cube first tries
 /// [`minima_bound`] (two sweeps; sorted candidates); where too many keys lie under the bound
 /// but fewer than `k` below it (tied rows), the bound is the row's `k`-th key and the cube
-/// gathers by it ([`gather_row`]: one more sweep); otherwise, or where `k` is larger, it runs
-/// the MSB select over the row ([`cube_select`], one sweep per digit it cannot skip) and the
-/// gather.
+/// gathers by it ([`gather_row`]: one more sweep). With `try_sample` (larger `k`, where the
+/// host found a sample rank for it: `sample_rank`, or `sample_rank_last` for a row's last
+/// chunk) the cube first tries [`sampled_row_select`] (one sweep, then the gather).
+/// Otherwise, or where those fail, it runs the MSB select over the row ([`cube_select`], one
+/// sweep per digit it cannot skip) and the gather.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn row_select_kernel<K: Numeric>(
@@ -322,7 +325,10 @@ pub(crate) fn row_select_kernel<K: Numeric>(
     chunk_len: usize,
     chunks: usize,
     cubes: usize,
+    sample_rank: u32,
+    sample_rank_last: u32,
     #[comptime] try_bound: bool,
+    #[comptime] try_sample: bool,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: RadixBlueprint,
     #[define(K)] _dtype: ElemType,
@@ -338,8 +344,11 @@ pub(crate) fn row_select_kernel<K: Numeric>(
     let len = min(chunk_len, len - start);
     let out_base = cube * k as usize;
     let bins = Shared::<[Atomic<u32>]>::new_slice(SELECT_DIGITS);
+    // A tile of keys: the sample and the keys under its bound, then the gather's staging.
+    let mut staged = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
     let mut ranked = false;
-    let mut tied = false;
+    // Whether the boundary is known (the minima bound's tied case, or the sampled bound).
+    let mut known = false;
     // The row's boundary: the bound where the minima bound finds it is the `k`-th key.
     let mut boundary = DigitSelect {
         prefix: 0u32,
@@ -356,18 +365,39 @@ pub(crate) fn row_select_kernel<K: Numeric>(
         // Too many keys under the bound, but fewer than `k` below it (tied rows): the bound
         // is the row's `k`-th key, no digit passes needed.
         if !candidate.fits && candidate.below < k {
-            tied = true;
+            known = true;
             boundary.prefix = candidate.bound;
             boundary.need = k - candidate.below;
         }
     }
-    if !ranked && !tied {
-        let selected = cube_select::<K>(
+    if try_sample {
+        let rank = if cube % chunks == chunks - 1 {
+            sample_rank_last
+        } else {
+            sample_rank
+        };
+        let sampled = sampled_row_select::<K>(
             values,
+            &mut staged,
             &bins,
             row_base,
             len,
-            0u32,
+            k,
+            rank,
+            read,
+            blueprint,
+        );
+        known = sampled.found;
+        boundary.prefix = sampled.prefix;
+        boundary.need = sampled.need;
+    }
+    if !ranked && !known {
+        let selected = cube_select::<K>(
+            values,
+            &staged,
+            &bins,
+            row_base,
+            len,
             k,
             CubeKeys::Row,
             read,
@@ -382,6 +412,7 @@ pub(crate) fn row_select_kernel<K: Numeric>(
             values,
             cand_keys,
             cand_positions,
+            &mut staged,
             row_base,
             out_base,
             len,
@@ -402,6 +433,7 @@ fn gather_row<K: Numeric>(
     values: &[K],
     cand_keys: &mut [u32],
     cand_positions: &mut [u32],
+    staging: &mut Shared<[u32]>,
     row_base: usize,
     out_base: usize,
     len: usize,
@@ -427,6 +459,7 @@ fn gather_row<K: Numeric>(
             values,
             cand_keys,
             cand_positions,
+            staging,
             row_base,
             tile * tile_keys,
             len,
@@ -516,6 +549,7 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
     }
     let chunk = chunk_of_cube(cube, tiles_per_row, cubes_per_row, tiles_per_cube);
     let row_state = load_row_state(state, chunk.row);
+    let mut staging = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
     let limit = if row_state.sampled == 1u32 {
         sampled_cap
     } else {
@@ -536,6 +570,7 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
                 values,
                 cand_keys,
                 cand_positions,
+                &mut staging,
                 chunk.row * len,
                 tile * comptime!(blueprint.tile()),
                 len,

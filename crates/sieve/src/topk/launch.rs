@@ -367,6 +367,19 @@ struct SamplePlan {
     cap: usize,
 }
 
+/// The sampled bound's odds, for the `k` smallest of `len` keys in random order and a sample
+/// of `sample` of them: the sample's rank `mu + 4 sqrt(mu) + 8` (`mu = k * sample / len`, its
+/// expected share of the `k` smallest), whose key at least `k` keys reach, and the capacity
+/// (`(rank + 4 sqrt(rank) + 8) * len / sample`, at least `k`) that bounds the keys under it,
+/// both but for odds below 1e-9.
+fn sample_odds(k: usize, sample: usize, len: usize) -> (usize, usize) {
+    let scale = len as f64 / sample as f64;
+    let mu = k as f64 / scale;
+    let rank = (mu + 4.0 * mu.sqrt() + 8.0).ceil();
+    let cap = (((rank + 4.0 * rank.sqrt() + 8.0) * scale).ceil() as usize).max(k);
+    (rank as usize, cap)
+}
+
 /// Rows of at most this many gathered candidates (under a sampled bound) take their first `k`
 /// by one cube's select; more are sorted whole.
 const SELECT_CANDIDATES_MAX: usize = 1 << 15;
@@ -733,9 +746,22 @@ impl Run<'_> {
         };
         let cand_keys = self.workspace(candidates);
         let cand_positions = self.workspace(candidates);
+        let try_bound = self.problem.k <= self.tuning.bound_max_k(blueprint.units) as usize;
+        // The sampled bound where the odds hold for full chunks and the last one alike.
+        let last_len = self.problem.len - (chunks - 1) * chunk_len;
+        let sample_ranks = (self.tuning.row_sample && !try_bound)
+            .then(|| {
+                Some((
+                    self.row_sample_rank(blueprint.units, chunk_len)?,
+                    self.row_sample_rank(blueprint.units, last_len)?,
+                ))
+            })
+            .flatten();
+        let (sample_rank, sample_rank_last) = sample_ranks.unwrap_or((0, 0));
         // SAFETY: one cube per chunk of a row, surplus cubes return; reads stay within the
         // chunk; slots are distinct within a chunk's `k` and below `k` (fewer than `k` keys
-        // lie below the boundary, ties past `k` are not written).
+        // lie below the boundary, ties past `k` are not written); the staged keys stay within
+        // a tile (counted against it before a write).
         unsafe {
             row_select_kernel::launch_unchecked(
                 self.client,
@@ -750,7 +776,10 @@ impl Run<'_> {
                 chunk_len,
                 chunks,
                 rows * chunks,
-                self.problem.k <= self.tuning.bound_max_k(blueprint.units) as usize,
+                sample_rank,
+                sample_rank_last,
+                try_bound,
+                sample_ranks.is_some(),
                 self.read,
                 blueprint,
                 self.io.value_dtype.elem_type(),
@@ -783,19 +812,26 @@ impl Run<'_> {
         let stride = (full_tiles / wanted).max(MIN_SAMPLE_STRIDE);
         let tiles = (full_tiles - 1) / stride + 1;
         let sample = tiles * tile;
-        let scale = len as f64 / sample as f64;
-        let mu = k as f64 / scale;
-        let rank = (mu + 4.0 * mu.sqrt() + 8.0).ceil();
-        let cap = (((rank + 4.0 * rank.sqrt() + 8.0) * scale).ceil() as usize).max(k);
-        if rank as usize >= sample || 2 * cap > len {
+        let (rank, cap) = sample_odds(k, sample, len);
+        if rank >= sample || 2 * cap > len {
             return None;
         }
         Some(SamplePlan {
             tiles,
             stride,
-            rank: rank as usize,
+            rank,
             cap,
         })
+    }
+
+    /// The row cube's sampled bound for rows (chunks) of `len` keys, one key sampled a unit:
+    /// the sample's rank that bounds the row's `k` smallest, where that rank is within the
+    /// sample and the keys under the bound fit a tile ([`sample_odds`]); else `None`.
+    fn row_sample_rank(&self, units: u32, len: usize) -> Option<u32> {
+        let k = self.problem.k;
+        let (rank, cap) = sample_odds(k, units as usize, len);
+        let tile = units as usize * self.tuning.elements_per_unit as usize;
+        (rank <= units as usize && cap <= tile).then_some(rank as u32)
     }
 
     /// The gather's workspaces, sized for the sampled bound where it runs.

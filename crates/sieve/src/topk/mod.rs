@@ -60,6 +60,13 @@
 //!   are the answer: two sweeps of the row. Where more keys than units lie under it (low
 //!   entropy) but fewer than `k` below it, the bound is the row's `k`-th key and the radix
 //!   select's row cube gathers by it (one more sweep); otherwise the cube runs its full method.
+//! - The row cube's *sampled bound* (larger `k`, [`TopkTuning::row_sample`]): one key a unit,
+//!   evenly spaced, is the sample; its key of rank `mu + 4 sqrt(mu) + 8` (`mu` its expected
+//!   share of the row's `k` smallest) the bound. One sweep stages the row's keys at or below
+//!   it in a tile of shared memory; where at least `k` and at most a tile of them were found,
+//!   the MSB select over the staged keys gives the row's boundary and the gather follows (two
+//!   sweeps in all, against one per digit and the gather). Rows the sample misled run the
+//!   full method after it.
 //! - [`TopkStrategy::SortAndSlice`]: [`crate::sort::sort`] of the row with positions (stable,
 //!   descending for top-k), the first `k` of each row copied.
 //! - [`TopkStrategy::Auto`] (the fastest on every H200 row of `docs/PERFORMANCE.md`):
@@ -178,6 +185,11 @@ pub struct TopkTuning {
     /// never). The smaller `k` is against the units, the fewer random keys lie under the
     /// bound (about `1.2 k` at a quarter) and the rarer a fallback.
     pub bound_units_per_k: u32,
+    /// A one-row cube tries the *sampled bound* first for `k` above the minima bound's limit
+    /// (one key a unit sampled, the keys under the sample's bound staged in a tile): one
+    /// sweep of the row instead of one per digit, where the odds allow it (see the module
+    /// docs).
+    pub row_sample: bool,
     /// Tiles (of the passes' shape) the device-wide select samples from each row for its
     /// sampled bound, evenly spaced, at most one in 16: 0 to [`MAX_SAMPLE_TILES`]; 0 turns the
     /// sampled bound off (see the module docs).
@@ -223,7 +235,9 @@ pub(crate) fn tile_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
 /// gather's tile of keys, the digit bins, seven words per unit (the scan spines of the
 /// gather's two cube-wide sums, of the two digit selects and of the minima bound's count
 /// below, the minima bound's candidate keys and positions) and a few words (two digit choices
-/// of three words, the key range, the candidate counter).
+/// of three words, the key range, the candidate counter). The kernel for larger `k` needs
+/// less: the sampled bound stages its keys in the gather's tile, and its three selects and
+/// the gather hold five words per unit and about twenty more.
 pub(crate) fn row_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
     4 * (units as usize * elements_per_unit as usize + SELECT_DIGITS + 7 * units as usize + 12)
 }
@@ -253,7 +267,8 @@ impl TopkTuning {
     /// cubes took 1.59 ms, 4224 1.71, 2112 1.86); one-cube-per-row selects of up to 1024 units
     /// for rows up to 2^17 keys, cut into chunks of at least 16,384 keys while that leaves at
     /// most two cubes per multiprocessor; the minima bound for `k` up to a quarter of a cube's
-    /// units; a sample of 512 tiles a row for the sampled bound, in rows of 2^26 keys or more.
+    /// units, the row cube's sampled bound above it; a sample of 512 tiles a row for the
+    /// device-wide sampled bound, in rows of 2^26 keys or more.
     pub fn for_device(caps: &crate::DeviceCaps) -> Self {
         let units_per_cube = caps.cube_units(256);
         let mut elements_per_unit = ELEMENTS_PER_UNIT;
@@ -273,6 +288,7 @@ impl TopkTuning {
             row_split_cubes: caps.multiprocessors.map_or(64, |sms| sms.saturating_mul(2)),
             row_chunk_min_len: ROW_CHUNK_MIN_LEN,
             bound_units_per_k: BOUND_UNITS_PER_K,
+            row_sample: true,
             sample_tiles: SAMPLE_TILES,
             sample_min_len: SAMPLE_MIN_LEN,
             use_planes: caps.plane_ops,

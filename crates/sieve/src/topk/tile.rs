@@ -11,7 +11,7 @@ use crate::common::cube::{U32Range, cube_exclusive_sum};
 use crate::radix::digits::clear_bins;
 use crate::radix::keys::radix_key;
 use crate::radix::select::{CubeKeys, cube_select};
-use crate::radix::tile::{KeyRead, RadixBlueprint, count_tile_digits, load_tile_keys};
+use crate::radix::tile::{KeyRead, RadixBlueprint, count_tile_digits, key_at, load_tile_keys};
 
 /// A row's progress through the device-wide radix select, kept between passes in a
 /// `[rows, ROW_STATE_WORDS]` `u32` buffer ([`load_row_state`], [`store_row_state`]).
@@ -262,19 +262,20 @@ pub struct GatherSlots {
 /// The gather of one tile. The units read the tile striped (coalesced) and a cube-wide sum
 /// counts its keys below the boundary and equal to it. A tile with nothing to write (no key
 /// below, and no tie whose slot is below `k`; most tiles when `k` is small) stops there.
-/// Otherwise its radix keys go to shared memory and each unit takes `elements_per_unit`
-/// consecutive ones, so a cube-wide exclusive sum of the units' (below, equal) counts ranks
-/// every chosen key in index order: a key below the boundary goes to `slots.less + rank`, a
-/// key equal to it to `slots.equal + rank` if that is below `k`. Writes the radix key and
-/// the position within the row. Returns the tile's (below, equal) counts packed as
-/// `below | equal << 16`. Every unit must call it; a cube may call it tile after tile (the
-/// first cube-wide sum orders the shared tile's reuse).
+/// Otherwise its radix keys go to shared memory (`keys`, a tile's worth, the caller's) and
+/// each unit takes `elements_per_unit` consecutive ones, so a cube-wide exclusive sum of the
+/// units' (below, equal) counts ranks every chosen key in index order: a key below the
+/// boundary goes to `slots.less + rank`, a key equal to it to `slots.equal + rank` if that is
+/// below `k`. Writes the radix key and the position within the row. Returns the tile's
+/// (below, equal) counts packed as `below | equal << 16`. Every unit must call it; a cube may
+/// call it tile after tile (the first cube-wide sum orders the shared tile's reuse).
 #[cube]
 #[allow(clippy::too_many_arguments)]
 pub fn gather_tile<K: Numeric>(
     values: &[K],
     cand_keys: &mut [u32],
     cand_positions: &mut [u32],
+    keys: &mut Shared<[u32]>,
     row_base: usize,
     start: usize,
     len: usize,
@@ -290,7 +291,6 @@ pub fn gather_tile<K: Numeric>(
     let total = cube_exclusive_sum(striped, blueprint.units, blueprint.use_planes).total;
     // Uniform per cube.
     if (total & 0xFFFFu32) > 0u32 || ((total >> 16u32) > 0u32 && slots.equal < slots.k) {
-        let mut keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
         #[unroll]
         for e in 0..epu {
             let local = (e * CUBE_DIM + UNIT_POS) as usize;
@@ -533,6 +533,163 @@ fn kth_smallest_by_counting(key: u32, k: u32, #[comptime] blueprint: RadixBluepr
     published[0]
 }
 
+/// One sweep over a row: its keys at or below `bound` go to `keys` (and, `with_positions`,
+/// their row positions to `positions`) in arrival order (slots from the shared counter
+/// `found`, which must start at 0 behind a barrier), while they fit `capacity`. The counter
+/// only grows, so a unit that sees it past the capacity stops appending but goes on
+/// counting. After a barrier `found[0]` is the number of keys staged, or more than `capacity`
+/// where they did not all fit. Returns the unit's count of keys below `bound` (with
+/// `count_below`; else 0). Every unit must call it.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn stage_under_bound<K: Numeric>(
+    values: &[K],
+    keys: &mut Shared<[u32]>,
+    positions: &mut Shared<[u32]>,
+    found: &Shared<[Atomic<u32>]>,
+    row_base: usize,
+    len: usize,
+    bound: u32,
+    #[comptime] capacity: u32,
+    #[comptime] count_below: bool,
+    #[comptime] with_positions: bool,
+    #[comptime] read: KeyRead,
+    #[comptime] blueprint: RadixBlueprint,
+) -> u32 {
+    let tile_keys = comptime!(blueprint.tile());
+    let tiles = len.div_ceil(tile_keys);
+    let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
+    let mut appending = true;
+    let mut below = 0u32;
+    for tile in 0..tiles {
+        let start = tile * tile_keys;
+        let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
+        #[unroll]
+        for e in 0..blueprint.elements_per_unit {
+            let key = held[e as usize];
+            if (valid >> e) & 1u32 == 1u32 && key <= bound {
+                if count_below && key < bound {
+                    below += 1u32;
+                }
+                if appending {
+                    let slot = found[0].fetch_add(1u32);
+                    if slot < capacity {
+                        keys[slot as usize] = key;
+                        if with_positions {
+                            positions[slot as usize] =
+                                (start + (e * CUBE_DIM + UNIT_POS) as usize) as u32;
+                        }
+                    }
+                }
+            }
+        }
+        appending = found[0].load() <= capacity;
+    }
+    below
+}
+
+/// The row's boundary (its `k`-th smallest key, 1-based, and that key's rank among its
+/// equals) from a sample, where the sample does not mislead (`found`):
+/// 1. each unit reads one key, evenly spaced over the row, into `staged`, and the sample's
+///    `rank`-th smallest key ([`cube_select`] over them) is the *bound* (the host picks
+///    `rank` so that, in a row in random order, at least `k` keys reach it and the tile
+///    holds the keys under it, but for odds below 1e-9);
+/// 2. one sweep stages the row's keys at or below the bound in `staged`
+///    ([`stage_under_bound`]);
+/// 3. where at least `k` and at most a tile of them were found, the row's `k`-th key is the
+///    `k`-th of the staged keys ([`cube_select`] over them): no digit sweeps of the row.
+///
+/// Otherwise (adversarial orders: a sample of the row's best or worst keys) `found` is false
+/// and the caller runs its full select. `1 <= k <= len`, `1 <= rank <= CUBE_DIM`. Every unit
+/// must call it and gets the same result.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+pub fn sampled_row_select<K: Numeric>(
+    values: &[K],
+    staged: &mut Shared<[u32]>,
+    bins: &Shared<[Atomic<u32>]>,
+    row_base: usize,
+    len: usize,
+    k: u32,
+    rank: u32,
+    #[comptime] read: KeyRead,
+    #[comptime] blueprint: RadixBlueprint,
+) -> SampledSelect {
+    let units = comptime!(blueprint.units as usize);
+    let capacity = comptime!(blueprint.tile() as u32);
+    let found = Shared::<[Atomic<u32>]>::new_slice(1usize);
+    // `stage_under_bound` writes no positions here.
+    let mut no_positions = Shared::<[u32]>::new_slice(1usize);
+    if UNIT_POS == 0 {
+        found[0].store(0u32);
+    }
+    // Positions `floor(u * len / units)`: distinct where `len >= units`, always in the row.
+    let position = (UNIT_POS as usize * len) / units;
+    staged[UNIT_POS as usize] = key_at::<K>(values, row_base + position, read);
+    sync_cube();
+    let bound = cube_select::<K>(
+        values,
+        &*staged,
+        bins,
+        row_base,
+        units,
+        rank,
+        CubeKeys::Staged,
+        read,
+        blueprint,
+    )
+    .prefix;
+    stage_under_bound::<K>(
+        values,
+        staged,
+        &mut no_positions,
+        &found,
+        row_base,
+        len,
+        bound,
+        capacity,
+        false,
+        false,
+        read,
+        blueprint,
+    );
+    sync_cube();
+    let count = found[0].load();
+    let mut result = SampledSelect {
+        found: false,
+        prefix: 0u32,
+        need: 0u32,
+    };
+    // Uniform per cube.
+    if k <= count && count <= capacity {
+        let selected = cube_select::<K>(
+            values,
+            &*staged,
+            bins,
+            row_base,
+            count as usize,
+            k,
+            CubeKeys::Staged,
+            read,
+            blueprint,
+        );
+        result.found = true;
+        result.prefix = selected.prefix;
+        result.need = selected.need;
+    }
+    result
+}
+
+/// What [`sampled_row_select`] found: where `found`, the row's boundary key (`prefix`) and
+/// the rank of its `k`-th key among the keys equal to it (`need`), as [`cube_select`]
+/// returns them.
+#[derive(CubeType, Clone, Copy)]
+pub struct SampledSelect {
+    pub found: bool,
+    pub prefix: u32,
+    pub need: u32,
+}
+
 /// One unit's share of [`minima_bound`]: whether few enough keys lay under the bound (`fits`,
 /// the same for every unit), and if so the radix key, row position and rank of the candidate
 /// the unit ranked (`rank` is `u32::MAX` when it ranked none); if not, the bound and how many
@@ -551,11 +708,12 @@ pub struct BoundedRank {
 /// The row's `k` smallest keys when they are few and easy to bound (`1 <= k <= CUBE_DIM`,
 /// `k <= len`), in two sweeps of the row and no digit passes:
 /// 1. every unit takes the smallest key it reads ([`unit_min_key`]), and the `k`-th smallest
-///    of those minima ([`kth_smallest_by_counting`] or [`cube_select`]) is the *bound*: `k` distinct units each
-///    read a key at or below it, so the row's `k`-th smallest key is at or below it too, and
-///    every chosen key (ties included) and every key that outranks one is at or below it;
-/// 2. the keys at or below the bound, with their positions, go to shared memory (slots from
-///    a shared counter: arrival order, which nothing depends on), and each is ranked among
+///    of those minima ([`kth_smallest_by_counting`] or [`cube_select`]) is the *bound*: `k`
+///    distinct units each read a key at or below it, so the row's `k`-th smallest key is at
+///    or below it too, and every chosen key (ties included) and every key that outranks one
+///    is at or below it;
+/// 2. the keys at or below the bound, with their positions, go to shared memory
+///    ([`stage_under_bound`]: arrival order, which nothing depends on), and each is ranked among
 ///    them by (key, position), which is its rank in the row.
 ///
 /// For random data about `k` keys qualify. Where more than `CUBE_DIM` do (all-equal or
@@ -590,48 +748,36 @@ pub fn minima_bound<K: Numeric>(
     let bound = if comptime!(blueprint.units <= COUNTED_KTH_UNITS) {
         kth_smallest_by_counting(smallest, k, blueprint)
     } else {
+        keys[UNIT_POS as usize] = smallest;
+        sync_cube();
+        let units = comptime!(blueprint.units as usize);
         cube_select::<K>(
             values,
+            &keys,
             bins,
             row_base,
-            len,
-            smallest,
+            units,
             k,
-            CubeKeys::PerUnit,
+            CubeKeys::Staged,
             read,
             blueprint,
         )
         .prefix
     };
-    let tile_keys = comptime!(blueprint.tile());
-    let tiles = len.div_ceil(tile_keys);
-    let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
-    // The counter only grows, so a unit that sees it past the capacity stops appending (the
-    // row falls back whatever the others add) but goes on counting the keys below the bound.
-    let mut appending = true;
-    let mut below = 0u32;
-    for tile in 0..tiles {
-        let start = tile * tile_keys;
-        let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
-        #[unroll]
-        for e in 0..blueprint.elements_per_unit {
-            let key = held[e as usize];
-            if (valid >> e) & 1u32 == 1u32 && key <= bound {
-                if count_below && key < bound {
-                    below += 1u32;
-                }
-                if appending {
-                    let slot = found[0].fetch_add(1u32);
-                    if slot < capacity {
-                        keys[slot as usize] = key;
-                        positions[slot as usize] =
-                            (start + (e * CUBE_DIM + UNIT_POS) as usize) as u32;
-                    }
-                }
-            }
-        }
-        appending = found[0].load() <= capacity;
-    }
+    let below = stage_under_bound::<K>(
+        values,
+        &mut keys,
+        &mut positions,
+        &found,
+        row_base,
+        len,
+        bound,
+        capacity,
+        count_below,
+        true,
+        read,
+        blueprint,
+    );
     sync_cube();
     let count = found[0].load();
     let mut result = BoundedRank {
