@@ -6,8 +6,21 @@
 #          k = 1000), Nsight Compute kernel durations of the default path (uniform and tied
 #          k = 1000), torch's top-k rows. Files: bench-cuda.txt, cuda.json, ncu-*.csv,
 #          torch.txt, torch.json.
+#   after  the row cube's sampled bound (`90d746d`): top-k tests through CUDA and Vulkan
+#          (`topk::`, `topk_ops::`, `sampling::`, `dtypes_sort::topk`), memcheck and racecheck
+#          over the row-cube tests; the batched rows with the sampled bound and without
+#          (`row_sample=0`), k = 50 by the sampled bound instead of the minima bound
+#          (`bound=0`), [16384, 128] k = 8 (the rank cube's minima bound, whose select
+#          changed), 2^24 and 2^28 k = 1000; Nsight kernel durations of [64, 128256] k = 1000;
+#          torch's top-k rows; an nsys timeline of [64, 128256] k = 50 (Burn op and raw) where
+#          nsys is. Files: tests-*.txt, memcheck-cuda.txt, racecheck-cuda-*.txt, bench-cuda.txt,
+#          cuda.json, ncu-*.csv, torch.txt, torch.json, nsys-*.csv.gz.
+#   probe2 where the row cube's time goes now (binaries of `after`): Nsight Compute's SASS page
+#          of `row_select_kernel` at [64, 128256] k = 1000 (`ncu-sass.csv.gz`), kernel
+#          durations with rows cut in two (`split=132`, `ncu-split.csv`), and the batched rows
+#          cut in 1, 2 and 4 (the default) chunks at k = 50 and 1000, uniform and tied.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: LIMIT=200 bash bench/gpu_session18.sh <probe>
+# usage: LIMIT=200 bash bench/gpu_session18.sh <probe|after|probe2>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-150}
@@ -31,5 +44,60 @@ probe)
   timeout ${TORCH_LIMIT:-60} python3 bench/torch_reference.py "$OUT/torch.json" --only=topk \
     > "$OUT/torch.txt" 2>&1
   echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -16
+  ;;
+after)
+  M="topk:: topk_ops:: sampling:: dtypes_sort::topk"
+  timeout $limit .gpu/suite-vulkan --test-threads 2 $M > "$OUT/tests-vulkan.txt" 2>&1 &
+  timeout $limit .gpu/suite-cuda --test-threads 2 $M > "$OUT/tests-cuda.txt" 2>&1 &
+  sanitize "topk::row_sampled topk::minima_bound topk::all_equal" \
+    "topk::row_sampled topk::minima_bound"
+  wait
+  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  grep -h -E "panicked" -A3 "$OUT"/tests-*.txt | head -20
+  B=$T:64x128256:f32
+  args=(--case $B:k=1000 --case $B:k=1000,row_sample=0 --case $B:k=1000,dist=tied
+    --case $B:k=1000,dist=tied,row_sample=0 --case $B:k=50 --case $B:k=50,dist=tied
+    --case $B:k=50,bound=0 --case $B:k=50,dist=tied,bound=0
+    --case $B:k=1000,split=128 --case $B:k=2000 --case $B:k=2000,row_sample=0
+    --case $T:16384x128:f32:k=8 --case $T:16777216:f32:k=1000 --case $T:268435456:f32:k=1000)
+  timeout ${BENCH_LIMIT:-150} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
+    "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench cuda rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
+  timeout ${NCU_LIMIT:-60} ncu --metrics gpu__time_duration.sum --csv --launch-count 40 \
+    .gpu/sieve-bench-cuda --no-burn --runs 10 --case $B:k=1000 > "$OUT/ncu-k1000.csv" 2>&1
+  echo "ncu rc=$?"
+  timeout ${TORCH_LIMIT:-60} python3 bench/torch_reference.py "$OUT/torch.json" --only=topk \
+    > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"; grep -E "^topk" "$OUT/torch.txt" | head -16
+  # Where the Burn op's time over the raw call goes: a timeline of both rows, where nsys is.
+  if command -v nsys > /dev/null; then
+    timeout 90 nsys profile -o /tmp/burn --force-overwrite true .gpu/sieve-bench-cuda --no-burn \
+      --runs 10 --case $B:k=50 > /dev/null 2>&1
+    nsys stats --report cuda_gpu_trace --format csv /tmp/burn.nsys-rep 2>/dev/null \
+      | gzip > "$OUT/nsys-gpu-trace.csv.gz"
+    nsys stats --report cuda_api_trace --format csv /tmp/burn.nsys-rep 2>/dev/null \
+      | gzip > "$OUT/nsys-api-trace.csv.gz"
+    echo "nsys: $(zcat "$OUT/nsys-gpu-trace.csv.gz" | wc -l) kernels"
+  else
+    echo "no nsys here"
+  fi
+  ;;
+probe2)
+  B=$T:64x128256:f32
+  timeout 120 ncu --clock-control none --kernel-name regex:row_select --launch-skip 3 \
+    --launch-count 1 --section SourceCounters --section WarpStateStats --page source \
+    --print-source sass --csv .gpu/sieve-bench-cuda --no-burn --runs 10 --case $B:k=1000 \
+    2>&1 | gzip > "$OUT/ncu-sass.csv.gz"
+  echo "ncu sass rc=${PIPESTATUS[0]}"
+  timeout 60 ncu --metrics gpu__time_duration.sum --csv --launch-count 30 \
+    .gpu/sieve-bench-cuda --no-burn --runs 10 --case $B:k=1000,split=132 > "$OUT/ncu-split.csv" 2>&1
+  echo "ncu split rc=$?"
+  args=()
+  for c in k=1000 k=1000,dist=tied k=50 k=50,dist=tied; do
+    args+=(--case $B:$c,split=132 --case $B:$c,split=64)
+  done
+  timeout ${BENCH_LIMIT:-150} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
+    "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench cuda rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice|rank_by|auto"
   ;;
 esac

@@ -221,6 +221,12 @@ const SAMPLE_MIN_LEN: usize = 1 << 26;
 /// The most tiles a row's sample may take ([`TopkTuning::sample_tiles`]).
 pub const MAX_SAMPLE_TILES: u32 = 1 << 16;
 
+/// Cubes the one-cube-per-row select may cut rows into where the device does not say how many
+/// multiprocessors it has (one per multiprocessor otherwise: at [64, 128256] on the H200 two
+/// chunks a row beat four by 20-37% at k = 50 and 1000, uniform and tied, and one chunk
+/// (64 cubes) lost to both; `bench/results/h200/18-c`).
+const ROW_SPLIT_CUBES: u32 = 32;
+
 /// The shortest chunk of a cut row by default: 16,384 keys, 16 tiles of a 1024-unit row cube.
 const ROW_CHUNK_MIN_LEN: usize = 1 << 14;
 
@@ -266,7 +272,7 @@ impl TopkTuning {
     /// (4096 where the device does not say how many it has: at 2^28 k = 1000 on the H200 8448
     /// cubes took 1.59 ms, 4224 1.71, 2112 1.86); one-cube-per-row selects of up to 1024 units
     /// for rows up to 2^17 keys, cut into chunks of at least 16,384 keys while that leaves at
-    /// most two cubes per multiprocessor; the minima bound for `k` up to a quarter of a cube's
+    /// most one cube per multiprocessor; the minima bound for `k` up to a quarter of a cube's
     /// units, the row cube's sampled bound above it; a sample of 512 tiles a row for the
     /// device-wide sampled bound, in rows of 2^26 keys or more.
     pub fn for_device(caps: &crate::DeviceCaps) -> Self {
@@ -285,7 +291,7 @@ impl TopkTuning {
                 .map_or(4096, |sms| sms.saturating_mul(64)),
             row_cube_max_len: 1 << 17,
             row_units_per_cube: row_units(caps, elements_per_unit),
-            row_split_cubes: caps.multiprocessors.map_or(64, |sms| sms.saturating_mul(2)),
+            row_split_cubes: caps.multiprocessors.unwrap_or(ROW_SPLIT_CUBES),
             row_chunk_min_len: ROW_CHUNK_MIN_LEN,
             bound_units_per_k: BOUND_UNITS_PER_K,
             row_sample: true,
