@@ -19,8 +19,13 @@
 #          of `row_select_kernel` at [64, 128256] k = 1000 (`ncu-sass.csv.gz`), kernel
 #          durations with rows cut in two (`split=132`, `ncu-split.csv`), and the batched rows
 #          cut in 1, 2 and 4 (the default) chunks at k = 50 and 1000, uniform and tied.
+#   final  rows cut into one cube per multiprocessor (`2f45ca8`): the same tests through CUDA
+#          and Vulkan (the Burn ops' and sampling's tests run the default tuning); then the
+#          top-k and sampling rows at the defaults through CUDA, torch's in the same call, and
+#          the batched rows through Vulkan. Files: tests-*.txt, bench-cuda.txt, cuda.json,
+#          bench-vulkan.txt, vulkan.json, torch.json.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: LIMIT=200 bash bench/gpu_session18.sh <probe|after|probe2>
+# usage: LIMIT=200 bash bench/gpu_session18.sh <probe|after|probe2|final>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-150}
@@ -99,5 +104,27 @@ probe2)
   timeout ${BENCH_LIMIT:-150} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
     "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
   echo "bench cuda rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice|rank_by|auto"
+  ;;
+final)
+  M="topk:: topk_ops:: sampling:: dtypes_sort::topk"
+  timeout $limit .gpu/suite-vulkan --test-threads 2 $M > "$OUT/tests-vulkan.txt" 2>&1 &
+  timeout $limit .gpu/suite-cuda --test-threads 2 $M > "$OUT/tests-cuda.txt" 2>&1 &
+  wait
+  for f in "$OUT"/tests-*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  grep -h -E "panicked" -A3 "$OUT"/tests-*.txt | head -20
+  B=$T:64x128256:f32
+  args=(--case $B:k=50 --case $B:k=1000 --case $B:k=50,dist=tied --case $B:k=1000,dist=tied
+    --case $T:16384x128:f32:k=8 --case $T:4096x32768:f32:k=64
+    --case top_k_top_p_sample:64x128256:f32 --case top_k_top_p_sample:256x128256:f32)
+  timeout ${BENCH_LIMIT:-120} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
+    "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench cuda rc=$?"; grep -E "^(topk|copy|top_k)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
+  timeout ${TORCH_LIMIT:-90} python3 bench/torch_reference.py "$OUT/torch.json" --only=topk,sample \
+    > /tmp/torch.txt 2>&1
+  echo "torch rc=$?"; grep -E "^(topk|top_k|sample)" /tmp/torch.txt | head -24
+  timeout ${VK_LIMIT:-80} .gpu/sieve-bench-vulkan --no-burn --runs 10 --json "$OUT/vulkan.json" \
+    --case $B:k=50 --case $B:k=1000 --case $B:k=50,dist=tied --case $B:k=1000,dist=tied \
+    > "$OUT/bench-vulkan.txt" 2>&1
+  echo "bench vulkan rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-vulkan.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
   ;;
 esac
