@@ -24,8 +24,12 @@
 #          top-k and sampling rows at the defaults through CUDA, torch's in the same call, and
 #          the batched rows through Vulkan. Files: tests-*.txt, bench-cuda.txt, cuda.json,
 #          bench-vulkan.txt, vulkan.json, torch.json.
+#   rest   the other tests that run the top-k (binaries of `final`): the property suite's top-k
+#          properties, `sets::` (kthvalue, median), `small_devices::`, `soundness::topk*`,
+#          `dtypes_ops::every_dtype_through_every_op`, through CUDA and Vulkan. Files:
+#          tests-*.txt.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: LIMIT=200 bash bench/gpu_session18.sh <probe|after|probe2|final>
+# usage: LIMIT=200 bash bench/gpu_session18.sh <probe|after|probe2|final|rest>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-150}
@@ -126,5 +130,15 @@ final)
     --case $B:k=50 --case $B:k=1000 --case $B:k=50,dist=tied --case $B:k=1000,dist=tied \
     > "$OUT/bench-vulkan.txt" 2>&1
   echo "bench vulkan rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-vulkan.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
+  ;;
+rest)
+  M="props::topk props::empty_shapes_topk sets:: small_devices:: soundness::topk
+    dtypes_ops::every_dtype_through_every_op"
+  timeout $limit .gpu/suite-vulkan --test-threads 2 $M > "$OUT/tests-vulkan.txt" 2>&1 &
+  timeout $limit .gpu/suite-cuda --test-threads 2 $M > "$OUT/tests-cuda.txt" 2>&1 &
+  wait
+  for f in "$OUT"/tests-*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  grep -h -E "panicked" -A3 "$OUT"/tests-*.txt | head -20
+  grep -h -E "^test .*(ok|FAILED|ignored)$" "$OUT"/tests-cuda.txt | head -40
   ;;
 esac
