@@ -87,7 +87,7 @@ fn main() {
     let got_counts: Vec<i64> = detections.counts.into_data().iter::<i64>().collect();
     let mut ok = true;
     println!("kept boxes scoring above {threshold}, per image of {candidates} candidates:");
-    for b in 0..batch {
+    for (b, &count) in got_counts.iter().enumerate() {
         let row = b * candidates;
         let kept: Vec<usize> = (0..candidates)
             .filter(|&i| scores[row + i] > threshold)
@@ -99,14 +99,14 @@ fn main() {
             want_boxes[slot * 4..slot * 4 + 4]
                 .copy_from_slice(&all_boxes[(row + i) * 4..(row + i) * 4 + 4]);
         }
-        let image_ok = got_counts[b] as usize == kept.len()
+        let image_ok = count as usize == kept.len()
             && got_scores[row..row + candidates] == want_scores[..]
             && got_boxes[row * 4..(row + candidates) * 4] == want_boxes[..];
         ok &= image_ok;
         let first = kept.len().min(1);
         println!(
             "  image {b}: {:>4} kept (CPU {:>4}); first box {:?} {}",
-            got_counts[b],
+            count,
             kept.len(),
             &got_boxes[row * 4..row * 4 + 4 * first],
             if image_ok { "ok" } else { "MISMATCH" }

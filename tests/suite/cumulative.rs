@@ -223,7 +223,7 @@ fn every_op_on(device: &Device, exact: bool, label: &str) {
     for shape in shapes() {
         let n: usize = shape.iter().product();
         // Specials a few times a long lane (a zero ends a product's story), often in short.
-        let special = (8.0 / n as f64).max(0.002).min(0.05);
+        let special = (8.0 / n as f64).clamp(0.002, 0.05);
         for op in OPS {
             // About three NaNs a tensor, in one tensor of two: lanes with and without them.
             let nan = if rng.random_bool(0.5) {

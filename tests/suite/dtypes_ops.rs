@@ -927,6 +927,9 @@ fn float_dtype_gradients_keep_the_dtype() {
     }
 }
 
+/// An op's name and a call of it on a `[8]` Int tensor, dropping the result.
+type NamedOp = (&'static str, Box<dyn Fn(Tensor<1, Int>)>);
+
 /// A dtype the device lacks is refused by the op itself, before anything is queued: no read
 /// of the result is needed to see the error (under Fusion the kernels' own refusal would come
 /// only at the read). 64-bit keys sort everywhere, so the sort is tried on the narrow ones.
@@ -957,7 +960,7 @@ fn a_dtype_the_device_lacks_is_refused_at_the_call() {
         // Made from host bytes: no kernel touches the buffer before the op.
         let data = TensorData::from_bytes_vec(vec![0u8; 8], [8 / dtype.size_bytes()], burn_dtype);
         let x = Tensor::<1, Int>::from_data(data, (&device, burn_dtype));
-        let ops: [(&str, Box<dyn Fn(Tensor<1, Int>)>); 4] = [
+        let ops: [NamedOp; 4] = [
             ("cumsum", Box::new(|x| drop(sieve_burn::cumsum(x, 0)))),
             ("cummax", Box::new(|x| drop(sieve_burn::cummax(x, 0)))),
             ("sort", Box::new(|x| drop(sieve_burn::sort(x, 0)))),

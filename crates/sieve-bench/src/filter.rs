@@ -379,7 +379,7 @@ fn check_raw(
     let got_counts: &[i32] = bytemuck::cast_slice(&got_counts[..4 * rows]);
     let got = client.read_one(out.clone()).expect("read back");
     let got: &[u32] = bytemuck::cast_slice(&got[..4 * rows * len]);
-    for r in 0..rows {
+    for (r, &count) in got_counts.iter().enumerate() {
         let base = r * len;
         let want: Vec<u32> = (0..len)
             .filter(|&i| inputs.mask[base + i])
@@ -391,12 +391,8 @@ fn check_raw(
                 }
             })
             .collect();
-        if got_counts[r] as usize != want.len() {
-            return Some(format!(
-                "row {r}: count {} instead of {}",
-                got_counts[r],
-                want.len()
-            ));
+        if count as usize != want.len() {
+            return Some(format!("row {r}: count {count} instead of {}", want.len()));
         }
         let mut slots = want;
         if rejected == Rejected::Zero {

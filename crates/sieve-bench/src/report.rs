@@ -152,7 +152,7 @@ impl Report {
             .and_then(|r| r.gbps);
         println!("device: {} ({})", self.device, self.backend);
         println!(
-            "{:<12} {:<14} {:<5} {:<44} {:<6} {:>10} {:>10} {:>10} {:>8} {:>7} {:>9}  {}",
+            "{:<12} {:<14} {:<5} {:<44} {:<6} {:>10} {:>10} {:>10} {:>8} {:>7} {:>9}  status",
             "op",
             "shape",
             "dtype",
@@ -163,8 +163,7 @@ impl Report {
             "max ms",
             "GB/s",
             "% copy",
-            "queue ms",
-            "status"
+            "queue ms"
         );
         for r in &self.rows {
             let shape: Vec<String> = r.shape.iter().map(|d| d.to_string()).collect();

@@ -469,10 +469,10 @@ fn check_sorted(
                     ));
                 }
                 seen[i as usize] = true;
-                if let Some(v) = values {
-                    if v[base + slot] != keys[base + i as usize] {
-                        return Some(format!("row {r} slot {slot}: value is not the indexed key"));
-                    }
+                if let Some(v) = values
+                    && v[base + slot] != keys[base + i as usize]
+                {
+                    return Some(format!("row {r} slot {slot}: value is not the indexed key"));
                 }
             }
         }
@@ -485,13 +485,14 @@ fn check_sorted(
                     slot - 1
                 ));
             }
-            if let Some(idx) = indices {
-                if a == b && idx[base + slot - 1] > idx[base + slot] {
-                    return Some(format!(
-                        "row {r}: equal keys at slots {} and {slot} not in source order",
-                        slot - 1
-                    ));
-                }
+            if let Some(idx) = indices
+                && a == b
+                && idx[base + slot - 1] > idx[base + slot]
+            {
+                return Some(format!(
+                    "row {r}: equal keys at slots {} and {slot} not in source order",
+                    slot - 1
+                ));
             }
         }
     }
