@@ -2,9 +2,9 @@
 //! top of the key, each digit picked from a cube's bins ([`select_digit()`]). One routine
 //! serves every shape: [`cube_select()`] runs the whole select in one cube, over a row's keys
 //! (the one-cube-per-row top-k) or over keys staged in shared memory (the minima bound, the
-//! row cube's sampled bound); the device-wide
-//! top-k runs the same steps across launches (its histogram passes count, its digit kernel
-//! picks with [`select_digit()`] and skips shared digits with [`shared_from()`]).
+//! row cube's sampled bound); the device-wide top-k runs the same steps across launches (its
+//! histogram passes count, its digit kernel picks with [`select_digit()`] and skips shared
+//! digits with [`shared_from()`]).
 
 use cubecl::prelude::*;
 

@@ -749,14 +749,12 @@ impl Run<'_> {
         let try_bound = self.problem.k <= self.tuning.bound_max_k(blueprint.units) as usize;
         // The sampled bound where the odds hold for full chunks and the last one alike.
         let last_len = self.problem.len - (chunks - 1) * chunk_len;
-        let sample_ranks = (self.tuning.row_sample && !try_bound)
-            .then(|| {
-                Some((
-                    self.row_sample_rank(blueprint.units, chunk_len)?,
-                    self.row_sample_rank(blueprint.units, last_len)?,
-                ))
-            })
-            .flatten();
+        let sample_ranks = if self.tuning.row_sample && !try_bound {
+            let rank = |len| self.row_sample_rank(blueprint.units, len);
+            rank(chunk_len).zip(rank(last_len))
+        } else {
+            None
+        };
         let (sample_rank, sample_rank_last) = sample_ranks.unwrap_or((0, 0));
         // SAFETY: one cube per chunk of a row, surplus cubes return; reads stay within the
         // chunk; slots are distinct within a chunk's `k` and below `k` (fewer than `k` keys

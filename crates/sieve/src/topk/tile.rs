@@ -713,8 +713,8 @@ pub struct BoundedRank {
 ///    or below it too, and every chosen key (ties included) and every key that outranks one
 ///    is at or below it;
 /// 2. the keys at or below the bound, with their positions, go to shared memory
-///    ([`stage_under_bound`]: arrival order, which nothing depends on), and each is ranked among
-///    them by (key, position), which is its rank in the row.
+///    ([`stage_under_bound`]: arrival order, which nothing depends on), and each is ranked
+///    among them by (key, position), which is its rank in the row.
 ///
 /// For random data about `k` keys qualify. Where more than `CUBE_DIM` do (all-equal or
 /// low-entropy rows: the bound is then a common key) `fits` is false and nothing is ranked;
