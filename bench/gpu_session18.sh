@@ -28,8 +28,13 @@
 #          properties, `sets::` (kthvalue, median), `small_devices::`, `soundness::topk*`,
 #          `dtypes_ops::every_dtype_through_every_op`, through CUDA and Vulkan. Files:
 #          tests-*.txt.
+#   gather (for the next session) the blocked-layout gather of branch `topk-blocked-gather`:
+#          its top-k tests through CUDA and Vulkan, memcheck and racecheck over the gather's
+#          tests, then the top-k rows through main's bench (`.gpu/sieve-bench-cuda-base`) and
+#          the branch's, one after the other. Files: tests-*.txt, memcheck-cuda.txt,
+#          racecheck-cuda-0.txt, bench.txt, bench.json.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: LIMIT=200 bash bench/gpu_session18.sh <probe|after|probe2|final|rest>
+# usage: LIMIT=200 bash bench/gpu_session18.sh <probe|after|probe2|final|rest|gather>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-150}
@@ -130,6 +135,28 @@ final)
     --case $B:k=50 --case $B:k=1000 --case $B:k=50,dist=tied --case $B:k=1000,dist=tied \
     > "$OUT/bench-vulkan.txt" 2>&1
   echo "bench vulkan rc=$?"; grep -E "^(topk|copy)" "$OUT/bench-vulkan.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
+  ;;
+gather)
+  M="topk:: topk_ops:: sampling:: dtypes_sort::topk"
+  timeout $limit .gpu/suite-vulkan --test-threads 2 $M > "$OUT/tests-vulkan.txt" 2>&1 &
+  timeout $limit .gpu/suite-cuda --test-threads 2 $M > "$OUT/tests-cuda.txt" 2>&1 &
+  sanitize "topk::row_sampled topk::every_length topk::candidates" \
+    "topk::row_sampled topk::every_length topk::sampled_bound"
+  wait
+  for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  grep -h -E "panicked" -A3 "$OUT"/tests-*.txt | head -20
+  B=$T:64x128256:f32
+  args=(--case $B:k=50 --case $B:k=1000 --case $B:k=50,dist=tied --case $B:k=1000,dist=tied
+    --case $T:16777216:f32:k=1000 --case $T:268435456:f32:k=1000)
+  : > "$OUT/bench.txt"
+  for b in base new; do
+    bin=.gpu/sieve-bench-cuda; [ $b = base ] && bin=.gpu/sieve-bench-cuda-base
+    timeout ${BENCH_LIMIT:-100} $bin --no-burn --runs 10 --json "/tmp/$b.json" "${args[@]}" \
+      > "/tmp/$b.txt" 2>&1
+    echo "bench $b rc=$?"; { echo "=== $b"; cat "/tmp/$b.txt"; } >> "$OUT/bench.txt"
+    grep -E "^(topk|copy)" "/tmp/$b.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
+  done
+  python3 -c "import json,sys; json.dump({n: json.load(open(f'/tmp/{n}.json')) for n in ['base','new']}, open(sys.argv[1],'w'))" "$OUT/bench.json"
   ;;
 rest)
   M="props::topk props::empty_shapes_topk sets:: small_devices:: soundness::topk

@@ -344,8 +344,13 @@ pub(crate) fn row_select_kernel<K: Numeric>(
     let len = min(chunk_len, len - start);
     let out_base = cube * k as usize;
     let bins = Shared::<[Atomic<u32>]>::new_slice(SELECT_DIGITS);
-    // A tile of keys: the sample and the keys under its bound, then the gather's staging.
-    let mut staged = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
+    // A tile of keys for the sampled bound (the sample, then the keys under its bound); one
+    // word where it is not compiled in.
+    let mut staged = Shared::<[u32]>::new_slice(comptime!(if try_sample {
+        blueprint.tile()
+    } else {
+        1usize
+    }));
     let mut ranked = false;
     // Whether the boundary is known (the minima bound's tied case, or the sampled bound).
     let mut known = false;
@@ -412,7 +417,6 @@ pub(crate) fn row_select_kernel<K: Numeric>(
             values,
             cand_keys,
             cand_positions,
-            &mut staged,
             row_base,
             out_base,
             len,
@@ -433,7 +437,6 @@ fn gather_row<K: Numeric>(
     values: &[K],
     cand_keys: &mut [u32],
     cand_positions: &mut [u32],
-    staging: &mut Shared<[u32]>,
     row_base: usize,
     out_base: usize,
     len: usize,
@@ -459,7 +462,6 @@ fn gather_row<K: Numeric>(
             values,
             cand_keys,
             cand_positions,
-            staging,
             row_base,
             tile * tile_keys,
             len,
@@ -549,7 +551,6 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
     }
     let chunk = chunk_of_cube(cube, tiles_per_row, cubes_per_row, tiles_per_cube);
     let row_state = load_row_state(state, chunk.row);
-    let mut staging = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
     let limit = if row_state.sampled == 1u32 {
         sampled_cap
     } else {
@@ -570,7 +571,6 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
                 values,
                 cand_keys,
                 cand_positions,
-                &mut staging,
                 chunk.row * len,
                 tile * comptime!(blueprint.tile()),
                 len,

@@ -237,15 +237,15 @@ pub(crate) fn tile_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
 }
 
 /// Shared memory of a one-cube-per-row radix select, every allocation counted (not every
-/// compiler overlaps allocations whose lifetimes do not: the SPIR-V path does not): the
-/// gather's tile of keys, the digit bins, seven words per unit (the scan spines of the
-/// gather's two cube-wide sums, of the two digit selects and of the minima bound's count
-/// below, the minima bound's candidate keys and positions) and a few words (two digit choices
-/// of three words, the key range, the candidate counter). The kernel for larger `k` needs
-/// less: the sampled bound stages its keys in the gather's tile, and its three selects and
-/// the gather hold five words per unit and about twenty more.
+/// compiler overlaps allocations whose lifetimes do not: the SPIR-V path does not): a tile of
+/// keys (the sampled bound's sample and the keys under it), the digit bins, six words per unit
+/// (the scan spines of the gather's cube-wide sum, of the two digit selects and of the minima
+/// bound's count below, the minima bound's candidate keys and positions) and a few words (two
+/// digit choices of three words, the key range, the candidate counter). The kernel for larger
+/// `k` needs less: its three selects and the gather hold four words per unit and about twenty
+/// more.
 pub(crate) fn row_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
-    4 * (units as usize * elements_per_unit as usize + SELECT_DIGITS + 7 * units as usize + 12)
+    4 * (units as usize * elements_per_unit as usize + SELECT_DIGITS + 6 * units as usize + 12)
 }
 
 /// Units of the one-cube-per-row radix select: the most a cube may have (up to 1024), halved

@@ -259,23 +259,21 @@ pub struct GatherSlots {
     pub k: u32,
 }
 
-/// The gather of one tile. The units read the tile striped (coalesced) and a cube-wide sum
-/// counts its keys below the boundary and equal to it. A tile with nothing to write (no key
-/// below, and no tie whose slot is below `k`; most tiles when `k` is small) stops there.
-/// Otherwise its radix keys go to shared memory (`keys`, a tile's worth, the caller's) and
-/// each unit takes `elements_per_unit` consecutive ones, so a cube-wide exclusive sum of the
-/// units' (below, equal) counts ranks every chosen key in index order: a key below the
-/// boundary goes to `slots.less + rank`, a key equal to it to `slots.equal + rank` if that is
-/// below `k`. Writes the radix key and the position within the row. Returns the tile's
-/// (below, equal) counts packed as `below | equal << 16`. Every unit must call it; a cube may
-/// call it tile after tile (the first cube-wide sum orders the shared tile's reuse).
+/// The gather of one tile. Each unit reads `elements_per_unit` consecutive keys of the tile
+/// (the blocked layout: unit `u` holds positions `u * elements_per_unit ..`; a warp's loads
+/// share cache lines, so they cost a striped load's traffic), so one cube-wide exclusive sum
+/// of the units' packed (below, equal) counts ranks every chosen key in index order: a key
+/// below the boundary goes to `slots.less + rank`, a key equal to it to `slots.equal + rank`
+/// if that is below `k`. A tile with nothing to write (no key below, and no tie whose slot is
+/// below `k`; most tiles when `k` is small) writes nothing. Writes the radix key and the
+/// position within the row. Returns the tile's (below, equal) counts packed as
+/// `below | equal << 16`. Every unit must call it; a cube may call it tile after tile.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 pub fn gather_tile<K: Numeric>(
     values: &[K],
     cand_keys: &mut [u32],
     cand_positions: &mut [u32],
-    keys: &mut Shared<[u32]>,
     row_base: usize,
     start: usize,
     len: usize,
@@ -285,46 +283,49 @@ pub fn gather_tile<K: Numeric>(
     #[comptime] blueprint: RadixBlueprint,
 ) -> u32 {
     let epu = blueprint.elements_per_unit;
+    let first = start + (UNIT_POS * epu) as usize;
     let mut held = Array::<u32>::new(epu as usize);
-    let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
-    let striped = held_classes(&held, valid, bound, epu);
-    let total = cube_exclusive_sum(striped, blueprint.units, blueprint.use_planes).total;
+    let mut valid = 0u32;
+    if start + comptime!(blueprint.tile()) <= len {
+        #[unroll]
+        for e in 0..epu {
+            held[e as usize] = key_at::<K>(values, row_base + first + e as usize, read);
+        }
+        valid = comptime!(((1u64 << blueprint.elements_per_unit) - 1) as u32);
+    } else {
+        #[unroll]
+        for e in 0..epu {
+            held[e as usize] = 0u32;
+            if first + (e as usize) < len {
+                held[e as usize] = key_at::<K>(values, row_base + first + e as usize, read);
+                valid |= 1u32 << e;
+            }
+        }
+    }
+    let prefix = cube_exclusive_sum(
+        held_classes(&held, valid, bound, epu),
+        blueprint.units,
+        blueprint.use_planes,
+    );
+    let total = prefix.total;
     // Uniform per cube.
     if (total & 0xFFFFu32) > 0u32 || ((total >> 16u32) > 0u32 && slots.equal < slots.k) {
-        #[unroll]
-        for e in 0..epu {
-            let local = (e * CUBE_DIM + UNIT_POS) as usize;
-            if start + local < len {
-                keys[local] = held[e as usize];
-            }
-        }
-        sync_cube();
-        let first = (UNIT_POS * epu) as usize;
-        let mut packed = 0u32;
-        #[unroll]
-        for e in 0..epu {
-            let local = first + e as usize;
-            if start + local < len {
-                packed += bound_class(keys[local], bound);
-            }
-        }
-        let prefix = cube_exclusive_sum(packed, blueprint.units, blueprint.use_planes);
         let mut less = slots.less + (prefix.before & 0xFFFFu32);
         let mut equal = slots.equal + (prefix.before >> 16u32);
         #[unroll]
         for e in 0..epu {
-            let local = first + e as usize;
-            if start + local < len {
-                let key = keys[local];
+            if (valid >> e) & 1u32 == 1u32 {
+                let key = held[e as usize];
+                let position = (first + e as usize) as u32;
                 if key < bound {
                     // Always below k: fewer than k keys of the row are below the boundary.
                     cand_keys[slots.out_base + less as usize] = key;
-                    cand_positions[slots.out_base + less as usize] = (start + local) as u32;
+                    cand_positions[slots.out_base + less as usize] = position;
                     less += 1u32;
                 } else if key == bound {
                     if equal < slots.k {
                         cand_keys[slots.out_base + equal as usize] = key;
-                        cand_positions[slots.out_base + equal as usize] = (start + local) as u32;
+                        cand_positions[slots.out_base + equal as usize] = position;
                     }
                     equal += 1u32;
                 }
