@@ -300,7 +300,8 @@ fn stage_ranked(
 /// u + CUBE_DIM, ...`, the key at sorted index `local` with digit `d` to its row's slot
 /// `slot_base[d] + local` (`slot_base[d]`: the row slot of the digit's first key in the tile
 /// less its sorted index, one shared read a key), so consecutive units write consecutive
-/// slots of a digit. A full tile (uniform per cube) writes without a bounds check a key.
+/// slots of a digit. A full tile (uniform per cube) writes without a bounds check a key, as
+/// [`load_tile`] loads.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn write_staged<I: Numeric>(
@@ -315,69 +316,72 @@ fn write_staged<I: Numeric>(
     #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
 ) {
-    let row_base = span.row * len;
     if span.len == comptime!(blueprint.tile() as u32) {
-        #[unroll]
-        for e in 0..blueprint.elements_per_unit {
-            let local = e * CUBE_DIM + UNIT_POS;
-            write_staged_key::<I>(
-                sorted_keys,
-                sorted_positions,
-                slot_base,
-                keys_out,
-                positions_out,
-                row_base,
-                local,
-                shift,
-                pass,
-                blueprint,
-            );
-        }
+        write_held::<I>(
+            sorted_keys,
+            sorted_positions,
+            slot_base,
+            keys_out,
+            positions_out,
+            span,
+            len,
+            shift,
+            true,
+            pass,
+            blueprint,
+        );
     } else {
-        #[unroll]
-        for e in 0..blueprint.elements_per_unit {
-            let local = e * CUBE_DIM + UNIT_POS;
-            if local < span.len {
-                write_staged_key::<I>(
-                    sorted_keys,
-                    sorted_positions,
-                    slot_base,
-                    keys_out,
-                    positions_out,
-                    row_base,
-                    local,
-                    shift,
-                    pass,
-                    blueprint,
-                );
-            }
-        }
+        write_held::<I>(
+            sorted_keys,
+            sorted_positions,
+            slot_base,
+            keys_out,
+            positions_out,
+            span,
+            len,
+            shift,
+            false,
+            pass,
+            blueprint,
+        );
     }
 }
 
-/// [`write_staged`]'s move of the staged key at sorted index `local`.
+/// [`write_staged`] of a tile known full (`full`) or not.
 #[cube]
 #[allow(clippy::too_many_arguments)]
-fn write_staged_key<I: Numeric>(
+fn write_held<I: Numeric>(
     sorted_keys: &Shared<[u32]>,
     sorted_positions: &Shared<[u32]>,
     slot_base: &Shared<[u32]>,
     keys_out: &mut [u32],
     positions_out: &mut [I],
-    row_base: usize,
-    local: u32,
+    span: &TileSpan,
+    len: usize,
     shift: u32,
+    #[comptime] full: bool,
     #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
 ) {
-    let key = sorted_keys[local as usize];
-    let digit = digit_of(pass_radix(key, pass), shift, blueprint) as usize;
-    let slot = row_base + (slot_base[digit] + local) as usize;
-    if pass.write_keys {
-        keys_out[slot] = key;
-    }
-    if comptime!(pass.positions != Positions::None) {
-        positions_out[slot] = I::cast_from(sorted_positions[local as usize]);
+    let row_base = span.row * len;
+    #[unroll]
+    for e in 0..blueprint.elements_per_unit {
+        let local = e * CUBE_DIM + UNIT_POS;
+        let mut present = true;
+        if comptime!(!full) {
+            present = local < span.len;
+        }
+        if present {
+            let key = sorted_keys[local as usize];
+            let digit = digit_of(pass_radix(key, pass), shift, blueprint) as usize;
+            let slot = row_base + (slot_base[digit] + local) as usize;
+            if pass.write_keys {
+                keys_out[slot] = key;
+            }
+            if comptime!(pass.positions != Positions::None) {
+                positions_out[slot] = I::cast_from(sorted_positions[local as usize]);
+            }
+        }
     }
 }
 
@@ -580,11 +584,13 @@ pub(crate) fn onesweep_kernel<I: Numeric>(
     );
     let mut digit_start = Shared::<[u32]>::new_slice(comptime!(blueprint.digits()));
     let slots = rank_held(&digits, &mut digit_start, blueprint);
-    let mut first = Shared::<[u32]>::new_slice(comptime!(blueprint.digits()));
+    // Each digit's row start (a row's first tile), then its slot base (`write_staged`): one
+    // array for both, as their lifetimes do not overlap.
+    let mut digit_slots = Shared::<[u32]>::new_slice(comptime!(blueprint.digits()));
     // Uniform per cube: a row's first tile seeds each digit's chain with the digit's start.
     if span.part == 0 {
         let row_counts = (span.row * passes as usize + pass_index as usize) * radix as usize;
-        row_digit_starts(counts, row_counts, &mut first, blueprint);
+        row_digit_starts(counts, row_counts, &mut digit_slots, blueprint);
     }
     sync_cube();
     // Publish every digit's count now, stage the tile, and only then walk back: by then the
@@ -593,7 +599,7 @@ pub(crate) fn onesweep_kernel<I: Numeric>(
     while d < radix {
         let count = tile_digit_count(&digit_start, d, span.len, radix);
         let seed = if span.part == 0 {
-            first[d as usize]
+            digit_slots[d as usize]
         } else {
             0u32
         };
@@ -615,12 +621,12 @@ pub(crate) fn onesweep_kernel<I: Numeric>(
     while d < radix {
         let count = tile_digit_count(&digit_start, d, span.len, radix);
         let seed = if span.part == 0 {
-            first[d as usize]
+            digit_slots[d as usize]
         } else {
             0u32
         };
-        // From here `first` holds the digit's slot base (see `write_staged`).
-        first[d as usize] =
+        // From here `digit_slots` holds the digit's slot base.
+        digit_slots[d as usize] =
             digit_prefix(status, tile, span.part, radix, d, count, seed, walk_window)
                 - digit_start[d as usize];
         d += CUBE_DIM;
@@ -629,7 +635,7 @@ pub(crate) fn onesweep_kernel<I: Numeric>(
     write_staged::<I>(
         &sorted_keys,
         &sorted_positions,
-        &first,
+        &digit_slots,
         keys_out,
         positions_out,
         &span,
