@@ -674,7 +674,6 @@ pub(crate) fn finish_kernel<K: Numeric, I: Numeric>(
     k: usize,
     position_stride: usize,
     order_stride: usize,
-    chunk_len: usize,
     total: usize,
     #[comptime] words: u32,
     #[comptime] reorder: bool,
@@ -691,17 +690,118 @@ pub(crate) fn finish_kernel<K: Numeric, I: Numeric>(
     if reorder {
         column = order[row * order_stride + column] as usize;
     }
-    // Candidates of a cut row hold positions in their chunk, `k` per chunk.
-    let position = positions[row * position_stride + column] + ((column / k) * chunk_len) as u32;
+    let position = positions[row * position_stride + column];
+    write_output::<K, I>(
+        values,
+        values_out,
+        indices_out,
+        row * len + position as usize,
+        index,
+        position,
+        words,
+        write_values,
+        write_indices,
+    );
+}
+
+/// The outputs of rows cut into `chunks` chunks of `chunk_len` keys, from each chunk's `k`
+/// candidates sorted by (radix key, column) (`sorted_keys` and `order`, `[rows * chunks, k]`;
+/// `order` holds columns of `positions`, whose positions count from the chunk's start): the
+/// merge of a row's sorted chunks. Candidate `i` of chunk `c` is output `i` plus the keys of
+/// the earlier chunks at or below its key and of the later chunks below it (ties in row
+/// order), written where that is below `k`: each output of a row has exactly one writer.
+#[cube(launch_unchecked, address_type = "dynamic")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn merge_finish_kernel<K: Numeric, I: Numeric>(
+    values: &[K],
+    positions: &[u32],
+    sorted_keys: &[u32],
+    order: &[u32],
+    values_out: &mut [K],
+    indices_out: &mut [I],
+    len: usize,
+    k: usize,
+    chunks: usize,
+    chunk_len: usize,
+    total: usize,
+    #[comptime] words: u32,
+    #[comptime] write_values: bool,
+    #[comptime] write_indices: bool,
+    #[define(K, I)] _dtypes: [ElemType; 2],
+) {
+    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    if index >= total {
+        terminate!();
+    }
+    let list = index / k;
+    let row = list / chunks;
+    let chunk = list % chunks;
+    let key = sorted_keys[index];
+    let mut rank = index % k;
+    for other in 0..chunks {
+        if other != chunk {
+            let start = (row * chunks + other) * k;
+            rank += count_before(sorted_keys, start, start + k, key, other < chunk) - start;
+        }
+    }
+    if rank < k {
+        let column = order[index] as usize;
+        let position = positions[list * k + column] + (chunk * chunk_len) as u32;
+        write_output::<K, I>(
+            values,
+            values_out,
+            indices_out,
+            row * len + position as usize,
+            row * k + rank,
+            position,
+            words,
+            write_values,
+            write_indices,
+        );
+    }
+}
+
+/// The first index in `start..end` of ascending `sorted` whose key does not come before
+/// `query` (`key < query`, or `key <= query` with `or_equal`): `start` plus how many do.
+#[cube]
+fn count_before(sorted: &[u32], start: usize, end: usize, query: u32, or_equal: bool) -> usize {
+    let mut lo = start;
+    let mut hi = end;
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        let key = sorted[mid];
+        if key < query || (or_equal && key == query) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// Output `out` of the top-k: the input element at `source` (`words` values of `K`) and its
+/// position in the row.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn write_output<K: Numeric, I: Numeric>(
+    values: &[K],
+    values_out: &mut [K],
+    indices_out: &mut [I],
+    source: usize,
+    out: usize,
+    position: u32,
+    #[comptime] words: u32,
+    #[comptime] write_values: bool,
+    #[comptime] write_indices: bool,
+) {
     if write_values {
-        let source = row * len + position as usize;
         #[unroll]
         for w in 0..words {
-            values_out[index * words as usize + w as usize] =
+            values_out[out * words as usize + w as usize] =
                 values[source * words as usize + w as usize];
         }
     }
     if write_indices {
-        indices_out[index] = I::cast_from(position);
+        indices_out[out] = I::cast_from(position);
     }
 }

@@ -6,7 +6,7 @@ use cubecl::server::Handle;
 
 use super::kernels::{
     compose_positions_kernel, finish_kernel, gather_count_kernel, gather_scatter_kernel,
-    init_state_kernel, radix_digit_kernel, radix_histogram_kernel, rank_kernel, row_select_kernel,
+    init_state_kernel, merge_finish_kernel, radix_digit_kernel, radix_histogram_kernel, rank_kernel, row_select_kernel,
     sample_check_kernel, sample_kernel,
 };
 use super::tile::{MAX_CHUNK_TILES, ROW_STATE_WORDS};
@@ -694,8 +694,9 @@ impl Run<'_> {
     /// How many chunks the one-cube-per-row select cuts each row into, and their length (the
     /// last may be shorter): as many as keep `rows * chunks` within
     /// [`TopkTuning::row_split_cubes`] and chunks of at least
-    /// [`TopkTuning::row_chunk_min_len`], with every chunk longer than `k` and the `chunks *
-    /// k` candidates of a row inside one cube of the sort that merges them.
+    /// [`TopkTuning::row_chunk_min_len`], with every chunk longer than `k` and at most
+    /// `chunks * k` candidates a row within one cube of the in-cube sort (so each chunk's
+    /// candidates sort in one cube, and the merge's searches stay few).
     fn row_chunks(&self) -> (usize, usize) {
         let TopkProblem { rows, len, k } = self.problem;
         let merge_capacity = SortTuning::for_device(self.caps).in_cube_capacity(self.caps);
@@ -717,16 +718,81 @@ impl Run<'_> {
     /// Radix select with one cube per row ([`row_select_kernel`]: every digit pass and the
     /// gather in one launch), then the outputs as [`Run::gather_and_finish`] writes them.
     /// A few long rows are cut into chunks ([`Run::row_chunks`]), each chunk's top-k selected
-    /// by its own cube: a row's top-k is then the first `k` of its chunks' candidates sorted
-    /// by (key, index), and that sort orders them by index among equal keys, as every chunk
-    /// writes its equal keys in index order and the chunks follow each other in the row.
-    /// Returns the number of digit passes.
+    /// by its own cube: a row's top-k is then the merge of its chunks' candidates sorted by
+    /// (key, index) ([`Run::merge_and_finish`]). Returns the number of digit passes.
     fn row_select(&self) -> Result<u32, SieveError> {
         let (chunks, chunk_len) = self.row_chunks();
         let (cand_keys, cand_positions) = self.launch_row_select(chunks, chunk_len);
-        let per_row = chunks * self.problem.k;
-        self.order_and_finish(&cand_keys, &cand_positions, per_row, chunks > 1, chunk_len)?;
+        if chunks > 1 {
+            self.merge_and_finish(&cand_keys, &cand_positions, chunks, chunk_len)?;
+        } else {
+            self.order_and_finish(&cand_keys, &cand_positions, self.problem.k, false)?;
+        }
         Ok(self.read.kind.key_bits() / SELECT_BITS)
+    }
+
+    /// The outputs of rows cut into `chunks` chunks of `chunk_len` keys from their `k`
+    /// candidates a chunk ([`Run::launch_row_select`]'s): every chunk's candidates sorted by
+    /// (key, column) as a row of their own (their equal keys come in index order, so this is
+    /// (key, index)), then [`merge_finish_kernel`] merges a row's chunks, ties in chunk order,
+    /// which is row order. Sorting `k` keys a cube, not `chunks * k`, keeps every
+    /// multiprocessor busy where few rows are cut.
+    fn merge_and_finish(
+        &self,
+        cand_keys: &Handle,
+        cand_positions: &Handle,
+        chunks: usize,
+        chunk_len: usize,
+    ) -> Result<(), SieveError> {
+        let TopkProblem { rows, k, .. } = self.problem;
+        let candidates = rows * chunks * k;
+        let sorted_keys = self.workspace(candidates);
+        let order = self.workspace(candidates);
+        sort_with(
+            self.client,
+            self.caps,
+            SortIo {
+                keys: cand_keys,
+                key_dtype: Dtype::U32,
+                keys_out: Some(&sorted_keys),
+                indices_out: Some(&order),
+                index_dtype: Dtype::U32,
+            },
+            SortProblem {
+                rows: rows * chunks,
+                len: k,
+            },
+            SortOrder::Ascending,
+            SortOptions::default(),
+        )?;
+        let (values_in, values_out, words, value_elem) = self.output_values();
+        // SAFETY: one unit per candidate, bounds-checked; columns are below `k` and positions
+        // within the chunk; each output below `k` a row has one writer (the merge's ranks of
+        // a row's candidates are distinct), the others write nothing.
+        unsafe {
+            merge_finish_kernel::launch_unchecked(
+                self.client,
+                self.elementwise_grid(candidates),
+                CubeDim::new_1d(self.elementwise_units),
+                self.address(),
+                values_in,
+                self.buffer(cand_positions, candidates),
+                self.buffer(&sorted_keys, candidates),
+                self.buffer(&order, candidates),
+                values_out,
+                self.output(self.io.indices_out),
+                self.problem.len,
+                k,
+                chunks,
+                chunk_len,
+                candidates,
+                words,
+                self.io.values_out.is_some(),
+                self.io.indices_out.is_some(),
+                [value_elem, self.io.index_dtype.elem_type()],
+            );
+        }
+        Ok(())
     }
 
     /// Radix select picks the one-cube-per-row path: rows up to
@@ -1017,7 +1083,7 @@ impl Run<'_> {
             );
         }
         if gather.sample.is_none() {
-            return self.order_and_finish(&gather.cand_keys, &gather.cand_positions, k, false, 0);
+            return self.order_and_finish(&gather.cand_keys, &gather.cand_positions, k, false);
         }
         if gather.per_row > SELECT_CANDIDATES_MAX {
             // Many candidates a row: sorting them all is cheaper than one cube selecting.
@@ -1026,7 +1092,6 @@ impl Run<'_> {
                 &gather.cand_positions,
                 gather.per_row,
                 true,
-                0,
             );
         }
         // The first `k` of each row's candidates by (key, slot), one cube a row: among equal
@@ -1052,27 +1117,23 @@ impl Run<'_> {
                 outputs,
             );
         }
-        self.order_and_finish(&keys, &positions, k, false, 0)
+        self.order_and_finish(&keys, &positions, k, false)
     }
 
     /// The outputs from the chosen radix keys and positions, `per_row` a row (keys below the
     /// boundary in index order, then the ties in index order, then padding of the largest
-    /// key; or, for rows cut into chunks of `chunk_len` keys, `k` per chunk with positions in
-    /// the chunk), sorted by (key, index) first when asked or when `must_sort` (candidates to
-    /// merge, or more than `k`).
+    /// key), sorted by (key, index) first when asked or when `must_sort` (more than `k`).
     fn order_and_finish(
         &self,
         cand_keys: &Handle,
         cand_positions: &Handle,
         per_row: usize,
         must_sort: bool,
-        chunk_len: usize,
     ) -> Result<(), SieveError> {
         let rows = self.problem.rows;
         let order = if self.sorted || must_sort {
-            // Keys below the boundary are in index order, then the ties in index order (and
-            // the chunks in row order): a stable sort by radix key orders them by (key,
-            // index).
+            // Keys below the boundary are in index order, then the ties in index order: a
+            // stable sort by radix key orders them by (key, index).
             let order = self.workspace(rows * per_row);
             sort_with(
                 self.client,
@@ -1092,38 +1153,37 @@ impl Run<'_> {
         } else {
             None
         };
-        self.finish(cand_positions, per_row, order.as_ref(), chunk_len);
+        self.finish(cand_positions, per_row, order.as_ref());
         Ok(())
     }
 
+    /// The input's values and the values output as the finishing kernels take them, their
+    /// 32-bit words a value and the element type they move as (64-bit values move as pairs of
+    /// `u32` words).
+    fn output_values(&self) -> (BufferArg, BufferArg, u32, ElemType) {
+        if self.read.kind.wide() {
+            let values_out = match self.io.values_out {
+                Some(h) => self.buffer(h, 2 * self.outputs()),
+                None => self.unused(),
+            };
+            let values_in = self.buffer(self.io.values, 2 * self.elements());
+            (values_in, values_out, 2, Dtype::U32.elem_type())
+        } else {
+            let values_out = self.output(self.io.values_out);
+            (self.input(), values_out, 1, self.io.value_dtype.elem_type())
+        }
+    }
+
     /// Writes the outputs from the chosen positions (`[rows, stride]`), reordered by `order`
-    /// (`[rows, stride]`, columns; its first `k` of a row taken) when given. A column `c`'s
-    /// position counts from `(c / k) * chunk_len` (the chunks of a cut row; 0 otherwise).
-    /// 64-bit values move as pairs of 32-bit words.
-    fn finish(&self, positions: &Handle, stride: usize, order: Option<&Handle>, chunk_len: usize) {
+    /// (`[rows, stride]`, columns; its first `k` of a row taken) when given.
+    fn finish(&self, positions: &Handle, stride: usize, order: Option<&Handle>) {
         let outputs = self.outputs();
         let positions_len = self.problem.rows * stride;
         let order_arg = match order {
             Some(order) => self.buffer(order, positions_len),
             None => self.unused(),
         };
-        let words = if self.read.kind.wide() { 2 } else { 1 };
-        let (values_in, values_out, value_elem) = if words == 2 {
-            (
-                self.buffer(self.io.values, 2 * self.elements()),
-                match self.io.values_out {
-                    Some(h) => self.buffer(h, 2 * outputs),
-                    None => self.unused(),
-                },
-                Dtype::U32.elem_type(),
-            )
-        } else {
-            (
-                self.input(),
-                self.output(self.io.values_out),
-                self.io.value_dtype.elem_type(),
-            )
-        };
+        let (values_in, values_out, words, value_elem) = self.output_values();
         // SAFETY: one unit per output element, bounds-checked; positions are within the row.
         unsafe {
             finish_kernel::launch_unchecked(
@@ -1140,7 +1200,6 @@ impl Run<'_> {
                 self.problem.k,
                 stride,
                 stride,
-                chunk_len,
                 outputs,
                 words,
                 order.is_some(),
@@ -1176,7 +1235,7 @@ impl Run<'_> {
             SortOptions::default(),
             self.read.kind,
         )?;
-        self.finish(&positions, self.problem.len, None, 0);
+        self.finish(&positions, self.problem.len, None);
         Ok(())
     }
 }
