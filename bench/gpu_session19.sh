@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Nineteenth session (issue 15).
 #   a  the branches kept off main for want of device time, merged (`s19`: the blocked top-k
-#      gather, the sort's write shape): the top-k and sort tests through CUDA and Vulkan,
+#      gather, the sort's write shape), and on them the chunked rows' merge (`topk-merge`):
+#      the top-k and sort tests through CUDA and Vulkan,
 #      the rest of the top-k tests through CUDA (props::topk, sets::, small_devices::,
 #      soundness::topk, dtypes_ops::every_dtype_through_every_op), memcheck and racecheck
 #      over the gather's and the sort's writes; an A/B of the top-k rows and the sort rows
 #      against main's bench (`.gpu/sieve-bench-cuda-base`); the in-cube sort at the shapes
 #      of the chunked row path's candidates ([64, 2000] against [128, 1000], keys per unit
-#      8, 4, 2). Files: tests-*.txt, memcheck-cuda.txt, racecheck-cuda-*.txt, bench.txt,
-#      bench.json.
+#      8, 4, 2); Nsight Compute's kernel times of [64, 128256] k = 1000 through both benches.
+#      Files: tests-*.txt, memcheck-cuda.txt, racecheck-cuda-*.txt, bench.txt, bench.json,
+#      ncu.txt.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 # usage: LIMIT=300 bash bench/gpu_session19.sh <a>
 set -uo pipefail
@@ -26,7 +28,7 @@ a)
   timeout $limit .gpu/suite-cuda --test-threads 2 $R > "$OUT/tests-cuda-rest.txt" 2>&1 &
   timeout $limit .gpu/suite-cuda --test-threads 1 dtypes_ops::every_dtype_through_every_op \
     > "$OUT/tests-cuda-dtypes.txt" 2>&1 &
-  sanitize "topk::row_sampled topk::every_length topk::candidates sort::many_tiles" \
+  sanitize "topk::row_sampled topk::every_length topk::candidates topk_ops::default_tuning_on_few sort::many_tiles" \
     "topk::row_sampled topk::every_length topk::sampled_bound;sort::many_tiles sort::every_length"
   wait
   for f in "$OUT"/*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
@@ -43,6 +45,13 @@ a)
       > "/tmp/$b.txt" 2>&1
     echo "bench $b rc=$?"; { echo "=== $b"; cat "/tmp/$b.txt"; } >> "$OUT/bench.txt"
     grep -E "^(topk|copy|sort)" "/tmp/$b.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
+  done
+  for b in base new; do
+    bin=.gpu/sieve-bench-cuda; [ $b = base ] && bin=.gpu/sieve-bench-cuda-base
+    echo "=== $b" >> "$OUT/ncu.txt"
+    timeout 60 ncu --metrics gpu__time_duration.sum --csv --launch-count 40 $bin --no-burn \
+      --runs 10 --case $T:64x128256:f32:k=1000 2>&1 | grep -v -E "^==PROF==" >> "$OUT/ncu.txt"
+    echo "ncu $b rc=${PIPESTATUS[0]}"
   done
   python3 -c "import json,sys; json.dump({n: json.load(open(f'/tmp/{n}.json')) for n in ['base','new']}, open(sys.argv[1],'w'))" "$OUT/bench.json"
   ;;

@@ -191,7 +191,7 @@ fn default_tuning_at_every_short_row_length() {
 
 /// The public op at default tunings on a few long rows, which the one-cube-per-row radix
 /// select cuts into chunks on a device with more multiprocessors than rows (each chunk's top-k
-/// merged by the candidates' sort): chunk boundaries that fall inside runs of equal values,
+/// sorted and merged): chunk boundaries that fall inside runs of equal values,
 /// and `k` past a chunk's share of the row.
 #[test]
 fn default_tuning_on_few_long_rows() {
