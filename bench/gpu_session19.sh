@@ -8,7 +8,8 @@
 #      over the gather's and the sort's writes; an A/B of the top-k rows and the sort rows
 #      against main's bench (`.gpu/sieve-bench-cuda-base`); the in-cube sort at the shapes
 #      of the chunked row path's candidates ([64, 2000] against [128, 1000], keys per unit
-#      8, 4, 2); Nsight Compute's kernel times of [64, 128256] k = 1000 through both benches.
+#      8, 4, 2); Nsight Compute's kernel times of [64, 128256] k = 1000 through both benches,
+#      and of the in-cube sort kernel at [16384, 128] (the Burn op's calls, then the raw ones).
 #      Files: tests-*.txt, memcheck-cuda.txt, racecheck-cuda-*.txt, bench.txt, bench.json,
 #      ncu.txt.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
@@ -53,6 +54,12 @@ a)
       --runs 10 --case $T:64x128256:f32:k=1000 2>&1 | grep -v -E "^==PROF==" >> "$OUT/ncu.txt"
     echo "ncu $b rc=${PIPESTATUS[0]}"
   done
+  # The Burn op's sort kernel against the raw call's: same GPU time, or not?
+  echo "=== sort_in_cube [16384, 128], Burn op then raw" >> "$OUT/ncu.txt"
+  timeout 60 ncu --metrics gpu__time_duration.sum --csv --kernel-name regex:sort_in_cube \
+    --launch-count 40 .gpu/sieve-bench-cuda --no-burn --runs 10 --case $S:16384x128:f32 2>&1 \
+    | grep -v -E "^==PROF==" >> "$OUT/ncu.txt"
+  echo "ncu sort rc=${PIPESTATUS[0]}"
   python3 -c "import json,sys; json.dump({n: json.load(open(f'/tmp/{n}.json')) for n in ['base','new']}, open(sys.argv[1],'w'))" "$OUT/bench.json"
   ;;
 esac
