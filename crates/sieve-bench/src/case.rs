@@ -167,6 +167,17 @@ impl Case {
         })
     }
 
+    /// Panics unless the case's dtype is one of `allowed` (the ones its bench defines): a
+    /// misspelt case (`i32,k=8` for `i32:k=8`) must not run with other data than it names.
+    pub fn require_dtype(&self, allowed: &[&str]) {
+        assert!(
+            allowed.contains(&self.dtype.as_str()),
+            "{} bench: dtype `{}` is not one of {allowed:?} (case syntax: op:shape:dtype[:key=value,...])",
+            self.op,
+            self.dtype
+        );
+    }
+
     pub fn numel(&self) -> usize {
         self.shape.iter().product()
     }

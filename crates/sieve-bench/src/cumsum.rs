@@ -26,12 +26,7 @@ use crate::timing::Bench;
 const BURN_MAX_ROW: usize = 1 << 20;
 
 pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
-    assert!(
-        matches!(case.dtype.as_str(), "f32" | "i32"),
-        "{} bench: f32 and i32 cases are defined, not {}",
-        case.op,
-        case.dtype
-    );
+    case.require_dtype(&["f32", "i32"]);
     match case.shape.len() {
         1 => run_rank::<1>(case, bench),
         2 => run_rank::<2>(case, bench),

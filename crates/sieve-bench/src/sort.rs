@@ -22,6 +22,7 @@ use crate::timing::Bench;
 const BURN_MAX: usize = 1 << 24;
 
 pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
+    case.require_dtype(&["f32", "i32"]);
     match case.shape.len() {
         1 => run_rank::<1>(case, bench),
         2 => run_rank::<2>(case, bench),
