@@ -12,8 +12,12 @@
 #      and of the in-cube sort kernel at [16384, 128] (the Burn op's calls, then the raw ones).
 #      Files: tests-*.txt, memcheck-cuda.txt, racecheck-cuda-*.txt, bench.txt, bench.json,
 #      ncu.txt.
+#   c  main with both (`af71ff0`'s kernels): the top-k, sampling and sort rows through CUDA with
+#      torch's in the same call, the batched rows cut in 1, 2 (the default) and 4 chunks a row
+#      and with 512-unit row cubes; the batched top-k, 2^28 top-k and sampling rows through
+#      Vulkan. Files: bench-cuda.txt, cuda.json, torch.json, bench-vulkan.txt, vulkan.json.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: LIMIT=300 bash bench/gpu_session19.sh <a>
+# usage: LIMIT=300 bash bench/gpu_session19.sh <a|c>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-300}
@@ -61,5 +65,31 @@ a)
     | grep -v -E "^==PROF==" >> "$OUT/ncu.txt"
   echo "ncu sort rc=${PIPESTATUS[0]}"
   python3 -c "import json,sys; json.dump({n: json.load(open(f'/tmp/{n}.json')) for n in ['base','new']}, open(sys.argv[1],'w'))" "$OUT/bench.json"
+  ;;
+c)
+  B=$T:64x128256:f32
+  args=()
+  for c in k=50 k=1000 k=50,dist=tied k=1000,dist=tied; do
+    args+=(--case $B:$c --case $B:$c,split=64 --case $B:$c,split=264)
+  done
+  args+=(--case $B:k=1000,row_units=512 --case $T:16384x128:f32:k=8 --case $T:4096x32768:f32:k=64
+    --case $T:16777216:f32:k=1000)
+  for c in k=10 k=1000 k=100000 k=1000,dist=all_equal; do args+=(--case $T:268435456:f32:$c); done
+  args+=(--case top_k_top_p_sample:64x128256:f32 --case top_k_top_p_sample:256x128256:f32
+    --case sort:268435456:i32 --case $S:268435456:f32 --case argsort:268435456:f32
+    --case $S:16777216:f32 --case $S:16384x128:f32)
+  timeout ${BENCH_LIMIT:-220} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
+    "${args[@]}" > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench cuda rc=$?"
+  grep -E "^(topk|copy|top_k|sort|argsort)" "$OUT/bench-cuda.txt" | grep -v -E "skipped|sort_and_slice|rank_by|lsd"
+  timeout ${TORCH_LIMIT:-150} python3 bench/torch_reference.py "$OUT/torch.json" \
+    --only=topk,sample,sort > /tmp/torch.txt 2>&1
+  echo "torch rc=$?"; grep -E "^(topk|top_k|sample|sort|argsort|copy)" /tmp/torch.txt | head -40
+  timeout ${VK_LIMIT:-150} .gpu/sieve-bench-vulkan --no-burn --runs 10 --json "$OUT/vulkan.json" \
+    --case $B:k=50 --case $B:k=1000 --case $B:k=50,dist=tied --case $B:k=1000,dist=tied \
+    --case $T:268435456:f32:k=1000 --case top_k_top_p_sample:64x128256:f32 \
+    > "$OUT/bench-vulkan.txt" 2>&1
+  echo "bench vulkan rc=$?"
+  grep -E "^(topk|copy|top_k)" "$OUT/bench-vulkan.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
   ;;
 esac
