@@ -16,8 +16,12 @@
 #      torch's in the same call, the batched rows cut in 1, 2 (the default) and 4 chunks a row
 #      and with 512-unit row cubes; the batched top-k, 2^28 top-k and sampling rows through
 #      Vulkan. Files: bench-cuda.txt, cuda.json, torch.json, bench-vulkan.txt, vulkan.json.
+#   d  19-c's Vulkan rows of the batched top-k were 1.6-3.5x 18-d's: Vulkan benches of main
+#      before the session (`c457eac`, vk-base), main now (`af71ff0`: blocked gather and the
+#      merge, vk-merge) and main without the blocked gather (`02ec8fb`, vk-mo); CUDA benches of
+#      the last two (cuda-merge, cuda-mo). Each runs twice, interleaved. Files: bench-*.txt.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: LIMIT=300 bash bench/gpu_session19.sh <a|c>
+# usage: LIMIT=300 bash bench/gpu_session19.sh <a|c|d>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-300}
@@ -91,5 +95,19 @@ c)
     > "$OUT/bench-vulkan.txt" 2>&1
   echo "bench vulkan rc=$?"
   grep -E "^(topk|copy|top_k)" "$OUT/bench-vulkan.txt" | grep -v -E "skipped|sort_and_slice|rank_by"
+  ;;
+d)
+  B=$T:64x128256:f32
+  args=(--case $B:k=50 --case $B:k=1000 --case $B:k=50,dist=tied --case $B:k=1000,dist=tied
+    --case $T:16384x128:f32:k=8 --case top_k_top_p_sample:64x128256:f32)
+  for round in 1 2; do
+    for b in vk-base vk-mo vk-merge cuda-mo cuda-merge; do
+      more=(); case $b in cuda-*) more=(--case $T:16777216:f32:k=1000 --case $T:268435456:f32:k=1000);; esac
+      timeout 80 .gpu/$b --no-burn --runs 10 "${args[@]}" "${more[@]}" > /tmp/b.txt 2>&1
+      echo "== $b round $round rc=$?"; { echo "=== round $round"; cat /tmp/b.txt; } >> "$OUT/bench-$b.txt"
+      grep -E "^(topk|top_k)" /tmp/b.txt | grep -v -E "skipped|sort_and_slice|rank_by|row_max" \
+        | awk '{print $1, $2, $4, $5, $6}'
+    done
+  done
   ;;
 esac
