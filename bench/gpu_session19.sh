@@ -20,8 +20,11 @@
 #      before the session (`c457eac`, vk-base), main now (`af71ff0`: blocked gather and the
 #      merge, vk-merge) and main without the blocked gather (`02ec8fb`, vk-mo); CUDA benches of
 #      the last two (cuda-merge, cuda-mo). Each runs twice, interleaved. Files: bench-*.txt.
+#   e  whether the chunked rows' merge pays where rows are few and cut into many chunks: CUDA
+#      benches of main without the merge (`d6f2cc7`, cuda-gather) and with it (`af71ff0`,
+#      cuda-merge), interleaved twice, at [1|8|16|32, 128256]. Files: bench-*.txt.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: LIMIT=300 bash bench/gpu_session19.sh <a|c|d>
+# usage: LIMIT=300 bash bench/gpu_session19.sh <a|c|d|e>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-300}
@@ -107,6 +110,18 @@ d)
       echo "== $b round $round rc=$?"; { echo "=== round $round"; cat /tmp/b.txt; } >> "$OUT/bench-$b.txt"
       grep -E "^(topk|top_k)" /tmp/b.txt | grep -v -E "skipped|sort_and_slice|rank_by|row_max" \
         | awk '{print $1, $2, $4, $5, $6}'
+    done
+  done
+  ;;
+e)
+  args=()
+  for r in 1 8 16 32; do args+=(--case $T:${r}x128256:f32:k=1000); done
+  args+=(--case $T:8x128256:f32:k=50 --case $T:8x128256:f32:k=1000,dist=tied)
+  for round in 1 2; do
+    for b in cuda-gather cuda-merge; do
+      timeout 80 .gpu/$b --no-burn --runs 10 "${args[@]}" > /tmp/b.txt 2>&1
+      echo "== $b round $round rc=$?"; { echo "=== round $round"; cat /tmp/b.txt; } >> "$OUT/bench-$b.txt"
+      grep -E "^topk" /tmp/b.txt | grep -v -E "skipped|sort_and_slice|rank_by" | awk '{print $1, $2, $4, $5, $6}'
     done
   done
   ;;
