@@ -67,7 +67,10 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let float = case.dtype == "f32";
     let x_float = float.then(|| {
         let data: Vec<f32> = keys.iter().map(|&k| k as f32).collect();
-        Tensor::<D>::from_data(TensorData::new(data, shape.clone()), bench.device)
+        bench.burn_input(
+            case,
+            Tensor::<D>::from_data(TensorData::new(data, shape.clone()), bench.device),
+        )
     });
     let x_int = (!float).then(|| {
         let data: Vec<i32> = keys.iter().map(|&k| k as i32).collect();

@@ -11,7 +11,9 @@
 
 use std::time::Instant;
 
-use burn::tensor::Device;
+use burn::tensor::{Device, Tensor};
+
+use crate::case::Case;
 use cubecl::prelude::Client;
 
 /// Target length of one timed sample.
@@ -98,6 +100,22 @@ pub struct Bench<'a> {
 }
 
 impl Bench<'_> {
+    /// The Burn op's input as the case asks: uploaded from the host (the default), or with
+    /// `input=op` made on the device by a Burn op (`x * 1`, synchronised once), as a model's
+    /// tensors are: whether the input's origin changes the Burn op's time.
+    pub fn burn_input<const D: usize>(&self, case: &Case, x: Tensor<D>) -> Tensor<D> {
+        match case.params.get("input").map(String::as_str) {
+            None | Some("host") => x,
+            Some("op") => {
+                let y = x.mul_scalar(1.0);
+                self.device.sync().expect("device sync");
+                y
+            }
+            Some(other) => panic!("{} bench: input={other} (host or op)", case.op),
+        }
+    }
+
+
     /// [`time_raw`] with this bench's client and runs.
     pub fn time_raw(&self, call: impl FnMut()) -> Stats {
         time_raw(self.client, self.runs, call)

@@ -54,9 +54,12 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let index_bytes = Tensor::<1, Int>::empty([1], bench.device).dtype().size() as u64;
     let out = (n / len.max(1) * k) as u64;
     let floor = 4 * n as u64 + (4 + index_bytes) * out;
-    let x = Tensor::<D>::from_data(
-        TensorData::new(data.clone(), case.shape.clone()),
-        bench.device,
+    let x = bench.burn_input(
+        case,
+        Tensor::<D>::from_data(
+            TensorData::new(data.clone(), case.shape.clone()),
+            bench.device,
+        ),
     );
     let dim = D - 1;
     let mut rows = Vec::new();

@@ -375,7 +375,9 @@ pub(crate) fn row_select_kernel<K: Numeric>(
             boundary.need = k - candidate.below;
         }
     }
-    if try_sample {
+    // Never after the minima bound (the host sets one or the other; both would overwrite its
+    // tied boundary): compiled out if both are asked.
+    if comptime!(try_sample && !try_bound) {
         let rank = if cube % chunks == chunks - 1 {
             sample_rank_last
         } else {
