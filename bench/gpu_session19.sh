@@ -23,8 +23,13 @@
 #   e  whether the chunked rows' merge pays where rows are few and cut into many chunks: CUDA
 #      benches of main without the merge (`d6f2cc7`, cuda-gather) and with it (`af71ff0`,
 #      cuda-merge), interleaved twice, at [1|8|16|32, 128256]. Files: bench-*.txt.
+#   f  the guard (`row_select_kernel` compiles the sampled bound out where the minima bound is
+#      asked too): `topk::`, `topk_ops::` through CUDA; and whether the Burn op's time over the
+#      raw call comes from its input being uploaded: the batched top-k rows and the [16384, 128]
+#      sort with the input made by a Burn op (`input=op`) and uploaded, interleaved twice.
+#      Files: tests-cuda.txt, bench.txt.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: LIMIT=300 bash bench/gpu_session19.sh <a|c|d|e>
+# usage: LIMIT=300 bash bench/gpu_session19.sh <a|c|d|e|f>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-300}
@@ -124,5 +129,20 @@ e)
       grep -E "^topk" /tmp/b.txt | grep -v -E "skipped|sort_and_slice|rank_by" | awk '{print $1, $2, $4, $5, $6}'
     done
   done
+  ;;
+f)
+  timeout ${TEST_LIMIT:-100} .gpu/suite-cuda --test-threads 4 topk:: topk_ops:: \
+    > "$OUT/tests-cuda.txt" 2>&1 &
+  B=$T:64x128256:f32
+  args=()
+  for c in k=1000 k=50,dist=tied k=50; do args+=(--case $B:$c --case $B:$c,input=op); done
+  args+=(--case $S:16384x128:f32 --case $S:16384x128:f32:input=op)
+  for round in 1 2; do
+    timeout 60 .gpu/sieve-bench-cuda --no-burn --runs 10 "${args[@]}" > /tmp/b.txt 2>&1
+    echo "== round $round rc=$?"; { echo "=== round $round"; cat /tmp/b.txt; } >> "$OUT/bench.txt"
+    grep -E "^(topk|sort)" /tmp/b.txt | grep -E "auto|radix_select|in_cube" | awk '{print $1, $2, $4, $5, $6, $12}'
+  done
+  wait
+  summary "$OUT/tests-cuda.txt"
   ;;
 esac
