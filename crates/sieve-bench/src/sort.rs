@@ -112,7 +112,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
         other => panic!("sort bench: {other} is not a sort op"),
     };
     rows.push(row.checked(wrong, || {
-        bench.time_burn(|| match op {
+        bench.time_sieve_burn(case, || match op {
             Op::StablePartition | Op::SplitByBit => {
                 run_split_lazy(case, x_float.clone(), x_int.clone(), &split_mask);
             }

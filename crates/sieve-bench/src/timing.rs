@@ -115,10 +115,23 @@ impl Bench<'_> {
         }
     }
 
-
     /// [`time_raw`] with this bench's client and runs.
     pub fn time_raw(&self, call: impl FnMut()) -> Stats {
         time_raw(self.client, self.runs, call)
+    }
+
+    /// [`time_burn`] of a sieve Burn op as the case asks: with `flush=1`, each call is
+    /// followed by `Device::flush` (Fusion dispatches what it holds without waiting), so the
+    /// device starts on a call while the host queues the next one.
+    pub fn time_sieve_burn(&self, case: &Case, mut call: impl FnMut()) -> Stats {
+        if case.param_u32("flush").is_some_and(|f| f != 0) {
+            self.time_burn(|| {
+                call();
+                self.device.flush().expect("device flush");
+            })
+        } else {
+            self.time_burn(call)
+        }
     }
 
     /// [`time_burn`] with this bench's device and runs.

@@ -75,7 +75,9 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let (values, indices) = sieve_burn::topk_with_indices(x.clone(), k, dim);
     let wrong = check_topk(&data, len, k, &floats(values), &ints(indices));
     rows.push(row.checked(wrong, || {
-        bench.time_burn(|| drop(sieve_burn::topk_with_indices(x.clone(), k, dim)))
+        bench.time_sieve_burn(case, || {
+            drop(sieve_burn::topk_with_indices(x.clone(), k, dim))
+        })
     }));
 
     // Raw strategies, with the case's tuning overrides (`topk_tuning_override`) if any.

@@ -6,8 +6,8 @@ use cubecl::server::Handle;
 
 use super::kernels::{
     compose_positions_kernel, finish_kernel, gather_count_kernel, gather_scatter_kernel,
-    init_state_kernel, merge_finish_kernel, radix_digit_kernel, radix_histogram_kernel, rank_kernel, row_select_kernel,
-    sample_check_kernel, sample_kernel,
+    init_state_kernel, merge_finish_kernel, radix_digit_kernel, radix_histogram_kernel,
+    rank_kernel, row_select_kernel, sample_check_kernel, sample_kernel,
 };
 use super::tile::{MAX_CHUNK_TILES, ROW_STATE_WORDS};
 use super::{
