@@ -28,8 +28,10 @@
 #      raw call comes from its input being uploaded: the batched top-k rows and the [16384, 128]
 #      sort with the input made by a Burn op (`input=op`) and uploaded, interleaved twice.
 #      Files: tests-cuda.txt, bench.txt.
+#   g  the Burn op with `flush=1` (each call followed by `Device::flush`: Fusion dispatches what
+#      it holds instead of holding it to the sync) and without, twice. File: bench.txt.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: LIMIT=300 bash bench/gpu_session19.sh <a|c|d|e|f>
+# usage: LIMIT=300 bash bench/gpu_session19.sh <a|c|d|e|f|g>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-300}
@@ -144,5 +146,19 @@ f)
   done
   wait
   summary "$OUT/tests-cuda.txt"
+  ;;
+g)
+  B=$T:64x128256:f32
+  args=()
+  for c in $B:k=1000 $B:k=50,dist=tied $T:16384x128:f32:k=8 $T:268435456:f32:k=1000; do
+    args+=(--case $c --case $c,flush=1)
+  done
+  args+=(--case $S:16384x128:f32 --case $S:16384x128:f32:flush=1)
+  for round in 1 2; do
+    timeout 40 .gpu/sieve-bench-cuda --no-burn --runs 10 "${args[@]}" > /tmp/b.txt 2>&1
+    echo "== round $round rc=$?"; { echo "=== round $round"; cat /tmp/b.txt; } >> "$OUT/bench.txt"
+    grep -E "^(topk|sort)" /tmp/b.txt | grep -E "auto|radix_select|rank_by|in_cube" \
+      | awk '{print $1, $2, $4, $5, $6, $12}'
+  done
   ;;
 esac
