@@ -150,7 +150,7 @@ f)
 g)
   B=$T:64x128256:f32
   args=()
-  for c in $B:k=1000 $B:k=50,dist=tied $T:16384x128:f32:k=8 $T:268435456:f32:k=1000; do
+  for c in $B:k=1000 $B:k=50,dist=tied $T:16384x128:f32:k=8; do
     args+=(--case $c --case $c,flush=1)
   done
   args+=(--case $S:16384x128:f32 --case $S:16384x128:f32:flush=1)
