@@ -72,7 +72,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     rows.push(row.checked(
         mismatch(&input.apply(dim, op, false).values(), &expected),
         || {
-            bench.time_burn(|| {
+            bench.time_sieve_burn(case, || {
                 let _out = input.apply(dim, op, false);
             })
         },

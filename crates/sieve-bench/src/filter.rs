@@ -124,7 +124,7 @@ fn mask_select(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
     );
     let got = sieve_burn::mask_select(x.clone(), m.clone());
     rows.push(row.checked(mismatch(&to_vec(got), &expected), || {
-        bench.time_burn(|| {
+        bench.time_sieve_burn(case, || {
             let _out = sieve_burn::mask_select(x.clone(), m.clone());
         })
     }));
@@ -142,7 +142,7 @@ fn mask_select(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
     let count: i64 = count.into_scalar();
     rows.push(
         row.checked(mismatch(&got[..count as usize], &expected), || {
-            bench.time_burn(|| {
+            bench.time_sieve_burn(case, || {
                 let _out = sieve_burn::mask_select_padded(x.clone(), m.clone());
             })
         }),
@@ -189,7 +189,7 @@ fn argwhere(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
         .iter::<i64>()
         .collect();
     rows.push(row.checked(mismatch(&got, &expected), || {
-        bench.time_burn(|| {
+        bench.time_sieve_burn(case, || {
             let _out = sieve_burn::argwhere(m.clone());
         })
     }));
@@ -247,7 +247,7 @@ fn compact_rows(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
     );
     let (got, _) = sieve_burn::compact_rows(x.clone(), m.clone());
     rows.push(row.checked(mismatch(&to_vec(got), &expected), || {
-        bench.time_burn(|| {
+        bench.time_sieve_burn(case, || {
             let _out = sieve_burn::compact_rows(x.clone(), m.clone());
         })
     }));

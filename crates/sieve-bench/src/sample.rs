@@ -60,7 +60,7 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     };
     let tokens: Vec<i64> = draw().into_data().iter::<i64>().collect();
     let wrong = check(&held, vocab, k, p, t, &tokens);
-    let mut rows = vec![row.checked(wrong, || bench.time_burn(|| drop(draw())))];
+    let mut rows = vec![row.checked(wrong, || bench.time_sieve_burn(case, || drop(draw())))];
     if dtype == DType::F32 {
         rows.push(raw(case, bench, &held, [batch, vocab], (k, p, t), floor));
     }

@@ -41,7 +41,7 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
                 )
             });
             vec![row.checked(wrong, || {
-                bench.time_burn(|| drop(sieve_burn::unique(x.clone())))
+                bench.time_sieve_burn(case, || drop(sieve_burn::unique(x.clone())))
             })]
         }
         Op::Searchsorted => {
@@ -61,7 +61,7 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
             let search = || sieve_burn::searchsorted(seq.clone(), q.clone(), false);
             let got: Vec<i64> = search().into_data().iter::<i64>().collect();
             let wrong = crate::report::mismatch(&got, &want);
-            vec![row.checked(wrong, || bench.time_burn(|| drop(search())))]
+            vec![row.checked(wrong, || bench.time_sieve_burn(case, || drop(search())))]
         }
         op => panic!("sets bench: {op} is not a set op"),
     }
