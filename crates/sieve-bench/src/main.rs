@@ -11,6 +11,11 @@
 //! sieve-bench --json out.json         # also write the rows as JSON
 //! sieve-bench --case cumsum:4096x32768:f32:dim=0   # one case of your own
 //! ```
+//!
+//! Params every sieve Burn op row takes: `flush=1` follows each call with `Device::flush`
+//! (Fusion dispatches what it holds instead of holding it to the sync); `input=op` (top-k and
+//! sort) makes the op's input on the device by a Burn op instead of uploading it. Tuning
+//! overrides (per family: `units=`, `epu=`, `split=`, ...) reach the raw rows only.
 
 // In this binary `missing_docs` flags the crate doc above and any `pub` item or `pub mod` of
 // the crate root; the modules below are private, so their items are documented by review,
