@@ -10,6 +10,7 @@
 //! sieve-bench --quick                 # small sizes (CI runs this)
 //! sieve-bench --json out.json         # also write the rows as JSON
 //! sieve-bench --case cumsum:4096x32768:f32:dim=0   # one case of your own
+//! sieve-bench --with flush=1          # a param added to every case
 //! ```
 //!
 //! Params every sieve Burn op row takes: `flush=1` follows each call with `Device::flush`
@@ -57,6 +58,10 @@ struct Cli {
     /// `compact_rows:64x1048576:f32:density=0.1,strategy=gather`. Repeatable.
     #[arg(long = "case")]
     cases: Vec<String>,
+    /// Add `key=value` to every case's params (the standard rows or `--case`s), e.g.
+    /// `--with flush=1`; a case's own value wins. Repeatable.
+    #[arg(long = "with", value_parser = parse_param)]
+    with: Vec<(String, String)>,
     /// Skip stock Burn rows (they can take minutes where Burn is quadratic).
     #[arg(long)]
     no_burn: bool,
@@ -74,7 +79,7 @@ fn main() {
         host::print_costs(&device, &client);
         return;
     }
-    let cases: Vec<Case> = if cli.cases.is_empty() {
+    let mut cases: Vec<Case> = if cli.cases.is_empty() {
         case::standard(cli.quick)
     } else {
         cli.cases
@@ -87,6 +92,13 @@ fn main() {
             })
             .collect()
     };
+    for case in &mut cases {
+        for (key, value) in &cli.with {
+            case.params
+                .entry(key.clone())
+                .or_insert_with(|| value.clone());
+        }
+    }
 
     let mut report = Report::new(&caps, std::env::args().collect::<Vec<_>>().join(" "));
     let runs = cli.runs as usize;
@@ -122,4 +134,11 @@ fn main() {
     if let Some(path) = &cli.json {
         eprintln!("wrote {}", path.display());
     }
+}
+
+/// A `--with` param: `key=value`.
+fn parse_param(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .ok_or_else(|| format!("`{s}` is not key=value"))
 }
