@@ -53,3 +53,73 @@ fn quick_run_checks_and_times_every_row() {
         }
     }
 }
+
+/// A case whose dtype field holds its params (`i32,k=8` for `i32:k=8`) is refused, not run on
+/// other data than it names; `--with` adds a param to every case, and a case's own value wins.
+#[test]
+fn misspelt_cases_are_refused_and_with_params_reach_every_case() {
+    let bench = env!("CARGO_BIN_EXE_sieve-bench");
+    let bad = Command::new(bench)
+        .args([
+            "--no-burn",
+            "--runs",
+            "10",
+            "--case",
+            "topk_with_indices:4x64:i32,k=8",
+        ])
+        .output()
+        .expect("run sieve-bench");
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success(), "a misspelt case ran");
+    assert!(
+        stderr.contains("dtype `i32,k=8`"),
+        "unclear refusal: {stderr}"
+    );
+
+    let json = std::env::temp_dir().join(format!("sieve-bench-with-{}.json", std::process::id()));
+    let output = Command::new(bench)
+        .args(["--no-burn", "--runs", "10", "--with", "flush=1"])
+        .args(["--case", "sort_with_indices:4x64:f32"])
+        .args(["--case", "topk_with_indices:4x64:f32:k=8,flush=0"])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("run sieve-bench");
+    assert!(
+        output.status.success(),
+        "sieve-bench failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    std::fs::remove_file(&json).ok();
+    let flush_of = |op: &str| -> Vec<String> {
+        report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["op"] == op && r["impl"] == "sieve")
+            .map(|r| {
+                r["params"]["flush"]
+                    .to_string()
+                    .trim_matches('"')
+                    .to_string()
+            })
+            .collect()
+    };
+    let sort = flush_of("sort_with_indices");
+    let topk = flush_of("topk_with_indices");
+    assert!(
+        !sort.is_empty() && sort.iter().all(|f| f == "1"),
+        "sort rows: {sort:?}"
+    );
+    assert!(
+        !topk.is_empty() && topk.iter().all(|f| f == "0"),
+        "topk rows: {topk:?}"
+    );
+    for r in report["rows"].as_array().unwrap() {
+        if r["impl"] == "sieve" && r["params"]["strategy"] == "auto" {
+            assert_eq!(r["status"], "ok", "{r}");
+        }
+    }
+}
