@@ -3,25 +3,29 @@
 
 use std::process::Command;
 
-#[test]
-fn quick_run_checks_and_times_every_row() {
-    let json = std::env::temp_dir().join(format!("sieve-bench-quick-{}.json", std::process::id()));
+/// Runs the bench with `args` and `--json`, asserts it succeeded, and returns its report.
+fn report_of(name: &str, args: &[&str]) -> serde_json::Value {
+    let json = std::env::temp_dir().join(format!("sieve-bench-{name}-{}.json", std::process::id()));
     let output = Command::new(env!("CARGO_BIN_EXE_sieve-bench"))
-        .args(["--quick", "--runs", "10", "--json"])
+        .args(args)
+        .arg("--json")
         .arg(&json)
         .output()
         .expect("run sieve-bench");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    println!("{stdout}");
+    println!("{}", String::from_utf8_lossy(&output.stdout));
     assert!(
         output.status.success(),
         "sieve-bench failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     std::fs::remove_file(&json).ok();
+    report
+}
+
+#[test]
+fn quick_run_checks_and_times_every_row() {
+    let report = report_of("quick", &["--quick", "--runs", "10"]);
     for key in ["device", "backend", "command", "rows"] {
         assert!(report.get(key).is_some(), "report lacks `{key}`");
     }
@@ -76,23 +80,20 @@ fn misspelt_cases_are_refused_and_with_params_reach_every_case() {
         "unclear refusal: {stderr}"
     );
 
-    let json = std::env::temp_dir().join(format!("sieve-bench-with-{}.json", std::process::id()));
-    let output = Command::new(bench)
-        .args(["--no-burn", "--runs", "10", "--with", "flush=1"])
-        .args(["--case", "sort_with_indices:4x64:f32"])
-        .args(["--case", "topk_with_indices:4x64:f32:k=8,flush=0"])
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .expect("run sieve-bench");
-    assert!(
-        output.status.success(),
-        "sieve-bench failed: {}",
-        String::from_utf8_lossy(&output.stderr)
+    let report = report_of(
+        "with",
+        &[
+            "--no-burn",
+            "--runs",
+            "10",
+            "--with",
+            "flush=1",
+            "--case",
+            "sort_with_indices:4x64:f32",
+            "--case",
+            "topk_with_indices:4x64:f32:k=8,flush=0",
+        ],
     );
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    std::fs::remove_file(&json).ok();
     let flush_of = |op: &str| -> Vec<String> {
         report["rows"]
             .as_array()
