@@ -30,8 +30,12 @@
 #      Files: tests-cuda.txt, bench.txt.
 #   g  the Burn op with `flush=1` (each call followed by `Device::flush`: Fusion dispatches what
 #      it holds instead of holding it to the sync) and without, twice. File: bench.txt.
+#   h  (written for the next session, not run here) the standard rows through CUDA without and
+#      with `--with flush=1`, torch's in the same call: which Burn ops a flush after the call
+#      speeds. Files: bench-cuda.txt, cuda.json, bench-cuda-flush.txt, cuda-flush.json,
+#      torch.json.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: LIMIT=300 bash bench/gpu_session19.sh <a|c|d|e|f|g>
+# usage: LIMIT=300 bash bench/gpu_session19.sh <a|c|d|e|f|g|h>
 set -uo pipefail
 here="$(dirname "$0")"
 export LIMIT=${LIMIT:-300}
@@ -160,5 +164,16 @@ g)
     grep -E "^(topk|sort)" /tmp/b.txt | grep -E "auto|radix_select|rank_by|in_cube" \
       | awk '{print $1, $2, $4, $5, $6, $12}'
   done
+  ;;
+h)
+  for v in "" flush; do
+    with=(); [ -n "$v" ] && with=(--with flush=1)
+    timeout ${BENCH_LIMIT:-200} .gpu/sieve-bench-cuda --no-burn --runs 10 "${with[@]}" \
+      --json "$OUT/cuda${v:+-$v}.json" > "$OUT/bench-cuda${v:+-$v}.txt" 2>&1
+    echo "bench ${v:-plain} rc=$?"
+    grep -E "\"auto\"|strategy\":\"auto" "$OUT/bench-cuda${v:+-$v}.txt" | awk '{print $1, $2, $4, $5, $6}'
+  done
+  timeout ${TORCH_LIMIT:-150} python3 bench/torch_reference.py "$OUT/torch.json" > /tmp/torch.txt 2>&1
+  echo "torch rc=$?"
   ;;
 esac
