@@ -5,8 +5,8 @@
 #      the top-k and sort tests through CUDA and Vulkan,
 #      the rest of the top-k tests through CUDA (props::topk, sets::, small_devices::,
 #      soundness::topk, dtypes_ops::every_dtype_through_every_op), memcheck and racecheck
-#      over the gather's and the sort's writes; an A/B of the top-k rows and the sort rows
-#      against main's bench (`.gpu/sieve-bench-cuda-base`); the in-cube sort at the shapes
+#      over the gather's and the sort's writes; the top-k rows and the sort rows through this
+#      bench and `.gpu/sieve-bench-cuda-base` (meant as main's; it was older: 19-a); the in-cube sort at the shapes
 #      of the chunked row path's candidates ([64, 2000] against [128, 1000], keys per unit
 #      8, 4, 2); Nsight Compute's kernel times of [64, 128256] k = 1000 through both benches,
 #      and of the in-cube sort kernel at [16384, 128] (the Burn op's calls, then the raw ones).
