@@ -74,7 +74,10 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     });
     let x_int = (!float).then(|| {
         let data: Vec<i32> = keys.iter().map(|&k| k as i32).collect();
-        Tensor::<D, Int>::from_data(TensorData::new(data, shape.clone()), bench.device)
+        bench.burn_input(
+            case,
+            Tensor::<D, Int>::from_data(TensorData::new(data, shape.clone()), bench.device),
+        )
     });
     let dim = D - 1;
 

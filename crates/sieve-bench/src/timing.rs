@@ -11,6 +11,7 @@
 
 use std::time::Instant;
 
+use burn::tensor::kind::Numeric;
 use burn::tensor::{Device, Tensor};
 
 use crate::case::Case;
@@ -101,13 +102,17 @@ pub struct Bench<'a> {
 
 impl Bench<'_> {
     /// The Burn op's input as the case asks: uploaded from the host (the default), or with
-    /// `input=op` made on the device by a Burn op (`x * 1`, synchronised once), as a model's
+    /// `input=op` made on the device by a Burn op (`x * 1`, synchronised once; Float or Int), as a model's
     /// tensors are: whether the input's origin changes the Burn op's time.
-    pub fn burn_input<const D: usize>(&self, case: &Case, x: Tensor<D>) -> Tensor<D> {
+    pub fn burn_input<const D: usize, K: Numeric>(
+        &self,
+        case: &Case,
+        x: Tensor<D, K>,
+    ) -> Tensor<D, K> {
         match case.params.get("input").map(String::as_str) {
             None | Some("host") => x,
             Some("op") => {
-                let y = x.mul_scalar(1.0);
+                let y = x.mul_scalar(1);
                 self.device.sync().expect("device sync");
                 y
             }
