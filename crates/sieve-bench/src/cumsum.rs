@@ -78,6 +78,26 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
         },
     ));
 
+    // The same op through sieve-burn's CubeCL impl with no Dispatch and no Fusion (f32
+    // cumsum only): the Burn op's time less Fusion's.
+    if !int && op == ScanOp::Sum {
+        let handle = bench.client.create_from_slice(bytemuck::cast_slice(&data));
+        if let Some(x) = bench.cube_tensor(handle, &case.shape, burn::backend::DType::F32) {
+            use sieve_burn::SieveOps;
+            let call = || burn_cubecl::CubeBackend::sieve_float_cumsum(x.clone(), dim);
+            let out = call();
+            let got = bench
+                .client
+                .read_one(out.handle.clone())
+                .expect("read back");
+            let got: Vec<f32> = bytemuck::cast_slice(&got[..4 * n]).to_vec();
+            let row = Row::new(case, "cube", &bench.backend, burn_floor, &[]);
+            rows.push(row.checked(mismatch(&got, &expected), || {
+                bench.time_raw(|| drop(call()))
+            }));
+        }
+    }
+
     // sieve's raw kernels with each strategy forced (contiguous rows: dim is the last axis).
     if dim + 1 == D {
         let len = case.shape[dim];

@@ -168,6 +168,31 @@ impl Bench<'_> {
         }
     }
 
+    /// `handle` (contiguous, `shape`, `dtype`) as a tensor of Burn's CubeCL backend itself, for
+    /// the `cube` rows: sieve-burn's `SieveOps` impl called with no Dispatch and no Fusion in
+    /// front, which splits a Burn op's time over the raw call into Fusion's share and the
+    /// rest. `None` on a device of another backend.
+    pub fn cube_tensor(
+        &self,
+        handle: cubecl::server::Handle,
+        shape: &[usize],
+        dtype: burn::backend::DType,
+    ) -> Option<burn_cubecl::tensor::CubeTensor> {
+        match self.device.clone().inner().as_dispatch() {
+            burn::backend::DispatchDevice::Cube(device) => {
+                Some(burn_cubecl::tensor::CubeTensor::new_contiguous(
+                    self.client.clone(),
+                    device.clone(),
+                    burn::tensor::Shape::from(shape.to_vec()),
+                    handle,
+                    dtype,
+                ))
+            }
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
     /// [`time_raw`] with this bench's client and runs.
     pub fn time_raw(&self, call: impl FnMut()) -> Stats {
         time_raw(self.client, self.runs, call)

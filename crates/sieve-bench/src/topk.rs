@@ -80,6 +80,40 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
         })
     }));
 
+    // The same op through sieve-burn's CubeCL impl with no Dispatch and no Fusion: the Burn
+    // op's time less Fusion's.
+    let handle = bench.client.create_from_slice(bytemuck::cast_slice(&data));
+    if let Some(x) = bench.cube_tensor(handle, &case.shape, burn::backend::DType::F32) {
+        use sieve_burn::SieveOps;
+        let index_dtype = bench.device.settings().int_dtype;
+        let call = || {
+            burn_cubecl::CubeBackend::sieve_float_topk(
+                x.clone(),
+                k,
+                dim,
+                true,
+                true,
+                0,
+                index_dtype,
+            )
+        };
+        let (values, indices) = call();
+        let read = |h: &cubecl::server::Handle| bench.client.read_one(h.clone()).expect("read");
+        let got_values: Vec<f32> =
+            bytemuck::cast_slice::<u8, f32>(&read(&values.handle))[..out as usize].to_vec();
+        let raw_indices = read(&indices.handle);
+        let got_indices: Vec<i64> = match indices.dtype.size() {
+            8 => bytemuck::cast_slice::<u8, i64>(&raw_indices)[..out as usize].to_vec(),
+            _ => bytemuck::cast_slice::<u8, i32>(&raw_indices)[..out as usize]
+                .iter()
+                .map(|&i| i as i64)
+                .collect(),
+        };
+        let wrong = check_topk(&data, len, k, &got_values, &got_indices);
+        let row = Row::new(case, "cube", &bench.backend, floor, &[]);
+        rows.push(row.checked(wrong, || bench.time_raw(|| drop(call()))));
+    }
+
     // Raw strategies, with the case's tuning overrides (`topk_tuning_override`) if any.
     let tuning = topk_tuning_override(case, bench.client);
     let input = bench.client.create_from_slice(bytemuck::cast_slice(&data));

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Twentieth session (issue 15).
+#   a  `s20-cand` (main + `topk-one-loader` + `sort-flush`): `topk::`, `topk_ops::`,
+#      `sampling::`, `sort_ops::` through CUDA and Vulkan; then, GPU quiet, the Burn op rows the
+#      session works on (sorts of 2^20 keys or more now flush inside the op; the batched and
+#      short-row top-k; cumsum, mask_select, argwhere at 2^20-2^24) through the candidate's
+#      bench (cand), main's (base: no flush in the sorts) and the candidate's with every Burn
+#      call followed by a flush (`--with flush=1`), twice, with each thread's CPU time a call
+#      (the bench prints it under each row); torch's rows of the same families last.
+#      Files: tests-cuda.txt, tests-vulkan.txt, bench-*.txt, torch.json.
+# Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
+# usage: LIMIT=200 bash bench/gpu_session20.sh <a>
+set -uo pipefail
+here="$(dirname "$0")"
+export LIMIT=${LIMIT:-200}
+source "$here/gpu_prelude.sh"
+T=topk_with_indices
+S=sort_with_indices
+case "$1" in
+a)
+  M="topk:: topk_ops:: sampling:: sort_ops::"
+  timeout $limit .gpu/suite-vulkan --test-threads 3 $M > "$OUT/tests-vulkan.txt" 2>&1 &
+  timeout $limit .gpu/suite-cuda --test-threads 3 $M > "$OUT/tests-cuda.txt" 2>&1 &
+  wait
+  for f in "$OUT"/tests-*.txt; do echo "== $f: $(grep -c 'ok$' "$f") ok"; summary "$f"; done
+  grep -h -E "panicked" -A3 "$OUT"/tests-*.txt | head -20
+  args=(--case $S:16384x128:f32 --case $S:16777216:f32 --case $S:64x128256:f32:descending=true
+        --case $T:64x128256:f32:k=50 --case $T:64x128256:f32:k=1000
+        --case $T:64x128256:f32:k=50,dist=tied --case $T:64x128256:f32:k=1000,dist=tied
+        --case $T:16384x128:f32:k=8
+        --case cumsum:1048576:f32:dim=0 --case cumsum:16777216:f32:dim=0
+        --case mask_select:16777216:f32:density=0.5 --case argwhere:16777216:bool:density=0.5)
+  for round in 1 2; do
+    for v in cand base cand-flush; do
+      [ $round = 2 ] && [ $v = cand-flush ] && continue
+      with=(); [ $v = cand-flush ] && with=(--with flush=1)
+      b=.gpu/sieve-bench-cuda; [ $v = base ] && b=.gpu/sieve-bench-cuda-base
+      timeout ${BENCH_LIMIT:-120} $b --no-burn --runs 10 "${with[@]}" "${args[@]}" \
+        > "$OUT/bench-$v-$round.txt" 2>&1
+      echo "bench $v $round rc=$?"
+    done
+  done
+  timeout ${TORCH_LIMIT:-120} python3 bench/torch_reference.py "$OUT/torch.json" \
+    --only=sort,topk,filter > "$OUT/torch.txt" 2>&1
+  echo "torch rc=$?"
+  for f in "$OUT"/bench-*.txt; do
+    echo "== $f"
+    grep -E "\"auto\"|strategy\":\"auto|cpu ms" "$f" | grep -B1 "cpu ms" | grep -v "^--" \
+      | awk '{print $1, $2, $4, $6, $11}' | paste - - | cut -c1-220
+  done
+  ;;
+*) echo "usage: $0 <a>"; exit 2 ;;
+esac
