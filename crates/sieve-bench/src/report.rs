@@ -31,6 +31,9 @@ pub struct Row {
     /// Host time per call to queue it (see `timing::Stats::queue_ms`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub queue_ms: Option<f64>,
+    /// CPU ms per call of each thread (see `timing::Stats::thread_ms`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread_ms: Option<std::collections::BTreeMap<String, f64>>,
     pub status: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -74,6 +77,7 @@ impl Row {
             batch: None,
             samples: None,
             queue_ms: None,
+            thread_ms: None,
             status: "ok".into(),
             note: None,
         }
@@ -87,6 +91,7 @@ impl Row {
         self.batch = Some(stats.batch);
         self.samples = Some(stats.samples);
         self.queue_ms = Some(stats.queue_ms);
+        self.thread_ms = Some(stats.thread_ms);
         self
     }
 
@@ -194,6 +199,13 @@ impl Report {
                     .map(|n| format!(": {n}"))
                     .unwrap_or_default(),
             );
+            if let Some(threads) = r.thread_ms.as_ref().filter(|t| !t.is_empty()) {
+                let cpu: Vec<String> = threads
+                    .iter()
+                    .map(|(n, ms)| format!("{n} {ms:.4}"))
+                    .collect();
+                println!("{:<12} cpu ms a call by thread: {}", "", cpu.join(", "));
+            }
         }
     }
 

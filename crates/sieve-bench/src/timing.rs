@@ -9,6 +9,7 @@
 //! not `runs`: its median still reads to the millisecond, and 15 of them would spend a GPU
 //! call's time on one row (as in `bench/results/h200/13-e`).
 
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 use burn::tensor::kind::Numeric;
@@ -25,7 +26,7 @@ pub const SLOW_CALL_MS: f64 = 1000.0;
 /// Samples of a call slower than [`SLOW_CALL_MS`].
 pub const SLOW_SAMPLES: usize = 3;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Stats {
     pub median_ms: f64,
     pub min_ms: f64,
@@ -38,6 +39,50 @@ pub struct Stats {
     /// over the samples). Where it reaches `median_ms`, the host, not the device, sets the
     /// pace of back-to-back calls.
     pub queue_ms: f64,
+    /// CPU time per call of each of the process's threads over the timed samples, by thread
+    /// name (`/proc/self/task/*/schedstat`; empty where the system has none). Which thread
+    /// sets the pace when the host does: the caller, Fusion's server, CubeCL's device
+    /// thread (whose time includes its spin in the sync).
+    pub thread_ms: BTreeMap<String, f64>,
+}
+
+/// Every thread's name and CPU nanoseconds so far (`/proc/self/task/<tid>/schedstat`'s first
+/// field), by thread id.
+fn thread_times() -> BTreeMap<u64, (String, u64)> {
+    let mut out = BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return out;
+    };
+    for task in tasks.flatten() {
+        let Some(tid) = task.file_name().to_str().and_then(|t| t.parse().ok()) else {
+            continue;
+        };
+        let read = |f: &str| std::fs::read_to_string(task.path().join(f)).ok();
+        let (Some(comm), Some(stat)) = (read("comm"), read("schedstat")) else {
+            continue;
+        };
+        if let Some(ns) = stat.split_whitespace().next().and_then(|v| v.parse().ok()) {
+            out.insert(tid, (comm.trim().to_string(), ns));
+        }
+    }
+    out
+}
+
+/// CPU ms per call of each thread between two [`thread_times`] snapshots, summed by thread
+/// name; threads under a microsecond a call are left out.
+fn thread_ms(
+    before: &BTreeMap<u64, (String, u64)>,
+    after: &BTreeMap<u64, (String, u64)>,
+    calls: usize,
+) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    for (tid, (name, ns)) in after {
+        let start = before.get(tid).map_or(0, |b| b.1);
+        *out.entry(name.clone()).or_insert(0.0) +=
+            ns.saturating_sub(start) as f64 * 1e-6 / calls.max(1) as f64;
+    }
+    out.retain(|_, ms| *ms >= 1e-3);
+    out
 }
 
 /// Times `call` (which only queues work); `sync` waits for the device.
@@ -61,7 +106,9 @@ fn time(runs: usize, mut call: impl FnMut(), mut sync: impl FnMut()) -> Stats {
     } else {
         runs
     };
+    let before = thread_times();
     let samples: Vec<(f64, f64)> = (0..runs).map(|_| timed_batch(batch)).collect();
+    let thread_ms = thread_ms(&before, &thread_times(), runs * batch);
     let mut ms: Vec<f64> = samples.iter().map(|s| s.0).collect();
     let mut queue: Vec<f64> = samples.iter().map(|s| s.1).collect();
     ms.sort_by(f64::total_cmp);
@@ -73,6 +120,7 @@ fn time(runs: usize, mut call: impl FnMut(), mut sync: impl FnMut()) -> Stats {
         batch,
         samples: runs,
         queue_ms: queue[queue.len() / 2],
+        thread_ms,
     }
 }
 
