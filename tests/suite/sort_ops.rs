@@ -162,3 +162,62 @@ fn flex_falls_back_stably() {
         vec![1, 0, 5, 2, 3, 4]
     );
 }
+
+/// Sorts of 2^20 elements or more are dispatched as they are called (`Device::flush`), with
+/// Fusion's queue around them: the op that makes the input is queued before the sort, and
+/// the one that reads its outputs after. Both directions, Float and Int, every output form.
+#[test]
+fn large_sorts_dispatched_at_once_keep_their_neighbours() {
+    let device = Device::default();
+    let (mut rng, seed) = rng("large_sorts_dispatched_at_once_keep_their_neighbours");
+    let shape = [2usize, (1 << 19) + 3];
+    let n = shape[0] * shape[1];
+    let base: Vec<f32> = (0..n).map(|_| special_f32(&mut rng)).collect();
+    // The input as the queued op makes it (x + 0.0 keeps every bit but -0.0, which it makes
+    // +0.0, and NaN payloads, which the comparisons below do not look at).
+    let data: Vec<f32> = base.iter().map(|&v| v + 0.0).collect();
+    let flat: Vec<u32> = data.iter().map(|v| v.to_bits()).collect();
+    let ints: Vec<i32> = (0..n).map(|_| rng.random_range(-50..50)).collect();
+    for descending in [false, true] {
+        let case = format!("seed {seed}: {shape:?} descending {descending}");
+        let (indices, source) = reference(&data, &shape, 1, descending);
+        let x = Tensor::<2>::from_data(TensorData::new(base.clone(), shape), &device) + 0.0;
+        let (values, got) = if descending {
+            sieve_burn::sort_descending_with_indices(x.clone(), 1)
+        } else {
+            sieve_burn::sort_with_indices(x.clone(), 1)
+        };
+        // Read through an op queued after the sort (x * 1.0 keeps every bit but NaN payloads).
+        let got_bits = bits(values * 1.0);
+        let want: Vec<u32> = source.iter().map(|&s| flat[s]).collect();
+        let nan = |b: &u32| (*b & 0x7FFF_FFFF) > 0x7F80_0000;
+        assert_eq!(got_bits.len(), want.len(), "{case}: values");
+        for (i, (g, w)) in got_bits.iter().zip(&want).enumerate() {
+            assert!(
+                g == w || (nan(g) && nan(w)),
+                "{case}: value {i}: {g:#x} for {w:#x}"
+            );
+        }
+        assert_same(
+            &i64s(got + 1),
+            &indices.iter().map(|i| i + 1).collect::<Vec<_>>(),
+            &case,
+        );
+        let args = if descending {
+            sieve_burn::argsort_descending(x.clone(), 1)
+        } else {
+            sieve_burn::argsort(x, 1)
+        };
+        assert_same(&i64s(args), &indices, &format!("{case}: argsort"));
+
+        let (_, int_source) = reference(&ints, &shape, 1, descending);
+        let xi = Tensor::<2, Int>::from_data(TensorData::new(ints.clone(), shape), &device) + 0;
+        let sorted = if descending {
+            sieve_burn::sort_descending(xi, 1)
+        } else {
+            sieve_burn::sort(xi, 1)
+        };
+        let want: Vec<i64> = int_source.iter().map(|&s| ints[s] as i64 * 2).collect();
+        assert_same(&i64s(sorted * 2), &want, &format!("{case}: int sort"));
+    }
+}

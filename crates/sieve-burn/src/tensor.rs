@@ -678,7 +678,12 @@ pub fn split_by_bit<const D: usize>(
 pub fn sort<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
     let dim = dim_index("Sort", dim, D);
     check_served("sort", &x, DtypeUse::Keys);
-    Tensor::from_dispatch(K::sort(x.into_dispatch(), dim, false))
+    let queued = Queued::of(&x);
+    queued.dispatch(Tensor::from_dispatch(K::sort(
+        x.into_dispatch(),
+        dim,
+        false,
+    )))
 }
 
 /// [`sort`], descending (NaN first); equal keys still keep their input order.
@@ -697,7 +702,8 @@ pub fn sort_descending<const D: usize, K: SieveKind>(
 ) -> Tensor<D, K> {
     let dim = dim_index("Sort Descending", dim, D);
     check_served("sort_descending", &x, DtypeUse::Keys);
-    Tensor::from_dispatch(K::sort(x.into_dispatch(), dim, true))
+    let queued = Queued::of(&x);
+    queued.dispatch(Tensor::from_dispatch(K::sort(x.into_dispatch(), dim, true)))
 }
 
 /// [`sort`] with each value's source index along `dim` (Int, the device's default int
@@ -751,11 +757,45 @@ fn sorted_with_indices<const D: usize, K: SieveKind>(
     descending: bool,
 ) -> (Tensor<D, K>, Tensor<D, Int>) {
     let it = index_dtype(&x);
+    let queued = Queued::of(&x);
     let (values, indices) = K::sort_with_indices(x.into_dispatch(), dim, descending, it);
-    (
+    queued.dispatch((
         Tensor::from_dispatch(values),
         Tensor::from_dispatch(indices),
-    )
+    ))
+}
+
+/// Sorts of at least this many elements are dispatched at once (`Device::flush`) instead of
+/// waiting in Fusion's queue for the next sync, so the device starts on them while the host
+/// queues what follows: at [16384, 128] the Burn op then took its raw call's time (0.081 ms
+/// against 0.088-0.099 held; `bench/results/h200/19-g`). A flush costs the host a round trip to
+/// Fusion's server, which the device time of smaller sorts may not hide: they stay queued.
+const SORT_DISPATCH_MIN: usize = 1 << 20;
+
+/// A sort's input size and device, taken before the input is consumed.
+struct Queued {
+    device: burn::tensor::Device,
+    elements: usize,
+}
+
+impl Queued {
+    fn of<const D: usize, K: SieveKind>(x: &Tensor<D, K>) -> Self {
+        Queued {
+            device: x.device(),
+            elements: x.shape().num_elements(),
+        }
+    }
+
+    /// Returns `out` after dispatching what Fusion holds, for sorts of at least
+    /// [`SORT_DISPATCH_MIN`] elements (eager backends have nothing held).
+    fn dispatch<T>(self, out: T) -> T {
+        if self.elements >= SORT_DISPATCH_MIN {
+            // A flush that fails leaves the error where the read that waits for the outputs
+            // reports it; nothing is lost by going on.
+            let _ = self.device.flush();
+        }
+        out
+    }
 }
 
 /// The permutation that sorts `x` along `dim` (stable), like Burn's `Tensor::argsort`.
@@ -772,7 +812,13 @@ pub fn argsort<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex)
     let dim = dim_index("Argsort", dim, D);
     check_served("argsort", &x, DtypeUse::Keys);
     let it = index_dtype(&x);
-    Tensor::from_dispatch(K::argsort(x.into_dispatch(), dim, false, it))
+    let queued = Queued::of(&x);
+    queued.dispatch(Tensor::from_dispatch(K::argsort(
+        x.into_dispatch(),
+        dim,
+        false,
+        it,
+    )))
 }
 
 /// [`argsort`], descending (stable: ties in input order).
@@ -792,7 +838,13 @@ pub fn argsort_descending<const D: usize, K: SieveKind>(
     let dim = dim_index("Argsort Descending", dim, D);
     check_served("argsort_descending", &x, DtypeUse::Keys);
     let it = index_dtype(&x);
-    Tensor::from_dispatch(K::argsort(x.into_dispatch(), dim, true, it))
+    let queued = Queued::of(&x);
+    queued.dispatch(Tensor::from_dispatch(K::argsort(
+        x.into_dispatch(),
+        dim,
+        true,
+        it,
+    )))
 }
 
 /// How [`topk_with_options`] chooses: the `k` largest or smallest, in rank order or not, and

@@ -61,19 +61,52 @@ pub fn load_tile_keys<K: Numeric>(
     #[comptime] read: KeyRead,
     #[comptime] blueprint: RadixBlueprint,
 ) -> u32 {
+    load_keys::<K>(values, held, row_base, start, len, false, read, blueprint)
+}
+
+/// [`load_tile_keys`] in the blocked layout: the unit's `elements_per_unit` consecutive keys,
+/// key `e` at row position `start + UNIT_POS * elements_per_unit + e` (a warp's loads share
+/// cache lines, so they cost a striped load's traffic; a unit's keys are then in index order).
+#[cube]
+#[allow(clippy::too_many_arguments)]
+pub fn load_tile_keys_blocked<K: Numeric>(
+    values: &[K],
+    held: &mut Array<u32>,
+    row_base: usize,
+    start: usize,
+    len: usize,
+    #[comptime] read: KeyRead,
+    #[comptime] blueprint: RadixBlueprint,
+) -> u32 {
+    load_keys::<K>(values, held, row_base, start, len, true, read, blueprint)
+}
+
+/// The two tile loaders, by layout.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn load_keys<K: Numeric>(
+    values: &[K],
+    held: &mut Array<u32>,
+    row_base: usize,
+    start: usize,
+    len: usize,
+    #[comptime] blocked: bool,
+    #[comptime] read: KeyRead,
+    #[comptime] blueprint: RadixBlueprint,
+) -> u32 {
     let epu = blueprint.elements_per_unit;
     let mut valid = 0u32;
     if start + comptime!(blueprint.tile()) <= len {
         #[unroll]
         for e in 0..epu {
-            let index = row_base + start + (e * CUBE_DIM + UNIT_POS) as usize;
-            held[e as usize] = key_at::<K>(values, index, read);
+            let index = start + tile_local(e, blocked, epu) as usize;
+            held[e as usize] = key_at::<K>(values, row_base + index, read);
         }
         valid = comptime!(((1u64 << blueprint.elements_per_unit) - 1) as u32);
     } else {
         #[unroll]
         for e in 0..epu {
-            let index = start + (e * CUBE_DIM + UNIT_POS) as usize;
+            let index = start + tile_local(e, blocked, epu) as usize;
             held[e as usize] = 0u32;
             if index < len {
                 held[e as usize] = key_at::<K>(values, row_base + index, read);
@@ -82,6 +115,16 @@ pub fn load_tile_keys<K: Numeric>(
         }
     }
     valid
+}
+
+/// The tile position of the unit's key `e` in the striped or the blocked layout.
+#[cube]
+fn tile_local(e: u32, #[comptime] blocked: bool, #[comptime] epu: u32) -> u32 {
+    if blocked {
+        UNIT_POS * epu + e
+    } else {
+        e * CUBE_DIM + UNIT_POS
+    }
 }
 
 /// The keys of a tile one unit counted into the digit bins.

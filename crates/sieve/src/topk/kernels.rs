@@ -662,8 +662,8 @@ pub(crate) fn sample_check_kernel(
 }
 
 /// The outputs: output `j` of row `r` is the input element at position
-/// `positions[r * position_stride + c]`, where `c = order[j]` (`reorder`) or `j % k`; each
-/// element is `words` values of `K` (64-bit values move as two `u32` words).
+/// `positions[r * stride + c]`, where `c = order[r * stride + j % k]` (`reorder`) or `j % k`;
+/// each element is `words` values of `K` (64-bit values move as two `u32` words).
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn finish_kernel<K: Numeric, I: Numeric>(
@@ -674,8 +674,7 @@ pub(crate) fn finish_kernel<K: Numeric, I: Numeric>(
     indices_out: &mut [I],
     len: usize,
     k: usize,
-    position_stride: usize,
-    order_stride: usize,
+    stride: usize,
     total: usize,
     #[comptime] words: u32,
     #[comptime] reorder: bool,
@@ -690,9 +689,9 @@ pub(crate) fn finish_kernel<K: Numeric, I: Numeric>(
     let row = index / k;
     let mut column = index % k;
     if reorder {
-        column = order[row * order_stride + column] as usize;
+        column = order[row * stride + column] as usize;
     }
-    let position = positions[row * position_stride + column];
+    let position = positions[row * stride + column];
     write_output::<K, I>(
         values,
         values_out,

@@ -1199,7 +1199,6 @@ impl Run<'_> {
                 self.problem.len,
                 self.problem.k,
                 stride,
-                stride,
                 outputs,
                 words,
                 order.is_some(),

@@ -11,7 +11,9 @@ use crate::common::cube::{U32Range, cube_exclusive_sum};
 use crate::radix::digits::clear_bins;
 use crate::radix::keys::radix_key;
 use crate::radix::select::{CubeKeys, cube_select};
-use crate::radix::tile::{KeyRead, RadixBlueprint, count_tile_digits, key_at, load_tile_keys};
+use crate::radix::tile::{
+    KeyRead, RadixBlueprint, count_tile_digits, key_at, load_tile_keys, load_tile_keys_blocked,
+};
 
 /// A row's progress through the device-wide radix select, kept between passes in a
 /// `[rows, ROW_STATE_WORDS]` `u32` buffer ([`load_row_state`], [`store_row_state`]).
@@ -285,23 +287,8 @@ pub fn gather_tile<K: Numeric>(
     let epu = blueprint.elements_per_unit;
     let first = start + (UNIT_POS * epu) as usize;
     let mut held = Array::<u32>::new(epu as usize);
-    let mut valid = 0u32;
-    if start + comptime!(blueprint.tile()) <= len {
-        #[unroll]
-        for e in 0..epu {
-            held[e as usize] = key_at::<K>(values, row_base + first + e as usize, read);
-        }
-        valid = comptime!(((1u64 << blueprint.elements_per_unit) - 1) as u32);
-    } else {
-        #[unroll]
-        for e in 0..epu {
-            held[e as usize] = 0u32;
-            if first + (e as usize) < len {
-                held[e as usize] = key_at::<K>(values, row_base + first + e as usize, read);
-                valid |= 1u32 << e;
-            }
-        }
-    }
+    let valid =
+        load_tile_keys_blocked::<K>(values, &mut held, row_base, start, len, read, blueprint);
     let prefix = cube_exclusive_sum(
         held_classes(&held, valid, bound, epu),
         blueprint.units,
