@@ -62,6 +62,11 @@ struct Cli {
     /// `--with flush=1`; a case's own value wins. Repeatable.
     #[arg(long = "with", value_parser = parse_param)]
     with: Vec<(String, String)>,
+    /// Target length of one timed sample in ms (batches of up to 64 calls per 3 ms): longer
+    /// samples spread the pipeline's fill (the first launch reaching the device through
+    /// Fusion's and CubeCL's threads) over more calls.
+    #[arg(long, default_value_t = 3.0)]
+    sample_ms: f64,
     /// Skip stock Burn rows (they can take minutes where Burn is quadratic).
     #[arg(long)]
     no_burn: bool,
@@ -106,6 +111,7 @@ fn main() {
         device: &device,
         client: &client,
         runs,
+        sample_ms: cli.sample_ms,
         with_burn: !cli.no_burn,
         backend: report::backend_name(&caps),
     };

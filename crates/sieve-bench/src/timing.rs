@@ -18,9 +18,8 @@ use burn::tensor::{Device, Tensor};
 use crate::case::Case;
 use cubecl::prelude::Client;
 
-/// Target length of one timed sample.
-const SAMPLE_MS: f64 = 3.0;
-const MAX_BATCH: usize = 64;
+/// Calls per timed sample at most, per 3 ms of `--sample-ms` (the default sample).
+const MAX_BATCH_PER_3_MS: usize = 64;
 /// A call at least this slow (its second warm-up) is sampled [`SLOW_SAMPLES`] times.
 pub const SLOW_CALL_MS: f64 = 1000.0;
 /// Samples of a call slower than [`SLOW_CALL_MS`].
@@ -86,7 +85,7 @@ fn thread_ms(
 }
 
 /// Times `call` (which only queues work); `sync` waits for the device.
-fn time(runs: usize, mut call: impl FnMut(), mut sync: impl FnMut()) -> Stats {
+fn time(runs: usize, sample_ms: f64, mut call: impl FnMut(), mut sync: impl FnMut()) -> Stats {
     // (per call: the whole sample, the calls before the sync)
     let mut timed_batch = |batch: usize| {
         let start = Instant::now();
@@ -100,7 +99,8 @@ fn time(runs: usize, mut call: impl FnMut(), mut sync: impl FnMut()) -> Stats {
     };
     timed_batch(1);
     let single = timed_batch(1).0;
-    let batch = ((SAMPLE_MS / single.max(1e-6)).ceil() as usize).clamp(1, MAX_BATCH);
+    let max_batch = ((MAX_BATCH_PER_3_MS as f64 * sample_ms / 3.0) as usize).max(1);
+    let batch = ((sample_ms / single.max(1e-6)).ceil() as usize).clamp(1, max_batch);
     let runs = if single >= SLOW_CALL_MS {
         runs.min(SLOW_SAMPLES)
     } else {
@@ -125,15 +125,15 @@ fn time(runs: usize, mut call: impl FnMut(), mut sync: impl FnMut()) -> Stats {
 }
 
 /// [`time`] for a raw sieve call on `client`: the sync drains the client's queue.
-pub fn time_raw(client: &Client, runs: usize, call: impl FnMut()) -> Stats {
-    time(runs, call, || {
+pub fn time_raw(client: &Client, runs: usize, sample_ms: f64, call: impl FnMut()) -> Stats {
+    time(runs, sample_ms, call, || {
         cubecl::future::block_on(client.sync()).expect("device sync");
     })
 }
 
 /// [`time`] for a Burn-level call on `device`: the sync flushes Fusion and waits for it.
-pub fn time_burn(device: &Device, runs: usize, call: impl FnMut()) -> Stats {
-    time(runs, call, || {
+pub fn time_burn(device: &Device, runs: usize, sample_ms: f64, call: impl FnMut()) -> Stats {
+    time(runs, sample_ms, call, || {
         device.sync().expect("device sync");
     })
 }
@@ -144,6 +144,8 @@ pub struct Bench<'a> {
     pub device: &'a Device,
     pub client: &'a Client,
     pub runs: usize,
+    /// Target length of a timed sample (`--sample-ms`).
+    pub sample_ms: f64,
     pub with_burn: bool,
     pub backend: String,
 }
@@ -195,7 +197,7 @@ impl Bench<'_> {
 
     /// [`time_raw`] with this bench's client and runs.
     pub fn time_raw(&self, call: impl FnMut()) -> Stats {
-        time_raw(self.client, self.runs, call)
+        time_raw(self.client, self.runs, self.sample_ms, call)
     }
 
     /// [`time_burn`] of a sieve Burn op as the case asks: with `flush=1`, each call is
@@ -214,6 +216,6 @@ impl Bench<'_> {
 
     /// [`time_burn`] with this bench's device and runs.
     pub fn time_burn(&self, call: impl FnMut()) -> Stats {
-        time_burn(self.device, self.runs, call)
+        time_burn(self.device, self.runs, self.sample_ms, call)
     }
 }
