@@ -8,6 +8,12 @@
 #      call followed by a flush (`--with flush=1`), twice, with each thread's CPU time a call
 #      (the bench prints it under each row); torch's rows of the same families last.
 #      Files: tests-cuda.txt, tests-vulkan.txt, bench-*.txt, torch.json.
+#   b  main after the merge (the candidate's kernels): memcheck over the top-k tests whose loads
+#      the one loader serves, racecheck over the gather and the merge; then, GPU quiet, the
+#      Burn op rows with the `cube` rows (sieve-burn's CubeBackend op with no Dispatch and no
+#      Fusion) at 3 ms samples (the default) and at 30 ms, twice, interleaved; torch's rows of
+#      the same families last. Files: memcheck-cuda.txt, racecheck-cuda-0.txt, bench-*.txt,
+#      torch.json.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 # usage: LIMIT=200 bash bench/gpu_session20.sh <a>
 set -uo pipefail
@@ -49,5 +55,30 @@ a)
       | awk '{print $1, $2, $4, $6, $11}' | paste - - | cut -c1-220
   done
   ;;
-*) echo "usage: $0 <a>"; exit 2 ;;
+b)
+  sanitize "topk::row_sampled topk::every_length topk::candidates topk::sampled_bound" \
+    "topk::row_sampled topk::every_length topk::candidates"
+  wait
+  for f in "$OUT"/*check*.txt; do echo "== $f"; summary "$f"; done
+  args=(--case cumsum:1048576:f32:dim=0 --case cumsum:16777216:f32:dim=0
+        --case $S:16384x128:f32
+        --case $T:64x128256:f32:k=1000 --case $T:64x128256:f32:k=50,dist=tied
+        --case $T:16384x128:f32:k=8
+        --case mask_select:16777216:f32:density=0.5 --case argwhere:16777216:bool:density=0.5)
+  for round in 1 2; do
+    for ms in 3 30; do
+      timeout ${BENCH_LIMIT:-100} .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms $ms \
+        "${args[@]}" > "$OUT/bench-$ms-$round.txt" 2>&1
+      echo "bench $ms ms $round rc=$?"
+    done
+  done
+  timeout ${TORCH_LIMIT:-120} python3 bench/torch_reference.py "$OUT/torch.json" \
+    --only=sort,topk,filter > /dev/null 2>&1
+  echo "torch rc=$?"
+  for f in "$OUT"/bench-*.txt; do
+    echo "== $f"
+    grep -E '"auto"|  cube  ' "$f" | awk '{print $1, $2, $4, $5, $6, $11}' | sed 's/"strategy"://'
+  done
+  ;;
+*) echo "usage: $0 <a|b>"; exit 2 ;;
 esac
