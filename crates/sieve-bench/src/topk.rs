@@ -103,8 +103,8 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
             bytemuck::cast_slice::<u8, f32>(&read(&values.handle))[..out as usize].to_vec();
         let raw_indices = read(&indices.handle);
         let got_indices: Vec<i64> = match indices.dtype.size() {
-            8 => bytemuck::cast_slice::<u8, i64>(&raw_indices)[..out as usize].to_vec(),
-            _ => bytemuck::cast_slice::<u8, i32>(&raw_indices)[..out as usize]
+            8 => bytemuck::pod_collect_to_vec::<u8, i64>(&raw_indices)[..out as usize].to_vec(),
+            _ => bytemuck::pod_collect_to_vec::<u8, i32>(&raw_indices)[..out as usize]
                 .iter()
                 .map(|&i| i as i64)
                 .collect(),
