@@ -14,6 +14,10 @@
 #      Fusion) at 3 ms samples (the default) and at 30 ms, twice, interleaved; torch's rows of
 #      the same families last. Files: memcheck-cuda.txt, racecheck-cuda-0.txt, bench-*.txt,
 #      torch.json.
+#   c  main at the session's end: the standard rows through CUDA (3 ms samples), the batched
+#      top-k, short-row and cumsum Burn-op rows again at 30 ms samples, the top-k and sort rows
+#      through Vulkan, torch's standard rows last. Files: bench-cuda.txt, cuda.json,
+#      bench-cuda-30.txt, bench-vulkan.txt, vulkan.json, torch.json.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 # usage: LIMIT=200 bash bench/gpu_session20.sh <a>
 set -uo pipefail
@@ -80,5 +84,26 @@ b)
     grep -E '"auto"|  cube  ' "$f" | awk '{print $1, $2, $4, $5, $6, $11}' | sed 's/"strategy"://'
   done
   ;;
-*) echo "usage: $0 <a|b>"; exit 2 ;;
+c)
+  timeout ${BENCH_LIMIT:-240} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
+    > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench cuda rc=$?"
+  timeout 90 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 \
+    --case $T:64x128256:f32:k=50 --case $T:64x128256:f32:k=1000 \
+    --case $T:64x128256:f32:k=50,dist=tied --case $T:64x128256:f32:k=1000,dist=tied \
+    --case $S:16384x128:f32 --case cumsum:1048576:f32:dim=0 --case cumsum:16777216:f32:dim=0 \
+    > "$OUT/bench-cuda-30.txt" 2>&1
+  echo "bench cuda 30 ms rc=$?"
+  timeout ${VK_LIMIT:-100} .gpu/sieve-bench-vulkan --no-burn --runs 10 --json "$OUT/vulkan.json" \
+    --case $T:268435456:f32:k=1000 --case $T:64x128256:f32:k=1000 --case $T:16384x256:f32:k=8 \
+    --case $S:16777216:f32 --case $S:16384x128:f32 > "$OUT/bench-vulkan.txt" 2>&1
+  echo "bench vulkan rc=$?"
+  timeout ${TORCH_LIMIT:-150} python3 bench/torch_reference.py "$OUT/torch.json" > /dev/null 2>&1
+  echo "torch rc=$?"
+  for f in "$OUT"/bench-*.txt; do
+    echo "== $f"
+    grep -E '"auto"|  cube  ' "$f" | awk '{print $1, $2, $4, $6}' | sed 's/"strategy":"auto"//'
+  done
+  ;;
+*) echo "usage: $0 <a|b|c>"; exit 2 ;;
 esac
