@@ -18,6 +18,9 @@
 #      top-k, short-row and cumsum Burn-op rows again at 30 ms samples, the top-k and sort rows
 #      through Vulkan, torch's standard rows last. Files: bench-cuda.txt, cuda.json,
 #      bench-cuda-30.txt, bench-vulkan.txt, vulkan.json, torch.json.
+#   d  the standard rows 20-c's limit cut (the sort and top-k rows the one loader reaches, and
+#      sampling and unique on them), through CUDA, torch's sort, top-k, sampling and set rows
+#      last. Files: bench-cuda.txt, cuda.json, torch.json.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 # usage: LIMIT=200 bash bench/gpu_session20.sh <a>
 set -uo pipefail
@@ -105,5 +108,18 @@ c)
     grep -E '"auto"|  cube  ' "$f" | awk '{print $1, $2, $4, $6}' | sed 's/"strategy":"auto"//'
   done
   ;;
-*) echo "usage: $0 <a|b|c>"; exit 2 ;;
+d)
+  timeout ${BENCH_LIMIT:-300} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
+    --case $T:268435456:f32:k=10 --case $T:268435456:f32:k=1000 --case $T:268435456:f32:k=100000 \
+    --case $T:268435456:f32:k=1000,dist=all_equal --case $T:4096x32768:f32:k=64 \
+    --case $T:16777216:f32:k=1000 --case $S:4096x32768:f32 --case top_k_top_p_sample:64x128256:f32:k=50,p=0.9,t=0.8 \
+    --case unique:16777216:f32:distinct=1048576 --case sort:268435456:i32 --case argsort:268435456:f32 \
+    > "$OUT/bench-cuda.txt" 2>&1
+  echo "bench cuda rc=$?"
+  timeout ${TORCH_LIMIT:-150} python3 bench/torch_reference.py "$OUT/torch.json" \
+    --only=sort,topk,sample,sets > /dev/null 2>&1
+  echo "torch rc=$?"
+  grep -E '"auto"' "$OUT/bench-cuda.txt" | awk '{print $1, $2, $4, $6}'
+  ;;
+*) echo "usage: $0 <a|b|c|d>"; exit 2 ;;
 esac
