@@ -21,6 +21,9 @@
 #   d  the standard rows 20-c's limit cut (the sort and top-k rows the one loader reaches, and
 #      sampling and unique on them), through CUDA, torch's sort, top-k, sampling and set rows
 #      last. Files: bench-cuda.txt, cuda.json, torch.json.
+#   e  20-d's [4096, 32768] k = 64 row (0.784 ms) against 19-c's (0.545): the session's start
+#      (`b3ac190`, `sieve-bench-cuda-start`) against main (`0c92e15`: the one loader), twice,
+#      interleaved, with [64, 128256] k = 1000 as a control. Files: bench-*.txt.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 # usage: LIMIT=200 bash bench/gpu_session20.sh <a>
 set -uo pipefail
@@ -121,5 +124,16 @@ d)
   echo "torch rc=$?"
   grep -E '"auto"' "$OUT/bench-cuda.txt" | awk '{print $1, $2, $4, $6}'
   ;;
-*) echo "usage: $0 <a|b|c|d>"; exit 2 ;;
+e)
+  for round in 1 2; do
+    for v in start main; do
+      b=.gpu/sieve-bench-cuda; [ $v = start ] && b=.gpu/sieve-bench-cuda-start
+      timeout 100 $b --no-burn --runs 10 --case $T:4096x32768:f32:k=64 \
+        --case $T:64x128256:f32:k=1000 --case $T:4096x32768:f32:k=64 > "$OUT/bench-$v-$round.txt" 2>&1
+      echo "== $v $round rc=$?"
+      grep -E "radix_select|\"auto\"" "$OUT/bench-$v-$round.txt" | awk '{print $2, $4, $6}'
+    done
+  done
+  ;;
+*) echo "usage: $0 <a|b|c|d|e>"; exit 2 ;;
 esac
