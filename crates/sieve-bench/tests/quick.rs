@@ -124,3 +124,41 @@ fn misspelt_cases_are_refused_and_with_params_reach_every_case() {
         }
     }
 }
+
+/// The `cube` rows (sieve-burn's CubeBackend op with no Fusion in front) are checked against
+/// the CPU reference like every sieve row; every timed row carries each thread's CPU time where
+/// the system reports it; `--sample-ms` sets the batch (a longer sample takes more calls).
+#[test]
+fn cube_rows_thread_times_and_sample_length() {
+    let cases = [
+        "--case",
+        "cumsum:4096:f32:dim=0",
+        "--case",
+        "topk_with_indices:8x128:f32:k=4",
+    ];
+    let batch_of = |report: &serde_json::Value, op: &str, implementation: &str| {
+        let rows = report["rows"].as_array().unwrap();
+        let row = rows
+            .iter()
+            .find(|r| r["op"] == op && r["impl"] == implementation)
+            .unwrap_or_else(|| panic!("no {implementation} row of {op}"));
+        assert_eq!(row["status"], "ok", "{row}");
+        if std::path::Path::new("/proc/self/task").exists() {
+            let threads = row["thread_ms"].as_object().expect("thread_ms");
+            assert!(!threads.is_empty(), "no thread times: {row}");
+        }
+        row["batch"].as_u64().unwrap()
+    };
+    let mut args = vec!["--no-burn", "--runs", "10", "--sample-ms", "0.01"];
+    args.extend(cases);
+    let short = report_of("sample-short", &args);
+    args[4] = "30";
+    let long = report_of("sample-long", &args);
+    for op in ["cumsum", "topk_with_indices"] {
+        let (a, b) = (batch_of(&short, op, "cube"), batch_of(&long, op, "cube"));
+        assert!(
+            a < b,
+            "{op}: a 30 ms sample took {b} calls, a 0.01 ms one {a}"
+        );
+    }
+}
