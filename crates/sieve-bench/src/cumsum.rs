@@ -78,11 +78,24 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
         },
     ));
 
+    // The input on the device once (as i32 for Int cases), for the `cube` row and the raw rows.
+    let (raw_dtype, in_handle) = if int {
+        let ints: Vec<i32> = data.iter().map(|&x| x as i32).collect();
+        (
+            sieve::Dtype::I32,
+            bench.client.create_from_slice(bytemuck::cast_slice(&ints)),
+        )
+    } else {
+        (
+            sieve::Dtype::F32,
+            bench.client.create_from_slice(bytemuck::cast_slice(&data)),
+        )
+    };
     // The same op through sieve-burn's CubeCL impl with no Dispatch and no Fusion (f32
     // cumsum only): the Burn op's time less Fusion's.
     if !int && op == ScanOp::Sum {
-        let handle = bench.client.create_from_slice(bytemuck::cast_slice(&data));
-        if let Some(x) = bench.cube_tensor(handle, &case.shape, burn::backend::DType::F32) {
+        let x = bench.cube_tensor(in_handle.clone(), &case.shape, burn::backend::DType::F32);
+        if let Some(x) = x {
             use sieve_burn::SieveOps;
             let call = || burn_cubecl::CubeBackend::sieve_float_cumsum(x.clone(), dim);
             let out = call();
@@ -104,18 +117,6 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
         let problem = ScanProblem {
             rows: n / len.max(1),
             len,
-        };
-        let (raw_dtype, in_handle) = if int {
-            let ints: Vec<i32> = data.iter().map(|&x| x as i32).collect();
-            (
-                sieve::Dtype::I32,
-                bench.client.create_from_slice(bytemuck::cast_slice(&ints)),
-            )
-        } else {
-            (
-                sieve::Dtype::F32,
-                bench.client.create_from_slice(bytemuck::cast_slice(&data)),
-            )
         };
         let out_handle = bench.client.empty(4 * n.max(1));
         for strategy in raw_strategies(case) {

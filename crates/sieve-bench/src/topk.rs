@@ -80,10 +80,12 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
         })
     }));
 
+    // The input on the device once, for the `cube` row and the raw rows.
+    let input = bench.client.create_from_slice(bytemuck::cast_slice(&data));
+
     // The same op through sieve-burn's CubeCL impl with no Dispatch and no Fusion: the Burn
     // op's time less Fusion's.
-    let handle = bench.client.create_from_slice(bytemuck::cast_slice(&data));
-    if let Some(x) = bench.cube_tensor(handle, &case.shape, burn::backend::DType::F32) {
+    if let Some(x) = bench.cube_tensor(input.clone(), &case.shape, burn::backend::DType::F32) {
         use sieve_burn::SieveOps;
         let index_dtype = bench.device.settings().int_dtype;
         let call = || {
@@ -116,7 +118,6 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
 
     // Raw strategies, with the case's tuning overrides (`topk_tuning_override`) if any.
     let tuning = topk_tuning_override(case, bench.client);
-    let input = bench.client.create_from_slice(bytemuck::cast_slice(&data));
     let values_out = bench.client.empty(4 * (out as usize).max(1));
     let indices_out = bench.client.empty(4 * (out as usize).max(1));
     for strategy in TopkStrategy::ALL.into_iter().skip(1) {
