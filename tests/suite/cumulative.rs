@@ -45,7 +45,39 @@ fn tile() -> usize {
 /// the last dim). Few lanes in the long ones: lavapipe is slow.
 fn shapes() -> Vec<[usize; 3]> {
     let t = tile();
-    vec![[3, 5, 7], [4, 6, 64], [1, t + 1, 2], [1, 1, 2 * t + 5]]
+    vec![
+        [3, 5, 7],
+        [4, 6, 64],
+        [1, t + 1, 2],
+        [1, 1, 2 * t + 5],
+        columns_shape(),
+    ]
+}
+
+/// A shape whose dims 0 and 1 have enough columns after them for the device to scan the
+/// columns in place (`ColumnProblem::prefers_columns`; asserted, so the path cannot go
+/// untested), an odd count past the threshold.
+fn columns_shape() -> [usize; 3] {
+    let caps = DeviceCaps::of(&common::client());
+    let threshold = (1..)
+        .map(|c| 2 * c + 1)
+        .find(|&c| {
+            sieve::scan::ColumnProblem {
+                outer: 2,
+                len: 9,
+                inner: c,
+            }
+            .prefers_columns(&caps)
+        })
+        .expect("some column count is enough");
+    let shape = [2, 9, threshold];
+    let dim0 = sieve::scan::ColumnProblem {
+        outer: 1,
+        len: 2,
+        inner: 9 * threshold,
+    };
+    assert!(dim0.prefers_columns(&caps), "dim 0 of {shape:?}");
+    shape
 }
 
 /// The CPU reference of `op` along `dim`: each lane through `scan_rows_op`.

@@ -254,7 +254,7 @@ macro_rules! each_dtype {
 }
 
 /// A buffer of `bytes` bytes (padded to whole words), every byte `poison`.
-fn poison_bytes(client: &Client, bytes: usize, poison: u8) -> Handle {
+pub(crate) fn poison_bytes(client: &Client, bytes: usize, poison: u8) -> Handle {
     upload(client, &vec![poison; bytes.next_multiple_of(4).max(4)])
 }
 

@@ -332,3 +332,139 @@ fn every_vector_width() {
         }
     }
 }
+
+/// `scan_columns` (the scan along a middle axis of a contiguous `[outer, len, inner]` buffer)
+/// of `data` against the row reference of its transposed columns, both kinds, bit for bit.
+fn check_columns<T: El>(client: &Client, data: &[T], shape: [usize; 3], op: ScanOp, case: &str) {
+    use sieve::scan::{ColumnProblem, ScanKind};
+    let [outer, len, inner] = shape;
+    let at = |o: usize, r: usize, c: usize| (o * len + r) * inner + c;
+    // Column (o, c) as row o * inner + c.
+    let rows: Vec<T> = (0..outer * inner)
+        .flat_map(|col| (0..len).map(move |r| (col / inner, r, col % inner)))
+        .map(|(o, r, c)| data[at(o, r, c)])
+        .collect();
+    let input = upload_padded(client, data);
+    for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
+        let output =
+            crate::dtypes_scan::poison_bytes(client, data.len() * T::DTYPE.size_bytes(), 0xFF);
+        sieve::scan::scan_columns(
+            client,
+            &input,
+            &output,
+            ColumnProblem { outer, len, inner },
+            T::DTYPE,
+            op,
+            kind,
+        )
+        .unwrap_or_else(|e| panic!("{case}: scan_columns failed: {e}"));
+        let got: Vec<T> = download(client, output, data.len());
+        let by_rows =
+            reference::scan_rows_op(&rows, outer * inner, len, op, kind == ScanKind::Exclusive);
+        let mut want = vec![by_rows[0]; data.len()];
+        for col in 0..outer * inner {
+            for r in 0..len {
+                want[at(col / inner, r, col % inner)] = by_rows[col * len + r];
+            }
+        }
+        assert_scan_bits(&got, &want, op, &format!("{case}, {kind:?}"));
+    }
+}
+
+/// `[outer, len, inner]` data whose every column is one of the row patterns.
+fn columns_data<T: El>(rng: &mut StdRng, shape: [usize; 3], op: ScanOp) -> Vec<T> {
+    let [outer, len, inner] = shape;
+    let cols: Vec<Vec<T>> = (0..outer * inner)
+        .map(|col| row::<T>(rng, len, op, PATTERNS[col % PATTERNS.len()]))
+        .collect();
+    let mut data = Vec::with_capacity(outer * len * inner);
+    for o in 0..outer {
+        for r in 0..len {
+            for c in 0..inner {
+                data.push(cols[o * inner + c][r]);
+            }
+        }
+    }
+    data
+}
+
+/// The column scan: every operator and dtype at column lengths across its batch of 8 rows
+/// (1, 7, 8, 9, 17, 33), slabs of 1-3, odd and even column counts, one column; then columns
+/// numerous enough for its vectors of 2 and 4 (f32, i32), and an empty problem.
+#[test]
+fn columns_every_op_dtype_and_shape() {
+    let client = client();
+    let caps = DeviceCaps::of(&client);
+    let (mut rng, _) = rng("columns_every_op_dtype_and_shape");
+    let shapes = [
+        [1, 1, 5],
+        [1, 7, 3],
+        [2, 8, 4],
+        [3, 9, 33],
+        [1, 17, 1],
+        [2, 33, 64],
+        [1, 300, 7],
+    ];
+    for op in ScanOp::ALL {
+        for shape in shapes {
+            let case = format!("{op:?} {shape:?}");
+            check_columns(
+                &client,
+                &columns_data::<f32>(&mut rng, shape, op),
+                shape,
+                op,
+                &case,
+            );
+            check_columns(
+                &client,
+                &columns_data::<i32>(&mut rng, shape, op),
+                shape,
+                op,
+                &case,
+            );
+            check_columns(
+                &client,
+                &columns_data::<u32>(&mut rng, shape, op),
+                shape,
+                op,
+                &case,
+            );
+            if caps.supports(Dtype::I64) {
+                check_columns(
+                    &client,
+                    &columns_data::<i64>(&mut rng, shape, op),
+                    shape,
+                    op,
+                    &case,
+                );
+            }
+        }
+        // 2^16 and 2^18 columns: vectors of 2 and 4 neighbouring columns.
+        for shape in [[1, 3, 1 << 17], [2, 2, 1 << 17]] {
+            let case = format!("{op:?} {shape:?}");
+            let f: Vec<f32> = (0..shape.iter().product::<usize>())
+                .map(|_| [-2.0f32, -0.5, 0.5, 2.0][rng.random_range(0..4)])
+                .collect();
+            check_columns(&client, &f, shape, op, &case);
+            let i: Vec<i32> = (0..shape.iter().product::<usize>())
+                .map(|_| rng.random_range(-1000..1000))
+                .collect();
+            check_columns(&client, &i, shape, op, &case);
+        }
+    }
+    // Nothing to scan: no launch, no error.
+    let empty = upload_padded(&client, &[0.0f32]);
+    for shape in [[0, 4, 4], [2, 0, 4], [2, 4, 0]] {
+        let [outer, len, inner] = shape;
+        sieve::scan::scan_columns(
+            &client,
+            &empty,
+            &empty,
+            sieve::scan::ColumnProblem { outer, len, inner },
+            Dtype::F32,
+            ScanOp::Sum,
+            sieve::scan::ScanKind::Inclusive,
+        )
+        .unwrap_or_else(|e| panic!("{shape:?}: {e}"));
+    }
+}

@@ -14,7 +14,7 @@ use sieve::Dtype;
 use sieve::compact::{
     self, CompactIo, CompactOptions, CompactProblem, Flags, MaskStorage, Rejected,
 };
-use sieve::scan::{self, ScanKind, ScanOp, ScanOptions, ScanProblem};
+use sieve::scan::{self, ColumnProblem, ScanKind, ScanOp, ScanOptions, ScanProblem};
 use sieve::sort::{self as radix, SortIo, SortOptions, SortOrder, SortProblem};
 use sieve::topk::{self, TopkIo, TopkOptions, TopkProblem, TopkStrategy};
 
@@ -655,6 +655,29 @@ pub(crate) fn empty_like(like: &CubeTensor, shape: Shape) -> CubeTensor {
 fn scan_along(x: CubeTensor, dim: usize, op: ScanOp) -> CubeTensor {
     let name = format!("cum{}", op.name());
     let dtype = sieve_dtype(&name, x.dtype);
+    // A dim with many columns after it: scan the columns in place, one read and one write of
+    // every element, instead of transposing the dim last (a read and a write more) and back.
+    let shape = x.meta.shape().clone();
+    let columns = ColumnProblem {
+        outer: shape[..dim].iter().product(),
+        len: shape[dim],
+        inner: shape[dim + 1..].iter().product(),
+    };
+    if columns.prefers_columns(&sieve::DeviceCaps::of(&x.client)) {
+        let tensor = into_contiguous(x);
+        let output = empty_like(&tensor, shape);
+        scan::scan_columns(
+            &tensor.client,
+            &tensor.handle,
+            &output.handle,
+            columns,
+            dtype,
+            op,
+            ScanKind::Inclusive,
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        return output;
+    }
     let Rows {
         tensor,
         rows,

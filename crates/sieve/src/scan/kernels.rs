@@ -13,7 +13,7 @@
 use cubecl::prelude::*;
 
 use super::tile::{TileBlueprint, reduce_tile, scan_tile, store_tile};
-use crate::common::fold::identity;
+use crate::common::fold::{Fold, combine, identity, narrow};
 use crate::common::grid::linear_cube_index;
 use crate::common::lookback::{take_tile_number, tile_prefix};
 
@@ -149,4 +149,83 @@ pub(crate) fn scan_lookback_kernel<E: Numeric, A: Numeric, N: Size>(
         exclusive,
         blueprint,
     );
+}
+
+/// Rows of a column folded per batch by [`scan_columns_kernel`]: their loads issue together
+/// before the batch's dependent folds.
+pub(crate) const COLUMN_BATCH: usize = 8;
+
+/// The scan along the middle axis of a contiguous `[outer, len, inner]` buffer, read as
+/// vectors of `N` neighbouring columns: unit `u` of the grid owns column vector `u` (slab
+/// `u / inner_vectors`) and walks its `len` rows in order, folding as it goes. Neighbouring
+/// units own neighbouring columns, so every row step of a plane is one coalesced load and
+/// store; every element is read and written once, with no workspace and no transpose. The
+/// fold's order is each column's own, element after element.
+#[cube(launch_unchecked, address_type = "dynamic")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scan_columns_kernel<E: Numeric, A: Numeric, N: Size>(
+    input: &[Vector<E, N>],
+    output: &mut [Vector<E, N>],
+    len: usize,
+    inner_vectors: usize,
+    column_vectors: usize,
+    #[comptime] exclusive: bool,
+    #[comptime] fold: Fold,
+    #[define(E, A)] _dtypes: [ElemType; 2],
+) {
+    let column = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    if column >= column_vectors {
+        terminate!();
+    }
+    let base = (column / inner_vectors) * len * inner_vectors + column % inner_vectors;
+    let mut running = Vector::<A, N>::new(identity::<A>(fold));
+    let full = len / COLUMN_BATCH;
+    let mut held = Array::<Vector<A, N>>::new(COLUMN_BATCH);
+    for batch in 0..full {
+        let first = base + batch * COLUMN_BATCH * inner_vectors;
+        #[unroll]
+        for r in 0..COLUMN_BATCH {
+            held[r] = Vector::cast_from(input[first + r * inner_vectors]);
+        }
+        #[unroll]
+        for r in 0..COLUMN_BATCH {
+            running = fold_column_step::<E, A, N>(
+                output,
+                first + r * inner_vectors,
+                running,
+                held[r],
+                exclusive,
+                fold,
+            );
+        }
+    }
+    for row in full * COLUMN_BATCH..len {
+        let at = base + row * inner_vectors;
+        let value = Vector::cast_from(input[at]);
+        running = fold_column_step::<E, A, N>(output, at, running, value, exclusive, fold);
+    }
+}
+
+/// One row of [`scan_columns_kernel`]: folds `value` into every lane's running value and
+/// stores the inclusive result (or, `exclusive`, the running value before it) at `at`.
+#[cube]
+fn fold_column_step<E: Numeric, A: Numeric, N: Size>(
+    output: &mut [Vector<E, N>],
+    at: usize,
+    running: Vector<A, N>,
+    value: Vector<A, N>,
+    #[comptime] exclusive: bool,
+    #[comptime] fold: Fold,
+) -> Vector<A, N> {
+    let mut next = value;
+    #[unroll]
+    for j in 0..value.vector_size() {
+        next.insert(j, combine::<A>(running.extract(j), value.extract(j), fold));
+    }
+    if exclusive {
+        output[at] = narrow::<A, E, N>(running, fold);
+    } else {
+        output[at] = narrow::<A, E, N>(next, fold);
+    }
+    next
 }

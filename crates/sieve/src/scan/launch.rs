@@ -4,8 +4,13 @@ use cubecl::ir::ElemType;
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
-use super::kernels::{reduce_tiles_kernel, scan_lookback_kernel, scan_tiles_kernel};
-use super::{ScanKind, ScanOp, ScanOptions, ScanProblem, ScanStrategy, ScanTuning, TileBlueprint};
+use super::kernels::{
+    reduce_tiles_kernel, scan_columns_kernel, scan_lookback_kernel, scan_tiles_kernel,
+};
+use super::{
+    ColumnProblem, ScanKind, ScanOp, ScanOptions, ScanProblem, ScanStrategy, ScanTuning,
+    TileBlueprint,
+};
 use crate::common::address::{AddressType, address_type, check_extent};
 use crate::common::buffers::BufferRules;
 use crate::common::fold::Fold;
@@ -142,6 +147,91 @@ fn scan_op_with(
     }
     Ok(strategy)
 }
+
+/// Units of a [`scan_columns`] cube.
+const COLUMN_UNITS: u32 = 256;
+
+/// Scans every column of a contiguous `[outer, len, inner]` buffer along its `len` elements
+/// (the middle axis; see [`ColumnProblem`]) from `input` into `output` (same layout, a
+/// different buffer), with [`scan_op`]'s operators, dtypes and exclusive identity. One pass,
+/// one unit per column (or per vector of neighbouring columns): each element is read and
+/// written once. Meant for many columns: a unit walks its whole column, so a problem of few
+/// columns and long ones keeps few units busy (transposing to rows and [`scan_op`] is the
+/// faster way there).
+///
+/// Errors before anything launches: an unsupported dtype, or (checked last) a buffer smaller
+/// than the problem or a view off the device's binding alignment.
+#[allow(clippy::too_many_arguments)]
+pub fn scan_columns(
+    client: &Client,
+    input: &Handle,
+    output: &Handle,
+    problem: ColumnProblem,
+    dtype: Dtype,
+    op: ScanOp,
+    kind: ScanKind,
+) -> Result<(), SieveError> {
+    let caps = DeviceCaps::of(client);
+    caps.check_dtype(dtype)?;
+    let elements = problem.elements();
+    check_extent(
+        client,
+        &caps,
+        "problem.outer * problem.len * problem.inner",
+        elements,
+    )?;
+    let rules = BufferRules::of(client);
+    rules.check_dtype("input", input, elements, dtype)?;
+    rules.check_dtype("output", output, elements, dtype)?;
+    if elements == 0 {
+        return Ok(());
+    }
+    let elem_bytes = dtype.size_bytes();
+    // Vectors of neighbouring columns where a slab's columns split into them evenly and the
+    // buffers align; never so wide that fewer units than columns would leave the device idle
+    // where columns are few.
+    let widest = vector_size_for(
+        problem.inner,
+        4,
+        &[(input, elem_bytes), (output, elem_bytes)],
+    );
+    let vector_size = [4, 2, 1]
+        .into_iter()
+        .find(|&v| v <= widest && problem.columns() / v >= COLUMN_MIN_UNITS)
+        .unwrap_or(1);
+    let inner_vectors = problem.inner / vector_size;
+    let column_vectors = problem.outer * inner_vectors;
+    let units = caps.cube_units(COLUMN_UNITS);
+    let fold = Fold {
+        op,
+        elem: dtype,
+        ieee_nan_compare: caps.ieee_nan_compare,
+    };
+    // SAFETY: both buffers hold `elements` elements (checked above); unit `u < column_vectors`
+    // reads and writes only its column, `base + row * inner_vectors` for `row < len`, below
+    // `outer * len * inner_vectors` vectors; surplus units return before any access.
+    unsafe {
+        scan_columns_kernel::launch_unchecked(
+            client,
+            cube_count_1d(client, column_vectors.div_ceil(units as usize)),
+            CubeDim::new_1d(units),
+            address_type(&[elements]),
+            vector_size,
+            BufferArg::from_raw_parts(input.clone(), elements),
+            BufferArg::from_raw_parts(output.clone(), elements),
+            problem.len,
+            inner_vectors,
+            column_vectors,
+            kind == ScanKind::Exclusive,
+            fold,
+            [dtype.elem_type(), dtype.accumulator().elem_type()],
+        );
+    }
+    Ok(())
+}
+
+/// [`scan_columns`] widens its vectors only while this many units remain.
+const COLUMN_MIN_UNITS: usize = 1 << 16;
 
 fn resolve_strategy(
     caps: &DeviceCaps,

@@ -52,7 +52,7 @@ pub(crate) mod tile;
 mod tuning;
 
 pub use crate::common::fold::ScanOp;
-pub use launch::{scan, scan_op};
+pub use launch::{scan, scan_columns, scan_op};
 pub use tile::TileBlueprint;
 pub use tuning::ScanTuning;
 
@@ -96,6 +96,43 @@ pub struct ScanOptions {
     pub strategy: ScanStrategy,
     /// `None`: [`ScanTuning::for_device`].
     pub tuning: Option<ScanTuning>,
+}
+
+/// A scan along the middle axis of a contiguous `[outer, len, inner]` buffer (a tensor's
+/// `dim` with `outer` the product of the dims before it and `inner` of those after): every
+/// one of the `outer * inner` columns is scanned along its `len` elements, `inner` apart,
+/// into the same layout (see [`scan_columns`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColumnProblem {
+    /// Slabs: the product of the dims before the scanned one.
+    pub outer: usize,
+    /// Elements of each column: the scanned dim's size.
+    pub len: usize,
+    /// Columns of a slab: the product of the dims after the scanned one.
+    pub inner: usize,
+}
+
+impl ColumnProblem {
+    /// Every element of the buffer.
+    pub fn elements(&self) -> usize {
+        self.outer
+            .saturating_mul(self.len)
+            .saturating_mul(self.inner)
+    }
+
+    /// Columns scanned (one unit each, or one per vector of them).
+    pub fn columns(&self) -> usize {
+        self.outer.saturating_mul(self.inner)
+    }
+
+    /// Whether [`scan_columns`] is the way to scan this problem on `caps`' device: its columns
+    /// give every multiprocessor at least four planes of units (one unit a column, each
+    /// walking its column's `len` elements). With fewer, transposing the scanned dim last and
+    /// scanning rows ([`scan_op`]) keeps more of the device busy.
+    pub fn prefers_columns(&self, caps: &crate::DeviceCaps) -> bool {
+        let planes = 4 * caps.multiprocessors.unwrap_or(64) as usize;
+        self.inner > 1 && self.columns() >= planes * caps.plane_size_max.max(1) as usize
+    }
 }
 
 /// The shape of a scan problem: `rows` independent rows of `len` contiguous elements.
