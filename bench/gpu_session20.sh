@@ -24,6 +24,11 @@
 #   e  20-d's [4096, 32768] k = 64 row (0.784 ms) against 19-c's (0.545): the session's start
 #      (`b3ac190`, `sieve-bench-cuda-start`) against main (`0c92e15`: the one loader), twice,
 #      interleaved, with [64, 128256] k = 1000 as a control. Files: bench-*.txt.
+#   f  `column-scan` (`scan_columns`; the cumulative Burn ops scan columns in place where they
+#      are many): `scans::columns`, `cumulative::`, `dims::` through CUDA and Vulkan, memcheck
+#      over `scans::columns`; then cumsum and cummin [4096, 32768] dim 0 (the column path) and
+#      cumsum dim 1 (unchanged) through main's bench (`sieve-bench-cuda-base`: the transpose)
+#      and the branch's, interleaved twice. Files: tests-*.txt, memcheck-cuda.txt, bench-*.txt.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 # usage: LIMIT=200 bash bench/gpu_session20.sh <a>
 set -uo pipefail
@@ -135,5 +140,24 @@ e)
     done
   done
   ;;
-*) echo "usage: $0 <a|b|c|d|e>"; exit 2 ;;
+f)
+  M="scans::columns cumulative:: dims::"
+  timeout 75 .gpu/suite-cuda --test-threads 3 $M > "$OUT/tests-cuda.txt" 2>&1 &
+  timeout 75 .gpu/suite-vulkan --test-threads 3 $M > "$OUT/tests-vulkan.txt" 2>&1 &
+  timeout 75 compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda \
+    scans::columns > "$OUT/memcheck-cuda.txt" 2>&1 &
+  wait
+  for f in "$OUT"/tests-*.txt "$OUT"/memcheck-cuda.txt; do echo "== $f"; summary "$f"; done
+  args=(--case cumsum:4096x32768:f32:dim=0 --case cummin:4096x32768:f32:dim=0
+        --case cumsum:4096x32768:f32:dim=1)
+  for round in 1 2; do
+    for v in base cols; do
+      b=.gpu/sieve-bench-cuda; [ $v = base ] && b=.gpu/sieve-bench-cuda-base
+      timeout 30 $b --no-burn --runs 10 "${args[@]}" > "$OUT/bench-$v-$round.txt" 2>&1
+      echo "== $v $round rc=$?"
+      grep -E '"auto"' "$OUT/bench-$v-$round.txt" | awk '{print $1, $2, $4, $6, $7}'
+    done
+  done
+  ;;
+*) echo "usage: $0 <a|b|c|d|e|f>"; exit 2 ;;
 esac
