@@ -142,9 +142,9 @@ e)
   ;;
 f)
   M="scans::columns cumulative:: dims::"
-  timeout 75 .gpu/suite-cuda --test-threads 3 $M > "$OUT/tests-cuda.txt" 2>&1 &
-  timeout 75 .gpu/suite-vulkan --test-threads 3 $M > "$OUT/tests-vulkan.txt" 2>&1 &
-  timeout 75 compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda \
+  timeout 55 .gpu/suite-cuda --test-threads 3 $M > "$OUT/tests-cuda.txt" 2>&1 &
+  timeout 55 .gpu/suite-vulkan --test-threads 3 $M > "$OUT/tests-vulkan.txt" 2>&1 &
+  timeout 55 compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda \
     scans::columns > "$OUT/memcheck-cuda.txt" 2>&1 &
   wait
   for f in "$OUT"/tests-*.txt "$OUT"/memcheck-cuda.txt; do echo "== $f"; summary "$f"; done
@@ -153,7 +153,7 @@ f)
   for round in 1 2; do
     for v in base cols; do
       b=.gpu/sieve-bench-cuda; [ $v = base ] && b=.gpu/sieve-bench-cuda-base
-      timeout 30 $b --no-burn --runs 10 "${args[@]}" > "$OUT/bench-$v-$round.txt" 2>&1
+      timeout 20 $b --no-burn --runs 10 "${args[@]}" > "$OUT/bench-$v-$round.txt" 2>&1
       echo "== $v $round rc=$?"
       grep -E '"auto"' "$OUT/bench-$v-$round.txt" | awk '{print $1, $2, $4, $6, $7}'
     done
