@@ -377,15 +377,12 @@ fn columns_data<T: El>(rng: &mut StdRng, shape: [usize; 3], op: ScanOp) -> Vec<T
     let cols: Vec<Vec<T>> = (0..outer * inner)
         .map(|col| row::<T>(rng, len, op, PATTERNS[col % PATTERNS.len()]))
         .collect();
-    let mut data = Vec::with_capacity(outer * len * inner);
-    for o in 0..outer {
-        for r in 0..len {
-            for c in 0..inner {
-                data.push(cols[o * inner + c][r]);
-            }
-        }
-    }
-    data
+    (0..outer * len * inner)
+        .map(|i| {
+            let (o, r, c) = (i / (len * inner), i / inner % len, i % inner);
+            cols[o * inner + c][r]
+        })
+        .collect()
 }
 
 /// The column scan: every operator and dtype at column lengths across its batch of 8 rows
