@@ -89,7 +89,8 @@ pub fn take_tile_number_at(words: &[Atomic<u32>], at: usize) -> usize {
 const COUNT_AGGREGATE: u32 = 1 << 30;
 const COUNT_INCLUSIVE: u32 = 2 << 30;
 const COUNT_VALUE: u32 = (1 << 30) - 1;
-const COUNT_FLAGS: u32 = 3 << 30;
+/// The bit of [`COUNT_AGGREGATE`] (and, one above, of [`COUNT_INCLUSIVE`]).
+const COUNT_FLAG_SHIFT: u32 = 30;
 /// Counts a per-digit look-back carries are below this.
 pub const COUNT_LIMIT: usize = 1 << 30;
 
@@ -153,25 +154,24 @@ pub fn digit_prefix(
                     words[j as usize] = status[own - distance * digits as usize].load();
                 }
             }
-            let mut taking = true;
+            // Taken nearest first while every nearer word was an aggregate. Flags as 0/1
+            // words and masks, not branches and booleans: the walk is the sort pass's longest
+            // stall (`bench/results/h200/21-a`, SASS), and each branch a word cost a
+            // reconvergence and byte moves.
+            let mut taking = 1u32;
+            let mut found = 0u32;
             #[unroll]
             for j in 0..window {
                 let word = words[j as usize];
-                let flag = word & COUNT_FLAGS;
-                if taking {
-                    if flag == COUNT_INCLUSIVE {
-                        prefix += word & COUNT_VALUE;
-                        searching = false;
-                        taking = false;
-                    } else if flag == COUNT_AGGREGATE {
-                        prefix += word & COUNT_VALUE;
-                        back += 1;
-                    } else {
-                        // Not published yet: the next round reads it again.
-                        taking = false;
-                    }
-                }
+                let aggregate = (word >> COUNT_FLAG_SHIFT) & 1u32;
+                let inclusive = word >> comptime!(COUNT_FLAG_SHIFT + 1);
+                let take = taking & (aggregate | inclusive);
+                prefix += word & COUNT_VALUE & (0u32 - take);
+                found |= take & inclusive;
+                taking = take & aggregate;
+                back += taking as usize;
             }
+            searching = found == 0u32;
         }
         status[own].store(COUNT_INCLUSIVE | (prefix + count));
     }

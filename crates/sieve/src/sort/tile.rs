@@ -32,6 +32,10 @@ pub struct SortBlueprint {
     pub max_planes: u32,
     /// 32-bit words of a ballot that cover the widest plane.
     pub ballot_words: u32,
+    /// Every plane of the cube fills its ballot words (one plane width, a multiple of 32,
+    /// dividing `units`): no lane bit of a ballot is past its plane, so the peers need no mask
+    /// of the plane's lanes.
+    pub full_ballots: bool,
 }
 
 impl SortBlueprint {
@@ -53,6 +57,10 @@ impl SortBlueprint {
                 1
             },
             ballot_words: caps.plane_size_max.div_ceil(32).clamp(1, 4),
+            full_ballots: caps.plane_size_min == caps.plane_size_max
+                && caps.plane_size_max % 32 == 0
+                && caps.plane_size_max <= 128
+                && units % caps.plane_size_max.max(1) == 0,
         }
     }
 
@@ -128,7 +136,7 @@ pub fn rank_tile(
 #[derive(CubeType)]
 pub struct RankScratch {
     /// Per (plane, digit) counters of the plane ranker.
-    pub counters: Shared<[Atomic<u32>]>,
+    pub counters: Shared<[u32]>,
     /// The split ranker's digits and tile indices.
     pub ranked: Shared<[u32]>,
     pub order: Shared<[u32]>,
@@ -138,7 +146,7 @@ pub struct RankScratch {
 #[cube]
 pub fn rank_scratch(#[comptime] blueprint: SortBlueprint) -> RankScratch {
     let planes = blueprint.use_planes;
-    let counters = Shared::<[Atomic<u32>]>::new_slice(comptime!(if planes {
+    let counters = Shared::<[u32]>::new_slice(comptime!(if planes {
         blueprint.max_planes as usize * blueprint.digits()
     } else {
         1
@@ -154,17 +162,16 @@ pub fn rank_scratch(#[comptime] blueprint: SortBlueprint) -> RankScratch {
 /// How a lane stands among the lanes of its plane whose keys share its digit.
 #[derive(CubeType, Clone, Copy)]
 pub struct Peers {
-    /// Peers at lower lanes.
+    /// Peers at lower lanes (zero for the lowest peer, which updates the digit's counter).
     pub below: u32,
     /// Peers in all, the lane itself included.
     pub count: u32,
-    /// The lowest peer lane (the lane itself when it has no peers).
-    pub leader: u32,
 }
 
-/// The lanes of the plane whose keys share this lane's digit: one ballot per digit bit,
-/// intersected with `lanes` (the plane's lanes, `plane_ballot(true)`: a ballot wider than the
-/// plane has zeros past it, which a flipped vote would turn into peers).
+/// The lanes of the plane whose keys share this lane's digit: one ballot per digit bit, each
+/// lane keeping the voters that agree with it on the bit (the match CUB builds from ballots).
+/// `lanes` is the plane's lanes (`plane_ballot(true)`) where a ballot can have bits past its
+/// plane (zeros there, which a flipped vote would turn into peers); all ones otherwise.
 #[cube]
 pub fn plane_peers(
     digit: u32,
@@ -174,51 +181,48 @@ pub fn plane_peers(
     let mut mask = lanes;
     #[unroll]
     for bit in 0..blueprint.radix_bits {
-        // All ones where this lane's bit is clear: the vote XOR it is the lanes that agree
-        // with this one on the bit. Arithmetic, not a select on the vote's predicate: with
-        // every held key's votes in flight the compiler ran out of predicate registers and
-        // computed the bit twice (`bench/results/h200/13-b`, SASS).
-        let clear_mask = ((digit >> bit) & 1u32) - 1u32;
-        let vote = plane_ballot(clear_mask == 0u32);
-        mask &= vote ^ Vector::new(clear_mask);
+        // All ones where this lane's bit is set, by an arithmetic shift: two instructions and
+        // no predicate (with every held key's votes in flight the compiler ran out of
+        // predicate registers for selects: `bench/results/h200/13-b`, SASS). The vote XNOR it
+        // is the lanes that agree with this one on the bit.
+        let set = u32::cast_from(i32::cast_from(digit << comptime!(31 - bit)) >> 31);
+        let vote = plane_ballot(set != 0u32);
+        mask &= !(vote ^ Vector::new(set));
     }
     let lane = UNIT_POS_PLANE;
     let own_word = lane / 32u32;
     let below_bits = (1u32 << (lane % 32u32)) - 1u32;
     let mut below = 0u32;
     let mut count = 0u32;
-    let mut leader = lane;
-    let mut found = false;
     #[unroll]
     for w in 0..blueprint.ballot_words {
         let word = mask.extract(w as usize);
         let ones = word.count_ones();
         count += ones;
-        if w < own_word {
-            below += ones;
-        } else if w == own_word {
-            below += (word & below_bits).count_ones();
-        }
-        if !found && word != 0u32 {
-            leader = w * 32u32 + word.trailing_zeros();
-            found = true;
+        if comptime!(blueprint.ballot_words == 1) {
+            // A plane of at most 32 lanes: every lane's own word is this one.
+            below = (word & below_bits).count_ones();
+        } else {
+            if w < own_word {
+                below += ones;
+            } else if w == own_word {
+                below += (word & below_bits).count_ones();
+            }
         }
     }
-    Peers {
-        below,
-        count,
-        leader,
-    }
+    Peers { below, count }
 }
 
 /// [`rank_tile`] with plane votes: each plane walks its chunk (held key `e` of every lane at
-/// once, in input order); the leader of each digit's peers adds their count to the plane's
-/// counter for the digit and the peers learn the count before them by a shuffle. Then a
-/// prefix over (digit, plane) in that order gives every (digit, plane) its first slot.
+/// once, in input order). Every lane reads its (plane, digit) counter, the keys before it in
+/// the plane's earlier steps; once all have read, the lowest peer of each digit adds the
+/// peers' count (CUB's ranking, with plane synchronisations where CUB has `__syncwarp`: no
+/// atomics, no leader search, no shuffle). Then a prefix over (digit, plane) in that order
+/// gives every (digit, plane) its first slot.
 #[cube]
 pub fn rank_by_planes(
     digits: &Array<u32>,
-    counters: &mut Shared<[Atomic<u32>]>,
+    counters: &mut Shared<[u32]>,
     digit_start: &mut Shared<[u32]>,
     #[comptime] blueprint: SortBlueprint,
 ) -> Array<u32> {
@@ -227,23 +231,31 @@ pub fn rank_by_planes(
     let slots = comptime!(blueprint.max_planes * (1u32 << blueprint.radix_bits));
     let mut i = UNIT_POS;
     while i < slots {
-        counters[i as usize].store(0u32);
+        counters[i as usize] = 0u32;
         i += CUBE_DIM;
     }
     sync_cube();
-    let plane = UNIT_POS / PLANE_DIM;
-    let lane = UNIT_POS_PLANE;
-    let lanes = plane_ballot(true);
+    let plane_counters = (UNIT_POS / PLANE_DIM) * radix;
+    let lanes = if comptime!(blueprint.full_ballots) {
+        Vector::new(u32::MAX)
+    } else {
+        plane_ballot(true)
+    };
     let mut ranks = Array::<u32>::new(epu as usize);
     #[unroll]
     for e in 0..epu {
         let digit = digits[e as usize];
         let peers = plane_peers(digit, lanes, blueprint);
-        let mut earlier = 0u32;
-        if lane == peers.leader {
-            earlier = counters[(plane * radix + digit) as usize].fetch_add(peers.count);
+        let slot = (plane_counters + digit) as usize;
+        let earlier = counters[slot];
+        // Every peer has read the counter before its lowest peer moves it, and the move is
+        // seen by the next step's reads.
+        sync_plane();
+        if peers.below == 0u32 {
+            counters[slot] = earlier + peers.count;
         }
-        ranks[e as usize] = plane_shuffle(earlier, peers.leader) + peers.below;
+        sync_plane();
+        ranks[e as usize] = earlier + peers.below;
     }
     sync_cube();
     // Each unit owns `per_unit` consecutive digits: their counters become exclusive prefixes
@@ -258,9 +270,9 @@ pub fn rank_by_planes(
         let mut run = 0u32;
         if digit < radix {
             for p in 0..planes {
-                let counter = &counters[(p * radix + digit) as usize];
-                let count = counter.load();
-                counter.store(run);
+                let slot = (p * radix + digit) as usize;
+                let count = counters[slot];
+                counters[slot] = run;
                 run += count;
             }
         }
@@ -277,8 +289,8 @@ pub fn rank_by_planes(
             // Each (plane, digit) counter becomes its first slot in the tile: one shared read
             // a key below instead of two.
             for p in 0..planes {
-                let counter = &counters[(p * radix + digit) as usize];
-                counter.store(counter.load() + start);
+                let slot = (p * radix + digit) as usize;
+                counters[slot] += start;
             }
         }
         start += totals[k as usize];
@@ -287,7 +299,7 @@ pub fn rank_by_planes(
     #[unroll]
     for e in 0..epu {
         let digit = digits[e as usize];
-        ranks[e as usize] += counters[(plane * radix + digit) as usize].load();
+        ranks[e as usize] += counters[(plane_counters + digit) as usize];
     }
     ranks
 }
