@@ -27,30 +27,44 @@ fn tiny_tuning(client: &Client) -> SortTuning {
     }
 }
 
-/// The device's default tuning, and for `Onesweep` the same with its look-back reading a
-/// different number of predecessors at once ([`SortTuning::walk_window`]).
-fn windows(client: &Client, strategy: SortStrategy) -> Vec<Option<SortTuning>> {
-    with_other_window(client, strategy, None)
+/// The device's default tuning and its variants (below).
+fn default_variants(client: &Client, strategy: SortStrategy) -> Vec<Option<SortTuning>> {
+    tuning_variants(client, strategy, None)
 }
 
-/// `tuning` (`None`: the default), and for `Onesweep` `tuning` with another look-back window.
-fn with_other_window(
+/// `tuning` (`None`: the default); for the device-wide strategies `tuning` with keys held the
+/// other way ([`SortTuning::hold_keys`]); for `Onesweep` also with another look-back window.
+fn tuning_variants(
     client: &Client,
     strategy: SortStrategy,
     tuning: Option<SortTuning>,
 ) -> Vec<Option<SortTuning>> {
-    if strategy != SortStrategy::Onesweep {
+    if strategy == SortStrategy::InCube {
         return vec![tuning];
     }
     let base = tuning.unwrap_or_else(|| SortTuning::for_device(&DeviceCaps::of(client)));
-    let other = if base.walk_window == 1 { 3 } else { 1 };
-    vec![
+    let mut tunings = vec![
         tuning,
         Some(SortTuning {
-            walk_window: other,
+            hold_keys: !base.hold_keys,
             ..base
         }),
-    ]
+    ];
+    if strategy == SortStrategy::Onesweep {
+        tunings.push(Some(SortTuning {
+            walk_window: if base.walk_window == 1 { 3 } else { 1 },
+            ..base
+        }));
+    }
+    tunings
+}
+
+/// Names a tuning of [`tuning_variants`] in a failure message.
+fn variant(tuning: &Option<SortTuning>) -> String {
+    match tuning {
+        None => "default tuning".into(),
+        Some(t) => format!("window {} hold_keys {}", t.walk_window, t.hold_keys),
+    }
 }
 
 /// Sorts `keys` (32-bit, given as raw bits) and returns (sorted key bits, permutation).
@@ -158,10 +172,10 @@ fn floats_in_pytorch_order_both_directions() {
                 if strategy == SortStrategy::InCube && len > in_cube_capacity(&client) {
                     continue;
                 }
-                for tuning in windows(&client, strategy) {
+                for tuning in default_variants(&client, strategy) {
                     let case = format!(
-                        "seed {seed}: [{rows}, {len}] {order:?} {strategy:?} other window {}",
-                        tuning.is_some()
+                        "seed {seed}: [{rows}, {len}] {order:?} {strategy:?} {}",
+                        variant(&tuning)
                     );
                     let options = SortOptions { strategy, tuning };
                     let got = run(
@@ -197,16 +211,19 @@ fn integers_with_duplicates() {
     let unsigned: Vec<u32> = signed.iter().map(|&k| k as u32).collect();
     for order in ORDERS {
         let descending = order == SortOrder::Descending;
-        for (strategy, tuning) in strategies()
-            .into_iter()
-            .flat_map(|s| windows(&client, s).into_iter().map(move |t| (s, t)))
-        {
+        for (strategy, tuning) in strategies().into_iter().flat_map(|s| {
+            default_variants(&client, s)
+                .into_iter()
+                .map(move |t| (s, t))
+        }) {
             let options = SortOptions { strategy, tuning };
             if strategy == SortStrategy::InCube && len > in_cube_capacity(&client) {
                 continue;
             }
-            let other = tuning.is_some();
-            let case = format!("seed {seed}: i32 {order:?} {strategy:?} other window {other}");
+            let case = format!(
+                "seed {seed}: i32 {order:?} {strategy:?} {}",
+                variant(&tuning)
+            );
             let want = reference::sort_rows(&signed, rows, len, descending);
             let got = run(
                 &client,
@@ -217,7 +234,10 @@ fn integers_with_duplicates() {
                 options,
             );
             check(&got, &unsigned, &want, len, &case);
-            let case = format!("seed {seed}: u32 {order:?} {strategy:?} other window {other}");
+            let case = format!(
+                "seed {seed}: u32 {order:?} {strategy:?} {}",
+                variant(&tuning)
+            );
             let want = reference::sort_rows(&unsigned, rows, len, descending);
             let got = run(
                 &client,
@@ -244,7 +264,7 @@ fn every_length_across_an_lsd_tile_boundary() {
         let bits: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
         let want = reference::sort_rows(&keys, rows, len, false);
         for strategy in device_wide() {
-            for tuning in with_other_window(&client, strategy, Some(tuning)) {
+            for tuning in tuning_variants(&client, strategy, Some(tuning)) {
                 let got = run(
                     &client,
                     &bits,
@@ -283,8 +303,8 @@ fn many_tiles_per_row_and_onesweep_refusal() {
     for order in ORDERS {
         let want = reference::sort_rows(&keys, rows, len, order == SortOrder::Descending);
         for strategy in device_wide() {
-            let mut tunings = with_other_window(&client, strategy, Some(tuning));
-            tunings.extend(windows(&client, strategy));
+            let mut tunings = tuning_variants(&client, strategy, Some(tuning));
+            tunings.extend(default_variants(&client, strategy));
             for tuning in tunings {
                 let got = run(
                     &client,
@@ -346,7 +366,7 @@ fn all_equal_sorted_and_reversed() {
                 if strategy == SortStrategy::InCube && len > in_cube_capacity(&client) {
                     continue;
                 }
-                for tuning in windows(&client, strategy) {
+                for tuning in default_variants(&client, strategy) {
                     let got = run(
                         &client,
                         &bits,
@@ -355,8 +375,7 @@ fn all_equal_sorted_and_reversed() {
                         order,
                         SortOptions { strategy, tuning },
                     );
-                    let other = tuning.is_some();
-                    let case = format!("{name} {order:?} {strategy:?} other window {other}");
+                    let case = format!("{name} {order:?} {strategy:?} {}", variant(&tuning));
                     check(&got, &bits, &want, len, &case);
                 }
             }

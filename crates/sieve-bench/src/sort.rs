@@ -519,6 +519,7 @@ fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
         "in_cube_bits",
         "in_cube_epu",
         "window",
+        "hold",
     ];
     if keys.iter().all(|k| get(k).is_none()) {
         return None;
@@ -534,6 +535,7 @@ fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
         short_row_radix_bits: get("in_cube_bits").unwrap_or(base.short_row_radix_bits),
         in_cube_keys_per_unit: get("in_cube_epu").unwrap_or(base.in_cube_keys_per_unit),
         walk_window: get("window").unwrap_or(base.walk_window),
+        hold_keys: get("hold").map_or(base.hold_keys, |h| h != 0),
         ..base
     })
 }

@@ -38,6 +38,10 @@ pub struct PassConfig {
     pub positions: Positions,
     /// Write the keys (off for a last pass whose caller wants only the permutation).
     pub write_keys: bool,
+    /// Hold each key (and carried position) in registers from the load to the staging; else
+    /// hold only its digit through the ranking and read the key again to stage it (fewer
+    /// registers through the ranking, a second read that the tile's first one left cached).
+    pub hold_keys: bool,
 }
 
 /// The tile's first index, its row's first element and its number of keys.
@@ -245,17 +249,18 @@ fn load_held(
         if !present {
             digit = radix - 1;
         }
-        keys[e as usize] = key;
         digits[e as usize] = digit;
-        if comptime!(pass.positions == Positions::FromIndex) {
-            positions[e as usize] = span.start + local;
-        } else if comptime!(pass.positions == Positions::Carried) {
-            // A missing key's position is staged (past the present keys) but never written.
-            let mut position = 0u32;
-            if present {
-                position = positions_in[span.base + local as usize];
+        if comptime!(pass.hold_keys) {
+            keys[e as usize] = key;
+            if comptime!(pass.positions == Positions::Carried) {
+                // A missing key's position is staged (past the present keys) but never
+                // written.
+                let mut position = 0u32;
+                if present {
+                    position = positions_in[span.base + local as usize];
+                }
+                positions[e as usize] = position;
             }
-            positions[e as usize] = position;
         }
     }
 }
@@ -273,15 +278,20 @@ fn rank_held(
 }
 
 /// The ranked tile in digit order in shared memory: each held key (and its position) at its
-/// slot. Readable after the next synchronisation.
+/// slot; keys not held ([`PassConfig::hold_keys`] off) and carried positions not held are read
+/// again, a first pass's positions made from the index. Readable after the next
+/// synchronisation.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn stage_ranked(
+    keys_in: &[u32],
+    positions_in: &[u32],
     keys: &Array<u32>,
     positions: &Array<u32>,
     slots: &Array<u32>,
     sorted_keys: &mut Shared<[u32]>,
     sorted_positions: &mut Shared<[u32]>,
+    span: &TileSpan,
     #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
 ) {
@@ -289,9 +299,30 @@ fn stage_ranked(
     #[unroll]
     for e in 0..blueprint.elements_per_unit {
         let slot = slots[e as usize] as usize;
-        sorted_keys[slot] = keys[e as usize];
-        if comptime!(pass.positions != Positions::None) {
-            sorted_positions[slot] = positions[e as usize];
+        let local = held_index(e, blueprint);
+        // Reads again only what is present (a full tile's test folds to true per cube).
+        let present = local < span.len;
+        if comptime!(pass.hold_keys) {
+            sorted_keys[slot] = keys[e as usize];
+        } else {
+            let mut key = 0u32;
+            if present {
+                key = keys_in[span.base + local as usize];
+            }
+            sorted_keys[slot] = key;
+        }
+        if comptime!(pass.positions == Positions::FromIndex) {
+            sorted_positions[slot] = span.start + local;
+        } else if comptime!(pass.positions == Positions::Carried) {
+            if comptime!(pass.hold_keys) {
+                sorted_positions[slot] = positions[e as usize];
+            } else {
+                let mut position = 0u32;
+                if present {
+                    position = positions_in[span.base + local as usize];
+                }
+                sorted_positions[slot] = position;
+            }
         }
     }
 }
@@ -459,11 +490,14 @@ pub(crate) fn scatter_kernel<I: Numeric>(
     let mut sorted_keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
     let mut sorted_positions = staging(pass, blueprint);
     stage_ranked(
+        keys_in,
+        positions_in,
         &keys,
         &positions,
         &slots,
         &mut sorted_keys,
         &mut sorted_positions,
+        &span,
         pass,
         blueprint,
     );
@@ -609,11 +643,14 @@ pub(crate) fn onesweep_kernel<I: Numeric>(
     let mut sorted_keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
     let mut sorted_positions = staging(pass, blueprint);
     stage_ranked(
+        keys_in,
+        positions_in,
         &keys,
         &positions,
         &slots,
         &mut sorted_keys,
         &mut sorted_positions,
+        &span,
         pass,
         blueprint,
     );

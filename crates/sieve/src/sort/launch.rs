@@ -522,6 +522,7 @@ impl Run<'_> {
             descending,
             positions: Positions::None,
             write_keys: false,
+            hold_keys: true,
         };
         let space = if self.onesweep {
             PassSpace::Onesweep(self.onesweep_counts(keys, counting, passes, blueprint))
@@ -554,6 +555,7 @@ impl Run<'_> {
                     (true, Some(_)) => Positions::Carried,
                 },
                 write_keys: !last || (matches!(sink, Sink::Outputs) && self.io.keys_out.is_some()),
+                hold_keys: self.tuning.hold_keys,
             };
             let (keys_out, positions_out, index_elem) = match (last, sink) {
                 (true, Sink::Outputs) => (

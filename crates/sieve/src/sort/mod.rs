@@ -168,6 +168,9 @@ pub struct SortTuning {
     pub use_planes: bool,
     /// Predecessors a onesweep tile's per-digit look-back reads at once (at least 1).
     pub walk_window: u32,
+    /// Device-wide passes hold each key (and carried position) in registers from its load to
+    /// its staging; off, they hold only its digit and read the key again to stage it.
+    pub hold_keys: bool,
 }
 
 impl SortTuning {
@@ -203,6 +206,7 @@ impl SortTuning {
             in_cube_keys_per_unit: 8,
             use_planes: caps.plane_ops,
             walk_window: 4,
+            hold_keys: true,
         };
         while tuning.lsd_tile_bytes(caps) > caps.max_shared_bytes {
             if tuning.elements_per_unit > 1 || tuning.keys_only_elements_per_unit > 1 {
