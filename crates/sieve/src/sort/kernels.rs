@@ -300,29 +300,29 @@ fn stage_ranked(
     for e in 0..blueprint.elements_per_unit {
         let slot = slots[e as usize] as usize;
         let local = held_index(e, blueprint);
-        // Reads again only what is present (a full tile's test folds to true per cube).
-        let present = local < span.len;
         if comptime!(pass.hold_keys) {
             sorted_keys[slot] = keys[e as usize];
+            if comptime!(pass.positions == Positions::Carried) {
+                sorted_positions[slot] = positions[e as usize];
+            }
         } else {
+            // Reads again only what is present.
+            let present = local < span.len;
             let mut key = 0u32;
             if present {
                 key = keys_in[span.base + local as usize];
             }
             sorted_keys[slot] = key;
-        }
-        if comptime!(pass.positions == Positions::FromIndex) {
-            sorted_positions[slot] = span.start + local;
-        } else if comptime!(pass.positions == Positions::Carried) {
-            if comptime!(pass.hold_keys) {
-                sorted_positions[slot] = positions[e as usize];
-            } else {
+            if comptime!(pass.positions == Positions::Carried) {
                 let mut position = 0u32;
                 if present {
                     position = positions_in[span.base + local as usize];
                 }
                 sorted_positions[slot] = position;
             }
+        }
+        if comptime!(pass.positions == Positions::FromIndex) {
+            sorted_positions[slot] = span.start + local;
         }
     }
 }
