@@ -17,6 +17,13 @@
 #      (base) and the candidate's on the sort rows (2^28 keys, pairs 2^28 and 2^24,
 #      [16384, 128]); the candidate's sort rows through Vulkan; torch's sort rows last.
 #      Files: bench-*.txt, *.json, torch.json.
+#   d  `late-loads` (`SortTuning::hold_keys`: hold only each key's digit through the ranking
+#      and read the key again to stage it; a first pass's positions made at staging): `sort::`,
+#      `sort_ops::` through CUDA and Vulkan (every device-wide strategy with `hold_keys` both
+#      ways), memcheck over `sort::`; then, GPU quiet, 2^26 sweeps of hold x keys a unit for
+#      keys alone and with positions (cand), main's rows beside (base), the likely winners at
+#      2^28, and Nsight Compute's launch statistics and occupancy of a onesweep pass held both
+#      ways. Files: tests-*.txt, memcheck-cuda.txt, bench-*.txt, *.json, ncu-*.txt.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 # usage: LIMIT=150 bash bench/gpu_session21.sh <a>
 set -uo pipefail
@@ -86,5 +93,38 @@ c)
     > /dev/null 2>&1
   echo "torch rc=$?"
   ;;
-*) echo "usage: $0 <a|b|c>"; exit 2 ;;
+d)
+  rows() { grep -E '^(sort|argsort)' "$1" | grep -E 'lsd|onesweep' | awk '{print $1, $2, $4, $6}' | sed 's/"strategy"://'; }
+  M="sort:: sort_ops::"
+  timeout $limit .gpu/suite-cuda --test-threads 4 $M --skip dtypes_sort > "$OUT/tests-cuda.txt" 2>&1 &
+  timeout $limit .gpu/suite-vulkan --test-threads 4 $M --skip dtypes_sort > "$OUT/tests-vulkan.txt" 2>&1 &
+  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 \
+    .gpu/suite-cuda --test-threads 2 sort:: --skip dtypes_sort > "$OUT/memcheck-cuda.txt" 2>&1 &
+  wait
+  for f in "$OUT"/tests-*.txt "$OUT"/memcheck-cuda.txt; do
+    echo "== $f $(grep -c ' ok$' "$f") ok"; summary "$f"
+  done
+  K=sort:67108864:i32; P=$S:67108864:f32
+  timeout 100 .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/sweep.json" \
+    --case $K:hold=1,epu=24 --case $K:hold=0,epu=24 --case $K:hold=0,epu=32 \
+    --case $P:hold=1,epu=12 --case $P:hold=0,epu=12 --case $P:hold=1,epu=16 \
+    --case $P:hold=0,epu=16 --case $P:hold=0,epu=24 > "$OUT/bench-sweep.txt" 2>&1
+  echo "== sweep rc=$?"; rows "$OUT/bench-sweep.txt"
+  timeout 35 .gpu/sieve-bench-cuda-base --no-burn --runs 10 --json "$OUT/base.json" \
+    --case $K --case $P > "$OUT/bench-base.txt" 2>&1
+  echo "== base rc=$?"; rows "$OUT/bench-base.txt"
+  K=sort:268435456:i32; P=$S:268435456:f32
+  timeout ${BIG_LIMIT:-120} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/big.json" \
+    --case $K:hold=0,epu=24 --case $P:hold=0,epu=16 --case $P:hold=1,epu=16 > "$OUT/bench-big.txt" 2>&1
+  echo "== big rc=$?"; rows "$OUT/bench-big.txt"
+  for h in 1 0; do
+    timeout 30 ncu --clock-control none --kernel-name regex:onesweep_kernel --launch-skip 5 \
+      --launch-count 1 --section LaunchStats --section Occupancy --section SpeedOfLight \
+      .gpu/sieve-bench-cuda --no-burn --runs 10 --case sort:67108864:i32:hold=$h,epu=24 \
+      > "$OUT/ncu-hold$h.txt" 2>&1
+    echo "== ncu hold=$h rc=$?"
+    grep -E "Registers Per|Achieved Occupancy|Theoretical Occupancy|Duration|Block Limit" "$OUT/ncu-hold$h.txt" | head -9
+  done
+  ;;
+*) echo "usage: $0 <a|b|c|d>"; exit 2 ;;
 esac
