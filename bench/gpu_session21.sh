@@ -105,19 +105,19 @@ d)
     echo "== $f $(grep -c ' ok$' "$f") ok"; summary "$f"
   done
   K=sort:67108864:i32; P=$S:67108864:f32
-  timeout 100 .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/sweep.json" \
+  timeout ${SWEEP_LIMIT:-90} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/sweep.json" \
     --case $K:hold=1,epu=24 --case $K:hold=0,epu=24 --case $K:hold=0,epu=32 \
     --case $P:hold=1,epu=12 --case $P:hold=0,epu=12 --case $P:hold=1,epu=16 \
     --case $P:hold=0,epu=16 --case $P:hold=0,epu=24 > "$OUT/bench-sweep.txt" 2>&1
   echo "== sweep rc=$?"; rows "$OUT/bench-sweep.txt"
-  timeout 35 .gpu/sieve-bench-cuda-base --no-burn --runs 10 --json "$OUT/base.json" \
+  timeout 30 .gpu/sieve-bench-cuda-base --no-burn --runs 10 --json "$OUT/base.json" \
     --case $K --case $P > "$OUT/bench-base.txt" 2>&1
   echo "== base rc=$?"; rows "$OUT/bench-base.txt"
   K=sort:268435456:i32; P=$S:268435456:f32
-  timeout ${BIG_LIMIT:-120} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/big.json" \
-    --case $K:hold=0,epu=24 --case $P:hold=0,epu=16 --case $P:hold=1,epu=16 > "$OUT/bench-big.txt" 2>&1
+  timeout ${BIG_LIMIT:-90} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/big.json" \
+    --case $K:hold=0,epu=24 --case $P:hold=0,epu=16 > "$OUT/bench-big.txt" 2>&1
   echo "== big rc=$?"; rows "$OUT/bench-big.txt"
-  for h in 1 0; do
+  for h in ${NCU_HOLDS:-0}; do
     timeout 30 ncu --clock-control none --kernel-name regex:onesweep_kernel --launch-skip 5 \
       --launch-count 1 --section LaunchStats --section Occupancy --section SpeedOfLight \
       .gpu/sieve-bench-cuda --no-burn --runs 10 --case sort:67108864:i32:hold=$h,epu=24 \
