@@ -206,6 +206,7 @@ fn tiny_sort_tuning(caps: &DeviceCaps) -> SortTuning {
     SortTuning {
         units_per_cube: caps.plane_size_max.max(4).next_power_of_two(),
         elements_per_unit: 2,
+        onesweep_elements_per_unit: 2,
         keys_only_elements_per_unit: 2,
         radix_bits: 5,
         in_cube_radix_bits: 5,

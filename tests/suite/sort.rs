@@ -16,12 +16,13 @@ use sieve::{DeviceCaps, Dtype};
 const ORDERS: [SortOrder; 2] = [SortOrder::Ascending, SortOrder::Descending];
 const POISON: u32 = 0xDEAD_BEEF;
 
-/// Small LSD tiles (one plane of units, 2 keys each) so short rows cross many tiles.
+/// Small device-wide tiles (one plane of units, 2-3 keys each) so short rows cross many tiles.
 fn tiny_tuning(client: &Client) -> SortTuning {
     let caps = DeviceCaps::of(client);
     SortTuning {
         units_per_cube: caps.plane_size_max.max(4).next_power_of_two(),
         elements_per_unit: 2,
+        onesweep_elements_per_unit: 3,
         keys_only_elements_per_unit: 3,
         ..SortTuning::for_device(&caps)
     }
@@ -33,7 +34,8 @@ fn default_variants(client: &Client, strategy: SortStrategy) -> Vec<Option<SortT
 }
 
 /// `tuning` (`None`: the default); for the device-wide strategies `tuning` with keys held the
-/// other way ([`SortTuning::hold_keys`]); for `Onesweep` also with another look-back window.
+/// other way ([`SortTuning::lsd_rereads`], [`SortTuning::onesweep_rereads`]); for `Onesweep`
+/// also with another look-back window.
 fn tuning_variants(
     client: &Client,
     strategy: SortStrategy,
@@ -46,7 +48,8 @@ fn tuning_variants(
     let mut tunings = vec![
         tuning,
         Some(SortTuning {
-            hold_keys: !base.hold_keys,
+            lsd_rereads: !base.lsd_rereads,
+            onesweep_rereads: !base.onesweep_rereads,
             ..base
         }),
     ];
@@ -63,7 +66,10 @@ fn tuning_variants(
 fn variant(tuning: &Option<SortTuning>) -> String {
     match tuning {
         None => "default tuning".into(),
-        Some(t) => format!("window {} hold_keys {}", t.walk_window, t.hold_keys),
+        Some(t) => format!(
+            "window {} rereads lsd {} onesweep {}",
+            t.walk_window, t.lsd_rereads, t.onesweep_rereads
+        ),
     }
 }
 

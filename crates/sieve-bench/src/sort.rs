@@ -519,7 +519,7 @@ fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
         "in_cube_bits",
         "in_cube_epu",
         "window",
-        "hold",
+        "reread",
     ];
     if keys.iter().all(|k| get(k).is_none()) {
         return None;
@@ -529,13 +529,15 @@ fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
     Some(SortTuning {
         units_per_cube: get("units").unwrap_or(base.units_per_cube),
         elements_per_unit: get("epu").unwrap_or(base.elements_per_unit),
+        onesweep_elements_per_unit: get("epu").unwrap_or(base.onesweep_elements_per_unit),
         keys_only_elements_per_unit: get("epu").unwrap_or(base.keys_only_elements_per_unit),
         radix_bits: get("bits").unwrap_or(base.radix_bits),
         in_cube_radix_bits: get("in_cube_bits").unwrap_or(base.in_cube_radix_bits),
         short_row_radix_bits: get("in_cube_bits").unwrap_or(base.short_row_radix_bits),
         in_cube_keys_per_unit: get("in_cube_epu").unwrap_or(base.in_cube_keys_per_unit),
         walk_window: get("window").unwrap_or(base.walk_window),
-        hold_keys: get("hold").map_or(base.hold_keys, |h| h != 0),
+        lsd_rereads: get("reread").map_or(base.lsd_rereads, |r| r != 0),
+        onesweep_rereads: get("reread").map_or(base.onesweep_rereads, |r| r != 0),
         ..base
     })
 }

@@ -194,13 +194,21 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
             "at least 1",
         ));
     }
+    if tuning.onesweep_elements_per_unit == 0 {
+        return Err(SieveError::invalid(
+            "tuning.onesweep_elements_per_unit",
+            0,
+            "at least 1",
+        ));
+    }
     if tuning.elements_per_unit == 0 || tile_bytes > caps.max_shared_bytes {
         return Err(SieveError::invalid(
             "tuning.elements_per_unit",
             tuning.elements_per_unit,
             format!(
-                "at least 1, with a tile of keys and positions ({tile_bytes} bytes with the \
-                 ranker's state, radix_bits {}) within the device's {} bytes of shared memory",
+                "at least 1, with the largest device-wide tile (Lsd's or onesweep's with \
+                 positions, or keys alone: {tile_bytes} bytes with the ranker's state, \
+                 radix_bits {}) within the device's {} bytes of shared memory",
                 tuning.radix_bits, caps.max_shared_bytes
             ),
         ));
@@ -209,15 +217,19 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
 }
 
 /// Where `Auto` takes `Onesweep` over `Lsd` (when the device runs it): 32-bit keys, at least
-/// [`ONESWEEP_MIN_KEYS`] in all, and keys alone or many rows. Measured on the H200
+/// [`ONESWEEP_MIN_KEYS`] in all, and keys alone, many rows or rows that long. Measured on the H200
 /// (`bench/results/h200/13-d`, `14-b`, ms, onesweep against Lsd): keys alone 11.65 / 12.70 at
 /// 2^28 but 0.977 / 0.896 at 2^24; with positions 6.75 / 7.54 at [4096, 32768], but 14.90 /
 /// 14.39 on one 2^28-key row and 0.68 / 0.56 at [64, 128256] (one long row: its tiles wait on
-/// each other's look-back, where the LSD pass's tiles read the scanned counts).
+/// each other's look-back, where the LSD pass's tiles read the scanned counts). With the
+/// twenty-first session's ranker and onesweep's own tiles with positions (`21-d`): one row of
+/// 2^26 keys 2.81-2.83 against Lsd's 3.09-3.12, of 2^28 10.12 against 11.86.
 fn onesweep_wins(problem: SortProblem, kind: KeyKind, keys_only: bool) -> bool {
     kind.carried_raw()
         && problem.rows.saturating_mul(problem.len) >= ONESWEEP_MIN_KEYS
-        && (keys_only || problem.rows >= ONESWEEP_MIN_ROWS_WITH_POSITIONS)
+        && (keys_only
+            || problem.rows >= ONESWEEP_MIN_ROWS_WITH_POSITIONS
+            || problem.len >= ONESWEEP_MIN_KEYS)
 }
 
 /// Fewest keys in all for which `Auto` takes `Onesweep` (between 2^24, where `Lsd` won, and
@@ -279,11 +291,11 @@ impl Run<'_> {
     /// than there are digits).
     fn extent(&self) -> usize {
         let words = if self.kind.wide() { 2 } else { 1 };
-        let blueprint = [true, false]
-            .map(|with| self.tuning.lsd_blueprint(self.caps, with))
+        let blueprint = [(true, false), (true, true), (false, false)]
+            .map(|(with, onesweep)| self.tuning.device_blueprint(self.caps, with, onesweep))
             .into_iter()
             .min_by_key(|b| b.tile())
-            .expect("two blueprints");
+            .expect("three blueprints");
         let counts = self
             .problem
             .rows
@@ -508,7 +520,9 @@ impl Run<'_> {
         sink: Sink<'_>,
     ) -> Result<(), SieveError> {
         let n = self.elements();
-        let blueprint = self.tuning.lsd_blueprint(self.caps, with_positions);
+        let blueprint = self
+            .tuning
+            .device_blueprint(self.caps, with_positions, self.onesweep);
         let passes = self.kind.key_bits().div_ceil(blueprint.radix_bits);
         let key_space = [self.client.empty(4 * n), self.client.empty(4 * n)];
         let position_space = if with_positions {
@@ -555,7 +569,7 @@ impl Run<'_> {
                     (true, Some(_)) => Positions::Carried,
                 },
                 write_keys: !last || (matches!(sink, Sink::Outputs) && self.io.keys_out.is_some()),
-                hold_keys: self.tuning.hold_keys,
+                hold_keys: self.tuning.holds_keys(with_positions, self.onesweep),
             };
             let (keys_out, positions_out, index_elem) = match (last, sink) {
                 (true, Sink::Outputs) => (

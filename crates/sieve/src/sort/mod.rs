@@ -147,9 +147,11 @@ pub struct SortIo<'a> {
 pub struct SortTuning {
     /// Units per cube of the LSD passes (a power of two, at least the plane width).
     pub units_per_cube: u32,
-    /// Keys per unit per device-wide (`Lsd`, `Onesweep`) tile where positions ride with the
-    /// keys (`sort_with_indices`, argsort, every key that is not 32-bit).
+    /// Keys per unit per `Lsd` tile where positions ride with the keys (`sort_with_indices`,
+    /// argsort, every key that is not 32-bit).
     pub elements_per_unit: u32,
+    /// Keys per unit per `Onesweep` tile where positions ride with the keys.
+    pub onesweep_elements_per_unit: u32,
     /// Keys per unit per device-wide tile of a keys-only sort of 32-bit keys (no positions:
     /// half the registers and shared memory a key).
     pub keys_only_elements_per_unit: u32,
@@ -168,9 +170,12 @@ pub struct SortTuning {
     pub use_planes: bool,
     /// Predecessors a onesweep tile's per-digit look-back reads at once (at least 1).
     pub walk_window: u32,
-    /// Device-wide passes hold each key (and carried position) in registers from its load to
-    /// its staging; off, they hold only its digit and read the key again to stage it.
-    pub hold_keys: bool,
+    /// `Lsd` passes carrying positions hold only each key's digit through the ranking and read
+    /// the key and its position again to stage them (fewer registers through the ranking, a
+    /// second read that the tile's first one left cached); off, they hold both from the load.
+    pub lsd_rereads: bool,
+    /// The same for `Onesweep` passes carrying positions. Keys-only passes always hold.
+    pub onesweep_rereads: bool,
 }
 
 impl SortTuning {
@@ -188,7 +193,14 @@ impl SortTuning {
     /// (`17-a`, `17-b`, 2^28 i32 keys alone, ms): onesweep 12.29 at 16 keys and window 1,
     /// 11.27 at window 4, 10.40 at 20 keys, 9.77 at 20 keys and window 4, 9.05 at 24 and window
     /// 4 (9.48 at window 1); Lsd 9.8-10.3 at 16-24 keys. Rows of 128 keys sort in 0.086 ms with 6-bit digits, 0.095
-    /// ms with 4-bit, 0.104 ms with 8-bit (`log-sort-tuning.txt`).
+    /// ms with 4-bit, 0.104 ms with 8-bit (`log-sort-tuning.txt`). With positions after the
+    /// twenty-first session's ranker (`21-d`, sort_with_indices f32, ms): at 2^26 onesweep
+    /// 3.206 holding keys and positions at 12 keys a unit, 2.833 reading them again, 2.806
+    /// holding at 16; Lsd 3.119 holding at 12, 3.217 reading again, 3.088 holding at 16; at
+    /// 2^28 reading again at 16, onesweep 10.117 and Lsd 11.855 (both strategies at the old
+    /// defaults: 12.38, `21-c`). Keys alone at 2^26, onesweep: 2.020 holding at 24, 2.097
+    /// reading again at 24, 2.002 at 32. So onesweep tiles with positions take 16 keys a unit
+    /// and read again; Lsd and keys-only tiles keep theirs.
     ///
     /// Where the LSD tile and its ranker's state do not fit the device's shared memory, the
     /// tile takes fewer keys per unit (the split ranker needs 8 bytes a key more), then the
@@ -199,6 +211,7 @@ impl SortTuning {
         let mut tuning = SortTuning {
             units_per_cube: caps.cube_units(256),
             elements_per_unit: 12,
+            onesweep_elements_per_unit: 16,
             keys_only_elements_per_unit: 24,
             radix_bits: 8,
             in_cube_radix_bits: 8,
@@ -206,11 +219,16 @@ impl SortTuning {
             in_cube_keys_per_unit: 8,
             use_planes: caps.plane_ops,
             walk_window: 4,
-            hold_keys: true,
+            lsd_rereads: false,
+            onesweep_rereads: true,
         };
         while tuning.lsd_tile_bytes(caps) > caps.max_shared_bytes {
-            if tuning.elements_per_unit > 1 || tuning.keys_only_elements_per_unit > 1 {
+            if tuning.elements_per_unit > 1
+                || tuning.onesweep_elements_per_unit > 1
+                || tuning.keys_only_elements_per_unit > 1
+            {
                 tuning.elements_per_unit = tuning.elements_per_unit.div_ceil(2);
+                tuning.onesweep_elements_per_unit = tuning.onesweep_elements_per_unit.div_ceil(2);
                 tuning.keys_only_elements_per_unit = tuning.keys_only_elements_per_unit.div_ceil(2);
             } else if tuning.radix_bits > 1 {
                 tuning.radix_bits -= 1;
@@ -224,26 +242,28 @@ impl SortTuning {
     /// Shared memory of the larger device-wide tile: keys and positions (or keys alone), plus
     /// the ranker's state.
     pub fn lsd_tile_bytes(&self, caps: &crate::DeviceCaps) -> usize {
-        [(true, 8), (false, 4)]
+        [(true, false, 8), (true, true, 8), (false, false, 4)]
             .into_iter()
-            .map(|(with_positions, key_bytes)| {
-                let blueprint = self.lsd_blueprint(caps, with_positions);
+            .map(|(with_positions, onesweep, key_bytes)| {
+                let blueprint = self.device_blueprint(caps, with_positions, onesweep);
                 blueprint.tile() * key_bytes + blueprint.ranking_bytes()
             })
             .max()
             .unwrap_or(0)
     }
 
-    /// The device-wide tile's blueprint, with or without positions riding.
-    pub(crate) fn lsd_blueprint(
+    /// The device-wide tile's blueprint, with or without positions riding, for `Onesweep`
+    /// (`onesweep`) or `Lsd`.
+    pub(crate) fn device_blueprint(
         &self,
         caps: &crate::DeviceCaps,
         with_positions: bool,
+        onesweep: bool,
     ) -> tile::SortBlueprint {
-        let elements_per_unit = if with_positions {
-            self.elements_per_unit
-        } else {
-            self.keys_only_elements_per_unit
+        let elements_per_unit = match (with_positions, onesweep) {
+            (false, _) => self.keys_only_elements_per_unit,
+            (true, false) => self.elements_per_unit,
+            (true, true) => self.onesweep_elements_per_unit,
         };
         tile::SortBlueprint::new(
             self.units_per_cube,
@@ -252,6 +272,16 @@ impl SortTuning {
             self.use_planes,
             caps,
         )
+    }
+
+    /// Whether a device-wide pass holds its keys (and positions) from load to staging.
+    pub(crate) fn holds_keys(&self, with_positions: bool, onesweep: bool) -> bool {
+        !with_positions
+            || !(if onesweep {
+                self.onesweep_rereads
+            } else {
+                self.lsd_rereads
+            })
     }
 
     /// Keys per device-wide tile with positions.
