@@ -821,9 +821,14 @@ mod tests {
             |rows, len, keys_only| onesweep_wins(SortProblem { rows, len }, f32_keys, keys_only);
         assert!(wins(1, 1 << 28, true));
         assert!(!wins(1, 1 << 24, true));
-        assert!(!wins(1, 1 << 28, false));
+        // With positions: a row of 2^26 keys or more, or many rows (`21-d`, `14-b`); not a few
+        // shorter rows.
+        assert!(wins(1, 1 << 28, false));
+        assert!(wins(1, 1 << 26, false));
+        assert!(!wins(1, 1 << 24, false));
         assert!(wins(4096, 32768, false));
         assert!(!wins(64, 128256, false));
+        assert!(!wins(64, 1 << 20, false));
         assert!(!onesweep_wins(
             SortProblem {
                 rows: 1,
