@@ -58,9 +58,9 @@ impl SortBlueprint {
             },
             ballot_words: caps.plane_size_max.div_ceil(32).clamp(1, 4),
             full_ballots: caps.plane_size_min == caps.plane_size_max
-                && caps.plane_size_max % 32 == 0
+                && caps.plane_size_max.is_multiple_of(32)
                 && caps.plane_size_max <= 128
-                && units % caps.plane_size_max.max(1) == 0,
+                && units.is_multiple_of(caps.plane_size_max.max(1)),
         }
     }
 
