@@ -24,6 +24,12 @@
 #      keys alone and with positions (cand), main's rows beside (base), the likely winners at
 #      2^28, and Nsight Compute's launch statistics and occupancy of a onesweep pass held both
 #      ways. Files: tests-*.txt, memcheck-cuda.txt, bench-*.txt, *.json, ncu-*.txt.
+#   e  (for the next session) `packed-ranks` (cand) against main (base): `sort::`, `sort_ops::`,
+#      `topk::` through CUDA and Vulkan, racecheck over `sort::`; then, GPU quiet, the sort rows
+#      through both benches (the Burn ops at main's new onesweep defaults among them: 2^28 and
+#      2^24 pairs, argsort 2^28, [4096, 32768], [16384, 128], keys 2^28), Nsight's registers and
+#      occupancy of a onesweep pass for each, torch's sort rows last. Files: tests-*.txt,
+#      racecheck-cuda-0.txt, bench-*.txt, *.json, ncu-*.txt, torch.json.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 # usage: LIMIT=150 bash bench/gpu_session21.sh <a>
 set -uo pipefail
@@ -126,5 +132,32 @@ d)
     grep -E "Registers Per|Achieved Occupancy|Theoretical Occupancy|Duration|Block Limit" "$OUT/ncu-hold$h.txt" | head -9
   done
   ;;
-*) echo "usage: $0 <a|b|c|d>"; exit 2 ;;
+e)
+  M="sort:: sort_ops:: topk::"
+  timeout $limit .gpu/suite-cuda --test-threads 4 $M --skip dtypes_sort > "$OUT/tests-cuda.txt" 2>&1 &
+  timeout $limit .gpu/suite-vulkan --test-threads 4 $M --skip dtypes_sort > "$OUT/tests-vulkan.txt" 2>&1 &
+  SIEVE_PROP_CASES=20 timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 \
+    .gpu/suite-cuda --test-threads 2 sort:: --skip dtypes_sort > "$OUT/racecheck-cuda-0.txt" 2>&1 &
+  wait
+  for f in "$OUT"/tests-*.txt "$OUT"/racecheck-cuda-0.txt; do
+    echo "== $f $(grep -c ' ok$' "$f") ok"; summary "$f"
+  done
+  rows() { grep -E '^(sort|argsort)' "$1" | grep -v skipped | awk '{print $1, $2, $4, $6}' | sed 's/"strategy"://'; }
+  args=(--case sort:268435456:i32 --case $S:268435456:f32 --case argsort:268435456:f32
+        --case $S:16777216:f32 --case $S:4096x32768:f32 --case $S:16384x128:f32)
+  for v in base cand; do
+    b=.gpu/sieve-bench-cuda; [ $v = base ] && b=.gpu/sieve-bench-cuda-base
+    timeout ${BENCH_LIMIT:-150} $b --no-burn --runs 10 --json "$OUT/$v.json" "${args[@]}" \
+      > "$OUT/bench-$v.txt" 2>&1
+    echo "== $v rc=$?"; rows "$OUT/bench-$v.txt"
+    timeout 30 ncu --clock-control none --kernel-name regex:onesweep_kernel --launch-skip 5 \
+      --launch-count 1 --section LaunchStats --section Occupancy --section SpeedOfLight \
+      $b --no-burn --runs 10 --case sort:67108864:i32 > "$OUT/ncu-$v.txt" 2>&1
+    grep -E "Registers Per|Achieved Occupancy|Duration" "$OUT/ncu-$v.txt" | head -3
+  done
+  timeout ${TORCH_LIMIT:-80} python3 bench/torch_reference.py "$OUT/torch.json" --only=sort \
+    > /dev/null 2>&1
+  echo "torch rc=$?"
+  ;;
+*) echo "usage: $0 <a|b|c|d|e>"; exit 2 ;;
 esac
