@@ -279,8 +279,7 @@ fn every_length_across_an_lsd_tile_boundary() {
                     SortOrder::Ascending,
                     SortOptions { strategy, tuning },
                 );
-                let ranker = tuning.map(|t| t.walk_window);
-                let case = format!("seed {seed}: len {len} {strategy:?} window {ranker:?}");
+                let case = format!("seed {seed}: len {len} {strategy:?} {}", variant(&tuning));
                 check(&got, &bits, &want, len, &case);
             }
         }

@@ -276,12 +276,12 @@ impl SortTuning {
 
     /// Whether a device-wide pass holds its keys (and positions) from load to staging.
     pub(crate) fn holds_keys(&self, with_positions: bool, onesweep: bool) -> bool {
-        !with_positions
-            || !(if onesweep {
-                self.onesweep_rereads
-            } else {
-                self.lsd_rereads
-            })
+        let rereads = if onesweep {
+            self.onesweep_rereads
+        } else {
+            self.lsd_rereads
+        };
+        !(with_positions && rereads)
     }
 
     /// Keys per device-wide tile with positions.
