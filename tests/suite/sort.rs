@@ -34,7 +34,8 @@ fn default_variants(client: &Client, strategy: SortStrategy) -> Vec<Option<SortT
 }
 
 /// `tuning` (`None`: the default); for the device-wide strategies `tuning` with keys held the
-/// other way ([`SortTuning::lsd_rereads`], [`SortTuning::onesweep_rereads`]); for `Onesweep`
+/// other way ([`SortTuning::lsd_rereads`], [`SortTuning::onesweep_rereads`],
+/// [`SortTuning::keys_only_rereads`]); for `Onesweep`
 /// also with another look-back window.
 fn tuning_variants(
     client: &Client,
@@ -50,6 +51,7 @@ fn tuning_variants(
         Some(SortTuning {
             lsd_rereads: !base.lsd_rereads,
             onesweep_rereads: !base.onesweep_rereads,
+            keys_only_rereads: !base.keys_only_rereads,
             ..base
         }),
     ];
@@ -67,8 +69,8 @@ fn variant(tuning: &Option<SortTuning>) -> String {
     match tuning {
         None => "default tuning".into(),
         Some(t) => format!(
-            "window {} rereads lsd {} onesweep {}",
-            t.walk_window, t.lsd_rereads, t.onesweep_rereads
+            "window {} rereads lsd {} onesweep {} keys only {}",
+            t.walk_window, t.lsd_rereads, t.onesweep_rereads, t.keys_only_rereads
         ),
     }
 }

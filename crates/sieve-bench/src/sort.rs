@@ -508,8 +508,9 @@ fn check_sorted(
 
 /// A sort tuning from the case's `units=`, `epu=` (keys per unit), `bits=` (LSD digit) and
 /// `in_cube_bits=` and `in_cube_epu=` (keys per unit of the in-cube sort) and `window=` (the
-/// onesweep look-back's predecessors read at once) params over the device's defaults; `None` when
-/// the case names none.
+/// onesweep look-back's predecessors read at once) and `reread=` (0/1: every device-wide pass
+/// reads its keys again at staging) params over the device's defaults; `None` when the case
+/// names none.
 fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
     let get = |k: &str| case.param_u32(k);
     let keys = [
@@ -538,6 +539,7 @@ fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
         walk_window: get("window").unwrap_or(base.walk_window),
         lsd_rereads: get("reread").map_or(base.lsd_rereads, |r| r != 0),
         onesweep_rereads: get("reread").map_or(base.onesweep_rereads, |r| r != 0),
+        keys_only_rereads: get("reread").map_or(base.keys_only_rereads, |r| r != 0),
         ..base
     })
 }

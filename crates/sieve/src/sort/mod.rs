@@ -174,8 +174,10 @@ pub struct SortTuning {
     /// the key and its position again to stage them (fewer registers through the ranking, a
     /// second read that the tile's first one left cached); off, they hold both from the load.
     pub lsd_rereads: bool,
-    /// The same for `Onesweep` passes carrying positions. Keys-only passes always hold.
+    /// The same for `Onesweep` passes carrying positions.
     pub onesweep_rereads: bool,
+    /// The same for keys-only passes of either strategy.
+    pub keys_only_rereads: bool,
 }
 
 impl SortTuning {
@@ -221,6 +223,7 @@ impl SortTuning {
             walk_window: 4,
             lsd_rereads: false,
             onesweep_rereads: true,
+            keys_only_rereads: false,
         };
         while tuning.lsd_tile_bytes(caps) > caps.max_shared_bytes {
             if tuning.elements_per_unit > 1
@@ -276,12 +279,12 @@ impl SortTuning {
 
     /// Whether a device-wide pass holds its keys (and positions) from load to staging.
     pub(crate) fn holds_keys(&self, with_positions: bool, onesweep: bool) -> bool {
-        let rereads = if onesweep {
-            self.onesweep_rereads
-        } else {
-            self.lsd_rereads
+        let rereads = match (with_positions, onesweep) {
+            (false, _) => self.keys_only_rereads,
+            (true, true) => self.onesweep_rereads,
+            (true, false) => self.lsd_rereads,
         };
-        !(with_positions && rereads)
+        !rereads
     }
 
     /// Keys per device-wide tile with positions.

@@ -162,7 +162,7 @@ pub fn rank_scratch(#[comptime] blueprint: SortBlueprint) -> RankScratch {
 /// How a lane stands among the lanes of its plane whose keys share its digit.
 #[derive(CubeType, Clone, Copy)]
 pub struct Peers {
-    /// Peers at lower lanes (zero for the lowest peer, which updates the digit's counter).
+    /// Peers at lower lanes (`count - 1` for the highest peer, which moves the counter).
     pub below: u32,
     /// Peers in all, the lane itself included.
     pub count: u32,
@@ -215,8 +215,8 @@ pub fn plane_peers(
 
 /// [`rank_tile`] with plane votes: each plane walks its chunk (held key `e` of every lane at
 /// once, in input order). Every lane reads its (plane, digit) counter, the keys before it in
-/// the plane's earlier steps; once all have read, the lowest peer of each digit adds the
-/// peers' count (CUB's ranking, with plane synchronisations where CUB has `__syncwarp`: no
+/// the plane's earlier steps; once all have read, the highest peer of each digit writes its
+/// rank plus one (CUB's ranking, with plane synchronisations where CUB has `__syncwarp`: no
 /// atomics, no leader search, no shuffle). Then a prefix over (digit, plane) in that order
 /// gives every (digit, plane) its first slot.
 #[cube]
@@ -247,15 +247,18 @@ pub fn rank_by_planes(
         let digit = digits[e as usize];
         let peers = plane_peers(digit, lanes, blueprint);
         let slot = (plane_counters + digit) as usize;
-        let earlier = counters[slot];
-        // Every peer has read the counter before its lowest peer moves it, and the move is
-        // seen by the next step's reads.
+        let rank = counters[slot] + peers.below;
+        // Every peer has read the counter before its highest peer moves it past itself, and
+        // the move is seen by the next step's reads. The highest peer (not the lowest) writes
+        // so the rank itself is the stored value: otherwise the compiler kept the counter's
+        // value and `below` apart for a three-input add at the end, two registers a held key
+        // through the prefix (`22-a`, SASS liveness).
         sync_plane();
-        if peers.below == 0u32 {
-            counters[slot] = earlier + peers.count;
+        if peers.below + 1u32 == peers.count {
+            counters[slot] = rank + 1u32;
         }
         sync_plane();
-        ranks[e as usize] = earlier + peers.below;
+        ranks[e as usize] = rank;
     }
     sync_cube();
     // Each unit owns `per_unit` consecutive digits: their counters become exclusive prefixes
