@@ -144,11 +144,17 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
         let input = bench.client.create_from_slice(bytemuck::cast_slice(&bits));
         let keys_out = bench.client.empty(4 * n.max(1));
         let indices_out = bench.client.empty(4 * n.max(1));
+        // `raw=lsd` (or `onesweep`, `in_cube`, `none`): only that raw row (2^28 rows take
+        // most of a minute each, mostly the data and the checks).
+        let only: String = case.param_or("raw", String::from("all"));
         for strategy in [
             SortStrategy::InCube,
             SortStrategy::Lsd,
             SortStrategy::Onesweep,
         ] {
+            if only != "all" && only != strategy.name() {
+                continue;
+            }
             let row = Row::new(
                 case,
                 "sieve",
