@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Twenty-second session (issue 15).
+#   a  `rank-sum` (cand: the ranker's highest peer moves the counter, so a key's rank is one
+#      register through the prefix; keys-only passes may read keys again, `reread=1`) against
+#      main's kernels with the same bench (base): Nsight's registers and occupancy of one
+#      onesweep pass of the candidate (keys held, keys read again, pairs); GPU quiet, the sort
+#      rows (2^28 keys and pairs with the Burn op and the raw onesweep row, 2^24 pairs); then
+#      `sort::`, `sort_ops::`, `topk::` through CUDA and Vulkan in what time is left. Files:
+#      ncu-*.txt, bench-*.txt, *.json, tests-*.txt.
+# Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
+# usage: bash bench/gpu_session22.sh <a>
+set -uo pipefail
+here="$(dirname "$0")"
+source "$here/gpu_prelude.sh"
+S=sort_with_indices
+rows() { grep -E '^(sort|argsort)' "$1" | grep -v skipped | awk '{print $1, $2, $4, $6}' | sed 's/"strategy"://'; }
+case "$1" in
+a)
+  i=0
+  for c in sort:67108864:i32:raw=onesweep sort:67108864:i32:raw=onesweep,reread=1 \
+           $S:67108864:f32:raw=onesweep; do
+    timeout 40 ncu --clock-control none --kernel-name regex:onesweep_kernel --launch-skip 5 \
+      --launch-count 1 --section LaunchStats --section Occupancy --section SpeedOfLight \
+      .gpu/sieve-bench-cuda --no-burn --runs 10 --case $c > "$OUT/ncu-cand-$i.txt" 2>&1
+    echo "== ncu $c rc=$?"
+    grep -E "Registers Per|Theoretical Occupancy|Duration" "$OUT/ncu-cand-$i.txt" | head -3
+    i=$((i + 1))
+  done
+  K=sort:268435456:i32; P=$S:268435456:f32
+  base=(--case $K:raw=onesweep --case $P:raw=onesweep --case $S:16777216:f32)
+  cand=("${base[@]}" --case $K:raw=onesweep,reread=1 --case $K:raw=onesweep,reread=1,epu=32)
+  for v in base cand; do
+    b=.gpu/sieve-bench-cuda; args=("${cand[@]}")
+    [ $v = base ] && b=.gpu/sieve-bench-cuda-base && args=("${base[@]}")
+    timeout ${BENCH_LIMIT:-170} $b --no-burn --runs 10 --json "$OUT/$v.json" "${args[@]}" \
+      > "$OUT/bench-$v.txt" 2>&1
+    echo "== $v rc=$? at ${SECONDS}s"; rows "$OUT/bench-$v.txt"
+  done
+  left=$(( ${BUDGET:-570} - SECONDS ))
+  echo "== tests with ${left}s"
+  M="sort:: sort_ops:: topk::"
+  timeout $left .gpu/suite-cuda --test-threads 4 $M --skip dtypes_sort > "$OUT/tests-cuda.txt" 2>&1 &
+  timeout $left .gpu/suite-vulkan --test-threads 4 $M --skip dtypes_sort > "$OUT/tests-vulkan.txt" 2>&1 &
+  wait
+  for f in "$OUT"/tests-*.txt; do
+    echo "== $f $(grep -c ' ok$' "$f") ok"; summary "$f"
+  done
+  ;;
+*) echo "usage: $0 <a>"; exit 2 ;;
+esac
