@@ -277,6 +277,7 @@ impl SortTuning {
             self.use_planes,
             caps,
         )
+        .storing_ranks(!with_positions)
     }
 
     /// Whether a device-wide pass holds its keys (and positions) from load to staging.

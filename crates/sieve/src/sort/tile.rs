@@ -36,6 +36,14 @@ pub struct SortBlueprint {
     /// dividing `units`): no lane bit of a ballot is past its plane, so the peers need no mask
     /// of the plane's lanes.
     pub full_ballots: bool,
+    /// The plane ranker's highest peer of a digit moves the counter, to its rank plus one, so
+    /// each held key's rank is a stored value: one register a key through the prefix. Else
+    /// the lowest peer adds the count, and the compiler keeps the counter's value and the
+    /// peers below apart to fold both into the prefix's add: one instruction less a key, one
+    /// register more. Where registers bound the cubes an SM (keys-only passes: 125 -> 79 a
+    /// unit with keys read again, 2 -> 3 cubes) storing wins; elsewhere the instruction does
+    /// (`bench/results/h200/22-b`..`22-d`).
+    pub stores_ranks: bool,
 }
 
 impl SortBlueprint {
@@ -61,6 +69,15 @@ impl SortBlueprint {
                 && caps.plane_size_max.is_multiple_of(32)
                 && caps.plane_size_max <= 128
                 && units.is_multiple_of(caps.plane_size_max.max(1)),
+            stores_ranks: false,
+        }
+    }
+
+    /// This blueprint with [`stores_ranks`](Self::stores_ranks) set.
+    pub fn storing_ranks(self, stores_ranks: bool) -> Self {
+        SortBlueprint {
+            stores_ranks,
+            ..self
         }
     }
 
@@ -162,7 +179,7 @@ pub fn rank_scratch(#[comptime] blueprint: SortBlueprint) -> RankScratch {
 /// How a lane stands among the lanes of its plane whose keys share its digit.
 #[derive(CubeType, Clone, Copy)]
 pub struct Peers {
-    /// Peers at lower lanes (`count - 1` for the highest peer, which moves the counter).
+    /// Peers at lower lanes (0 for the lowest peer, `count - 1` for the highest).
     pub below: u32,
     /// Peers in all, the lane itself included.
     pub count: u32,
@@ -215,8 +232,8 @@ pub fn plane_peers(
 
 /// [`rank_tile`] with plane votes: each plane walks its chunk (held key `e` of every lane at
 /// once, in input order). Every lane reads its (plane, digit) counter, the keys before it in
-/// the plane's earlier steps; once all have read, the highest peer of each digit writes its
-/// rank plus one (CUB's ranking, with plane synchronisations where CUB has `__syncwarp`: no
+/// the plane's earlier steps; once all have read, one peer of each digit moves the counter
+/// past the peers (CUB's ranking, with plane synchronisations where CUB has `__syncwarp`: no
 /// atomics, no leader search, no shuffle). Then a prefix over (digit, plane) in that order
 /// gives every (digit, plane) its first slot.
 #[cube]
@@ -247,18 +264,25 @@ pub fn rank_by_planes(
         let digit = digits[e as usize];
         let peers = plane_peers(digit, lanes, blueprint);
         let slot = (plane_counters + digit) as usize;
-        let rank = counters[slot] + peers.below;
-        // Every peer has read the counter before its highest peer moves it past itself, and
-        // the move is seen by the next step's reads. The highest peer (not the lowest) writes
-        // so the rank itself is the stored value: otherwise the compiler kept the counter's
-        // value and `below` apart for a three-input add at the end, two registers a held key
-        // through the prefix (`22-a`, SASS liveness).
-        sync_plane();
-        if peers.below + 1u32 == peers.count {
-            counters[slot] = rank + 1u32;
+        let earlier = counters[slot];
+        // Every peer has read the counter before one peer moves it, and the move is seen by
+        // the next step's reads ([`SortBlueprint::stores_ranks`]: which peer).
+        if comptime!(blueprint.stores_ranks) {
+            let rank = earlier + peers.below;
+            sync_plane();
+            if peers.below + 1u32 == peers.count {
+                counters[slot] = rank + 1u32;
+            }
+            sync_plane();
+            ranks[e as usize] = rank;
+        } else {
+            sync_plane();
+            if peers.below == 0u32 {
+                counters[slot] = earlier + peers.count;
+            }
+            sync_plane();
+            ranks[e as usize] = earlier + peers.below;
         }
-        sync_plane();
-        ranks[e as usize] = rank;
     }
     sync_cube();
     // Each unit owns `per_unit` consecutive digits: their counters become exclusive prefixes
