@@ -202,9 +202,8 @@ impl SortTuning {
     /// 2^28 reading again at 16, onesweep 10.117 and Lsd 11.855 (both strategies at the old
     /// defaults: 12.38, `21-c`). Keys alone at 2^26, onesweep: 2.020 holding at 24, 2.097
     /// reading again at 24, 2.002 at 32. So onesweep tiles with positions take 16 keys a unit
-    /// and read again; Lsd and keys-only tiles keep theirs. With the ranker keeping one register
-    /// a key's rank (`22-b`, 2^28 i32 keys alone, raw onesweep, ms): 7.52 holding at 24, 6.84
-    /// reading again at 24, 6.99 at 32: keys-only passes read again.
+    /// and read again; Lsd and keys-only tiles keep theirs. Keys-only passes read again since
+    /// their ranker stores ranks (`22-b`, `22-c`; PERFORMANCE.md, twenty-second session).
     ///
     /// Where the LSD tile and its ranker's state do not fit the device's shared memory, the
     /// tile takes fewer keys per unit (the split ranker needs 8 bytes a key more), then the

@@ -40,9 +40,8 @@ pub struct SortBlueprint {
     /// each held key's rank is a stored value: one register a key through the prefix. Else
     /// the lowest peer adds the count, and the compiler keeps the counter's value and the
     /// peers below apart to fold both into the prefix's add: one instruction less a key, one
-    /// register more. Where registers bound the cubes an SM (keys-only passes: 125 -> 79 a
-    /// unit with keys read again, 2 -> 3 cubes) storing wins; elsewhere the instruction does
-    /// (`bench/results/h200/22-b`..`22-d`).
+    /// register more. Storing wins where registers bound the cubes an SM (keys-only passes);
+    /// elsewhere the instruction does (PERFORMANCE.md, twenty-second session).
     pub stores_ranks: bool,
 }
 
