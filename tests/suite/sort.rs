@@ -35,8 +35,7 @@ fn default_variants(client: &Client, strategy: SortStrategy) -> Vec<Option<SortT
 
 /// `tuning` (`None`: the default); for the device-wide strategies `tuning` with keys held the
 /// other way ([`SortTuning::lsd_rereads`], [`SortTuning::onesweep_rereads`],
-/// [`SortTuning::keys_only_rereads`]); for `Onesweep`
-/// also with another look-back window.
+/// [`SortTuning::keys_only_rereads`]); for `Onesweep` also with another look-back window.
 fn tuning_variants(
     client: &Client,
     strategy: SortStrategy,
