@@ -122,7 +122,7 @@ fn caps_report_the_lowered_limits() {
         assert!(ScanTuning::for_device(&caps, false).units_per_cube <= 64);
         let sort_tuning = SortTuning::for_device(&caps);
         assert!(sort_tuning.units_per_cube <= 64 && !sort_tuning.use_planes);
-        assert!(sort_tuning.lsd_tile_bytes(&caps) <= 16 * KIB);
+        assert!(sort_tuning.device_tile_bytes(&caps) <= 16 * KIB);
         let topk_tuning = TopkTuning::for_device(&caps);
         assert!(topk_tuning.units_per_cube <= 64 && topk_tuning.row_units_per_cube <= 64);
         assert!(topk_tuning.rank_capacity(&caps) <= 64 * 16);

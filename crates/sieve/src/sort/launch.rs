@@ -186,7 +186,7 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
             "a power of two in 1..=16",
         ));
     }
-    let tile_bytes = tuning.lsd_tile_bytes(caps);
+    let tile_bytes = tuning.device_tile_bytes(caps);
     if tuning.keys_only_elements_per_unit == 0 {
         return Err(SieveError::invalid(
             "tuning.keys_only_elements_per_unit",

@@ -226,7 +226,7 @@ impl SortTuning {
             onesweep_rereads: true,
             keys_only_rereads: true,
         };
-        while tuning.lsd_tile_bytes(caps) > caps.max_shared_bytes {
+        while tuning.device_tile_bytes(caps) > caps.max_shared_bytes {
             if tuning.elements_per_unit > 1
                 || tuning.onesweep_elements_per_unit > 1
                 || tuning.keys_only_elements_per_unit > 1
@@ -243,9 +243,9 @@ impl SortTuning {
         tuning
     }
 
-    /// Shared memory of the larger device-wide tile: keys and positions (or keys alone), plus
-    /// the ranker's state.
-    pub fn lsd_tile_bytes(&self, caps: &crate::DeviceCaps) -> usize {
+    /// Shared memory of the largest device-wide tile (`Lsd` or `Onesweep`, with positions or
+    /// keys alone), plus the ranker's state.
+    pub fn device_tile_bytes(&self, caps: &crate::DeviceCaps) -> usize {
         [(true, false, 8), (true, true, 8), (false, false, 4)]
             .into_iter()
             .map(|(with_positions, onesweep, key_bytes)| {
