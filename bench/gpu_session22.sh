@@ -72,11 +72,8 @@ b)
   done
   timeout 80 python3 bench/torch_reference.py "$OUT/torch.json" --only=sort > /dev/null 2>&1
   echo "torch rc=$? at ${SECONDS}s"
-  left=$(( ${BUDGET:-400} - SECONDS ))
-  SIEVE_PROP_CASES=20 timeout $left compute-sanitizer --tool memcheck --error-exitcode 9 \
-    .gpu/suite-cuda --test-threads 2 sort:: --skip dtypes_sort > "$OUT/memcheck-cuda.txt" 2>&1 &
-  SIEVE_PROP_CASES=20 timeout $left compute-sanitizer --tool racecheck --error-exitcode 9 \
-    .gpu/suite-cuda --test-threads 2 sort:: --skip dtypes_sort > "$OUT/racecheck-cuda-0.txt" 2>&1 &
+  limit=$(( ${BUDGET:-400} - SECONDS ))  # what is left, for the prelude's `sanitize`
+  sanitize "sort:: --skip dtypes_sort" "sort:: --skip dtypes_sort"
   wait
   for f in "$OUT"/memcheck-cuda.txt "$OUT"/racecheck-cuda-0.txt; do
     echo "== $f $(grep -c ' ok$' "$f") ok"; summary "$f"
