@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Twenty-third session (issue 15).
+#   a  GPU quiet: the sort rows of main (base) and `wide-reads` (wr: the held keys' places as
+#      one base plus constant steps, one present-check read for load and re-read; the bench's
+#      `wide=1`, `burn_op=0`): 2^28 keys and pairs (Burn op, raw onesweep; wr also with 64-bit
+#      addresses), 2^24 pairs, [4096, 32768], [16384, 128]; a 2^24 Lsd sweep with positions
+#      (keys a unit x read again x units a cube); torch's sort rows. Files: bench-*.txt,
+#      *.json, torch.json (~400 s).
+# Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
+# usage: bash bench/gpu_session23.sh <a>
+set -uo pipefail
+here="$(dirname "$0")"
+source "$here/gpu_prelude.sh"
+S=sort_with_indices
+rows() { grep -E '^(sort|argsort)' "$1" | grep -v skipped | awk '{print $1, $2, $4, $6}' | sed 's/"strategy"://'; }
+case "$1" in
+a)
+  K=sort:268435456:i32; P=$S:268435456:f32
+  args=(--case $K:raw=onesweep --case $P:raw=onesweep --case $S:16777216:f32
+        --case $S:4096x32768:f32:raw=onesweep --case $S:16384x128:f32:raw=none)
+  for v in base wr; do
+    b=.gpu/sieve-bench-cuda-wr; a=("${args[@]}" --case $K:raw=onesweep,wide=1,burn_op=0 \
+      --case $P:raw=onesweep,wide=1,burn_op=0)
+    [ $v = base ] && b=.gpu/sieve-bench-cuda-base && a=("${args[@]}")
+    timeout ${BENCH_LIMIT:-200} $b --no-burn --runs 10 --json "$OUT/$v.json" "${a[@]}" \
+      > "$OUT/bench-$v.txt" 2>&1
+    echo "== $v rc=$? at ${SECONDS}s"; rows "$OUT/bench-$v.txt"
+  done
+  # Lsd with positions at 2^24 (the 2^24 mark is 2-5% away): keys a unit x read again x units.
+  P=$S:16777216:f32:raw=lsd,burn_op=0
+  timeout 70 .gpu/sieve-bench-cuda-wr --no-burn --runs 10 --json "$OUT/sweep-2p24.json" \
+    --case $P,epu=8 --case $P,epu=12 --case $P,epu=16 --case $P,epu=8,reread=1 \
+    --case $P,epu=12,reread=1 --case $P,epu=16,reread=1 --case $P,epu=8,units=512 \
+    --case $P,epu=12,units=512 > "$OUT/bench-sweep-2p24.txt" 2>&1
+  echo "== sweep 2^24 rc=$?"; rows "$OUT/bench-sweep-2p24.txt"
+  timeout 80 python3 bench/torch_reference.py "$OUT/torch.json" --only=sort > /dev/null 2>&1
+  echo "torch rc=$? at ${SECONDS}s"
+  ;;
+*) echo "usage: $0 <a>"; exit 2 ;;
+esac
