@@ -7,10 +7,15 @@
 //! the case says `dist=all_equal` (every key 0.5 / 7). Every output is checked in O(n) before
 //! it is timed: a stable sort is the unique permutation that is a permutation, orders the
 //! keys, and keeps equal keys in increasing source order; the values must be the keys moved.
+//!
+//! Case params besides the tuning's (`sort_tuning_override`): `raw=` (one raw strategy, or
+//! `none`), `wide=1` (the raw rows with 64-bit addresses, however small the buffers) and
+//! `burn_op=0` (no Burn-op row, so a profiler's first launches are the raw rows').
 
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 use cubecl::prelude::*;
 use rand::{Rng, SeedableRng, rngs::StdRng};
+use sieve::common::address::with_wide_addressing;
 use sieve::sort::{self, SortIo, SortOptions, SortOrder, SortProblem, SortStrategy, SortTuning};
 use sieve::{DeviceCaps, Dtype};
 
@@ -87,47 +92,49 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
         bench.device,
     );
 
-    // sieve through Burn.
-    let row = Row::new(
-        case,
-        "sieve",
-        &bench.backend,
-        floor,
-        &[("strategy", "auto")],
-    );
     let check = |values: Option<Vec<f64>>, indices: Option<Vec<i64>>| {
         check_sorted(&keys, len, desc, values.as_deref(), indices.as_deref())
     };
-    let wrong = match op {
-        Op::SortWithIndices | Op::Sort | Op::Argsort => {
-            let (values, indices) = if let Some(x) = &x_float {
-                sieve_sort_float(x.clone(), dim, desc, op)
-            } else {
-                sieve_sort_int(x_int.clone().unwrap(), dim, desc, op)
-            };
-            check(values, indices)
-        }
-        Op::StablePartition | Op::SplitByBit => {
-            let (values, indices, flags) =
-                run_split(case, x_float.clone(), x_int.clone(), &keys, bench.device);
-            check_split(&keys, &flags, len, &values, &indices)
-        }
-        other => panic!("sort bench: {other} is not a sort op"),
-    };
-    rows.push(row.checked(wrong, || {
-        bench.time_sieve_burn(case, || match op {
-            Op::StablePartition | Op::SplitByBit => {
-                run_split_lazy(case, x_float.clone(), x_int.clone(), &split_mask);
-            }
-            _ => {
-                if let Some(x) = &x_float {
-                    lazy_sort_float(x.clone(), dim, desc, op);
+    // sieve through Burn (`burn_op=0`: not, so Nsight's first launches are the raw row's).
+    if case.param_u32("burn_op") != Some(0) {
+        let row = Row::new(
+            case,
+            "sieve",
+            &bench.backend,
+            floor,
+            &[("strategy", "auto")],
+        );
+        let wrong = match op {
+            Op::SortWithIndices | Op::Sort | Op::Argsort => {
+                let (values, indices) = if let Some(x) = &x_float {
+                    sieve_sort_float(x.clone(), dim, desc, op)
                 } else {
-                    lazy_sort_int(x_int.clone().unwrap(), dim, desc, op);
-                }
+                    sieve_sort_int(x_int.clone().unwrap(), dim, desc, op)
+                };
+                check(values, indices)
             }
-        })
-    }));
+            Op::StablePartition | Op::SplitByBit => {
+                let (values, indices, flags) =
+                    run_split(case, x_float.clone(), x_int.clone(), &keys, bench.device);
+                check_split(&keys, &flags, len, &values, &indices)
+            }
+            other => panic!("sort bench: {other} is not a sort op"),
+        };
+        rows.push(row.checked(wrong, || {
+            bench.time_sieve_burn(case, || match op {
+                Op::StablePartition | Op::SplitByBit => {
+                    run_split_lazy(case, x_float.clone(), x_int.clone(), &split_mask);
+                }
+                _ => {
+                    if let Some(x) = &x_float {
+                        lazy_sort_float(x.clone(), dim, desc, op);
+                    } else {
+                        lazy_sort_int(x_int.clone().unwrap(), dim, desc, op);
+                    }
+                }
+            })
+        }));
+    }
 
     // Raw sort strategies.
     if matches!(op, Op::SortWithIndices | Op::Sort | Op::Argsort) {
@@ -162,30 +169,39 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
                 floor,
                 &[("strategy", strategy.name())],
             );
+            // `wide=1`: 64-bit addresses, however small the buffers.
+            let wide = case.param_u32("wide") == Some(1);
             let launch = || {
-                sort::sort(
-                    bench.client,
-                    SortIo {
-                        keys: &input,
-                        key_dtype: if float { Dtype::F32 } else { Dtype::I32 },
-                        keys_out: (op != Op::Argsort).then_some(&keys_out),
-                        indices_out: (op != Op::Sort).then_some(&indices_out),
-                        index_dtype: Dtype::I32,
-                    },
-                    SortProblem {
-                        rows: n / len.max(1),
-                        len,
-                    },
-                    if desc {
-                        SortOrder::Descending
-                    } else {
-                        SortOrder::Ascending
-                    },
-                    SortOptions {
-                        strategy,
-                        tuning: sort_tuning_override(case, bench.client),
-                    },
-                )
+                let call = || {
+                    sort::sort(
+                        bench.client,
+                        SortIo {
+                            keys: &input,
+                            key_dtype: if float { Dtype::F32 } else { Dtype::I32 },
+                            keys_out: (op != Op::Argsort).then_some(&keys_out),
+                            indices_out: (op != Op::Sort).then_some(&indices_out),
+                            index_dtype: Dtype::I32,
+                        },
+                        SortProblem {
+                            rows: n / len.max(1),
+                            len,
+                        },
+                        if desc {
+                            SortOrder::Descending
+                        } else {
+                            SortOrder::Ascending
+                        },
+                        SortOptions {
+                            strategy,
+                            tuning: sort_tuning_override(case, bench.client),
+                        },
+                    )
+                };
+                if wide {
+                    with_wide_addressing(call)
+                } else {
+                    call()
+                }
             };
             if let Err(e) = launch() {
                 rows.push(row.untimed("skipped", e.to_string()));
