@@ -6,8 +6,12 @@
 #      addresses), 2^24 pairs, [4096, 32768], [16384, 128]; a 2^24 Lsd sweep with positions
 #      (keys a unit x read again x units a cube); torch's sort rows. Files: bench-*.txt,
 #      *.json, torch.json (~400 s).
+#   b  GPU quiet, main's bench (base): Lsd with positions at 2^24 in three rounds, each round
+#      the default (12 keys a unit, holding) and 16 holding, 16/20/24 reading again; 2^25 and
+#      [64, 128256] descending at 12 holding and 16 reading again; torch's sort rows. Files:
+#      bench-lsd-*.txt, lsd-*.json, torch.json (~250 s).
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: bash bench/gpu_session23.sh <a>
+# usage: bash bench/gpu_session23.sh <a|b>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -36,5 +40,22 @@ a)
   timeout 80 python3 bench/torch_reference.py "$OUT/torch.json" --only=sort > /dev/null 2>&1
   echo "torch rc=$? at ${SECONDS}s"
   ;;
-*) echo "usage: $0 <a>"; exit 2 ;;
+b)
+  P=$S:16777216:f32:raw=lsd
+  for round in 1 2 3; do
+    timeout 80 .gpu/sieve-bench-cuda-base --no-burn --runs 10 --json "$OUT/lsd-$round.json" \
+      --case $P,epu=12 --case $P,epu=16 --case $P,epu=16,reread=1 --case $P,epu=20,reread=1 \
+      --case $P,epu=24,reread=1 > "$OUT/bench-lsd-$round.txt" 2>&1
+    echo "== round $round rc=$? at ${SECONDS}s"; rows "$OUT/bench-lsd-$round.txt"
+  done
+  Q=$S:33554432:f32:raw=lsd; R=$S:64x128256:f32:descending=true,raw=lsd
+  timeout 80 .gpu/sieve-bench-cuda-base --no-burn --runs 10 --json "$OUT/lsd-other.json" \
+    --case $Q,epu=12 --case $Q,epu=16,reread=1 --case $R,epu=12 --case $R,epu=16,reread=1 \
+    --case $Q,epu=12 --case $Q,epu=16,reread=1 --case $R,epu=12 --case $R,epu=16,reread=1 \
+    > "$OUT/bench-lsd-other.txt" 2>&1
+  echo "== other rc=$? at ${SECONDS}s"; rows "$OUT/bench-lsd-other.txt"
+  timeout 80 python3 bench/torch_reference.py "$OUT/torch.json" --only=sort > /dev/null 2>&1
+  echo "torch rc=$? at ${SECONDS}s"
+  ;;
+*) echo "usage: $0 <a|b>"; exit 2 ;;
 esac
