@@ -184,8 +184,8 @@ impl SortTuning {
     /// Rows up to this many keys rank with `short_row_radix_bits`.
     pub const SHORT_ROW: usize = 256;
 
-    /// 256 units (or as many as a cube may have) x up to 12 keys with positions (a 3072-key
-    /// tile) or 24 keys alone (6144), 8-bit digits (4 passes for 32-bit keys), the onesweep
+    /// 256 units (or as many as a cube may have) x 24 keys (Lsd with positions, and keys
+    /// alone: 6144-key tiles) or 16 (onesweep with positions), 8-bit digits (4 passes for 32-bit keys), the onesweep
     /// look-back reading 4 predecessors at once; in one cube
     /// 8-bit digits, 6-bit for short rows. Measured on the H200 (`bench/results/h200/13-b`,
     /// `13-c`: two sweeps of units 128/256/512 x keys 8/12/16 at 2^26, each strategy): with
@@ -203,7 +203,10 @@ impl SortTuning {
     /// defaults: 12.38, `21-c`). Keys alone at 2^26, onesweep: 2.020 holding at 24, 2.097
     /// reading again at 24, 2.002 at 32. So onesweep tiles with positions take 16 keys a unit
     /// and read again; Lsd and keys-only tiles keep theirs. Keys-only passes read again since
-    /// their ranker stores ranks (`22-b`, `22-c`; PERFORMANCE.md, twenty-second session).
+    /// their ranker stores ranks (`22-b`, `22-c`; PERFORMANCE.md, twenty-second session). Lsd
+    /// with positions at 2^24 (`23-c`, three rounds, ms): 0.856-0.885 holding at 12 keys,
+    /// 0.854-0.866 holding at 16, reading again 0.836-0.838 at 16, 0.821-0.829 at 20 and
+    /// 0.792-0.799 at 24; so Lsd's tiles with positions take 24 keys a unit and read again.
     ///
     /// Where the LSD tile and its ranker's state do not fit the device's shared memory, the
     /// tile takes fewer keys per unit (the split ranker needs 8 bytes a key more), then the
@@ -213,7 +216,7 @@ impl SortTuning {
     pub fn for_device(caps: &crate::DeviceCaps) -> Self {
         let mut tuning = SortTuning {
             units_per_cube: caps.cube_units(256),
-            elements_per_unit: 12,
+            elements_per_unit: 24,
             onesweep_elements_per_unit: 16,
             keys_only_elements_per_unit: 24,
             radix_bits: 8,
@@ -222,36 +225,66 @@ impl SortTuning {
             in_cube_keys_per_unit: 8,
             use_planes: caps.plane_ops,
             walk_window: 4,
-            lsd_rereads: false,
+            lsd_rereads: true,
             onesweep_rereads: true,
             keys_only_rereads: true,
         };
+        // Each device-wide tile that does not fit takes half the keys a unit, on its own (a
+        // device of 48 KiB keeps the keys-only and onesweep tiles whole when Lsd's with
+        // positions, 48 KiB of keys and positions alone, does not fit); a tile of one key a unit
+        // that still does not fit narrows the digits, which every tile shares.
         while tuning.device_tile_bytes(caps) > caps.max_shared_bytes {
-            if tuning.elements_per_unit > 1
-                || tuning.onesweep_elements_per_unit > 1
-                || tuning.keys_only_elements_per_unit > 1
-            {
-                tuning.elements_per_unit = tuning.elements_per_unit.div_ceil(2);
-                tuning.onesweep_elements_per_unit = tuning.onesweep_elements_per_unit.div_ceil(2);
-                tuning.keys_only_elements_per_unit = tuning.keys_only_elements_per_unit.div_ceil(2);
-            } else if tuning.radix_bits > 1 {
+            let mut narrower = false;
+            for tile in Self::DEVICE_TILES {
+                if tuning.tile_bytes(caps, tile) > caps.max_shared_bytes {
+                    let epu = tuning.tile_elements_per_unit(tile);
+                    if *epu > 1 {
+                        *epu = epu.div_ceil(2);
+                    } else {
+                        narrower = true;
+                    }
+                }
+            }
+            if narrower {
+                if tuning.radix_bits == 1 {
+                    break;
+                }
                 tuning.radix_bits -= 1;
-            } else {
-                break;
             }
         }
         tuning
     }
 
+    /// The device-wide tiles as (with positions, onesweep).
+    const DEVICE_TILES: [(bool, bool); 3] = [(true, false), (true, true), (false, false)];
+
+    /// Shared memory of a device-wide tile (keys, positions where they ride, and the ranker's
+    /// state).
+    fn tile_bytes(
+        &self,
+        caps: &crate::DeviceCaps,
+        (with_positions, onesweep): (bool, bool),
+    ) -> usize {
+        let blueprint = self.device_blueprint(caps, with_positions, onesweep);
+        let key_bytes = if with_positions { 8 } else { 4 };
+        blueprint.tile() * key_bytes + blueprint.ranking_bytes()
+    }
+
+    /// The keys-a-unit field of a device-wide tile.
+    fn tile_elements_per_unit(&mut self, (with_positions, onesweep): (bool, bool)) -> &mut u32 {
+        match (with_positions, onesweep) {
+            (false, _) => &mut self.keys_only_elements_per_unit,
+            (true, false) => &mut self.elements_per_unit,
+            (true, true) => &mut self.onesweep_elements_per_unit,
+        }
+    }
+
     /// Shared memory of the largest device-wide tile (`Lsd` or `Onesweep`, with positions or
     /// keys alone), plus the ranker's state.
     pub fn device_tile_bytes(&self, caps: &crate::DeviceCaps) -> usize {
-        [(true, false, 8), (true, true, 8), (false, false, 4)]
+        Self::DEVICE_TILES
             .into_iter()
-            .map(|(with_positions, onesweep, key_bytes)| {
-                let blueprint = self.device_blueprint(caps, with_positions, onesweep);
-                blueprint.tile() * key_bytes + blueprint.ranking_bytes()
-            })
+            .map(|tile| self.tile_bytes(caps, tile))
             .max()
             .unwrap_or(0)
     }
@@ -264,11 +297,9 @@ impl SortTuning {
         with_positions: bool,
         onesweep: bool,
     ) -> tile::SortBlueprint {
-        let elements_per_unit = match (with_positions, onesweep) {
-            (false, _) => self.keys_only_elements_per_unit,
-            (true, false) => self.elements_per_unit,
-            (true, true) => self.onesweep_elements_per_unit,
-        };
+        let elements_per_unit = *self
+            .clone()
+            .tile_elements_per_unit((with_positions, onesweep));
         tile::SortBlueprint::new(
             self.units_per_cube,
             elements_per_unit,
@@ -338,4 +369,54 @@ pub struct SortOptions {
     pub strategy: SortStrategy,
     /// `None`: [`SortTuning::for_device`].
     pub tuning: Option<SortTuning>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SortTuning;
+    use crate::device::{DeviceCaps, DeviceLimits};
+
+    fn caps(max_shared_bytes: usize) -> DeviceCaps {
+        DeviceCaps {
+            runtime: "test",
+            device_name: "test".into(),
+            plane_ops: true,
+            plane_size_min: 32,
+            plane_size_max: 32,
+            max_units_per_cube: 1024,
+            max_shared_bytes,
+            multiprocessors: None,
+            max_vector_size: 4,
+            forward_progress: true,
+            ieee_nan_compare: true,
+            atomic_u64: true,
+            u8: true,
+            dtypes: Vec::new(),
+            limits: DeviceLimits::default(),
+        }
+    }
+
+    /// Only the tiles that do not fit shrink: at 48 KiB (NVIDIA's Vulkan limit) Lsd's tile with
+    /// positions halves while onesweep's and the keys-only tile keep their keys.
+    #[test]
+    fn tiles_shrink_on_their_own() {
+        let roomy = SortTuning::for_device(&caps(228 * 1024));
+        let tight = SortTuning::for_device(&caps(48 * 1024));
+        assert_eq!(roomy.elements_per_unit, 24);
+        assert_eq!(tight.elements_per_unit, 12);
+        assert_eq!(
+            tight.onesweep_elements_per_unit,
+            roomy.onesweep_elements_per_unit
+        );
+        assert_eq!(
+            tight.keys_only_elements_per_unit,
+            roomy.keys_only_elements_per_unit
+        );
+        assert_eq!(tight.radix_bits, 8);
+        for bytes in [48 * 1024, 16 * 1024, 4 * 1024] {
+            let c = caps(bytes);
+            let tuning = SortTuning::for_device(&c);
+            assert!(tuning.device_tile_bytes(&c) <= bytes, "{bytes}: {tuning:?}");
+        }
+    }
 }
