@@ -10,8 +10,14 @@
 #      the default (12 keys a unit, holding) and 16 holding, 16/20/24 reading again; 2^25 and
 #      [64, 128256] descending at 12 holding and 16 reading again; torch's sort rows. Files:
 #      bench-lsd-*.txt, lsd-*.json, torch.json (~250 s).
+#   c  main with Lsd's new tiles (24 keys a unit with positions, read again): `sort::`,
+#      `sort_ops::`, `topk::`, `huge::`, `small_devices::` through CUDA and Vulkan, memcheck and
+#      racecheck over `sort::`; then, GPU quiet, sort_with_indices 2^24 (Burn op, every raw
+#      strategy, Lsd at 32 a unit), 2^25 Lsd, 2^26 and 2^27 (Lsd against onesweep: `Auto`'s
+#      line), argsort 2^24, [64, 128256] descending; the Vulkan bench's 2^24 rows at the new
+#      and the old Lsd tiles where carried; torch's sort rows. Files: c.tgz (~450 s).
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: bash bench/gpu_session23.sh <a|b>
+# usage: bash bench/gpu_session23.sh <a|b|c>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -57,5 +63,34 @@ b)
   timeout 80 python3 bench/torch_reference.py "$OUT/torch.json" --only=sort > /dev/null 2>&1
   echo "torch rc=$? at ${SECONDS}s"
   ;;
-*) echo "usage: $0 <a|b>"; exit 2 ;;
+c)
+  O=$OUT; export OUT=/tmp/o; mkdir -p $OUT
+  M="sort:: sort_ops:: topk:: huge:: small_devices::"
+  timeout ${LIMIT:-330} .gpu/suite-cuda --test-threads 4 $M --skip dtypes_sort > "$OUT/tests-cuda.txt" 2>&1 &
+  timeout ${LIMIT:-330} .gpu/suite-vulkan --test-threads 4 $M --skip dtypes_sort > "$OUT/tests-vulkan.txt" 2>&1 &
+  sanitize "sort:: --skip dtypes_sort" "sort:: --skip dtypes_sort"
+  wait
+  for f in "$OUT"/tests-*.txt "$OUT"/memcheck-cuda.txt "$OUT"/racecheck-cuda-0.txt; do
+    echo "== $f $(grep -c ' ok$' "$f") ok"; summary "$f"
+  done
+  echo "== tests done at ${SECONDS}s"
+  Q=$S:16777216:f32
+  timeout 150 .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/rows.json" \
+    --case $Q --case $Q:raw=lsd,epu=32,burn_op=0 --case $S:33554432:f32:raw=lsd \
+    --case $S:67108864:f32:raw=lsd --case $S:67108864:f32:raw=onesweep,burn_op=0 \
+    --case $S:134217728:f32:raw=lsd,burn_op=0 --case $S:134217728:f32:raw=onesweep \
+    --case argsort:16777216:f32 --case $S:64x128256:f32:descending=true \
+    --case $Q:raw=lsd --case $Q:raw=lsd,epu=12,reread=0,burn_op=0 > "$OUT/bench-rows.txt" 2>&1
+  echo "== rows rc=$? at ${SECONDS}s"; rows "$OUT/bench-rows.txt"
+  if [ -x .gpu/sieve-bench-vulkan ]; then
+    timeout 90 .gpu/sieve-bench-vulkan --no-burn --runs 10 --json "$OUT/rows-vulkan.json" \
+      --case $Q:raw=lsd --case $Q:raw=lsd,epu=12,reread=0,burn_op=0 --case $Q:raw=lsd \
+      --case $Q:raw=lsd,epu=12,reread=0,burn_op=0 > "$OUT/bench-vulkan.txt" 2>&1
+    echo "== vulkan rc=$? at ${SECONDS}s"; rows "$OUT/bench-vulkan.txt"
+  fi
+  timeout 80 python3 bench/torch_reference.py "$OUT/torch.json" --only=sort > /dev/null 2>&1
+  echo "torch rc=$? at ${SECONDS}s"
+  tar -C /tmp/o -czf $O/c.tgz .
+  ;;
+*) echo "usage: $0 <a|b|c>"; exit 2 ;;
 esac
