@@ -16,8 +16,12 @@
 #      strategy, Lsd at 32 a unit), 2^25 Lsd, 2^26 and 2^27 (Lsd against onesweep: `Auto`'s
 #      line), argsort 2^24, [64, 128256] descending; the Vulkan bench's 2^24 rows at the new
 #      and the old Lsd tiles where carried; torch's sort rows. Files: c.tgz (~450 s).
+#   d  GPU quiet: raw Lsd with positions at 24, 28 and 32 keys a unit (reading again) at 2^24
+#      (two rounds), 2^25, argsort 2^24 and [64, 128256] descending; then Vulkan's slowdown
+#      within a process: one process running the copy, then 2^24 sorts four times, then the
+#      copy again; a fresh process with the sort twice. Files: d.tgz (~200 s).
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: bash bench/gpu_session23.sh <a|b|c>
+# usage: bash bench/gpu_session23.sh <a|b|c|d>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -92,5 +96,27 @@ c)
   echo "torch rc=$? at ${SECONDS}s"
   tar -C /tmp/o -czf $O/c.tgz .
   ;;
-*) echo "usage: $0 <a|b|c>"; exit 2 ;;
+d)
+  O=$OUT; export OUT=/tmp/o; mkdir -p $OUT
+  L=raw=lsd,burn_op=0; Q=$S:16777216:f32:$L
+  a=()
+  for round in 1 2; do for e in 24 28 32; do a+=(--case $Q,epu=$e); done; done
+  for e in 24 32; do
+    a+=(--case $S:33554432:f32:$L,epu=$e --case argsort:16777216:f32:$L,epu=$e
+        --case $S:64x128256:f32:descending=true,$L,epu=$e)
+  done
+  timeout 120 .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/sweep.json" "${a[@]}" \
+    > "$OUT/bench-sweep.txt" 2>&1
+  echo "== sweep rc=$? at ${SECONDS}s"; rows "$OUT/bench-sweep.txt"
+  timeout 150 .gpu/sieve-bench-vulkan --no-burn --runs 10 --json "$OUT/vulkan-a.json" \
+    --case copy:268435456:f32 --case $Q --case $Q --case $Q --case $Q --case copy:268435456:f32 \
+    > "$OUT/bench-vulkan-a.txt" 2>&1
+  echo "== vulkan a rc=$? at ${SECONDS}s"
+  grep -E '^(copy|sort)' "$OUT/bench-vulkan-a.txt" | grep sieve | awk '{print $1, $2, $6, $7, $8}'
+  timeout 60 .gpu/sieve-bench-vulkan --no-burn --runs 10 --json "$OUT/vulkan-b.json" \
+    --case $Q --case $Q > "$OUT/bench-vulkan-b.txt" 2>&1
+  echo "== vulkan b rc=$? at ${SECONDS}s"; rows "$OUT/bench-vulkan-b.txt"
+  tar -C /tmp/o -czf $O/d.tgz .
+  ;;
+*) echo "usage: $0 <a|b|c|d>"; exit 2 ;;
 esac
