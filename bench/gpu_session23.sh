@@ -20,8 +20,11 @@
 #      (two rounds), 2^25, argsort 2^24 and [64, 128256] descending; then Vulkan's slowdown
 #      within a process: one process running the copy, then 2^24 sorts four times, then the
 #      copy again; a fresh process with the sort twice. Files: d.tgz (~200 s).
+#   e  the branch `lsd-32` (Lsd tiles with positions at 32 keys a unit): `sort::`, `sort_ops::`,
+#      `topk::` through CUDA (16 test threads) and Vulkan, within LIMIT (150 s). Files:
+#      tests-*.txt.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: bash bench/gpu_session23.sh <a|b|c|d>
+# usage: bash bench/gpu_session23.sh <a|b|c|d|e>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -118,5 +121,14 @@ d)
   echo "== vulkan b rc=$? at ${SECONDS}s"; rows "$OUT/bench-vulkan-b.txt"
   tar -C /tmp/o -czf $O/d.tgz .
   ;;
-*) echo "usage: $0 <a|b|c|d>"; exit 2 ;;
+e)
+  M="sort:: sort_ops:: topk::"
+  timeout ${LIMIT:-150} .gpu/suite-cuda --test-threads 16 $M --skip dtypes_sort > "$OUT/tests-cuda.txt" 2>&1 &
+  timeout ${LIMIT:-150} .gpu/suite-vulkan --test-threads 4 $M --skip dtypes_sort > "$OUT/tests-vulkan.txt" 2>&1 &
+  wait
+  for f in "$OUT"/tests-*.txt; do
+    echo "== $f $(grep -c ' ok$' "$f") ok"; summary "$f"
+  done
+  ;;
+*) echo "usage: $0 <a|b|c|d|e>"; exit 2 ;;
 esac
