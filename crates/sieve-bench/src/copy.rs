@@ -41,7 +41,7 @@ pub fn time_copy(bench: &Bench<'_>, len: usize) -> Row {
         )
     };
     let case = Case::new(Op::Copy, &[len], "f32", &[]);
-    let row = Row::new(&case, "copy", &bench.backend, 8 * len as u64, &[]);
+    let row = bench.row(&case, "copy", 8 * len as u64, &[]);
     launch();
     let bytes = client.read_one(output.clone()).expect("read back the copy");
     if bytes[..len * 4] != *bytemuck::cast_slice::<f32, u8>(&data) {

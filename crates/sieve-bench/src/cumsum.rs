@@ -62,13 +62,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let mut rows = Vec::new();
 
     // sieve through Burn (what a model calls).
-    let row = Row::new(
-        case,
-        "sieve",
-        &bench.backend,
-        burn_floor,
-        &[("strategy", "auto")],
-    );
+    let row = bench.row(case, "sieve", burn_floor, &[("strategy", "auto")]);
     rows.push(row.checked(
         mismatch(&input.apply(dim, op, false).values(), &expected),
         || {
@@ -104,7 +98,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
                 .read_one(out.handle.clone())
                 .expect("read back");
             let got: Vec<f32> = bytemuck::cast_slice(&got[..4 * n]).to_vec();
-            let row = Row::new(case, "cube", &bench.backend, burn_floor, &[]);
+            let row = bench.row(case, "cube", burn_floor, &[]);
             rows.push(row.checked(mismatch(&got, &expected), || {
                 bench.time_raw(|| drop(call()))
             }));
@@ -120,13 +114,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
         };
         let out_handle = bench.client.empty(4 * n.max(1));
         for strategy in raw_strategies(case) {
-            let row = Row::new(
-                case,
-                "sieve",
-                &bench.backend,
-                floor,
-                &[("strategy", strategy.name())],
-            );
+            let row = bench.row(case, "sieve", floor, &[("strategy", strategy.name())]);
             let options = ScanOptions {
                 strategy,
                 tuning: scan_tuning_override(
@@ -170,7 +158,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     }
 
     // Stock Burn.
-    let row = Row::new(case, "burn", &bench.backend, burn_floor, &[]);
+    let row = bench.row(case, "burn", burn_floor, &[]);
     let too_long = (case.shape[dim] > BURN_MAX_ROW).then(|| {
         (
             "skipped",

@@ -115,13 +115,7 @@ fn mask_select(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
     let floor = n as u64 * (4 + mask_bytes(&m)) + 4 * inputs.survivors();
     let mut rows = Vec::new();
 
-    let row = Row::new(
-        case,
-        "sieve",
-        &bench.backend,
-        floor,
-        &[("strategy", "auto")],
-    );
+    let row = bench.row(case, "sieve", floor, &[("strategy", "auto")]);
     let got = sieve_burn::mask_select(x.clone(), m.clone());
     rows.push(row.checked(mismatch(&to_vec(got), &expected), || {
         bench.time_sieve_burn(case, || {
@@ -130,10 +124,9 @@ fn mask_select(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
     }));
 
     // The sync-free form: the same kernels without the count read (and its wait).
-    let row = Row::new(
+    let row = bench.row(
         case,
         "sieve",
-        &bench.backend,
         floor,
         &[("strategy", "auto"), ("form", "padded")],
     );
@@ -150,7 +143,7 @@ fn mask_select(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
 
     rows.extend(raw_rows(case, inputs, bench, floor, Rejected::Drop, true));
 
-    let row = Row::new(case, "burn", &bench.backend, floor, &[]);
+    let row = bench.row(case, "burn", floor, &[]);
     let too_big = (n > BURN_MAX).then(|| {
         (
             "skipped",
@@ -177,13 +170,7 @@ fn argwhere(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
     let expected: Vec<i64> = (0..n as i64).filter(|&i| inputs.mask[i as usize]).collect();
     let mut rows = Vec::new();
 
-    let row = Row::new(
-        case,
-        "sieve",
-        &bench.backend,
-        floor,
-        &[("strategy", "auto")],
-    );
+    let row = bench.row(case, "sieve", floor, &[("strategy", "auto")]);
     let got: Vec<i64> = sieve_burn::argwhere(m.clone())
         .into_data()
         .iter::<i64>()
@@ -196,7 +183,7 @@ fn argwhere(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
 
     rows.extend(raw_rows(case, inputs, bench, floor, Rejected::Drop, false));
 
-    let row = Row::new(case, "burn", &bench.backend, floor, &[]);
+    let row = bench.row(case, "burn", floor, &[]);
     let too_big = (n > BURN_MAX).then(|| {
         (
             "skipped",
@@ -238,13 +225,7 @@ fn compact_rows(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
     let floor = n as u64 * (4 + mask_bytes(&m)) + 4 * n as u64 + 4 * r as u64;
     let mut rows = Vec::new();
 
-    let row = Row::new(
-        case,
-        "sieve",
-        &bench.backend,
-        floor,
-        &[("strategy", "auto")],
-    );
+    let row = bench.row(case, "sieve", floor, &[("strategy", "auto")]);
     let (got, _) = sieve_burn::compact_rows(x.clone(), m.clone());
     rows.push(row.checked(mismatch(&to_vec(got), &expected), || {
         bench.time_sieve_burn(case, || {
@@ -254,7 +235,8 @@ fn compact_rows(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
 
     rows.extend(raw_rows(case, inputs, bench, floor, Rejected::Zero, true));
     rows.push(
-        Row::new(case, "burn", &bench.backend, floor, &[])
+        bench
+            .row(case, "burn", floor, &[])
             .untimed("skipped", "stock Burn has no per-row compaction".into()),
     );
     rows
@@ -295,7 +277,7 @@ fn raw_rows(
         if per_call {
             extra.push(("alloc", "once"));
         }
-        let row = Row::new(case, "sieve", &bench.backend, floor, &extra);
+        let row = bench.row(case, "sieve", floor, &extra);
         // One compaction into the given output and count buffers.
         let launch_into = |out: &Handle, counts: &Handle| {
             compact::compact(
@@ -346,10 +328,9 @@ fn raw_rows(
         }));
         if per_call {
             // The same launch with outputs allocated per call, as a Burn op must.
-            let row = Row::new(
+            let row = bench.row(
                 case,
                 "sieve",
-                &bench.backend,
                 floor,
                 &[("strategy", strategy.name()), ("alloc", "per_call")],
             );

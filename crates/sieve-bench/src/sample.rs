@@ -48,7 +48,7 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     );
     let index_bytes = seeds.dtype().size() as u64;
     let floor = (batch * vocab) as u64 * dtype.size() as u64 + batch as u64 * index_bytes;
-    let row = Row::new(case, "sieve", &bench.backend, floor, &[]);
+    let row = bench.row(case, "sieve", floor, &[]);
     let draw = || {
         sieve_burn::sampling::top_k_top_p_sample(
             logits.clone(),
@@ -75,13 +75,7 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let reduce_floor = (batch * vocab) as u64 * 4;
     let stage =
         |name: &str, max: &dyn Fn() -> (Tensor<2>, Tensor<2, Int>), implementation: &str| {
-            let row = Row::new(
-                case,
-                implementation,
-                &bench.backend,
-                reduce_floor,
-                &[("stage", name)],
-            );
+            let row = bench.row(case, implementation, reduce_floor, &[("stage", name)]);
             let (values, ids) = max();
             let got: Vec<f32> = values.into_data().iter::<f32>().collect();
             let at: Vec<i64> = ids.into_data().iter::<i64>().collect();
@@ -144,7 +138,7 @@ fn raw(
         .iter()
         .map(|&v| v as i64)
         .collect();
-    let row = Row::new(case, "sieve", &bench.backend, floor, &[("stage", "raw")]);
+    let row = bench.row(case, "sieve", floor, &[("stage", "raw")]);
     row.checked(check(held, vocab, k, p, t, &got), || bench.time_raw(call))
 }
 

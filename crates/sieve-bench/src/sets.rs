@@ -28,7 +28,7 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
                 .collect();
             let x = Tensor::<1>::from_data(TensorData::new(data, [n]), bench.device);
             let floor = 4 * (n + want.len()) as u64;
-            let row = Row::new(case, "sieve", &bench.backend, floor, &[]);
+            let row = bench.row(case, "sieve", floor, &[]);
             let got: Vec<f32> = sieve_burn::unique(x.clone())
                 .into_data()
                 .iter::<f32>()
@@ -57,7 +57,7 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
             let q = Tensor::<1>::from_data(TensorData::new(queries, [n]), bench.device);
             let index_bytes = Tensor::<1, Int>::empty([1], bench.device).dtype().size() as u64;
             let floor = 4 * (m + n) as u64 + index_bytes * n as u64;
-            let row = Row::new(case, "sieve", &bench.backend, floor, &[]);
+            let row = bench.row(case, "sieve", floor, &[]);
             let search = || sieve_burn::searchsorted(seq.clone(), q.clone(), false);
             let got: Vec<i64> = search().into_data().iter::<i64>().collect();
             let wrong = crate::report::mismatch(&got, &want);

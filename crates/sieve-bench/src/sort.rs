@@ -97,13 +97,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     };
     // sieve through Burn (`burn_op=0`: not, so Nsight's first launches are the raw row's).
     if case.param_u32("burn_op") != Some(0) {
-        let row = Row::new(
-            case,
-            "sieve",
-            &bench.backend,
-            floor,
-            &[("strategy", "auto")],
-        );
+        let row = bench.row(case, "sieve", floor, &[("strategy", "auto")]);
         let wrong = match op {
             Op::SortWithIndices | Op::Sort | Op::Argsort => {
                 let (values, indices) = if let Some(x) = &x_float {
@@ -162,13 +156,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
             if only != "all" && only != strategy.name() {
                 continue;
             }
-            let row = Row::new(
-                case,
-                "sieve",
-                &bench.backend,
-                floor,
-                &[("strategy", strategy.name())],
-            );
+            let row = bench.row(case, "sieve", floor, &[("strategy", strategy.name())]);
             // `wide=1`: 64-bit addresses, however small the buffers.
             let wide = case.param_u32("wide") == Some(1);
             let launch = || {
@@ -236,7 +224,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     }
 
     // Stock Burn.
-    let row = Row::new(case, "burn", &bench.backend, floor, &[]);
+    let row = bench.row(case, "burn", floor, &[]);
     let not_run = if matches!(op, Op::StablePartition | Op::SplitByBit) {
         Some(("skipped", "stock Burn has no stable partition".into()))
     } else {

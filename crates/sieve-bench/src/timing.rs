@@ -16,6 +16,7 @@ use burn::tensor::kind::Numeric;
 use burn::tensor::{Device, Tensor};
 
 use crate::case::Case;
+use crate::report::Row;
 use cubecl::prelude::Client;
 
 /// Calls per timed sample at most, per 3 ms of `--sample-ms` (the default sample).
@@ -151,6 +152,17 @@ pub struct Bench<'a> {
 }
 
 impl Bench<'_> {
+    /// A row for `case` run by `implementation` on this bench's backend (see [`Row::new`]).
+    pub fn row(
+        &self,
+        case: &Case,
+        implementation: &str,
+        floor_bytes: u64,
+        extra: &[(&str, &str)],
+    ) -> Row {
+        Row::new(case, implementation, &self.backend, floor_bytes, extra)
+    }
+
     /// The Burn op's input as the case asks: uploaded from the host (the default), or with
     /// `input=op` made on the device by a Burn op (`x * 1`, synchronised once; Float or Int), as a model's
     /// tensors are: whether the input's origin changes the Burn op's time.

@@ -65,13 +65,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let mut rows = Vec::new();
 
     // sieve through Burn.
-    let row = Row::new(
-        case,
-        "sieve",
-        &bench.backend,
-        floor,
-        &[("strategy", "auto")],
-    );
+    let row = bench.row(case, "sieve", floor, &[("strategy", "auto")]);
     let (values, indices) = sieve_burn::topk_with_indices(x.clone(), k, dim);
     let wrong = check_topk(&data, len, k, &floats(values), &ints(indices));
     rows.push(row.checked(wrong, || {
@@ -112,7 +106,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
                 .collect(),
         };
         let wrong = check_topk(&data, len, k, &got_values, &got_indices);
-        let row = Row::new(case, "cube", &bench.backend, floor, &[]);
+        let row = bench.row(case, "cube", floor, &[]);
         rows.push(row.checked(wrong, || bench.time_raw(|| drop(call()))));
     }
 
@@ -121,13 +115,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let values_out = bench.client.empty(4 * (out as usize).max(1));
     let indices_out = bench.client.empty(4 * (out as usize).max(1));
     for strategy in TopkStrategy::ALL.into_iter().skip(1) {
-        let row = Row::new(
-            case,
-            "sieve",
-            &bench.backend,
-            floor,
-            &[("strategy", strategy.name())],
-        );
+        let row = bench.row(case, "sieve", floor, &[("strategy", strategy.name())]);
         let launch = || {
             topk::topk(
                 bench.client,
@@ -172,7 +160,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     }
 
     // Stock Burn.
-    let row = Row::new(case, "burn", &bench.backend, floor, &[]);
+    let row = bench.row(case, "burn", floor, &[]);
     let too_much = (n * k > STOCK_MAX_WORK).then(|| {
         (
             "not run",
