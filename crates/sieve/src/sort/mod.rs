@@ -185,9 +185,9 @@ impl SortTuning {
     pub const SHORT_ROW: usize = 256;
 
     /// 256 units (or as many as a cube may have) x 24 keys (Lsd with positions, and keys
-    /// alone: 6144-key tiles) or 16 (onesweep with positions), 8-bit digits (4 passes for 32-bit keys), the onesweep
-    /// look-back reading 4 predecessors at once; in one cube
-    /// 8-bit digits, 6-bit for short rows. Measured on the H200 (`bench/results/h200/13-b`,
+    /// alone: 6144-key tiles) or 16 (onesweep with positions), 8-bit digits (4 passes for
+    /// 32-bit keys), the onesweep look-back reading 4 predecessors at once; in one cube 8-bit
+    /// digits, 6-bit for short rows. Measured on the H200 (`bench/results/h200/13-b`,
     /// `13-c`: two sweeps of units 128/256/512 x keys 8/12/16 at 2^26, each strategy): with
     /// positions 256 x 12 was the fastest or within 5% of it for both strategies (onesweep
     /// 3.84-3.92 ms, 256 x 8 3.96-4.04); keys only, onesweep at 256 x 16 took 2.96-3.00 ms
@@ -297,9 +297,7 @@ impl SortTuning {
         with_positions: bool,
         onesweep: bool,
     ) -> tile::SortBlueprint {
-        let elements_per_unit = *self
-            .clone()
-            .tile_elements_per_unit((with_positions, onesweep));
+        let elements_per_unit = *{ *self }.tile_elements_per_unit((with_positions, onesweep));
         tile::SortBlueprint::new(
             self.units_per_cube,
             elements_per_unit,
