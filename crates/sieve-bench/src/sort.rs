@@ -148,6 +148,10 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
         // `raw=lsd` (or `onesweep`, `in_cube`, `none`): only that raw row (2^28 rows take
         // most of a minute each, mostly the data and the checks).
         let only: String = case.param_or("raw", String::from("all"));
+        // The case's tuning, read once (not inside the timed calls); `wide=1`: 64-bit
+        // addresses, however small the buffers.
+        let tuning = sort_tuning_override(case, bench.client);
+        let wide = case.param_u32("wide") == Some(1);
         for strategy in [
             SortStrategy::InCube,
             SortStrategy::Lsd,
@@ -157,8 +161,6 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
                 continue;
             }
             let row = bench.row(case, "sieve", floor, &[("strategy", strategy.name())]);
-            // `wide=1`: 64-bit addresses, however small the buffers.
-            let wide = case.param_u32("wide") == Some(1);
             let launch = || {
                 let call = || {
                     sort::sort(
@@ -179,10 +181,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
                         } else {
                             SortOrder::Ascending
                         },
-                        SortOptions {
-                            strategy,
-                            tuning: sort_tuning_override(case, bench.client),
-                        },
+                        SortOptions { strategy, tuning },
                     )
                 };
                 if wide {
