@@ -297,7 +297,9 @@ impl SortTuning {
         with_positions: bool,
         onesweep: bool,
     ) -> tile::SortBlueprint {
-        let elements_per_unit = *{ *self }.tile_elements_per_unit((with_positions, onesweep));
+        // The accessor lends the field mutably (for `for_device`); read it through a copy.
+        let mut tuning = *self;
+        let elements_per_unit = *tuning.tile_elements_per_unit((with_positions, onesweep));
         tile::SortBlueprint::new(
             self.units_per_cube,
             elements_per_unit,
