@@ -184,8 +184,8 @@ impl SortTuning {
     /// Rows up to this many keys rank with `short_row_radix_bits`.
     pub const SHORT_ROW: usize = 256;
 
-    /// 256 units (or as many as a cube may have) x 24 keys (Lsd with positions, and keys
-    /// alone: 6144-key tiles) or 16 (onesweep with positions), 8-bit digits (4 passes for
+    /// 256 units (or as many as a cube may have) x 32 keys (Lsd with positions: 8192-key
+    /// tiles), 24 (keys alone: 6144-key tiles) or 16 (onesweep with positions), 8-bit digits (4 passes for
     /// 32-bit keys), the onesweep look-back reading 4 predecessors at once; in one cube 8-bit
     /// digits, 6-bit for short rows. Measured on the H200 (`bench/results/h200/13-b`,
     /// `13-c`: two sweeps of units 128/256/512 x keys 8/12/16 at 2^26, each strategy): with
@@ -206,7 +206,9 @@ impl SortTuning {
     /// their ranker stores ranks (`22-b`, `22-c`; PERFORMANCE.md, twenty-second session). Lsd
     /// with positions at 2^24 (`23-c`, three rounds, ms): 0.856-0.885 holding at 12 keys,
     /// 0.854-0.866 holding at 16, reading again 0.836-0.838 at 16, 0.821-0.829 at 20 and
-    /// 0.792-0.799 at 24; so Lsd's tiles with positions take 24 keys a unit and read again.
+    /// 0.792-0.799 at 24; at 32 (`23-d`, `23-e`) 0.749-0.762 against 0.779-0.783 at 24 (2^25:
+    /// 1.369 against 1.461; 28 slower than both); so Lsd's tiles with positions take 32 keys a
+    /// unit (64 KiB with positions) and read again.
     ///
     /// Where the LSD tile and its ranker's state do not fit the device's shared memory, the
     /// tile takes fewer keys per unit (the split ranker needs 8 bytes a key more), then the
@@ -216,7 +218,7 @@ impl SortTuning {
     pub fn for_device(caps: &crate::DeviceCaps) -> Self {
         let mut tuning = SortTuning {
             units_per_cube: caps.cube_units(256),
-            elements_per_unit: 24,
+            elements_per_unit: 32,
             onesweep_elements_per_unit: 16,
             keys_only_elements_per_unit: 24,
             radix_bits: 8,
@@ -402,8 +404,8 @@ mod tests {
     fn tiles_shrink_on_their_own() {
         let roomy = SortTuning::for_device(&caps(228 * 1024));
         let tight = SortTuning::for_device(&caps(48 * 1024));
-        assert_eq!(roomy.elements_per_unit, 24);
-        assert_eq!(tight.elements_per_unit, 12);
+        assert_eq!(roomy.elements_per_unit, 32);
+        assert_eq!(tight.elements_per_unit, 16);
         assert_eq!(
             tight.onesweep_elements_per_unit,
             roomy.onesweep_elements_per_unit
