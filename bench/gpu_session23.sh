@@ -31,17 +31,6 @@ set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
 S=sort_with_indices
-# tests_and_sanitizers MODULES: MODULES through CUDA and Vulkan (4 test threads each, LIMIT),
-# memcheck and racecheck over `sort::` beside them; prints each log's result lines.
-tests_and_sanitizers() {
-  timeout ${LIMIT:-330} .gpu/suite-cuda --test-threads 4 $1 --skip dtypes_sort > "$OUT/tests-cuda.txt" 2>&1 &
-  timeout ${LIMIT:-330} .gpu/suite-vulkan --test-threads 4 $1 --skip dtypes_sort > "$OUT/tests-vulkan.txt" 2>&1 &
-  sanitize "sort:: --skip dtypes_sort" "sort:: --skip dtypes_sort"
-  wait
-  for f in "$OUT"/tests-*.txt "$OUT"/memcheck-cuda.txt "$OUT"/racecheck-cuda-0.txt; do
-    echo "== $f $(grep -c ' ok$' "$f") ok"; summary "$f"
-  done
-}
 rows() { grep -E '^(sort|argsort)' "$1" | grep -v skipped | awk '{print $1, $2, $4, $6}' | sed 's/"strategy"://'; }
 case "$1" in
 a)

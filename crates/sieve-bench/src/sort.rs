@@ -8,7 +8,7 @@
 //! it is timed: a stable sort is the unique permutation that is a permutation, orders the
 //! keys, and keeps equal keys in increasing source order; the values must be the keys moved.
 //!
-//! Case params besides the tuning's (`sort_tuning_override`): `raw=` (one raw strategy, or
+//! Case params besides the tuning's (`sort_tunings`): `raw=` (one raw strategy, or
 //! `none`), `wide=1` (the raw rows with 64-bit addresses, however small the buffers) and
 //! `burn_op=0` (no Burn-op row, so a profiler's first launches are the raw rows').
 
@@ -148,19 +148,28 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
         // `raw=lsd` (or `onesweep`, `in_cube`, `none`): only that raw row (2^28 rows take
         // most of a minute each, mostly the data and the checks).
         let only: String = case.param_or("raw", String::from("all"));
-        // The case's tuning, read once (not inside the timed calls); `wide=1`: 64-bit
+        // The case's tunings, read once (not inside the timed calls); `wide=1`: 64-bit
         // addresses, however small the buffers.
-        let tuning = sort_tuning_override(case, bench.client);
+        let tunings = sort_tunings(case, bench.client);
         let wide = case.param_u32("wide") == Some(1);
-        for strategy in [
+        let strategies = [
             SortStrategy::InCube,
             SortStrategy::Lsd,
             SortStrategy::Onesweep,
-        ] {
+        ];
+        for (strategy, (values, tuning)) in strategies
+            .into_iter()
+            .flat_map(|s| tunings.iter().map(move |t| (s, t)))
+        {
             if only != "all" && only != strategy.name() {
                 continue;
             }
-            let row = bench.row(case, "sieve", floor, &[("strategy", strategy.name())]);
+            let tuning = *tuning;
+            let extra: Vec<(&str, &str)> = [("strategy", strategy.name())]
+                .into_iter()
+                .chain(values.iter().map(|(k, v)| (*k, v.as_str())))
+                .collect();
+            let row = bench.row(case, "sieve", floor, &extra);
             let launch = || {
                 let call = || {
                     sort::sort(
@@ -515,14 +524,18 @@ fn check_sorted(
     None
 }
 
-/// A sort tuning from the case's `units=`, `epu=` (keys per unit), `bits=` (LSD digit) and
-/// `in_cube_bits=` and `in_cube_epu=` (keys per unit of the in-cube sort) and `window=` (the
-/// onesweep look-back's predecessors read at once) and `reread=` (0/1: every device-wide pass
-/// reads its keys again at staging) params over the device's defaults; `None` when the case
-/// names none.
-fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
-    let get = |k: &str| case.param_u32(k);
-    let keys = [
+/// The case's sort tunings: each of `units=`, `epu=` (keys per unit), `bits=` (LSD digit),
+/// `in_cube_bits=` and `in_cube_epu=` (the in-cube sort's digit and keys per unit), `window=`
+/// (the onesweep look-back's predecessors read at once) and `reread=` (0/1: every device-wide
+/// pass reads its keys again at staging) over the device's defaults, a value or several split
+/// by `/` (`epu=24/32,window=4/8`: every combination, each its own raw row on the same input,
+/// checked and timed; a sweep pays the data and the reference once). Each with the values it
+/// took (they replace the lists in its row's params); one `([], None)` when the case names none.
+fn sort_tunings(
+    case: &Case,
+    client: &Client,
+) -> Vec<(Vec<(&'static str, String)>, Option<SortTuning>)> {
+    const KEYS: [&str; 7] = [
         "units",
         "epu",
         "bits",
@@ -531,24 +544,54 @@ fn sort_tuning_override(case: &Case, client: &Client) -> Option<SortTuning> {
         "window",
         "reread",
     ];
-    if keys.iter().all(|k| get(k).is_none()) {
-        return None;
+    let mut combos: Vec<Vec<(&'static str, u32)>> = vec![Vec::new()];
+    for key in KEYS {
+        let Some(values) = case.params.get(key) else {
+            continue;
+        };
+        let values: Vec<u32> = values
+            .split('/')
+            .map(|v| {
+                v.parse()
+                    .unwrap_or_else(|_| panic!("{case}: `{key}` = {v} is not an integer"))
+            })
+            .collect();
+        combos = combos
+            .into_iter()
+            .flat_map(|combo| {
+                values.iter().map(move |&v| {
+                    let mut c = combo.clone();
+                    c.push((key, v));
+                    c
+                })
+            })
+            .collect();
     }
-    let caps = DeviceCaps::of(client);
-    let base = SortTuning::for_device(&caps);
-    Some(SortTuning {
-        units_per_cube: get("units").unwrap_or(base.units_per_cube),
-        elements_per_unit: get("epu").unwrap_or(base.elements_per_unit),
-        onesweep_elements_per_unit: get("epu").unwrap_or(base.onesweep_elements_per_unit),
-        keys_only_elements_per_unit: get("epu").unwrap_or(base.keys_only_elements_per_unit),
-        radix_bits: get("bits").unwrap_or(base.radix_bits),
-        in_cube_radix_bits: get("in_cube_bits").unwrap_or(base.in_cube_radix_bits),
-        short_row_radix_bits: get("in_cube_bits").unwrap_or(base.short_row_radix_bits),
-        in_cube_keys_per_unit: get("in_cube_epu").unwrap_or(base.in_cube_keys_per_unit),
-        walk_window: get("window").unwrap_or(base.walk_window),
-        lsd_rereads: get("reread").map_or(base.lsd_rereads, |r| r != 0),
-        onesweep_rereads: get("reread").map_or(base.onesweep_rereads, |r| r != 0),
-        keys_only_rereads: get("reread").map_or(base.keys_only_rereads, |r| r != 0),
-        ..base
-    })
+    if combos == [Vec::new()] {
+        return vec![(Vec::new(), None)];
+    }
+    let base = SortTuning::for_device(&DeviceCaps::of(client));
+    combos
+        .into_iter()
+        .map(|combo| {
+            let get = |k: &str| combo.iter().find(|(key, _)| *key == k).map(|&(_, v)| v);
+            let values = combo.iter().map(|&(k, v)| (k, v.to_string())).collect();
+            let tuning = SortTuning {
+                units_per_cube: get("units").unwrap_or(base.units_per_cube),
+                elements_per_unit: get("epu").unwrap_or(base.elements_per_unit),
+                onesweep_elements_per_unit: get("epu").unwrap_or(base.onesweep_elements_per_unit),
+                keys_only_elements_per_unit: get("epu").unwrap_or(base.keys_only_elements_per_unit),
+                radix_bits: get("bits").unwrap_or(base.radix_bits),
+                in_cube_radix_bits: get("in_cube_bits").unwrap_or(base.in_cube_radix_bits),
+                short_row_radix_bits: get("in_cube_bits").unwrap_or(base.short_row_radix_bits),
+                in_cube_keys_per_unit: get("in_cube_epu").unwrap_or(base.in_cube_keys_per_unit),
+                walk_window: get("window").unwrap_or(base.walk_window),
+                lsd_rereads: get("reread").map_or(base.lsd_rereads, |r| r != 0),
+                onesweep_rereads: get("reread").map_or(base.onesweep_rereads, |r| r != 0),
+                keys_only_rereads: get("reread").map_or(base.keys_only_rereads, |r| r != 0),
+                ..base
+            };
+            (values, Some(tuning))
+        })
+        .collect()
 }

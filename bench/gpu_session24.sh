@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Twenty-fourth session (issue 15).
+#   a  the branch `lsd-32` (Lsd tiles with positions at 32 keys a unit): `sort::`, `sort_ops::`,
+#      `topk::`, `huge::`, `small_devices::` through CUDA and Vulkan within LIMIT (330 s),
+#      memcheck and racecheck over `sort::`. Files: a.tgz (~350 s).
+#   b  GPU quiet, lsd-32's bench: the standard sort rows (Burn op and raw) with the copy row;
+#      2^28 sweeps of the onesweep tiles (keys alone: keys a unit x look-back window, and 512
+#      units; with positions: keys a unit, and 512 units), each sweep one input; Nsight
+#      Compute's duration of every kernel of one 2^28 sort (keys alone, then with positions);
+#      torch's sort rows; Vulkan's 2^24, [64, 128256] and [16384, 128] rows in a fresh process.
+#      Files: b.tgz (~450 s).
+# Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
+# usage: bash bench/gpu_session24.sh <a|b>
+set -uo pipefail
+here="$(dirname "$0")"
+source "$here/gpu_prelude.sh"
+S=sort_with_indices
+rows() { grep -E '^(sort|argsort|copy)' "$1" | grep -v skipped | awk '{print $1, $2, $4, $6}'; }
+O=$OUT; export OUT=/tmp/o; mkdir -p $OUT
+case "$1" in
+a)
+  tests_and_sanitizers "sort:: sort_ops:: topk:: huge:: small_devices::"
+  ;;
+b)
+  K=sort:268435456:i32; P=$S:268435456:f32; Q=$S:16777216:f32
+  timeout 260 .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/rows.json" \
+    --case copy:268435456:f32 --case $K:raw=onesweep --case $P:raw=onesweep \
+    --case argsort:268435456:f32:raw=none --case $Q:raw=lsd --case $Q:raw=lsd \
+    --case $S:33554432:f32:raw=lsd --case argsort:16777216:f32:raw=lsd \
+    --case $S:64x128256:f32:descending=true,raw=lsd --case $S:4096x32768:f32:raw=onesweep \
+    --case $S:16384x128:f32:raw=none > "$OUT/bench-rows.txt" 2>&1
+  echo "== rows rc=$? at ${SECONDS}s"; rows "$OUT/bench-rows.txt"
+  W=raw=onesweep,burn_op=0
+  timeout 150 .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/sweep.json" \
+    --case $K:$W,epu=20/24/28/32,window=4/8 --case $K:$W,units=512,epu=12/16 \
+    --case $P:$W,epu=12/16/20/24 --case $P:$W,units=512,epu=8/12 \
+    > "$OUT/bench-sweep.txt" 2>&1
+  echo "== sweep rc=$? at ${SECONDS}s"
+  grep -E '^(sort)' "$OUT/bench-sweep.txt" | grep sieve | awk '{print $1, $2, $3, $4, $6}'
+  for c in $K:$W $P:$W; do
+    timeout 60 ncu --metrics gpu__time_duration.sum --launch-count 12 --csv \
+      .gpu/sieve-bench-cuda --no-burn --runs 1 --case $c > "$OUT/ncu-${c%%:*}.csv" 2>&1
+    echo "== ncu $c rc=$? at ${SECONDS}s"
+    grep gpu__time_duration "$OUT/ncu-${c%%:*}.csv" | awk -F'","' '{print $5, $NF}' | cut -c1-120
+  done
+  timeout 80 python3 bench/torch_reference.py "$OUT/torch.json" --only=sort > "$OUT/torch.txt" 2>&1
+  echo "== torch rc=$? at ${SECONDS}s"
+  timeout 90 .gpu/sieve-bench-vulkan --no-burn --runs 10 --json "$OUT/vulkan.json" \
+    --case copy:16777216:f32 --case $Q:raw=lsd --case $S:64x128256:f32:descending=true,raw=lsd \
+    --case $S:16384x128:f32:raw=none > "$OUT/bench-vulkan.txt" 2>&1
+  echo "== vulkan rc=$? at ${SECONDS}s"; rows "$OUT/bench-vulkan.txt"
+  ;;
+*) echo "usage: $0 <a|b>"; exit 2 ;;
+esac
+tar -C /tmp/o -czf $O/$1.tgz .
