@@ -8,7 +8,10 @@
 #      units; with positions: keys a unit, and 512 units), each sweep one input; Nsight
 #      Compute's duration of every kernel of one 2^28 sort (keys alone, then with positions);
 #      torch's sort rows; Vulkan's 2^24, [64, 128256] and [16384, 128] rows in a fresh process.
-#      Files: b.tgz (~450 s).
+#      First, the JIT's cost of Lsd's tiles with positions: fresh processes sorting 2^20 keys
+#      (one raw Lsd row) at 24 and 32 keys a unit, alternating, each process's wall time
+#      (`jit.txt`; `a` ran `lsd-32`'s CUDA tests at a third of `23-d`'s pace). Files: b.tgz
+#      (~480 s).
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
 # usage: bash bench/gpu_session24.sh <a|b>
 set -uo pipefail
@@ -22,6 +25,12 @@ a)
   tests_and_sanitizers "sort:: sort_ops:: topk:: huge:: small_devices::"
   ;;
 b)
+  J=$S:1048576:f32:raw=lsd,burn_op=0
+  for run in 1 2; do for b in cuda vulkan; do for e in 24 32; do
+    t0=$(date +%s.%N)
+    timeout 100 .gpu/sieve-bench-$b --no-burn --runs 10 --case $J,epu=$e > "$OUT/jit-$b-$e-$run.txt" 2>&1
+    echo "$b epu=$e run $run rc=$? wall $(awk "BEGIN{print $(date +%s.%N) - $t0}") s" | tee -a "$OUT/jit.txt"
+  done; done; done
   K=sort:268435456:i32; P=$S:268435456:f32; Q=$S:16777216:f32
   timeout 260 .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/rows.json" \
     --case copy:268435456:f32 --case $K:raw=onesweep --case $P:raw=onesweep \
