@@ -20,17 +20,20 @@ source "$here/gpu_prelude.sh"
 S=sort_with_indices
 rows() { grep -E '^(sort|argsort|copy)' "$1" | grep -v skipped | awk '{print $1, $2, $4, $6}'; }
 O=$OUT; export OUT=/tmp/o; mkdir -p $OUT
+# The files so far into $O/<mode>.tgz (again after each step: a call cut by its limit keeps them).
+pack() { tar -C /tmp/o -czf $O/$1.tgz .; }
 case "$1" in
 a)
   tests_and_sanitizers "sort:: sort_ops:: topk:: huge:: small_devices::"
   ;;
 b)
   J=$S:1048576:f32:raw=lsd,burn_op=0
-  for run in 1 2; do for b in cuda vulkan; do for e in 24 32; do
-    t0=$(date +%s.%N)
-    timeout 100 .gpu/sieve-bench-$b --no-burn --runs 10 --case $J,epu=$e > "$OUT/jit-$b-$e-$run.txt" 2>&1
-    echo "$b epu=$e run $run rc=$? wall $(awk "BEGIN{print $(date +%s.%N) - $t0}") s" | tee -a "$OUT/jit.txt"
-  done; done; done
+  for br in cuda:1 cuda:2 vulkan:1; do for e in 24 32; do
+    b=${br%:*}; t0=$(date +%s.%N)
+    timeout 60 .gpu/sieve-bench-$b --no-burn --runs 10 --case $J,epu=$e > "$OUT/jit-$b-$e-${br#*:}.txt" 2>&1
+    echo "$br epu=$e rc=$? wall $(awk "BEGIN{print $(date +%s.%N) - $t0}") s" | tee -a "$OUT/jit.txt"
+  done; done
+  pack b
   K=sort:268435456:i32; P=$S:268435456:f32; Q=$S:16777216:f32
   timeout 260 .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/rows.json" \
     --case copy:268435456:f32 --case $K:raw=onesweep --case $P:raw=onesweep \
@@ -38,22 +41,22 @@ b)
     --case $S:33554432:f32:raw=lsd --case argsort:16777216:f32:raw=lsd \
     --case $S:64x128256:f32:descending=true,raw=lsd --case $S:4096x32768:f32:raw=onesweep \
     --case $S:16384x128:f32:raw=none > "$OUT/bench-rows.txt" 2>&1
-  echo "== rows rc=$? at ${SECONDS}s"; rows "$OUT/bench-rows.txt"
+  echo "== rows rc=$? at ${SECONDS}s"; rows "$OUT/bench-rows.txt"; pack b
   W=raw=onesweep,burn_op=0
   timeout 150 .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/sweep.json" \
     --case $K:$W,epu=20/24/28/32,window=4/8 --case $K:$W,units=512,epu=12/16 \
     --case $P:$W,epu=12/16/20/24 --case $P:$W,units=512,epu=8/12 \
     > "$OUT/bench-sweep.txt" 2>&1
   echo "== sweep rc=$? at ${SECONDS}s"
-  grep -E '^(sort)' "$OUT/bench-sweep.txt" | grep sieve | awk '{print $1, $2, $3, $4, $6}'
+  grep -E '^(sort)' "$OUT/bench-sweep.txt" | grep sieve | awk '{print $1, $2, $3, $4, $6}'; pack b
   for c in $K:$W $P:$W; do
     timeout 60 ncu --metrics gpu__time_duration.sum --launch-count 12 --csv \
-      .gpu/sieve-bench-cuda --no-burn --runs 1 --case $c > "$OUT/ncu-${c%%:*}.csv" 2>&1
+      .gpu/sieve-bench-cuda --no-burn --runs 10 --case $c > "$OUT/ncu-${c%%:*}.csv" 2>&1
     echo "== ncu $c rc=$? at ${SECONDS}s"
     grep gpu__time_duration "$OUT/ncu-${c%%:*}.csv" | awk -F'","' '{print $5, $NF}' | cut -c1-120
   done
   timeout 80 python3 bench/torch_reference.py "$OUT/torch.json" --only=sort > "$OUT/torch.txt" 2>&1
-  echo "== torch rc=$? at ${SECONDS}s"
+  echo "== torch rc=$? at ${SECONDS}s"; pack b
   timeout 90 .gpu/sieve-bench-vulkan --no-burn --runs 10 --json "$OUT/vulkan.json" \
     --case copy:16777216:f32 --case $Q:raw=lsd --case $S:64x128256:f32:descending=true,raw=lsd \
     --case $S:16384x128:f32:raw=none > "$OUT/bench-vulkan.txt" 2>&1
@@ -61,4 +64,4 @@ b)
   ;;
 *) echo "usage: $0 <a|b>"; exit 2 ;;
 esac
-tar -C /tmp/o -czf $O/$1.tgz .
+pack $1
