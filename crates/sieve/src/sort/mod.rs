@@ -185,8 +185,8 @@ impl SortTuning {
     pub const SHORT_ROW: usize = 256;
 
     /// 256 units (or as many as a cube may have) x 32 keys (Lsd with positions: 8192-key
-    /// tiles), 24 (keys alone: 6144-key tiles) or 16 (onesweep with positions), 8-bit digits (4 passes for
-    /// 32-bit keys), the onesweep look-back reading 4 predecessors at once; in one cube 8-bit
+    /// tiles), 28 (keys alone: 7168-key tiles) or 16 (onesweep with positions), 8-bit digits
+    /// (4 passes for 32-bit keys), the onesweep look-back reading 4 predecessors at once; in one cube 8-bit
     /// digits, 6-bit for short rows. Measured on the H200 (`bench/results/h200/13-b`,
     /// `13-c`: two sweeps of units 128/256/512 x keys 8/12/16 at 2^26, each strategy): with
     /// positions 256 x 12 was the fastest or within 5% of it for both strategies (onesweep
@@ -208,7 +208,10 @@ impl SortTuning {
     /// 0.854-0.866 holding at 16, reading again 0.836-0.838 at 16, 0.821-0.829 at 20 and
     /// 0.792-0.799 at 24; at 32 (`23-d`, `23-e`) 0.749-0.762 against 0.779-0.783 at 24 (2^25:
     /// 1.369 against 1.461; 28 slower than both); so Lsd's tiles with positions take 32 keys a
-    /// unit (64 KiB with positions) and read again.
+    /// unit (64 KiB with positions) and read again. Keys alone at 2^28 (`24-b`, onesweep, ms):
+    /// 6.997 at 20 keys a unit, 6.821 at 24, 6.600 at 28, 7.007 at 32 (the look-back reading 4
+    /// predecessors at once; 8 was slower at every width: 6.88-10.14); 512 units x 12 8.088, x 16
+    /// 7.281. So keys-only tiles take 28 keys a unit.
     ///
     /// Where the LSD tile and its ranker's state do not fit the device's shared memory, the
     /// tile takes fewer keys per unit (the split ranker needs 8 bytes a key more), then the
@@ -220,7 +223,7 @@ impl SortTuning {
             units_per_cube: caps.cube_units(256),
             elements_per_unit: 32,
             onesweep_elements_per_unit: 16,
-            keys_only_elements_per_unit: 24,
+            keys_only_elements_per_unit: 28,
             radix_bits: 8,
             in_cube_radix_bits: 8,
             short_row_radix_bits: 6,
