@@ -12,8 +12,14 @@
 #      (one raw Lsd row) at 24 and 32 keys a unit, alternating, each process's wall time
 #      (`jit.txt`; `a` ran `lsd-32`'s CUDA tests at a third of `23-d`'s pace). Files: b.tgz
 #      (~480 s).
+#   c  lsd-32 with keys-only tiles at 28 keys a unit (`24-b`'s sweep): mode a's tests and
+#      sanitizers within LIMIT (400 s); then, GPU quiet, sort i32 2^28 (Burn op, raw onesweep),
+#      sort i32 2^24 (Burn op; raw Lsd at 24 and 28 keys a unit: keys-only Lsd tiles changed
+#      too), sort_with_indices 2^28's onesweep tiles at 12, 16 and 20 keys a unit (`24-b`'s
+#      sweep ran out of time there), and Nsight Compute's duration of the sort's own kernels
+#      at 2^28 keys (`24-b`'s caught the copy row's). Files: c.tgz (~580 s).
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: bash bench/gpu_session24.sh <a|b>
+# usage: bash bench/gpu_session24.sh <a|b|c>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -62,6 +68,21 @@ b)
     --case $S:16384x128:f32:raw=none > "$OUT/bench-vulkan.txt" 2>&1
   echo "== vulkan rc=$? at ${SECONDS}s"; rows "$OUT/bench-vulkan.txt"
   ;;
-*) echo "usage: $0 <a|b>"; exit 2 ;;
+c)
+  tests_and_sanitizers "sort:: sort_ops:: topk:: huge:: small_devices::"
+  echo "== tests done at ${SECONDS}s"; pack c
+  K=sort:268435456:i32; W=raw=onesweep,burn_op=0
+  timeout 150 .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/rows.json" \
+    --case copy:268435456:f32 --case $K:raw=onesweep --case sort:16777216:i32:raw=none \
+    --case sort:16777216:i32:raw=lsd,burn_op=0,epu=24/28 \
+    --case $S:268435456:f32:$W,epu=12/16/20 > "$OUT/bench-rows.txt" 2>&1
+  echo "== rows rc=$? at ${SECONDS}s"; rows "$OUT/bench-rows.txt"; pack c
+  timeout 60 ncu --kernel-name regex:"onesweep|digit_counts|fill" --launch-count 10 \
+    --metrics gpu__time_duration.sum --csv .gpu/sieve-bench-cuda --no-burn --runs 10 \
+    --case $K:$W > "$OUT/ncu-sort.csv" 2>&1
+  echo "== ncu rc=$? at ${SECONDS}s"
+  grep gpu__time_duration "$OUT/ncu-sort.csv" | awk -F'","' '{print $5, $NF}' | cut -c1-120
+  ;;
+*) echo "usage: $0 <a|b|c>"; exit 2 ;;
 esac
 pack $1
