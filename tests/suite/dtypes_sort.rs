@@ -208,6 +208,7 @@ fn tiny_sort_tuning(caps: &DeviceCaps) -> SortTuning {
         elements_per_unit: 2,
         onesweep_elements_per_unit: 2,
         keys_only_elements_per_unit: 2,
+        onesweep_keys_only_elements_per_unit: 2,
         radix_bits: 5,
         in_cube_radix_bits: 5,
         short_row_radix_bits: 3,

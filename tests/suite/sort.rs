@@ -24,6 +24,9 @@ fn tiny_tuning(client: &Client) -> SortTuning {
         elements_per_unit: 2,
         onesweep_elements_per_unit: 3,
         keys_only_elements_per_unit: 3,
+        onesweep_keys_only_elements_per_unit: 2,
+        // Not a power of two: the counting pass's bin copies by `UNIT_POS % parts`.
+        count_parts: 3,
         ..SortTuning::for_device(&caps)
     }
 }
@@ -670,4 +673,25 @@ fn bad_calls_get_clear_errors() {
         e.contains("tuning.in_cube_keys_per_unit") && e.contains("power of two"),
         "{e}"
     );
+    for (parts, range) in [(0, "at least 1"), (33, "1..=32")] {
+        let e = sort::sort(
+            &client,
+            SortIo {
+                key_dtype: Dtype::F32,
+                ..io
+            },
+            SortProblem { rows: 1, len: 8 },
+            SortOrder::Ascending,
+            SortOptions {
+                strategy: SortStrategy::Auto,
+                tuning: Some(SortTuning {
+                    count_parts: parts,
+                    ..SortTuning::for_device(&caps)
+                }),
+            },
+        )
+        .expect_err("bin copies outside 1..=32 are refused")
+        .to_string();
+        assert!(e.contains("tuning.count_parts") && e.contains(range), "{e}");
+    }
 }

@@ -526,7 +526,8 @@ fn check_sorted(
 
 /// The case's sort tunings: each of `units=`, `epu=` (keys per unit), `bits=` (LSD digit),
 /// `in_cube_bits=` and `in_cube_epu=` (the in-cube sort's digit and keys per unit), `window=`
-/// (the onesweep look-back's predecessors read at once) and `reread=` (0/1: every device-wide
+/// (the onesweep look-back's predecessors read at once), `parts=` (the onesweep counting pass's
+/// copies of each bin) and `reread=` (0/1: every device-wide
 /// pass reads its keys again at staging) over the device's defaults, a value or several split
 /// by `/` (`epu=24/32,window=4/8`: every combination, each its own raw row on the same input,
 /// checked and timed; a sweep pays the data and the reference once). Each with the values it
@@ -535,13 +536,14 @@ fn sort_tunings(
     case: &Case,
     client: &Client,
 ) -> Vec<(Vec<(&'static str, String)>, Option<SortTuning>)> {
-    const KEYS: [&str; 7] = [
+    const KEYS: [&str; 8] = [
         "units",
         "epu",
         "bits",
         "in_cube_bits",
         "in_cube_epu",
         "window",
+        "parts",
         "reread",
     ];
     let mut combos: Vec<Vec<(&'static str, u32)>> = vec![Vec::new()];
@@ -581,11 +583,14 @@ fn sort_tunings(
                 elements_per_unit: get("epu").unwrap_or(base.elements_per_unit),
                 onesweep_elements_per_unit: get("epu").unwrap_or(base.onesweep_elements_per_unit),
                 keys_only_elements_per_unit: get("epu").unwrap_or(base.keys_only_elements_per_unit),
+                onesweep_keys_only_elements_per_unit: get("epu")
+                    .unwrap_or(base.onesweep_keys_only_elements_per_unit),
                 radix_bits: get("bits").unwrap_or(base.radix_bits),
                 in_cube_radix_bits: get("in_cube_bits").unwrap_or(base.in_cube_radix_bits),
                 short_row_radix_bits: get("in_cube_bits").unwrap_or(base.short_row_radix_bits),
                 in_cube_keys_per_unit: get("in_cube_epu").unwrap_or(base.in_cube_keys_per_unit),
                 walk_window: get("window").unwrap_or(base.walk_window),
+                count_parts: get("parts").unwrap_or(base.count_parts),
                 lsd_rereads: get("reread").map_or(base.lsd_rereads, |r| r != 0),
                 onesweep_rereads: get("reread").map_or(base.onesweep_rereads, |r| r != 0),
                 keys_only_rereads: get("reread").map_or(base.keys_only_rereads, |r| r != 0),

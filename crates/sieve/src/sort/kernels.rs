@@ -516,10 +516,14 @@ pub(crate) fn scatter_kernel<I: Numeric>(
     );
 }
 
-/// Onesweep, step 1: every pass's digit counts of every row at once (`counts[(row * passes +
-/// pass) * digits + digit]`, zeroed before), each cube counting `chunk_tiles` tiles of one
-/// row into shared bins and adding its nonzero bins to the row's. The keys move between
-/// passes but stay the same multiset, so one read of the input gives every pass's counts.
+/// Onesweep, step 1: every pass's digit counts of every row in one read of the keys (`counts`,
+/// `[rows, passes, digits]` as `(row * passes + pass) * digits + digit`, zeroed before), each
+/// cube counting `chunk_tiles` tiles of one row into shared bins and adding its nonzero bins to
+/// the row's. The keys move between passes but stay the same multiset, so one read of the
+/// input gives every pass's counts. Each (pass, digit) has `parts` bins side by side, a unit
+/// counting into bin `UNIT_POS % parts`: where many keys share a digit (the top digit of keys
+/// in a narrow range), a plane's atomics on one word serialise, and `parts` copies cut that
+/// `parts`-fold (CUB's histogram parts).
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn digit_counts_kernel(
@@ -530,6 +534,7 @@ pub(crate) fn digit_counts_kernel(
     total_chunks: usize,
     #[comptime] passes: u32,
     #[comptime] chunk_tiles: u32,
+    #[comptime] parts: u32,
     #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
 ) {
@@ -545,23 +550,28 @@ pub(crate) fn digit_counts_kernel(
         len,
         start + comptime!(chunk_tiles as usize * blueprint.tile()),
     );
-    let bins = Shared::<[Atomic<u32>]>::new_slice(bins_len);
-    clear_bins(&bins, bins_len);
+    let bins = Shared::<[Atomic<u32>]>::new_slice(comptime!(bins_len * parts as usize));
+    clear_bins(&bins, comptime!(bins_len * parts as usize));
     sync_cube();
+    let part = (UNIT_POS % parts) as usize;
     let mut local = start + UNIT_POS as usize;
     while local < end {
         let radix = pass_radix(keys[row * len + local], pass);
         #[unroll]
         for p in 0..passes {
             let digit = digit_of(radix, p * blueprint.radix_bits, blueprint);
-            bins[p as usize * digits + digit as usize].fetch_add(1u32);
+            bins[(p as usize * digits + digit as usize) * parts as usize + part].fetch_add(1u32);
         }
         local += CUBE_DIM as usize;
     }
     sync_cube();
     let mut i = UNIT_POS as usize;
     while i < bins_len {
-        let count = bins[i].load();
+        let mut count = 0u32;
+        #[unroll]
+        for q in 0..parts {
+            count += bins[i * parts as usize + q as usize].load();
+        }
         if count != 0u32 {
             counts[row * bins_len + i].fetch_add(count);
         }

@@ -187,18 +187,30 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
         ));
     }
     let tile_bytes = tuning.device_tile_bytes(caps);
-    if tuning.keys_only_elements_per_unit == 0 {
-        return Err(SieveError::invalid(
+    for (name, epu) in [
+        (
             "tuning.keys_only_elements_per_unit",
-            0,
-            "at least 1",
-        ));
-    }
-    if tuning.onesweep_elements_per_unit == 0 {
-        return Err(SieveError::invalid(
+            tuning.keys_only_elements_per_unit,
+        ),
+        (
+            "tuning.onesweep_keys_only_elements_per_unit",
+            tuning.onesweep_keys_only_elements_per_unit,
+        ),
+        (
             "tuning.onesweep_elements_per_unit",
-            0,
-            "at least 1",
+            tuning.onesweep_elements_per_unit,
+        ),
+        ("tuning.count_parts", tuning.count_parts),
+    ] {
+        if epu == 0 {
+            return Err(SieveError::invalid(name, 0, "at least 1"));
+        }
+    }
+    if tuning.count_parts > 32 {
+        return Err(SieveError::invalid(
+            "tuning.count_parts",
+            tuning.count_parts,
+            "1..=32",
         ));
     }
     if tuning.elements_per_unit == 0 || tile_bytes > caps.max_shared_bytes {
@@ -695,6 +707,12 @@ impl Run<'_> {
         let counts_len = self.problem.rows * passes as usize * digits;
         let counts = self.client.empty(4 * counts_len);
         fill_zero(self.client, &counts, counts_len, Dtype::U32.elem_type());
+        // The bins' copies: the tuning's, fewer where they do not fit shared memory.
+        let bin_bytes = 4 * passes as usize * digits;
+        let mut parts = self.tuning.count_parts;
+        while parts > 1 && bin_bytes * parts as usize > self.caps.max_shared_bytes {
+            parts /= 2;
+        }
         let chunk_keys = ONESWEEP_COUNT_TILES as usize * blueprint.tile();
         let chunks_per_row = len.div_ceil(chunk_keys);
         let total_chunks = self.problem.rows * chunks_per_row;
@@ -713,6 +731,7 @@ impl Run<'_> {
                 total_chunks,
                 passes,
                 ONESWEEP_COUNT_TILES,
+                parts,
                 config,
                 blueprint,
             );

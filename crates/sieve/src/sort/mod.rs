@@ -152,9 +152,11 @@ pub struct SortTuning {
     pub elements_per_unit: u32,
     /// Keys per unit per `Onesweep` tile where positions ride with the keys.
     pub onesweep_elements_per_unit: u32,
-    /// Keys per unit per device-wide tile of a keys-only sort of 32-bit keys (no positions:
-    /// half the registers and shared memory a key).
+    /// Keys per unit per `Lsd` tile of a keys-only sort of 32-bit keys (no positions: half the
+    /// registers and shared memory a key).
     pub keys_only_elements_per_unit: u32,
+    /// The same for `Onesweep` tiles.
+    pub onesweep_keys_only_elements_per_unit: u32,
     /// Bits per LSD pass (1..=8).
     pub radix_bits: u32,
     /// Bits per ranking of the in-cube sort (1..=8), for rows longer than
@@ -170,6 +172,10 @@ pub struct SortTuning {
     pub use_planes: bool,
     /// Predecessors a onesweep tile's per-digit look-back reads at once (at least 1).
     pub walk_window: u32,
+    /// Copies of each digit's bin in the onesweep counting pass (1..=32; as many as fit the
+    /// device's shared memory): units spread their atomics over them, so keys sharing a digit
+    /// do not serialise a plane on one word.
+    pub count_parts: u32,
     /// `Lsd` passes carrying positions hold only each key's digit through the ranking and read
     /// the key and its position again to stage them (fewer registers through the ranking, a
     /// second read that the tile's first one left cached); off, they hold both from the load.
@@ -185,7 +191,8 @@ impl SortTuning {
     pub const SHORT_ROW: usize = 256;
 
     /// 256 units (or as many as a cube may have) x 32 keys (Lsd with positions: 8192-key
-    /// tiles), 28 (keys alone: 7168-key tiles) or 16 (onesweep with positions), 8-bit digits
+    /// tiles), 24 (keys alone, Lsd: 6144), 28 (keys alone, onesweep: 7168) or 16 (onesweep with
+    /// positions), 8-bit digits
     /// (4 passes for 32-bit keys), the onesweep look-back reading 4 predecessors at once; in one cube 8-bit
     /// digits, 6-bit for short rows. Measured on the H200 (`bench/results/h200/13-b`,
     /// `13-c`: two sweeps of units 128/256/512 x keys 8/12/16 at 2^26, each strategy): with
@@ -211,7 +218,8 @@ impl SortTuning {
     /// unit (64 KiB with positions) and read again. Keys alone at 2^28 (`24-b`, onesweep, ms):
     /// 6.997 at 20 keys a unit, 6.821 at 24, 6.600 at 28, 7.007 at 32 (the look-back reading 4
     /// predecessors at once; 8 was slower at every width: 6.88-10.14); 512 units x 12 8.088, x 16
-    /// 7.281. So keys-only tiles take 28 keys a unit.
+    /// 7.281. Lsd's keys-only tiles at 2^24 (`24-c`): 0.633 at 24 keys a unit, 0.687 at 28. So
+    /// keys-only onesweep tiles take 28 keys a unit, Lsd's 24.
     ///
     /// Where the LSD tile and its ranker's state do not fit the device's shared memory, the
     /// tile takes fewer keys per unit (the split ranker needs 8 bytes a key more), then the
@@ -223,13 +231,15 @@ impl SortTuning {
             units_per_cube: caps.cube_units(256),
             elements_per_unit: 32,
             onesweep_elements_per_unit: 16,
-            keys_only_elements_per_unit: 28,
+            keys_only_elements_per_unit: 24,
+            onesweep_keys_only_elements_per_unit: 28,
             radix_bits: 8,
             in_cube_radix_bits: 8,
             short_row_radix_bits: 6,
             in_cube_keys_per_unit: 8,
             use_planes: caps.plane_ops,
             walk_window: 4,
+            count_parts: 8,
             lsd_rereads: true,
             onesweep_rereads: true,
             keys_only_rereads: true,
@@ -261,7 +271,8 @@ impl SortTuning {
     }
 
     /// The device-wide tiles as (with positions, onesweep).
-    const DEVICE_TILES: [(bool, bool); 3] = [(true, false), (true, true), (false, false)];
+    const DEVICE_TILES: [(bool, bool); 4] =
+        [(true, false), (true, true), (false, false), (false, true)];
 
     /// Shared memory of a device-wide tile (keys, positions where they ride, and the ranker's
     /// state).
@@ -278,7 +289,8 @@ impl SortTuning {
     /// The keys-a-unit field of a device-wide tile.
     fn tile_elements_per_unit(&mut self, (with_positions, onesweep): (bool, bool)) -> &mut u32 {
         match (with_positions, onesweep) {
-            (false, _) => &mut self.keys_only_elements_per_unit,
+            (false, false) => &mut self.keys_only_elements_per_unit,
+            (false, true) => &mut self.onesweep_keys_only_elements_per_unit,
             (true, false) => &mut self.elements_per_unit,
             (true, true) => &mut self.onesweep_elements_per_unit,
         }
@@ -416,6 +428,10 @@ mod tests {
         assert_eq!(
             tight.keys_only_elements_per_unit,
             roomy.keys_only_elements_per_unit
+        );
+        assert_eq!(
+            tight.onesweep_keys_only_elements_per_unit,
+            roomy.onesweep_keys_only_elements_per_unit
         );
         assert_eq!(tight.radix_bits, 8);
         for bytes in [48 * 1024, 16 * 1024, 4 * 1024] {
