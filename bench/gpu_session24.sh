@@ -18,8 +18,16 @@
 #      too), sort_with_indices 2^28's onesweep tiles at 12, 16 and 20 keys a unit (`24-b`'s
 #      sweep ran out of time there), and Nsight Compute's duration of the sort's own kernels
 #      at 2^28 keys (`24-b`'s caught the copy row's). Files: c.tgz (~580 s).
+#   d  the branch `counts-parts` (keys-only tiles split: Lsd 24, onesweep 28; the counting
+#      pass's bins spread over `count_parts` copies), the session's last ~360 s: GPU quiet,
+#      sort i32 2^28 (Burn op; raw onesweep with 1 and 8 copies, one input) and
+#      sort_with_indices f32 2^28 (raw onesweep, 1 and 8 copies); Nsight's counting-pass
+#      duration at 8 copies; then through CUDA the tests `24-c` did not reach (`sort::`, which
+#      also runs the counting pass at 3 copies, `sort_ops::`, `topk::`,
+#      `small_devices::raw_topk_every_strategy_at_default_tunings`), 8 test threads, until
+#      LIMIT. Files: d.tgz.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]).
-# usage: bash bench/gpu_session24.sh <a|b|c>
+# usage: bash bench/gpu_session24.sh <a|b|c|d>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -83,6 +91,24 @@ c)
   echo "== ncu rc=$? at ${SECONDS}s"
   grep gpu__time_duration "$OUT/ncu-sort.csv" | awk -F'","' '{print $5, $NF}' | cut -c1-120
   ;;
-*) echo "usage: $0 <a|b|c>"; exit 2 ;;
+d)
+  K=sort:268435456:i32; W=raw=onesweep,burn_op=0
+  timeout 100 .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/rows.json" \
+    --case copy:268435456:f32 --case $K:raw=onesweep,parts=1/8 \
+    --case $S:268435456:f32:$W,parts=1/8 > "$OUT/bench-rows.txt" 2>&1
+  echo "== rows rc=$? at ${SECONDS}s"; rows "$OUT/bench-rows.txt"; pack d
+  timeout 40 ncu --kernel-name regex:digit_counts --launch-count 1 \
+    --metrics gpu__time_duration.sum --csv .gpu/sieve-bench-cuda --no-burn --runs 10 \
+    --case $K:$W > "$OUT/ncu-sort.csv" 2>&1
+  echo "== ncu rc=$? at ${SECONDS}s"
+  grep gpu__time_duration "$OUT/ncu-sort.csv" | awk -F'","' '{print $5, $NF}' | cut -c1-120
+  pack d
+  timeout ${LIMIT:-170} .gpu/suite-cuda --test-threads 8 sort:: sort_ops:: topk:: \
+    small_devices::raw_topk_every_strategy_at_default_tunings --skip dtypes_sort \
+    > "$OUT/tests-cuda.txt" 2>&1
+  echo "== tests rc=$? at ${SECONDS}s $(grep -c ' ok$' "$OUT/tests-cuda.txt") ok"
+  summary "$OUT/tests-cuda.txt"
+  ;;
+*) echo "usage: $0 <a|b|c|d>"; exit 2 ;;
 esac
 pack $1
