@@ -651,30 +651,9 @@ fn bad_calls_get_clear_errors() {
     .to_string();
     assert!(e.contains("problem.len"), "{e}");
     let caps = DeviceCaps::of(&client);
-    let e = sort::sort(
-        &client,
-        SortIo {
-            key_dtype: Dtype::F32,
-            ..io
-        },
-        SortProblem { rows: 1, len: 8 },
-        SortOrder::Ascending,
-        SortOptions {
-            strategy: SortStrategy::InCube,
-            tuning: Some(SortTuning {
-                in_cube_keys_per_unit: 3,
-                ..SortTuning::for_device(&caps)
-            }),
-        },
-    )
-    .expect_err("keys per unit that are not a power of two are refused")
-    .to_string();
-    assert!(
-        e.contains("tuning.in_cube_keys_per_unit") && e.contains("power of two"),
-        "{e}"
-    );
-    for (parts, range) in [(0, "at least 1"), (33, "1..=32")] {
-        let e = sort::sort(
+    // The message refusing an 8-key f32 sort with `tuning`.
+    let refused = |strategy, tuning: SortTuning, why: &str| {
+        sort::sort(
             &client,
             SortIo {
                 key_dtype: Dtype::F32,
@@ -683,15 +662,34 @@ fn bad_calls_get_clear_errors() {
             SortProblem { rows: 1, len: 8 },
             SortOrder::Ascending,
             SortOptions {
-                strategy: SortStrategy::Auto,
-                tuning: Some(SortTuning {
-                    count_parts: parts,
-                    ..SortTuning::for_device(&caps)
-                }),
+                strategy,
+                tuning: Some(tuning),
             },
         )
-        .expect_err("bin copies outside 1..=32 are refused")
-        .to_string();
+        .expect_err(why)
+        .to_string()
+    };
+    let e = refused(
+        SortStrategy::InCube,
+        SortTuning {
+            in_cube_keys_per_unit: 3,
+            ..SortTuning::for_device(&caps)
+        },
+        "keys per unit that are not a power of two are refused",
+    );
+    assert!(
+        e.contains("tuning.in_cube_keys_per_unit") && e.contains("power of two"),
+        "{e}"
+    );
+    for (parts, range) in [(0, "at least 1"), (33, "1..=32")] {
+        let e = refused(
+            SortStrategy::Auto,
+            SortTuning {
+                count_parts: parts,
+                ..SortTuning::for_device(&caps)
+            },
+            "bin copies outside 1..=32 are refused",
+        );
         assert!(e.contains("tuning.count_parts") && e.contains(range), "{e}");
     }
 }
