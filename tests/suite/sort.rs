@@ -25,8 +25,9 @@ fn tiny_tuning(client: &Client) -> SortTuning {
         onesweep_elements_per_unit: 3,
         keys_only_elements_per_unit: 3,
         onesweep_keys_only_elements_per_unit: 2,
-        // Not a power of two: the counting pass's bin copies by `UNIT_POS % parts`.
+        // Not a power of two: the counting bins' copies by `UNIT_POS % parts`.
         count_parts: 3,
+        lsd_count_parts: 3,
         ..SortTuning::for_device(&caps)
     }
 }
@@ -682,14 +683,29 @@ fn bad_calls_get_clear_errors() {
         "{e}"
     );
     for (parts, range) in [(0, "at least 1"), (33, "1..=32")] {
-        let e = refused(
-            SortStrategy::Auto,
-            SortTuning {
-                count_parts: parts,
-                ..SortTuning::for_device(&caps)
-            },
-            "bin copies outside 1..=32 are refused",
-        );
-        assert!(e.contains("tuning.count_parts") && e.contains(range), "{e}");
+        let base = SortTuning::for_device(&caps);
+        for (name, tuning) in [
+            (
+                "tuning.count_parts",
+                SortTuning {
+                    count_parts: parts,
+                    ..base
+                },
+            ),
+            (
+                "tuning.lsd_count_parts",
+                SortTuning {
+                    lsd_count_parts: parts,
+                    ..base
+                },
+            ),
+        ] {
+            let e = refused(
+                SortStrategy::Auto,
+                tuning,
+                "bin copies outside 1..=32 are refused",
+            );
+            assert!(e.contains(name) && e.contains(range), "{e}");
+        }
     }
 }

@@ -526,8 +526,8 @@ fn check_sorted(
 
 /// The case's sort tunings: each of `units=`, `epu=` (keys per unit), `bits=` (LSD digit),
 /// `in_cube_bits=` and `in_cube_epu=` (the in-cube sort's digit and keys per unit), `window=`
-/// (the onesweep look-back's predecessors read at once), `parts=` (the onesweep counting pass's
-/// copies of each bin) and `reread=` (0/1: every device-wide
+/// (the onesweep look-back's predecessors read at once), `parts=` and `lsd_parts=` (the
+/// onesweep counting pass's and Lsd's per-tile copies of each bin) and `reread=` (0/1: every device-wide
 /// pass reads its keys again at staging) over the device's defaults, a value or several split
 /// by `/` (`epu=24/32,window=4/8`: every combination, each its own raw row on the same input,
 /// checked and timed; a sweep pays the data and the reference once). Each with the values it
@@ -536,7 +536,7 @@ fn sort_tunings(
     case: &Case,
     client: &Client,
 ) -> Vec<(Vec<(&'static str, String)>, Option<SortTuning>)> {
-    const KEYS: [&str; 8] = [
+    const KEYS: [&str; 9] = [
         "units",
         "epu",
         "bits",
@@ -544,6 +544,7 @@ fn sort_tunings(
         "in_cube_epu",
         "window",
         "parts",
+        "lsd_parts",
         "reread",
     ];
     let mut combos: Vec<Vec<(&'static str, u32)>> = vec![Vec::new()];
@@ -591,6 +592,7 @@ fn sort_tunings(
                 in_cube_keys_per_unit: get("in_cube_epu").unwrap_or(base.in_cube_keys_per_unit),
                 walk_window: get("window").unwrap_or(base.walk_window),
                 count_parts: get("parts").unwrap_or(base.count_parts),
+                lsd_count_parts: get("lsd_parts").unwrap_or(base.lsd_count_parts),
                 lsd_rereads: get("reread").map_or(base.lsd_rereads, |r| r != 0),
                 onesweep_rereads: get("reread").map_or(base.onesweep_rereads, |r| r != 0),
                 keys_only_rereads: get("reread").map_or(base.keys_only_rereads, |r| r != 0),

@@ -65,6 +65,32 @@ pub fn clear_bins(bins: &Shared<[Atomic<u32>]>, #[comptime] digits: usize) {
     }
 }
 
+/// Counts one key into bin `bin` of bins kept in `parts` copies side by side (`bin * parts +
+/// copy`, the unit's copy `UNIT_POS % parts`): where many keys share a bin (a digit of keys in
+/// a narrow range), a plane's atomics spread over `parts` words instead of serialising on one
+/// (CUB's histogram parts). `parts = 1` is one bin a digit.
+#[cube]
+pub fn count_into_copy(bins: &Shared<[Atomic<u32>]>, bin: usize, #[comptime] parts: u32) {
+    let copy = if comptime!(parts == 1) {
+        0usize
+    } else {
+        (UNIT_POS % parts) as usize
+    };
+    bins[bin * parts as usize + copy].fetch_add(1u32);
+}
+
+/// Bin `bin`'s count summed over its `parts` copies ([`count_into_copy`]), after the
+/// synchronisation that ends the counting.
+#[cube]
+pub fn copies_sum(bins: &Shared<[Atomic<u32>]>, bin: usize, #[comptime] parts: u32) -> u32 {
+    let mut count = 0u32;
+    #[unroll]
+    for copy in 0..parts {
+        count += bins[bin * parts as usize + copy as usize].load();
+    }
+    count
+}
+
 /// The `bits`-bit select digit of `key` at `shift`.
 #[cube]
 pub fn digit_at(key: u32, shift: u32, #[comptime] bits: u32) -> u32 {

@@ -14,7 +14,7 @@ use super::tile::{SortBlueprint, digit_of, held_index, rank_scratch, rank_tile};
 use crate::common::cube::cube_exclusive_sum;
 use crate::common::grid::linear_cube_index;
 use crate::common::lookback::{digit_prefix, publish_digit_count, take_tile_number_at};
-use crate::radix::digits::clear_bins;
+use crate::radix::digits::{clear_bins, copies_sum, count_into_copy};
 use crate::radix::keys::{KeyKind, radix_key, wide_radix_word};
 
 /// Where an LSD pass's positions (each key's index in its input row) come from.
@@ -135,8 +135,10 @@ pub(crate) fn encode_wide_kernel(
 
 /// LSD pass, step 1: how many keys of each tile have each digit, written digit-major per row
 /// (`counts[(row * digits + digit) * tiles_per_row + part]`), so that an exclusive scan of a
-/// row's counts gives each (digit, tile) its first output slot.
+/// row's counts gives each (digit, tile) its first output slot. Each digit's bin has `parts`
+/// copies ([`count_into_copy`]).
 #[cube(launch_unchecked, address_type = "dynamic")]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn histogram_kernel(
     keys: &[u32],
     counts: &mut [u32],
@@ -144,6 +146,7 @@ pub(crate) fn histogram_kernel(
     tiles_per_row: usize,
     total_tiles: usize,
     shift: u32,
+    #[comptime] parts: u32,
     #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
 ) {
@@ -153,22 +156,22 @@ pub(crate) fn histogram_kernel(
     }
     let digits = comptime!(blueprint.digits() as u32);
     let span = tile_span(tile, len, tiles_per_row, blueprint);
-    let bins = Shared::<[Atomic<u32>]>::new_slice(comptime!(blueprint.digits()));
-    clear_bins(&bins, comptime!(blueprint.digits()));
+    let bins = Shared::<[Atomic<u32>]>::new_slice(comptime!(blueprint.digits() * parts as usize));
+    clear_bins(&bins, comptime!(blueprint.digits() * parts as usize));
     sync_cube();
     #[unroll]
     for e in 0..blueprint.elements_per_unit {
         let local = e * CUBE_DIM + UNIT_POS;
         if local < span.len {
             let radix = pass_radix(keys[span.base + local as usize], pass);
-            bins[digit_of(radix, shift, blueprint) as usize].fetch_add(1u32);
+            count_into_copy(&bins, digit_of(radix, shift, blueprint) as usize, parts);
         }
     }
     sync_cube();
     let mut d = UNIT_POS;
     while d < digits {
         counts[(span.row * digits as usize + d as usize) * tiles_per_row + span.part] =
-            bins[d as usize].load();
+            copies_sum(&bins, d as usize, parts);
         d += CUBE_DIM;
     }
 }
@@ -520,10 +523,8 @@ pub(crate) fn scatter_kernel<I: Numeric>(
 /// `[rows, passes, digits]` as `(row * passes + pass) * digits + digit`, zeroed before), each
 /// cube counting `chunk_tiles` tiles of one row into shared bins and adding its nonzero bins to
 /// the row's. The keys move between passes but stay the same multiset, so one read of the
-/// input gives every pass's counts. Each (pass, digit) has `parts` bins side by side, a unit
-/// counting into bin `UNIT_POS % parts`: where many keys share a digit (the top digit of keys
-/// in a narrow range), a plane's atomics on one word serialise, and `parts` copies cut that
-/// `parts`-fold (CUB's histogram parts).
+/// input gives every pass's counts. Each (pass, digit) bin has `parts` copies
+/// ([`count_into_copy`]): the top digits of keys in a narrow range are shared by most keys.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn digit_counts_kernel(
@@ -553,25 +554,20 @@ pub(crate) fn digit_counts_kernel(
     let bins = Shared::<[Atomic<u32>]>::new_slice(comptime!(bins_len * parts as usize));
     clear_bins(&bins, comptime!(bins_len * parts as usize));
     sync_cube();
-    let part = (UNIT_POS % parts) as usize;
     let mut local = start + UNIT_POS as usize;
     while local < end {
         let radix = pass_radix(keys[row * len + local], pass);
         #[unroll]
         for p in 0..passes {
             let digit = digit_of(radix, p * blueprint.radix_bits, blueprint);
-            bins[(p as usize * digits + digit as usize) * parts as usize + part].fetch_add(1u32);
+            count_into_copy(&bins, p as usize * digits + digit as usize, parts);
         }
         local += CUBE_DIM as usize;
     }
     sync_cube();
     let mut i = UNIT_POS as usize;
     while i < bins_len {
-        let mut count = 0u32;
-        #[unroll]
-        for q in 0..parts {
-            count += bins[i * parts as usize + q as usize].load();
-        }
+        let count = copies_sum(&bins, i, parts);
         if count != 0u32 {
             counts[row * bins_len + i].fetch_add(count);
         }

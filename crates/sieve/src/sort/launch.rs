@@ -201,17 +201,19 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
             tuning.onesweep_elements_per_unit,
         ),
         ("tuning.count_parts", tuning.count_parts),
+        ("tuning.lsd_count_parts", tuning.lsd_count_parts),
     ] {
         if epu == 0 {
             return Err(SieveError::invalid(name, 0, "at least 1"));
         }
     }
-    if tuning.count_parts > 32 {
-        return Err(SieveError::invalid(
-            "tuning.count_parts",
-            tuning.count_parts,
-            "1..=32",
-        ));
+    for (name, parts) in [
+        ("tuning.count_parts", tuning.count_parts),
+        ("tuning.lsd_count_parts", tuning.lsd_count_parts),
+    ] {
+        if parts > 32 {
+            return Err(SieveError::invalid(name, parts, "1..=32"));
+        }
     }
     if tuning.elements_per_unit == 0 || tile_bytes > caps.max_shared_bytes {
         return Err(SieveError::invalid(
@@ -645,6 +647,7 @@ impl Run<'_> {
                 tiles_per_row,
                 total_tiles,
                 p.shift,
+                self.bin_copies(self.tuning.lsd_count_parts, digits),
                 p.config,
                 blueprint,
             );
@@ -688,6 +691,18 @@ impl Run<'_> {
     }
 
     /// Tiles of `blueprint` a row holds, and in all.
+    /// Copies of `bins` shared bins a kernel may keep ([`count_into_copy`]): `asked`, halved
+    /// until they fit the device's shared memory.
+    ///
+    /// [`count_into_copy`]: crate::radix::digits::count_into_copy
+    fn bin_copies(&self, asked: u32, bins: usize) -> u32 {
+        let mut parts = asked;
+        while parts > 1 && 4 * bins * parts as usize > self.caps.max_shared_bytes {
+            parts /= 2;
+        }
+        parts
+    }
+
     fn tiles(&self, blueprint: SortBlueprint) -> (usize, usize) {
         let per_row = self.problem.len.div_ceil(blueprint.tile());
         (per_row, self.problem.rows * per_row)
@@ -707,12 +722,7 @@ impl Run<'_> {
         let counts_len = self.problem.rows * passes as usize * digits;
         let counts = self.client.empty(4 * counts_len);
         fill_zero(self.client, &counts, counts_len, Dtype::U32.elem_type());
-        // The bins' copies: the tuning's, fewer where they do not fit shared memory.
-        let bin_bytes = 4 * passes as usize * digits;
-        let mut parts = self.tuning.count_parts;
-        while parts > 1 && bin_bytes * parts as usize > self.caps.max_shared_bytes {
-            parts /= 2;
-        }
+        let parts = self.bin_copies(self.tuning.count_parts, passes as usize * digits);
         let chunk_keys = ONESWEEP_COUNT_TILES as usize * blueprint.tile();
         let chunks_per_row = len.div_ceil(chunk_keys);
         let total_chunks = self.problem.rows * chunks_per_row;

@@ -176,6 +176,8 @@ pub struct SortTuning {
     /// device's shared memory): units spread their atomics over them, so keys sharing a digit
     /// do not serialise a plane on one word.
     pub count_parts: u32,
+    /// The same for the `Lsd` passes' per-tile digit counts.
+    pub lsd_count_parts: u32,
     /// `Lsd` passes carrying positions hold only each key's digit through the ranking and read
     /// the key and its position again to stage them (fewer registers through the ranking, a
     /// second read that the tile's first one left cached); off, they hold both from the load.
@@ -219,7 +221,9 @@ impl SortTuning {
     /// 6.997 at 20 keys a unit, 6.821 at 24, 6.600 at 28, 7.007 at 32 (the look-back reading 4
     /// predecessors at once; 8 was slower at every width: 6.88-10.14); 512 units x 12 8.088, x 16
     /// 7.281. Lsd's keys-only tiles at 2^24 (`24-c`): 0.633 at 24 keys a unit, 0.687 at 28. So
-    /// keys-only onesweep tiles take 28 keys a unit, Lsd's 24.
+    /// keys-only onesweep tiles take 28 keys a unit, Lsd's 24. The onesweep counting pass
+    /// keeps 8 copies of each bin (`24-d`: sort i32 2^28 6.612 ms at 1, 6.201 at 8); Lsd's
+    /// per-tile counts keep one until measured.
     ///
     /// Where the LSD tile and its ranker's state do not fit the device's shared memory, the
     /// tile takes fewer keys per unit (the split ranker needs 8 bytes a key more), then the
@@ -240,6 +244,7 @@ impl SortTuning {
             use_planes: caps.plane_ops,
             walk_window: 4,
             count_parts: 8,
+            lsd_count_parts: 1,
             lsd_rereads: true,
             onesweep_rereads: true,
             keys_only_rereads: true,
