@@ -71,12 +71,7 @@ pub fn clear_bins(bins: &Shared<[Atomic<u32>]>, #[comptime] digits: usize) {
 /// (CUB's histogram parts). `parts = 1` is one bin a digit.
 #[cube]
 pub fn count_into_copy(bins: &Shared<[Atomic<u32>]>, bin: usize, #[comptime] parts: u32) {
-    let copy = if comptime!(parts == 1) {
-        0usize
-    } else {
-        (UNIT_POS % parts) as usize
-    };
-    bins[bin * parts as usize + copy].fetch_add(1u32);
+    bins[bin * parts as usize + (UNIT_POS % parts) as usize].fetch_add(1u32);
 }
 
 /// Bin `bin`'s count summed over its `parts` copies ([`count_into_copy`]), after the
