@@ -524,6 +524,10 @@ fn check_sorted(
     None
 }
 
+/// A tuning of a case's sweep: the values it took (param, value) and the tuning (`None`: the
+/// device's defaults).
+type SweptTuning = (Vec<(&'static str, String)>, Option<SortTuning>);
+
 /// The case's sort tunings: each of `units=`, `epu=` (keys per unit), `bits=` (LSD digit),
 /// `in_cube_bits=` and `in_cube_epu=` (the in-cube sort's digit and keys per unit), `window=`
 /// (the onesweep look-back's predecessors read at once), `parts=` and `lsd_parts=` (the
@@ -532,10 +536,7 @@ fn check_sorted(
 /// by `/` (`epu=24/32,window=4/8`: every combination, each its own raw row on the same input,
 /// checked and timed; a sweep pays the data and the reference once). Each with the values it
 /// took (they replace the lists in its row's params); one `([], None)` when the case names none.
-fn sort_tunings(
-    case: &Case,
-    client: &Client,
-) -> Vec<(Vec<(&'static str, String)>, Option<SortTuning>)> {
+fn sort_tunings(case: &Case, client: &Client) -> Vec<SweptTuning> {
     const KEYS: [&str; 9] = [
         "units",
         "epu",
