@@ -682,7 +682,7 @@ fn bad_calls_get_clear_errors() {
         e.contains("tuning.in_cube_keys_per_unit") && e.contains("power of two"),
         "{e}"
     );
-    for (parts, range) in [(0, "at least 1"), (33, "1..=32")] {
+    for parts in [0, 33] {
         let base = SortTuning::for_device(&caps);
         for (name, tuning) in [
             (
@@ -705,7 +705,7 @@ fn bad_calls_get_clear_errors() {
                 tuning,
                 "bin copies outside 1..=32 are refused",
             );
-            assert!(e.contains(name) && e.contains(range), "{e}");
+            assert!(e.contains(name) && e.contains("1..=32"), "{e}");
         }
     }
 }

@@ -531,11 +531,12 @@ type SweptTuning = (Vec<(&'static str, String)>, Option<SortTuning>);
 /// The case's sort tunings: each of `units=`, `epu=` (keys per unit), `bits=` (LSD digit),
 /// `in_cube_bits=` and `in_cube_epu=` (the in-cube sort's digit and keys per unit), `window=`
 /// (the onesweep look-back's predecessors read at once), `parts=` and `lsd_parts=` (the
-/// onesweep counting pass's and Lsd's per-tile copies of each bin) and `reread=` (0/1: every device-wide
-/// pass reads its keys again at staging) over the device's defaults, a value or several split
-/// by `/` (`epu=24/32,window=4/8`: every combination, each its own raw row on the same input,
-/// checked and timed; a sweep pays the data and the reference once). Each with the values it
-/// took (they replace the lists in its row's params); one `([], None)` when the case names none.
+/// onesweep counting pass's and Lsd's per-tile copies of each bin) and `reread=` (0/1: every
+/// device-wide pass reads its keys again at staging) over the device's defaults, a value or
+/// several split by `/` (`epu=24/32,window=4/8`: every combination, each its own raw row on
+/// the same input, checked and timed; a sweep pays the data and the reference once). Each
+/// with the values it took (they replace the lists in its row's params); one `([], None)`
+/// when the case names none.
 fn sort_tunings(case: &Case, client: &Client) -> Vec<SweptTuning> {
     const KEYS: [&str; 9] = [
         "units",

@@ -200,8 +200,6 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
             "tuning.onesweep_elements_per_unit",
             tuning.onesweep_elements_per_unit,
         ),
-        ("tuning.count_parts", tuning.count_parts),
-        ("tuning.lsd_count_parts", tuning.lsd_count_parts),
     ] {
         if epu == 0 {
             return Err(SieveError::invalid(name, 0, "at least 1"));
@@ -211,7 +209,7 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
         ("tuning.count_parts", tuning.count_parts),
         ("tuning.lsd_count_parts", tuning.lsd_count_parts),
     ] {
-        if parts > 32 {
+        if !(1..=32).contains(&parts) {
             return Err(SieveError::invalid(name, parts, "1..=32"));
         }
     }
