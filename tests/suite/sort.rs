@@ -682,8 +682,8 @@ fn bad_calls_get_clear_errors() {
         e.contains("tuning.in_cube_keys_per_unit") && e.contains("power of two"),
         "{e}"
     );
+    let base = SortTuning::for_device(&caps);
     for parts in [0, 33] {
-        let base = SortTuning::for_device(&caps);
         for (name, tuning) in [
             (
                 "tuning.count_parts",

@@ -688,7 +688,6 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Tiles of `blueprint` a row holds, and in all.
     /// Copies of `bins` shared bins a kernel may keep ([`count_into_copy`]): `asked`, halved
     /// until they fit the device's shared memory.
     ///
@@ -701,6 +700,7 @@ impl Run<'_> {
         parts
     }
 
+    /// Tiles of `blueprint` a row holds, and in all.
     fn tiles(&self, blueprint: SortBlueprint) -> (usize, usize) {
         let per_row = self.problem.len.div_ceil(blueprint.tile());
         (per_row, self.problem.rows * per_row)

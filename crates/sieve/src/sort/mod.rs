@@ -194,13 +194,13 @@ impl SortTuning {
 
     /// 256 units (or as many as a cube may have) x 32 keys (Lsd with positions: 8192-key
     /// tiles), 24 (keys alone, Lsd: 6144), 28 (keys alone, onesweep: 7168) or 16 (onesweep with
-    /// positions), 8-bit digits
-    /// (4 passes for 32-bit keys), the onesweep look-back reading 4 predecessors at once; in one cube 8-bit
-    /// digits, 6-bit for short rows. Measured on the H200 (`bench/results/h200/13-b`,
-    /// `13-c`: two sweeps of units 128/256/512 x keys 8/12/16 at 2^26, each strategy): with
-    /// positions 256 x 12 was the fastest or within 5% of it for both strategies (onesweep
-    /// 3.84-3.92 ms, 256 x 8 3.96-4.04); keys only, onesweep at 256 x 16 took 2.96-3.00 ms
-    /// against 3.45-3.54 at 256 x 8. With the leaner ranker of the seventeenth session
+    /// positions), 8-bit digits (4 passes for 32-bit keys), the onesweep look-back reading 4
+    /// predecessors at once; in one cube 8-bit digits, 6-bit for short rows. Measured on the
+    /// H200 (`bench/results/h200/13-b`, `13-c`: two sweeps of units 128/256/512 x keys 8/12/16
+    /// at 2^26, each strategy): with positions 256 x 12 was the fastest or within 5% of it for
+    /// both strategies (onesweep 3.84-3.92 ms, 256 x 8 3.96-4.04); keys only, onesweep at 256 x
+    /// 16 took 2.96-3.00 ms against 3.45-3.54 at 256 x 8. With the leaner ranker of the
+    /// seventeenth session
     /// (`17-a`, `17-b`, 2^28 i32 keys alone, ms): onesweep 12.29 at 16 keys and window 1,
     /// 11.27 at window 4, 10.40 at 20 keys, 9.77 at 20 keys and window 4, 9.05 at 24 and window
     /// 4 (9.48 at window 1); Lsd 9.8-10.3 at 16-24 keys. Rows of 128 keys sort in 0.086 ms with 6-bit digits, 0.095
