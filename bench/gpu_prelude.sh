@@ -1,7 +1,7 @@
 # Sourced by the bench/gpu_session*.sh scripts on the GPU machine: unpacks the Vulkan loader
 # (.gl/) and the xz-compressed binaries (.gpu/), points the loader at NVIDIA's driver, and
-# defines `summary FILE` (a test or sanitizer log's result lines), `limit` (LIMIT, 450 s), `sanitize`
-# and `tests_and_sanitizers` (below).
+# defines `summary FILE` (a test or sanitizer log's result lines), `limit` (LIMIT, 450 s), `sanitize`,
+# `tests_and_sanitizers`, `stage_out`/`pack` and `sort_rows` (below).
 for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done; ldconfig
 for f in .gpu/*.xz; do xz -d -f "$f"; done; chmod +x .gpu/*
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -22,14 +22,24 @@ sanitize() {
     i=$((i + 1))
   done
 }
-# tests_and_sanitizers MODULES: MODULES through CUDA and Vulkan (4 test threads each, LIMIT),
-# memcheck and racecheck over `sort::` beside them; prints each log's result lines.
+# tests_and_sanitizers MODULES: MODULES through each suite of SUITES (`cuda vulkan` unless set;
+# 4 test threads each, LIMIT), memcheck and racecheck over `sort::` beside them; prints each
+# log's result lines.
 tests_and_sanitizers() {
-  timeout ${LIMIT:-330} .gpu/suite-cuda --test-threads 4 $1 --skip dtypes_sort > "$OUT/tests-cuda.txt" 2>&1 &
-  timeout ${LIMIT:-330} .gpu/suite-vulkan --test-threads 4 $1 --skip dtypes_sort > "$OUT/tests-vulkan.txt" 2>&1 &
+  local s
+  for s in ${SUITES:-cuda vulkan}; do
+    timeout ${LIMIT:-330} .gpu/suite-$s --test-threads 4 $1 --skip dtypes_sort > "$OUT/tests-$s.txt" 2>&1 &
+  done
   sanitize "sort:: --skip dtypes_sort" "sort:: --skip dtypes_sort"
   wait
   for f in "$OUT"/tests-*.txt "$OUT"/memcheck-cuda.txt "$OUT"/racecheck-cuda-0.txt; do
     echo "== $f $(grep -c ' ok$' "$f") ok"; summary "$f"
   done
 }
+# stage_out: the script's files go to /tmp/o; `pack NAME` tars them into the call's own
+# $OUT/NAME.tgz (call it after each step: a call cut by its limit keeps what was packed, and
+# only a few files come back from $OUT).
+stage_out() { O=$OUT; export OUT=/tmp/o; mkdir -p $OUT; }
+pack() { tar -C /tmp/o -czf $O/$1.tgz .; }
+# sort_rows LOG: the sort and copy rows of a bench log (op, shape, params, median ms).
+sort_rows() { grep -E '^(sort|argsort|copy)' "$1" | grep -v skipped | awk '{print $1, $2, $4, $6}'; }

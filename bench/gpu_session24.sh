@@ -32,10 +32,7 @@ set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
 S=sort_with_indices
-rows() { grep -E '^(sort|argsort|copy)' "$1" | grep -v skipped | awk '{print $1, $2, $4, $6}'; }
-O=$OUT; export OUT=/tmp/o; mkdir -p $OUT
-# The files so far into $O/<mode>.tgz (again after each step: a call cut by its limit keeps them).
-pack() { tar -C /tmp/o -czf $O/$1.tgz .; }
+stage_out
 case "$1" in
 a)
   tests_and_sanitizers "sort:: sort_ops:: topk:: huge:: small_devices::"
@@ -55,7 +52,7 @@ b)
     --case $S:33554432:f32:raw=lsd --case argsort:16777216:f32:raw=lsd \
     --case $S:64x128256:f32:descending=true,raw=lsd --case $S:4096x32768:f32:raw=onesweep \
     --case $S:16384x128:f32:raw=none > "$OUT/bench-rows.txt" 2>&1
-  echo "== rows rc=$? at ${SECONDS}s"; rows "$OUT/bench-rows.txt"; pack b
+  echo "== rows rc=$? at ${SECONDS}s"; sort_rows "$OUT/bench-rows.txt"; pack b
   W=raw=onesweep,burn_op=0
   timeout 150 .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/sweep.json" \
     --case $K:$W,epu=20/24/28/32,window=4/8 --case $K:$W,units=512,epu=12/16 \
@@ -74,7 +71,7 @@ b)
   timeout 90 .gpu/sieve-bench-vulkan --no-burn --runs 10 --json "$OUT/vulkan.json" \
     --case copy:16777216:f32 --case $Q:raw=lsd --case $S:64x128256:f32:descending=true,raw=lsd \
     --case $S:16384x128:f32:raw=none > "$OUT/bench-vulkan.txt" 2>&1
-  echo "== vulkan rc=$? at ${SECONDS}s"; rows "$OUT/bench-vulkan.txt"
+  echo "== vulkan rc=$? at ${SECONDS}s"; sort_rows "$OUT/bench-vulkan.txt"
   ;;
 c)
   tests_and_sanitizers "sort:: sort_ops:: topk:: huge:: small_devices::"
@@ -84,7 +81,7 @@ c)
     --case copy:268435456:f32 --case $K:raw=onesweep --case sort:16777216:i32:raw=none \
     --case sort:16777216:i32:raw=lsd,burn_op=0,epu=24/28 \
     --case $S:268435456:f32:$W,epu=12/16/20 > "$OUT/bench-rows.txt" 2>&1
-  echo "== rows rc=$? at ${SECONDS}s"; rows "$OUT/bench-rows.txt"; pack c
+  echo "== rows rc=$? at ${SECONDS}s"; sort_rows "$OUT/bench-rows.txt"; pack c
   timeout 60 ncu --kernel-name regex:"onesweep|digit_counts|fill" --launch-count 10 \
     --metrics gpu__time_duration.sum --csv .gpu/sieve-bench-cuda --no-burn --runs 10 \
     --case $K:$W > "$OUT/ncu-sort.csv" 2>&1
@@ -96,7 +93,7 @@ d)
   timeout 100 .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/rows.json" \
     --case copy:268435456:f32 --case $K:raw=onesweep,parts=1/8 \
     --case $S:268435456:f32:$W,parts=1/8 > "$OUT/bench-rows.txt" 2>&1
-  echo "== rows rc=$? at ${SECONDS}s"; rows "$OUT/bench-rows.txt"; pack d
+  echo "== rows rc=$? at ${SECONDS}s"; sort_rows "$OUT/bench-rows.txt"; pack d
   timeout 40 ncu --kernel-name regex:digit_counts --launch-count 1 \
     --metrics gpu__time_duration.sum --csv .gpu/sieve-bench-cuda --no-burn --runs 10 \
     --case $K:$W > "$OUT/ncu-sort.csv" 2>&1

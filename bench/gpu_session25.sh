@@ -17,9 +17,7 @@ here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
 S=sort_with_indices
 M="sort:: sort_ops:: topk:: huge:: small_devices::"
-rows() { grep -E '^(sort|argsort|copy)' "$1" | grep -v skipped | awk '{print $1, $2, $4, $6}'; }
-O=$OUT; export OUT=/tmp/o; mkdir -p $OUT
-pack() { tar -C /tmp/o -czf $O/$1.tgz .; }
+stage_out
 case "$1" in
 a)
   timeout ${LIMIT:-540} .gpu/suite-cuda --test-threads 6 $M --skip dtypes_sort \
@@ -28,20 +26,14 @@ a)
   summary "$OUT/tests-cuda.txt"
   ;;
 b)
-  timeout ${LIMIT:-330} .gpu/suite-vulkan --test-threads 4 $M --skip dtypes_sort \
-    > "$OUT/tests-vulkan.txt" 2>&1 &
-  sanitize "sort:: --skip dtypes_sort" "sort:: --skip dtypes_sort"
-  wait
-  for f in "$OUT"/tests-vulkan.txt "$OUT"/memcheck-cuda.txt "$OUT"/racecheck-cuda-0.txt; do
-    echo "== $f $(grep -c ' ok$' "$f") ok"; summary "$f"
-  done
+  SUITES=vulkan tests_and_sanitizers "$M"
   pack b
   K=sort:268435456:i32
   timeout 120 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/rows.json" \
     --case copy:268435456:f32 --case $K:raw=onesweep,parts=8/16 \
     --case sort:16777216:i32:raw=lsd,lsd_parts=1/8 --case $S:16777216:f32:raw=lsd,lsd_parts=1/8 \
     > "$OUT/bench-rows.txt" 2>&1
-  echo "== rows rc=$? at ${SECONDS}s"; rows "$OUT/bench-rows.txt"; pack b
+  echo "== rows rc=$? at ${SECONDS}s"; sort_rows "$OUT/bench-rows.txt"; pack b
   timeout 80 python3 bench/torch_reference.py "$OUT/torch.json" --only=sort > "$OUT/torch.txt" 2>&1
   echo "== torch rc=$? at ${SECONDS}s"
   ;;
