@@ -36,6 +36,29 @@ tests_and_sanitizers() {
     echo "== $f $(grep -c ' ok$' "$f") ok"; summary "$f"
   done
 }
+# split_suite SUITE GROUPS MODULES: MODULES' tests through .gpu/suite-SUITE as GROUPS processes
+# in the background (`wait` for them), the tests dealt round-robin in name order, 2 test threads
+# each, within LIMIT; logs in $OUT/tests-SUITE-<g>.txt. CubeCL compiles a client's kernels one at
+# a time, so test threads of one process queue behind each other's JIT (`25-a`: 20 of 50 tests
+# in 540 s); processes compile side by side.
+split_suite() {
+  local names g
+  mapfile -t names < <(.gpu/suite-$1 --list $3 2>/dev/null | grep ': test$' | sed 's/: test$//' \
+    | grep -v dtypes_sort)
+  for ((g = 0; g < $2; g++)); do
+    local mine=()
+    for ((i = g; i < ${#names[@]}; i += $2)); do mine+=("${names[$i]}"); done
+    timeout ${LIMIT:-450} .gpu/suite-$1 --exact --test-threads 2 "${mine[@]}" \
+      > "$OUT/tests-$1-$g.txt" 2>&1 &
+  done
+}
+# suite_summary: every test log's passed count and failures.
+suite_summary() {
+  local f
+  for f in "$OUT"/tests-*.txt "$OUT"/memcheck-cuda.txt "$OUT"/racecheck-cuda-*.txt; do
+    [ -f "$f" ] && echo "== ${f##*/} $(grep -c ' ok$' "$f") ok" && summary "$f"
+  done
+}
 # stage_out: the script's files go to /tmp/o; `pack NAME` tars them into the call's own
 # $OUT/NAME.tgz (call it after each step: a call cut by its limit keeps what was packed, and
 # only a few files come back from $OUT).
