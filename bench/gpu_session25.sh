@@ -17,9 +17,12 @@
 #   c  GPU quiet, the standard rows through CUDA (3 ms samples, `cuda.json` written case by
 #      case; CUDA_LIMIT, 300 s), torch's standard rows (150 s), then the Vulkan rows of issue
 #      16's marks in a fresh process until LIMIT. Files: c.tgz.
+#   d  the standard CUDA rows `c` did not reach (its 290 s ended in argsort 2^28), issue 15's
+#      first, with `lsd_count_parts` 8 (from `b2`'s rows): sorts, then top-k, then unique,
+#      within LIMIT (300 s). Files: d.tgz.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]): suite-cuda, suite-vulkan, sieve-bench-cuda,
 # sieve-bench-vulkan.
-# usage: bash bench/gpu_session25.sh <a|b|b2|c>
+# usage: bash bench/gpu_session25.sh <a|b|b2|c|d>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -75,6 +78,20 @@ c)
     echo "== $f"; grep -E '"auto"|  cube  |^copy' "$f" | awk '{print $1, $2, $4, $6}' | cut -c1-100
   done
   ;;
-*) echo "usage: $0 <a|b|b2|c>"; exit 2 ;;
+d)
+  T=topk_with_indices; N=268435456
+  timeout ${LIMIT:-300} .gpu/sieve-bench-cuda --no-burn --runs 10 --json "$OUT/cuda.json" \
+    --case copy:$N:f32 --case sort:$N:i32 --case argsort:$N:f32 --case $S:16777216:f32 \
+    --case $S:64x128256:f32:descending=true --case $S:16384x128:f32 --case $S:4096x32768:f32 \
+    --case $T:$N:f32:k=10 --case $T:$N:f32:k=1000 --case $T:$N:f32:k=100000 \
+    --case $T:$N:f32:k=1000,dist=all_equal --case $T:64x128256:f32:k=50 \
+    --case $T:64x128256:f32:k=1000 --case $T:64x128256:f32:k=50,dist=tied \
+    --case $T:64x128256:f32:k=1000,dist=tied --case $T:16384x128:f32:k=8 \
+    --case $T:4096x32768:f32:k=64 --case unique:$N:f32:distinct=1048576 \
+    > "$OUT/bench-cuda.txt" 2>&1
+  echo "== cuda rows rc=$? at ${SECONDS}s"
+  grep -E '"auto"|^copy' "$OUT/bench-cuda.txt" | awk '{print $1, $2, $4, $6}' | cut -c1-100
+  ;;
+*) echo "usage: $0 <a|b|b2|c|d>"; exit 2 ;;
 esac
 pack $1
