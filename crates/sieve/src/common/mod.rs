@@ -1,5 +1,6 @@
 //! Building blocks shared by every family: grid shapes on the host, and cube- and
-//! plane-level `#[cube]` functions that kernels call. Nothing here launches a kernel.
+//! plane-level `#[cube]` functions that kernels call, and the few kernels every family
+//! launches alike (fills, the gather by positions).
 
 // `#[cube] pub fn f` also emits a public `mod f` (its expansion and launch glue), and
 // `#[derive(CubeType)]` a public `<Type>Expand` struct; CubeCL gives them no docs and no way
@@ -12,6 +13,8 @@ pub mod cube;
 pub(crate) mod fill;
 #[allow(missing_docs)]
 pub mod fold;
+#[allow(missing_docs)]
+pub mod gather;
 #[allow(missing_docs)]
 pub mod grid;
 #[allow(missing_docs)]

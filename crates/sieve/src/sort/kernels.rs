@@ -721,41 +721,6 @@ fn row_digit_starts(
     }
 }
 
-/// The outputs of a sorted row from its positions: the input key at each sorted position
-/// (bit for bit; `words` 32-bit words per key when `K` is `u32`, so 64-bit keys move as pairs)
-/// and the position itself.
-#[cube(launch_unchecked, address_type = "dynamic")]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn decode_kernel<K: Numeric, I: Numeric>(
-    keys: &[K],
-    positions: &[u32],
-    keys_out: &mut [K],
-    indices_out: &mut [I],
-    len: usize,
-    elements: usize,
-    #[comptime] words: u32,
-    #[comptime] write_keys: bool,
-    #[comptime] write_indices: bool,
-    #[define(K, I)] _dtypes: [ElemType; 2],
-) {
-    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
-    if index >= elements {
-        terminate!();
-    }
-    let position = positions[index];
-    if write_keys {
-        let source = (index / len) * len + position as usize;
-        #[unroll]
-        for w in 0..words {
-            keys_out[index * words as usize + w as usize] =
-                keys[source * words as usize + w as usize];
-        }
-    }
-    if write_indices {
-        indices_out[index] = I::cast_from(position);
-    }
-}
-
 /// A whole row sorted by one cube: radix keys and positions held in registers, one ranking
 /// per digit ([`rank_tile`]) from the least significant, the keys reordered through shared
 /// memory after each; then the outputs written in sorted order.

@@ -4,7 +4,7 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::kernels::{
-    PassConfig, Positions, decode_kernel, digit_counts_kernel, encode_kernel, encode_wide_kernel,
+    PassConfig, Positions, digit_counts_kernel, encode_kernel, encode_wide_kernel,
     histogram_kernel, onesweep_kernel, scatter_kernel, sort_in_cube_kernel,
 };
 use super::tile::SortBlueprint;
@@ -14,6 +14,7 @@ use crate::common::address::{
 };
 use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
+use crate::common::gather::gather_rows_kernel;
 use crate::common::grid::cube_count_1d;
 use crate::common::lookback::COUNT_LIMIT;
 use crate::radix::keys::KeyKind;
@@ -498,20 +499,25 @@ impl Run<'_> {
                 self.io.key_dtype.elem_type(),
             )
         };
+        let len = self.problem.len;
         // SAFETY: one unit per element, bounds-checked; positions are within the row.
         unsafe {
-            decode_kernel::launch_unchecked(
+            gather_rows_kernel::launch_unchecked(
                 self.client,
                 self.elementwise_grid(),
                 CubeDim::new_1d(self.elementwise_units),
                 self.address(),
                 keys_in,
                 self.buffer(positions),
+                self.output(None),
                 keys_out,
                 self.output(self.io.indices_out),
-                self.problem.len,
+                len,
+                len,
+                len,
                 n,
                 words,
+                false,
                 self.io.keys_out.is_some(),
                 self.io.indices_out.is_some(),
                 [key_elem, self.io.index_dtype.elem_type()],

@@ -22,6 +22,7 @@ use super::tile::{
     store_row_state,
 };
 use crate::common::cube::{U32Range, cube_range};
+use crate::common::gather::write_gathered;
 use crate::common::grid::linear_cube_index;
 use crate::radix::digits::{SELECT_DIGITS, clear_bins};
 use crate::radix::select::{
@@ -585,24 +586,6 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
     }
 }
 
-/// `composed[j] = outer[(j / k) * outer_stride + inner[j]]`: the row positions of candidates
-/// chosen from candidates (`inner`: their slots in the row's `outer_stride` candidates).
-#[cube(launch_unchecked, address_type = "dynamic")]
-pub(crate) fn compose_positions_kernel(
-    outer: &[u32],
-    inner: &[u32],
-    composed: &mut [u32],
-    k: usize,
-    outer_stride: usize,
-    total: usize,
-) {
-    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
-    if index >= total {
-        terminate!();
-    }
-    composed[index] = outer[(index / k) * outer_stride + inner[index] as usize];
-}
-
 /// The sampled bound's sample: `[rows, sample_len]` radix keys, row `r`'s from its tiles `0,
 /// stride, 2 stride, ...` (whole tiles of `tile` keys), one unit per sample key.
 #[cube(launch_unchecked, address_type = "dynamic")]
@@ -661,50 +644,6 @@ pub(crate) fn sample_check_kernel(
     }
 }
 
-/// The outputs: output `j` of row `r` is the input element at position
-/// `positions[r * stride + c]`, where `c = order[r * stride + j % k]` (`reorder`) or `j % k`;
-/// each element is `words` values of `K` (64-bit values move as two `u32` words).
-#[cube(launch_unchecked, address_type = "dynamic")]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn finish_kernel<K: Numeric, I: Numeric>(
-    values: &[K],
-    positions: &[u32],
-    order: &[u32],
-    values_out: &mut [K],
-    indices_out: &mut [I],
-    len: usize,
-    k: usize,
-    stride: usize,
-    total: usize,
-    #[comptime] words: u32,
-    #[comptime] reorder: bool,
-    #[comptime] write_values: bool,
-    #[comptime] write_indices: bool,
-    #[define(K, I)] _dtypes: [ElemType; 2],
-) {
-    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
-    if index >= total {
-        terminate!();
-    }
-    let row = index / k;
-    let mut column = index % k;
-    if reorder {
-        column = order[row * stride + column] as usize;
-    }
-    let position = positions[row * stride + column];
-    write_output::<K, I>(
-        values,
-        values_out,
-        indices_out,
-        row * len + position as usize,
-        index,
-        position,
-        words,
-        write_values,
-        write_indices,
-    );
-}
-
 /// The outputs of rows cut into `chunks` chunks of `chunk_len` keys, from each chunk's `k`
 /// candidates sorted by (radix key, column) (`sorted_keys` and `order`, `[rows * chunks, k]`;
 /// `order` holds columns of `positions`, whose positions count from the chunk's start): the
@@ -748,7 +687,7 @@ pub(crate) fn merge_finish_kernel<K: Numeric, I: Numeric>(
     if rank < k {
         let column = order[index] as usize;
         let position = positions[list * k + column] + (chunk * chunk_len) as u32;
-        write_output::<K, I>(
+        write_gathered::<K, I>(
             values,
             values_out,
             indices_out,
@@ -778,31 +717,4 @@ fn count_before(sorted: &[u32], start: usize, end: usize, query: u32, or_equal: 
         }
     }
     lo
-}
-
-/// Output `out` of the top-k: the input element at `source` (`words` values of `K`) and its
-/// position in the row.
-#[cube]
-#[allow(clippy::too_many_arguments)]
-fn write_output<K: Numeric, I: Numeric>(
-    values: &[K],
-    values_out: &mut [K],
-    indices_out: &mut [I],
-    source: usize,
-    out: usize,
-    position: u32,
-    #[comptime] words: u32,
-    #[comptime] write_values: bool,
-    #[comptime] write_indices: bool,
-) {
-    if write_values {
-        #[unroll]
-        for w in 0..words {
-            values_out[out * words as usize + w as usize] =
-                values[source * words as usize + w as usize];
-        }
-    }
-    if write_indices {
-        indices_out[out] = I::cast_from(position);
-    }
 }

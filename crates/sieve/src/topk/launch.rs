@@ -5,9 +5,9 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::kernels::{
-    compose_positions_kernel, finish_kernel, gather_count_kernel, gather_scatter_kernel,
-    init_state_kernel, merge_finish_kernel, radix_digit_kernel, radix_histogram_kernel,
-    rank_kernel, row_select_kernel, sample_check_kernel, sample_kernel,
+    gather_count_kernel, gather_scatter_kernel, init_state_kernel, merge_finish_kernel,
+    radix_digit_kernel, radix_histogram_kernel, rank_kernel, row_select_kernel,
+    sample_check_kernel, sample_kernel,
 };
 use super::tile::{MAX_CHUNK_TILES, ROW_STATE_WORDS};
 use super::{
@@ -19,6 +19,7 @@ use crate::common::address::{
 };
 use crate::common::buffers::BufferRules;
 use crate::common::fill::{fill, fill_zero};
+use crate::common::gather::gather_rows_kernel;
 use crate::common::grid::cube_count_1d;
 use crate::radix::digits::{SELECT_BITS, SELECT_DIGITS, select_bins, wide_select_digits};
 use crate::radix::keys::KeyKind;
@@ -1102,19 +1103,29 @@ impl Run<'_> {
         let (keys, slots) = select.launch_row_select(1, gather.per_row);
         let outputs = self.outputs();
         let positions = self.workspace(outputs);
-        // SAFETY: one unit per chosen key, bounds-checked; slots are below `per_row`.
+        // `positions[j] = cand_positions[(j / k) * per_row + slots[j]]`: the gather with the
+        // candidates' positions as its values. SAFETY: one unit per chosen key,
+        // bounds-checked; slots are below `per_row`.
         unsafe {
-            compose_positions_kernel::launch_unchecked(
+            gather_rows_kernel::launch_unchecked(
                 self.client,
                 self.elementwise_grid(outputs),
                 CubeDim::new_1d(self.elementwise_units),
                 self.address(),
                 self.buffer(&gather.cand_positions, candidates),
                 self.buffer(&slots, outputs),
+                self.unused(),
                 self.buffer(&positions, outputs),
-                k,
+                self.unused(),
                 gather.per_row,
+                k,
+                k,
                 outputs,
+                1,
+                false,
+                true,
+                false,
+                [Dtype::U32.elem_type(), Dtype::U32.elem_type()],
             );
         }
         self.order_and_finish(&keys, &positions, k, false)
@@ -1186,7 +1197,7 @@ impl Run<'_> {
         let (values_in, values_out, words, value_elem) = self.output_values();
         // SAFETY: one unit per output element, bounds-checked; positions are within the row.
         unsafe {
-            finish_kernel::launch_unchecked(
+            gather_rows_kernel::launch_unchecked(
                 self.client,
                 self.elementwise_grid(outputs),
                 CubeDim::new_1d(self.elementwise_units),
