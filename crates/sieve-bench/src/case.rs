@@ -189,6 +189,46 @@ impl Case {
             .map(|v| v.parse::<u32>().expect("an integer"))
     }
 
+    /// Every combination of the case's values of the tuning params `keys`, each a value or
+    /// several split by `/` (`epu=24/32,window=4/8`: four combinations, each its own raw row
+    /// on the same input, checked and timed; a sweep pays the data and the reference once);
+    /// one [`Sweep::is_default`] combination when the case names none of them.
+    pub fn sweep(&self, keys: &[&'static str]) -> Vec<Sweep> {
+        let mut combos = vec![Sweep::default()];
+        for &key in keys {
+            let Some(values) = self.params.get(key) else {
+                continue;
+            };
+            let values: Vec<u32> = values
+                .split('/')
+                .map(|v| {
+                    v.parse()
+                        .unwrap_or_else(|_| panic!("{self}: `{key}` = {v} is not an integer"))
+                })
+                .collect();
+            combos = combos
+                .into_iter()
+                .flat_map(|combo| {
+                    values.iter().map(move |&v| {
+                        let mut c = combo.clone();
+                        c.0.push((key, v));
+                        c
+                    })
+                })
+                .collect();
+        }
+        combos
+    }
+
+    /// [`Case::sweep`] as tunings: `make` builds each combination's over the device's
+    /// defaults; `None` (the defaults, untouched) where the case names none of `keys`.
+    pub fn tunings<T>(&self, keys: &[&'static str], make: impl Fn(&Sweep) -> T) -> Vec<Swept<T>> {
+        self.sweep(keys)
+            .into_iter()
+            .map(|s| (s.params(), (!s.is_default()).then(|| make(&s))))
+            .collect()
+    }
+
     /// Param `key` parsed, or `default` when the case has none.
     pub fn param_or<T: std::str::FromStr>(&self, key: &str, default: T) -> T {
         self.params.get(key).map_or(default, |v| {
@@ -218,6 +258,31 @@ impl fmt::Display for Case {
             write!(f, ":{}", kv.join(","))?;
         }
         Ok(())
+    }
+}
+
+/// A tuning of a case's sweep ([`Case::tunings`]): the values it took (row params) and the
+/// tuning (`None`: the device's defaults).
+pub type Swept<T> = (Vec<(&'static str, String)>, Option<T>);
+
+/// One combination of a case's tuning sweep ([`Case::sweep`]): each swept param's value.
+#[derive(Debug, Clone, Default)]
+pub struct Sweep(Vec<(&'static str, u32)>);
+
+impl Sweep {
+    /// The value this combination gives `key`; `None` where the case does not name it.
+    pub fn get(&self, key: &str) -> Option<u32> {
+        self.0.iter().find(|(k, _)| *k == key).map(|&(_, v)| v)
+    }
+
+    /// The values it took, as row params (they replace the case's `/` lists).
+    pub fn params(&self) -> Vec<(&'static str, String)> {
+        self.0.iter().map(|&(k, v)| (k, v.to_string())).collect()
+    }
+
+    /// The case names none of the swept params: the device's default tuning.
+    pub fn is_default(&self) -> bool {
+        self.0.is_empty()
     }
 }
 

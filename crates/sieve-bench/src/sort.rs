@@ -19,7 +19,7 @@ use sieve::common::address::with_wide_addressing;
 use sieve::sort::{self, SortIo, SortOptions, SortOrder, SortProblem, SortStrategy, SortTuning};
 use sieve::{DeviceCaps, Dtype};
 
-use crate::case::{Case, Op};
+use crate::case::{Case, Op, Swept};
 use crate::report::Row;
 use crate::timing::Bench;
 
@@ -524,20 +524,14 @@ fn check_sorted(
     None
 }
 
-/// A tuning of a case's sweep: the values it took (param, value) and the tuning (`None`: the
-/// device's defaults).
-type SweptTuning = (Vec<(&'static str, String)>, Option<SortTuning>);
-
-/// The case's sort tunings: each of `units=`, `epu=` (keys per unit), `bits=` (LSD digit),
-/// `in_cube_bits=` and `in_cube_epu=` (the in-cube sort's digit and keys per unit), `window=`
-/// (the onesweep look-back's predecessors read at once), `parts=` and `lsd_parts=` (the
-/// onesweep counting pass's and Lsd's per-tile copies of each bin) and `reread=` (0/1: every
-/// device-wide pass reads its keys again at staging) over the device's defaults, a value or
-/// several split by `/` (`epu=24/32,window=4/8`: every combination, each its own raw row on
-/// the same input, checked and timed; a sweep pays the data and the reference once). Each
-/// with the values it took (they replace the lists in its row's params); one `([], None)`
+/// The case's sort tunings ([`Case::tunings`]): each of `units=`, `epu=` (keys per unit),
+/// `bits=` (LSD digit), `in_cube_bits=` and `in_cube_epu=` (the in-cube sort's digit and keys
+/// per unit), `window=` (the onesweep look-back's predecessors read at once), `parts=` and
+/// `lsd_parts=` (the onesweep counting pass's and Lsd's per-tile copies of each bin) and
+/// `reread=` (0/1: every device-wide pass reads its keys again at staging) over the device's
+/// defaults, a value or several split by `/`. Each with the values it took; one `([], None)`
 /// when the case names none.
-fn sort_tunings(case: &Case, client: &Client) -> Vec<SweptTuning> {
+fn sort_tunings(case: &Case, client: &Client) -> Vec<Swept<SortTuning>> {
     const KEYS: [&str; 9] = [
         "units",
         "epu",
@@ -549,58 +543,25 @@ fn sort_tunings(case: &Case, client: &Client) -> Vec<SweptTuning> {
         "lsd_parts",
         "reread",
     ];
-    let mut combos: Vec<Vec<(&'static str, u32)>> = vec![Vec::new()];
-    for key in KEYS {
-        let Some(values) = case.params.get(key) else {
-            continue;
-        };
-        let values: Vec<u32> = values
-            .split('/')
-            .map(|v| {
-                v.parse()
-                    .unwrap_or_else(|_| panic!("{case}: `{key}` = {v} is not an integer"))
-            })
-            .collect();
-        combos = combos
-            .into_iter()
-            .flat_map(|combo| {
-                values.iter().map(move |&v| {
-                    let mut c = combo.clone();
-                    c.push((key, v));
-                    c
-                })
-            })
-            .collect();
-    }
-    if combos == [Vec::new()] {
-        return vec![(Vec::new(), None)];
-    }
     let base = SortTuning::for_device(&DeviceCaps::of(client));
-    combos
-        .into_iter()
-        .map(|combo| {
-            let get = |k: &str| combo.iter().find(|(key, _)| *key == k).map(|&(_, v)| v);
-            let values = combo.iter().map(|&(k, v)| (k, v.to_string())).collect();
-            let tuning = SortTuning {
-                units_per_cube: get("units").unwrap_or(base.units_per_cube),
-                elements_per_unit: get("epu").unwrap_or(base.elements_per_unit),
-                onesweep_elements_per_unit: get("epu").unwrap_or(base.onesweep_elements_per_unit),
-                keys_only_elements_per_unit: get("epu").unwrap_or(base.keys_only_elements_per_unit),
-                onesweep_keys_only_elements_per_unit: get("epu")
-                    .unwrap_or(base.onesweep_keys_only_elements_per_unit),
-                radix_bits: get("bits").unwrap_or(base.radix_bits),
-                in_cube_radix_bits: get("in_cube_bits").unwrap_or(base.in_cube_radix_bits),
-                short_row_radix_bits: get("in_cube_bits").unwrap_or(base.short_row_radix_bits),
-                in_cube_keys_per_unit: get("in_cube_epu").unwrap_or(base.in_cube_keys_per_unit),
-                walk_window: get("window").unwrap_or(base.walk_window),
-                count_parts: get("parts").unwrap_or(base.count_parts),
-                lsd_count_parts: get("lsd_parts").unwrap_or(base.lsd_count_parts),
-                lsd_rereads: get("reread").map_or(base.lsd_rereads, |r| r != 0),
-                onesweep_rereads: get("reread").map_or(base.onesweep_rereads, |r| r != 0),
-                keys_only_rereads: get("reread").map_or(base.keys_only_rereads, |r| r != 0),
-                ..base
-            };
-            (values, Some(tuning))
-        })
-        .collect()
+    case.tunings(&KEYS, |s| SortTuning {
+        units_per_cube: s.get("units").unwrap_or(base.units_per_cube),
+        elements_per_unit: s.get("epu").unwrap_or(base.elements_per_unit),
+        onesweep_elements_per_unit: s.get("epu").unwrap_or(base.onesweep_elements_per_unit),
+        keys_only_elements_per_unit: s.get("epu").unwrap_or(base.keys_only_elements_per_unit),
+        onesweep_keys_only_elements_per_unit: s
+            .get("epu")
+            .unwrap_or(base.onesweep_keys_only_elements_per_unit),
+        radix_bits: s.get("bits").unwrap_or(base.radix_bits),
+        in_cube_radix_bits: s.get("in_cube_bits").unwrap_or(base.in_cube_radix_bits),
+        short_row_radix_bits: s.get("in_cube_bits").unwrap_or(base.short_row_radix_bits),
+        in_cube_keys_per_unit: s.get("in_cube_epu").unwrap_or(base.in_cube_keys_per_unit),
+        walk_window: s.get("window").unwrap_or(base.walk_window),
+        count_parts: s.get("parts").unwrap_or(base.count_parts),
+        lsd_count_parts: s.get("lsd_parts").unwrap_or(base.lsd_count_parts),
+        lsd_rereads: s.get("reread").map_or(base.lsd_rereads, |r| r != 0),
+        onesweep_rereads: s.get("reread").map_or(base.onesweep_rereads, |r| r != 0),
+        keys_only_rereads: s.get("reread").map_or(base.keys_only_rereads, |r| r != 0),
+        ..base
+    })
 }

@@ -1,6 +1,7 @@
 //! Top-k rows (`topk_with_indices`, f32, along the last dim; params `k=` and
 //! `dist=all_equal` or `dist=tied`): sieve's Burn op (`strategy: auto`), the raw
-//! `sieve::topk` with each strategy forced, and stock Burn's `topk_with_indices` where it is
+//! `sieve::topk` with each strategy forced (`raw=` one of them, or `none`) at every tuning of
+//! the case's sweep ([`topk_tunings`]), and stock Burn's `topk_with_indices` where it is
 //! known to finish. Every output is checked in O(n) before it is timed (see [`check_topk`]).
 
 use burn::tensor::{Int, Tensor, TensorData};
@@ -9,7 +10,7 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 use sieve::topk::{self, TopkIo, TopkOptions, TopkProblem, TopkStrategy};
 use sieve::{DeviceCaps, Dtype};
 
-use crate::case::Case;
+use crate::case::{Case, Swept};
 use crate::report::Row;
 use crate::timing::Bench;
 
@@ -110,12 +111,26 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
         rows.push(row.checked(wrong, || bench.time_raw(|| drop(call()))));
     }
 
-    // Raw strategies, with the case's tuning overrides (`topk_tuning_override`) if any.
-    let tuning = topk_tuning_override(case, bench.client);
+    // Raw strategies, each with every tuning of the case's sweep (`topk_tunings`); `raw=`
+    // names one strategy (`none`: no raw rows).
+    let only: String = case.param_or("raw", String::from("all"));
+    let tunings = topk_tunings(case, bench.client);
     let values_out = bench.client.empty(4 * (out as usize).max(1));
     let indices_out = bench.client.empty(4 * (out as usize).max(1));
-    for strategy in TopkStrategy::ALL.into_iter().skip(1) {
-        let row = bench.row(case, "sieve", floor, &[("strategy", strategy.name())]);
+    for (strategy, (swept, tuning)) in TopkStrategy::ALL
+        .into_iter()
+        .skip(1)
+        .flat_map(|s| tunings.iter().map(move |t| (s, t)))
+    {
+        if only != "all" && only != strategy.name() {
+            continue;
+        }
+        let tuning = *tuning;
+        let extra: Vec<(&str, &str)> = [("strategy", strategy.name())]
+            .into_iter()
+            .chain(swept.iter().map(|(k, v)| (*k, v.as_str())))
+            .collect();
+        let row = bench.row(case, "sieve", floor, &extra);
         let launch = || {
             topk::topk(
                 bench.client,
@@ -265,18 +280,18 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
     None
 }
 
-/// A top-k tuning from the case's `units=`, `epu=` (keys per unit of a tile), `cubes=`
-/// (cubes per pass), `row_units=` (units of the one-cube-per-row radix select) and
+/// The case's top-k tunings ([`Case::tunings`]): `units=`, `epu=` (keys per unit of a tile),
+/// `cubes=` (cubes per pass), `row_units=` (units of the one-cube-per-row radix select) and
 /// `row_max=` (the longest row it takes), `bound=` (`bound_units_per_k`: one-row cubes try
 /// the minima bound for `k` up to their units over this; 0: never), `sample=` (tiles the
 /// device-wide select samples per row; 0: no sampled bound) and `sample_min=` (the shortest
-/// row that tries it), `split=` (`row_split_cubes`: cut rows of the one-row
-/// select while rows x chunks stay within this many cubes; 0: never), `chunk_min=` (the
-/// shortest chunk) and `row_sample=` (0: the row cube's sampled bound off) params over the
-/// device's defaults; `None` when the case names none.
-fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning> {
-    let get = |k: &str| case.param_u32(k);
-    let names = [
+/// row that tries it), `split=` (`row_split_cubes`: cut rows of the one-row select while rows
+/// x chunks stay within this many cubes; 0: never), `chunk_min=` (the shortest chunk) and
+/// `row_sample=` (0: the row cube's sampled bound off), over the device's defaults, a value
+/// or several split by `/`. Each with the values it took; one `([], None)` when the case
+/// names none.
+fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
+    const KEYS: [&str; 11] = [
         "units",
         "epu",
         "cubes",
@@ -289,23 +304,25 @@ fn topk_tuning_override(case: &Case, client: &Client) -> Option<topk::TopkTuning
         "chunk_min",
         "row_sample",
     ];
-    if names.iter().all(|k| get(k).is_none()) {
-        return None;
-    }
-    let caps = DeviceCaps::of(client);
-    let base = topk::TopkTuning::for_device(&caps);
-    Some(topk::TopkTuning {
-        units_per_cube: get("units").unwrap_or(base.units_per_cube),
-        elements_per_unit: get("epu").unwrap_or(base.elements_per_unit),
-        target_cubes: get("cubes").unwrap_or(base.target_cubes),
-        row_units_per_cube: get("row_units").unwrap_or(base.row_units_per_cube),
-        bound_units_per_k: get("bound").unwrap_or(base.bound_units_per_k),
-        row_cube_max_len: get("row_max").map_or(base.row_cube_max_len, |m| m as usize),
-        sample_tiles: get("sample").unwrap_or(base.sample_tiles),
-        sample_min_len: get("sample_min").map_or(base.sample_min_len, |m| m as usize),
-        row_split_cubes: get("split").unwrap_or(base.row_split_cubes),
-        row_chunk_min_len: get("chunk_min").map_or(base.row_chunk_min_len, |m| m as usize),
-        row_sample: get("row_sample").map_or(base.row_sample, |on| on != 0),
+    let base = topk::TopkTuning::for_device(&DeviceCaps::of(client));
+    case.tunings(&KEYS, |s| topk::TopkTuning {
+        units_per_cube: s.get("units").unwrap_or(base.units_per_cube),
+        elements_per_unit: s.get("epu").unwrap_or(base.elements_per_unit),
+        target_cubes: s.get("cubes").unwrap_or(base.target_cubes),
+        row_units_per_cube: s.get("row_units").unwrap_or(base.row_units_per_cube),
+        bound_units_per_k: s.get("bound").unwrap_or(base.bound_units_per_k),
+        row_cube_max_len: s
+            .get("row_max")
+            .map_or(base.row_cube_max_len, |m| m as usize),
+        sample_tiles: s.get("sample").unwrap_or(base.sample_tiles),
+        sample_min_len: s
+            .get("sample_min")
+            .map_or(base.sample_min_len, |m| m as usize),
+        row_split_cubes: s.get("split").unwrap_or(base.row_split_cubes),
+        row_chunk_min_len: s
+            .get("chunk_min")
+            .map_or(base.row_chunk_min_len, |m| m as usize),
+        row_sample: s.get("row_sample").map_or(base.row_sample, |on| on != 0),
         ..base
     })
 }
