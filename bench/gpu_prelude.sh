@@ -38,13 +38,14 @@ tests_and_sanitizers() {
 }
 # split_suite SUITE GROUPS MODULES: MODULES' tests through .gpu/suite-SUITE as GROUPS processes
 # in the background (`wait` for them), the tests dealt round-robin in name order, 2 test threads
-# each, within LIMIT; logs in $OUT/tests-SUITE-<g>.txt. CubeCL compiles a client's kernels one at
+# each, within LIMIT; logs in $OUT/tests-SUITE-<g>.txt. Tests matching SKIP (an extended regex,
+# `dtypes_sort` unless set) are left out. CubeCL compiles a client's kernels one at
 # a time, so test threads of one process queue behind each other's JIT (`25-a`: 20 of 50 tests
 # in 540 s); processes compile side by side.
 split_suite() {
   local names g
   mapfile -t names < <(.gpu/suite-$1 --list $3 2>/dev/null | grep ': test$' | sed 's/: test$//' \
-    | grep -v dtypes_sort)
+    | grep -v -E "${SKIP:-dtypes_sort}")
   for ((g = 0; g < $2; g++)); do
     local mine=()
     for ((i = g; i < ${#names[@]}; i += $2)); do mine+=("${names[$i]}"); done

@@ -2,8 +2,8 @@
 # Written at the end of the twenty-fifth session for the next one (issue 15).
 #   a  the twenty-fifth session's last code on the GPU (one gather kernel for the sort's decode,
 #      top-k's finish and its composition of positions; Lsd's per-tile counts in 8 copies):
-#      the CUDA suite as 6 processes and the Vulkan suite as 3 (`split_suite`) over the
-#      modules that gather or sort, memcheck over `topk::` and racecheck over `sort::` beside
+#      the CUDA suite as 7 processes and the Vulkan suite as 3 (`split_suite`) over the
+#      modules that gather or sort (`dtypes_sort` too: its narrow and wide keys decode), memcheck over `topk::` and racecheck over `sort::` beside
 #      them, within LIMIT (480 s). Files: a.tgz.
 #   b  GPU quiet: batched top-k at [64, 128256] (uniform and tied, k = 50 and 1000) through the
 #      raw radix select at `split=` 32 (default: 64 rows take no chunks) / 128 / 256 / 512
@@ -20,8 +20,8 @@ M="sort:: sort_ops:: topk:: topk_ops:: dtypes_sort sampling:: sets:: small_devic
 stage_out
 case "$1" in
 a)
-  export LIMIT=${LIMIT:-480}
-  split_suite cuda 6 "$M"; split_suite vulkan 3 "$M"
+  export LIMIT=${LIMIT:-480} SKIP=none_skipped
+  split_suite cuda 7 "$M"; split_suite vulkan 3 "$M"
   sanitize "topk::" "sort::"
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
