@@ -229,6 +229,33 @@ impl Case {
             .collect()
     }
 
+    /// The raw rows the case asks for: each of `strategies` (`raw=` names one by `name`;
+    /// `none`: no raw rows) at each of `tunings`, with the row params they add (the
+    /// strategy's name and the sweep's values).
+    pub fn raw_runs<'a, S: Copy, T: Copy>(
+        &self,
+        strategies: impl IntoIterator<Item = S>,
+        name: impl Fn(S) -> &'static str,
+        tunings: &'a [Swept<T>],
+    ) -> Vec<RawRun<'a, S, T>> {
+        let only: String = self.param_or("raw", String::from("all"));
+        strategies
+            .into_iter()
+            .filter(|&s| only == "all" || only == name(s))
+            .flat_map(|strategy| {
+                let name = name(strategy);
+                tunings.iter().map(move |(swept, tuning)| RawRun {
+                    strategy,
+                    tuning: *tuning,
+                    params: [("strategy", name)]
+                        .into_iter()
+                        .chain(swept.iter().map(|(k, v)| (*k, v.as_str())))
+                        .collect(),
+                })
+            })
+            .collect()
+    }
+
     /// Param `key` parsed, or `default` when the case has none.
     pub fn param_or<T: std::str::FromStr>(&self, key: &str, default: T) -> T {
         self.params.get(key).map_or(default, |v| {
@@ -264,6 +291,15 @@ impl fmt::Display for Case {
 /// A tuning of a case's sweep ([`Case::tunings`]): the values it took (row params) and the
 /// tuning (`None`: the device's defaults).
 pub type Swept<T> = (Vec<(&'static str, String)>, Option<T>);
+
+/// One raw row of a case ([`Case::raw_runs`]).
+pub struct RawRun<'a, S, T> {
+    pub strategy: S,
+    /// `None`: the device's default tuning.
+    pub tuning: Option<T>,
+    /// The row's params besides the case's: the strategy's name and the sweep's values.
+    pub params: Vec<(&'static str, &'a str)>,
+}
 
 /// One combination of a case's tuning sweep ([`Case::sweep`]): each swept param's value.
 #[derive(Debug, Clone, Default)]

@@ -146,10 +146,9 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
         let keys_out = bench.client.empty(4 * n.max(1));
         let indices_out = bench.client.empty(4 * n.max(1));
         // `raw=lsd` (or `onesweep`, `in_cube`, `none`): only that raw row (2^28 rows take
-        // most of a minute each, mostly the data and the checks).
-        let only: String = case.param_or("raw", String::from("all"));
-        // The case's tunings, read once (not inside the timed calls); `wide=1`: 64-bit
-        // addresses, however small the buffers.
+        // most of a minute each, mostly the data and the checks). The case's tunings, read
+        // once (not inside the timed calls); `wide=1`: 64-bit addresses, however small the
+        // buffers.
         let tunings = sort_tunings(case, bench.client);
         let wide = case.param_u32("wide") == Some(1);
         let strategies = [
@@ -157,19 +156,9 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
             SortStrategy::Lsd,
             SortStrategy::Onesweep,
         ];
-        for (strategy, (values, tuning)) in strategies
-            .into_iter()
-            .flat_map(|s| tunings.iter().map(move |t| (s, t)))
-        {
-            if only != "all" && only != strategy.name() {
-                continue;
-            }
-            let tuning = *tuning;
-            let extra: Vec<(&str, &str)> = [("strategy", strategy.name())]
-                .into_iter()
-                .chain(values.iter().map(|(k, v)| (*k, v.as_str())))
-                .collect();
-            let row = bench.row(case, "sieve", floor, &extra);
+        for run in case.raw_runs(strategies, SortStrategy::name, &tunings) {
+            let (strategy, tuning) = (run.strategy, run.tuning);
+            let row = bench.row(case, "sieve", floor, &run.params);
             let launch = || {
                 let call = || {
                     sort::sort(

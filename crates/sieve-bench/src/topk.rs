@@ -113,24 +113,13 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
 
     // Raw strategies, each with every tuning of the case's sweep (`topk_tunings`); `raw=`
     // names one strategy (`none`: no raw rows).
-    let only: String = case.param_or("raw", String::from("all"));
     let tunings = topk_tunings(case, bench.client);
     let values_out = bench.client.empty(4 * (out as usize).max(1));
     let indices_out = bench.client.empty(4 * (out as usize).max(1));
-    for (strategy, (swept, tuning)) in TopkStrategy::ALL
-        .into_iter()
-        .skip(1)
-        .flat_map(|s| tunings.iter().map(move |t| (s, t)))
-    {
-        if only != "all" && only != strategy.name() {
-            continue;
-        }
-        let tuning = *tuning;
-        let extra: Vec<(&str, &str)> = [("strategy", strategy.name())]
-            .into_iter()
-            .chain(swept.iter().map(|(k, v)| (*k, v.as_str())))
-            .collect();
-        let row = bench.row(case, "sieve", floor, &extra);
+    let strategies = TopkStrategy::ALL.into_iter().skip(1);
+    for run in case.raw_runs(strategies, TopkStrategy::name, &tunings) {
+        let (strategy, tuning) = (run.strategy, run.tuning);
+        let row = bench.row(case, "sieve", floor, &run.params);
         let launch = || {
             topk::topk(
                 bench.client,
