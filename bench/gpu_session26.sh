@@ -6,8 +6,9 @@
 #      modules that gather or sort (`dtypes_sort` too: its narrow and wide keys decode),
 #      memcheck over `topk::` and racecheck over `sort::` beside them, within LIMIT (480 s).
 #      Files: a.tgz.
-#   b  GPU quiet: Nsight Compute's kernel durations of the first `unique` 2^28 call (60 launches) (15.8 ms against
-#      torch's 6.5 in `25-c`/`25-d`: which kernels?), then torch's set rows. (A batched top-k
+#   b  GPU quiet: Nsight Compute's kernel durations of the first `unique` 2^28 call (its first
+#      60 launches; 15.8 ms against torch's 6.5 in `25-c`/`25-d`: which kernels?), then torch's
+#      set rows. (A batched top-k
 #      `split` sweep is not worth a call: the default already cuts 64 rows in two, one cube a
 #      multiprocessor, and two chunks beat four on every row in `18-c`; the tied k = 50 row is
 #      0.44x torch raw, 0.52x through the Burn op at 3 ms samples: the pipeline's fill.) Files:
