@@ -509,6 +509,7 @@ impl Run<'_> {
                 self.address(),
                 keys_in,
                 self.buffer(positions),
+                // No `order` (not read without `reorder`): a placeholder binding.
                 self.output(None),
                 keys_out,
                 self.output(self.io.indices_out),

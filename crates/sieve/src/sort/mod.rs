@@ -202,11 +202,11 @@ impl SortTuning {
     /// at 2^26, each strategy): with positions 256 x 12 was the fastest or within 5% of it for
     /// both strategies (onesweep 3.84-3.92 ms, 256 x 8 3.96-4.04); keys only, onesweep at 256 x
     /// 16 took 2.96-3.00 ms against 3.45-3.54 at 256 x 8. With the leaner ranker of the
-    /// seventeenth session
-    /// (`17-a`, `17-b`, 2^28 i32 keys alone, ms): onesweep 12.29 at 16 keys and window 1,
-    /// 11.27 at window 4, 10.40 at 20 keys, 9.77 at 20 keys and window 4, 9.05 at 24 and window
-    /// 4 (9.48 at window 1); Lsd 9.8-10.3 at 16-24 keys. Rows of 128 keys sort in 0.086 ms with 6-bit digits, 0.095
-    /// ms with 4-bit, 0.104 ms with 8-bit (`log-sort-tuning.txt`). With positions after the
+    /// seventeenth session (`17-a`, `17-b`, 2^28 i32 keys alone, ms): onesweep 12.29 at 16 keys
+    /// and window 1, 11.27 at window 4, 10.40 at 20 keys, 9.77 at 20 keys and window 4, 9.05 at
+    /// 24 and window 4 (9.48 at window 1); Lsd 9.8-10.3 at 16-24 keys. Rows of 128 keys sort in
+    /// 0.086 ms with 6-bit digits, 0.095 ms with 4-bit, 0.104 ms with 8-bit
+    /// (`log-sort-tuning.txt`). With positions after the
     /// twenty-first session's ranker (`21-d`, sort_with_indices f32, ms): at 2^26 onesweep
     /// 3.206 holding keys and positions at 12 keys a unit, 2.833 reading them again, 2.806
     /// holding at 16; Lsd 3.119 holding at 12, 3.217 reading again, 3.088 holding at 16; at
@@ -224,8 +224,9 @@ impl SortTuning {
     /// predecessors at once; 8 was slower at every width: 6.88-10.14); 512 units x 12 8.088, x 16
     /// 7.281. Lsd's keys-only tiles at 2^24 (`24-c`): 0.633 at 24 keys a unit, 0.687 at 28. So
     /// keys-only onesweep tiles take 28 keys a unit, Lsd's 24. The onesweep counting pass
-    /// keeps 8 copies of each bin (`24-d`: sort i32 2^28 6.612 ms at 1, 6.201 at 8); Lsd's
-    /// per-tile counts keep one until measured.
+    /// keeps 8 copies of each bin (`24-d`: sort i32 2^28 6.612 ms at 1, 6.201 at 8), and so do
+    /// Lsd's per-tile counts (`25-b`, 2^24: i32 keys alone 0.607 at 1, 0.583 at 8; f32 keys with
+    /// positions 0.737 and 0.746).
     ///
     /// Where the LSD tile and its ranker's state do not fit the device's shared memory, the
     /// tile takes fewer keys per unit (the split ranker needs 8 bytes a key more), then the
