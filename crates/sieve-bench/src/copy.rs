@@ -1,9 +1,11 @@
 //! The bandwidth ceiling of a run: a vectorised device-to-device copy kernel (CubeCL, four
-//! f32 per load), timed like every other row. Bytes moved: read n + write n.
+//! f32 per load), timed like every other row. Bytes moved: read n + write n. Params (issue
+//! 16's launch-shape probe): `per_unit` vectors each unit copies, a grid's width apart
+//! (default 1), and `units` per cube (default 256).
 
 use cubecl::prelude::*;
 
-use crate::case::{Case, Op};
+use crate::case::Case;
 use crate::report::Row;
 use crate::timing::Bench;
 
@@ -12,24 +14,31 @@ fn copy_kernel(
     input: &[Vector<f32, Const<4>>],
     output: &mut [Vector<f32, Const<4>>],
     vectors: usize,
+    per_unit: usize,
 ) {
-    let index = (CUBE_POS_Y as usize * CUBE_COUNT_X as usize + CUBE_POS_X as usize)
+    let unit = (CUBE_POS_Y as usize * CUBE_COUNT_X as usize + CUBE_POS_X as usize)
         * CUBE_DIM as usize
         + UNIT_POS as usize;
-    if index < vectors {
-        output[index] = input[index];
+    // Consecutive units read consecutive vectors on every step, so each step is coalesced.
+    let stride = vectors.div_ceil(per_unit);
+    for step in 0..per_unit {
+        let index = step * stride + unit;
+        if unit < stride && index < vectors {
+            output[index] = input[index];
+        }
     }
 }
 
-pub fn time_copy(bench: &Bench<'_>, len: usize) -> Row {
+pub fn time_copy(bench: &Bench<'_>, case: &Case) -> Row {
     let client = bench.client;
-    let len = len.div_ceil(4) * 4;
+    let len = case.numel().div_ceil(4) * 4;
     let vectors = len / 4;
+    let per_unit = case.param_or("per_unit", 1usize).max(1);
     let data: Vec<f32> = (0..len).map(|i| (i % 1021) as f32 + 1.0).collect();
     let input = client.create_from_slice(bytemuck::cast_slice::<f32, u8>(&data));
     let output = client.empty(len * 4);
-    let units = 256u32;
-    let cubes = vectors.div_ceil(units as usize);
+    let units: u32 = case.param_or("units", 256);
+    let cubes = vectors.div_ceil(per_unit).div_ceil(units as usize);
     let launch = || unsafe {
         copy_kernel::launch_unchecked(
             client,
@@ -38,10 +47,10 @@ pub fn time_copy(bench: &Bench<'_>, len: usize) -> Row {
             BufferArg::from_raw_parts(input.clone(), len),
             BufferArg::from_raw_parts(output.clone(), len),
             vectors,
+            per_unit,
         )
     };
-    let case = Case::new(Op::Copy, &[len], "f32", &[]);
-    let row = bench.row(&case, "copy", 8 * len as u64, &[]);
+    let row = bench.row(case, "copy", 8 * len as u64, &[]);
     launch();
     let bytes = client.read_one(output.clone()).expect("read back the copy");
     if bytes[..len * 4] != *bytemuck::cast_slice::<f32, u8>(&data) {

@@ -116,11 +116,14 @@ fn main() {
         backend: report::backend_name(&caps),
     };
     let copy_len = cases.iter().map(Case::numel).max().unwrap_or(1 << 20);
-    report.push(copy::time_copy(&bench, copy_len));
+    report.push(copy::time_copy(
+        &bench,
+        &Case::new(case::Op::Copy, &[copy_len], "f32", &[]),
+    ));
     for case in &cases {
         eprintln!("running {case}");
         let rows: Vec<Row> = match case.op.family() {
-            Family::Copy => vec![copy::time_copy(&bench, case.numel())],
+            Family::Copy => vec![copy::time_copy(&bench, case)],
             Family::Scan => cumsum::run(case, &bench),
             Family::Filter => filter::run(case, &bench),
             Family::Sort => sort::run(case, &bench),
