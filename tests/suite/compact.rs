@@ -230,7 +230,7 @@ fn comparison_flags_follow_ieee() {
                     FlagRule::LessEqual => v <= threshold,
                     FlagRule::Equal => v == threshold,
                     FlagRule::NotEqual => v != threshold,
-                    FlagRule::Mask | FlagRule::BitClear => unreachable!(),
+                    FlagRule::Mask | FlagRule::BitClear | FlagRule::RunStart => unreachable!(),
                 })
                 .collect();
             for rejected in [Rejected::Drop, Rejected::Keep] {
@@ -258,6 +258,127 @@ fn comparison_flags_follow_ieee() {
             }
         }
     }
+}
+
+/// `RunStarts` flags (each row's first element and every element unequal to the one before
+/// it, NaNs equal, -0.0 == +0.0): runs of specials (NaNs of two payloads, both zeros, the
+/// infinities) sorted and in input order, runs crossing vector and tile edges, all equal and
+/// all distinct; one and three rows; every strategy; tiny tiles and the default ones; i32
+/// values too.
+#[test]
+fn run_start_flags_match_reference() {
+    let client = client();
+    let caps = DeviceCaps::of(&client);
+    let (mut rng, seed) = rng("run_start_flags_match_reference");
+    let other_nan = f32::from_bits(0x7fc0_0001);
+    let pool = [
+        f32::NAN,
+        other_nan,
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1.5,
+        -1.5,
+        2.0,
+    ];
+    let tiny = tiny_scan_tuning(&caps);
+    let tile = tiny.units_per_cube as usize;
+    for (len, tuning) in [
+        (1, None),
+        (2, None),
+        (5, None),
+        (tile - 1, Some(tiny)),
+        (tile + 3, Some(tiny)),
+        (2 * tile + 1, Some(tiny)),
+        (4099, None),
+    ] {
+        for rows in [1, 3] {
+            let n = rows * len;
+            // Runs of random length: long runs cross vector and tile edges.
+            let mut runs: Vec<f32> = Vec::with_capacity(n);
+            while runs.len() < n {
+                let value = pool[rng.random_range(0..pool.len())];
+                let run = rng.random_range(1..=9usize);
+                runs.extend(std::iter::repeat_n(value, run.min(n - runs.len())));
+            }
+            let mut sorted = runs.clone();
+            for row in sorted.chunks_mut(len) {
+                row.sort_by(|a, b| sieve::sort::reference::SortKey::order(a, b));
+            }
+            let inputs = [
+                ("runs", runs),
+                ("sorted", sorted),
+                ("all equal", vec![-0.0; n]),
+                ("distinct", (0..n).map(|i| i as f32).collect()),
+            ];
+            for (name, values) in &inputs {
+                let flags = reference::run_start_flags(values, len);
+                for rejected in [Rejected::Drop, Rejected::Keep] {
+                    let want = reference::compact_rows(values, &flags, rows, len, rejected);
+                    for strategy in strategies(&caps, rejected) {
+                        let case = format!(
+                            "seed {seed}: {name} [{rows}, {len}] {rejected:?} {strategy:?} \
+                             tiny tiles {}",
+                            tuning.is_some()
+                        );
+                        let got = run_f32(
+                            &client,
+                            values,
+                            Flags::RunStarts,
+                            CompactProblem { rows, len },
+                            rejected,
+                            CompactOptions { strategy, tuning },
+                        )
+                        .unwrap_or_else(|e| panic!("{case}: {e}"));
+                        check(&got, &want, &case);
+                    }
+                }
+            }
+        }
+    }
+    // Integers: runs of i32 values, three rows.
+    let (rows, len) = (3, 1031);
+    let values: Vec<i32> = (0..rows * len)
+        .map(|i| (i / rng.random_range(1..6usize)) as i32 % 7 - 3)
+        .collect();
+    let flags = reference::run_start_flags(&values, len);
+    let want = reference::compact_rows(&values, &flags, rows, len, Rejected::Drop);
+    let input = upload(&client, &values);
+    let values_out = poisoned(&client, rows * len, POISON_INDEX);
+    let counts = poisoned(&client, rows, POISON_INDEX);
+    compact::compact(
+        &client,
+        Flags::RunStarts,
+        CompactIo {
+            values: Some(&input),
+            value_dtype: Dtype::I32,
+            values_out: Some(&values_out),
+            indices_out: None,
+            counts: &counts,
+            index_dtype: Dtype::I32,
+        },
+        CompactProblem { rows, len },
+        Rejected::Drop,
+        CompactOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("seed {seed}: i32 runs: {e}"));
+    let want_counts: Vec<i32> = want.counts.iter().map(|&c| c as i32).collect();
+    assert_same(
+        &download(&client, counts, rows),
+        &want_counts,
+        "i32 runs: counts",
+    );
+    let want_values: Vec<i32> = want
+        .values
+        .iter()
+        .map(|v| v.unwrap_or(POISON_INDEX))
+        .collect();
+    assert_same(
+        &download(&client, values_out, rows * len),
+        &want_values,
+        &format!("seed {seed}: i32 runs: values"),
+    );
 }
 
 /// Many short rows: a grid past 65,535 cubes (tiny tiles), each row compacted on its own.
@@ -600,6 +721,8 @@ fn bad_calls_get_clear_errors() {
     };
     let e = err(compare, io, Rejected::Drop, CompactStrategy::Auto);
     assert!(e.contains("io.values"), "{e}");
+    let e = err(Flags::RunStarts, io, Rejected::Drop, CompactStrategy::Auto);
+    assert!(e.contains("io.values") && e.contains("before it"), "{e}");
     let e = err(
         Flags::Compare {
             rule: FlagRule::Mask,

@@ -183,6 +183,13 @@ fn check_unique<T: Elem>(device: &Device, test: &str) {
             want.2,
             "{case}: consecutive counts"
         );
+        // Values alone take the compaction by run starts (no mask made).
+        let alone = sieve_burn::unique_consecutive(tensor(&x, device), false, false);
+        assert_same_bits(
+            &read::<T>(alone.values),
+            &want.0,
+            &format!("{case}: consecutive values alone"),
+        );
     }
     // The inverse keeps the input's shape.
     let x = Tensor::<2, T::Kind>::from_data(

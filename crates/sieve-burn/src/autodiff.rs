@@ -1,6 +1,5 @@
 //! Gradients of sieve's ops. The forward pass runs the inner backend's sieve kernel.
 
-use burn::backend::Backend;
 use burn::backend::autodiff::{
     Autodiff,
     checkpoint::{base::Checkpointer, strategy::CheckpointStrategy},
@@ -8,6 +7,7 @@ use burn::backend::autodiff::{
     ops::{Backward, Ops, OpsKind},
 };
 use burn::backend::tensor::{BoolTensor, FloatTensor, IntTensor};
+use burn::backend::{AutodiffBackend, Backend};
 use burn::backend::{TensorMetadata, get_device_settings};
 use burn::tensor::{DType, FloatDType, IntDType, Shape};
 
@@ -199,6 +199,22 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
         index_dtype: IntDType,
     ) -> (IntTensor<Self>, IntTensor<Self>) {
         B::sieve_int_compact(x, mask, per_row, pad, index_dtype)
+    }
+
+    /// Not differentiable (as `torch.unique`): the values leave the graph.
+    fn sieve_float_run_starts(
+        x: FloatTensor<Self>,
+        index_dtype: IntDType,
+    ) -> (FloatTensor<Self>, IntTensor<Self>) {
+        let (values, count) = B::sieve_float_run_starts(Self::inner(x), index_dtype);
+        (Self::from_inner(values), count)
+    }
+
+    fn sieve_int_run_starts(
+        x: IntTensor<Self>,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>) {
+        B::sieve_int_run_starts(x, index_dtype)
     }
 
     fn sieve_bool_argwhere(

@@ -60,7 +60,14 @@ impl SieveOps for CubeBackend {
         pad: bool,
         index_dtype: IntDType,
     ) -> (CubeTensor, CubeTensor) {
-        compact_values(compact_op(per_row, pad), x, mask, per_row, pad, index_dtype)
+        compact_values(
+            compact_op(per_row, pad),
+            x,
+            Some(mask),
+            per_row,
+            pad,
+            index_dtype,
+        )
     }
 
     fn sieve_int_compact(
@@ -70,7 +77,22 @@ impl SieveOps for CubeBackend {
         pad: bool,
         index_dtype: IntDType,
     ) -> (CubeTensor, CubeTensor) {
-        compact_values(compact_op(per_row, pad), x, mask, per_row, pad, index_dtype)
+        compact_values(
+            compact_op(per_row, pad),
+            x,
+            Some(mask),
+            per_row,
+            pad,
+            index_dtype,
+        )
+    }
+
+    fn sieve_float_run_starts(x: CubeTensor, index_dtype: IntDType) -> (CubeTensor, CubeTensor) {
+        compact_values("unique", x, None, false, false, index_dtype)
+    }
+
+    fn sieve_int_run_starts(x: CubeTensor, index_dtype: IntDType) -> (CubeTensor, CubeTensor) {
+        compact_values("unique", x, None, false, false, index_dtype)
     }
 
     fn sieve_float_partition(
@@ -424,26 +446,29 @@ fn compact_op(per_row: bool, pad: bool) -> &'static str {
     }
 }
 
-/// Compacts `x` by `mask` (same shape): the whole tensor in row-major order, or each row of
-/// a 2-D `x`. See `SieveOps::sieve_float_compact`.
+/// Compacts `x` by `mask` (same shape; `None`: by run starts, each element unequal to the one
+/// before it): the whole tensor in row-major order, or each row of a 2-D `x`. See
+/// `SieveOps::sieve_float_compact` and `SieveOps::sieve_float_run_starts`.
 fn compact_values(
     op: &str,
     x: CubeTensor,
-    mask: CubeTensor,
+    mask: Option<CubeTensor>,
     per_row: bool,
     pad: bool,
     index_dtype: IntDType,
 ) -> (CubeTensor, CubeTensor) {
     let shape = x.meta.shape().clone();
-    assert_eq!(
-        &shape,
-        mask.meta.shape(),
-        "{op}: mask shape {:?} must equal the input shape {shape:?}",
-        mask.meta.shape()
-    );
+    if let Some(mask) = &mask {
+        assert_eq!(
+            &shape,
+            mask.meta.shape(),
+            "{op}: mask shape {:?} must equal the input shape {shape:?}",
+            mask.meta.shape()
+        );
+    }
     let value_dtype = sieve_dtype(op, x.dtype);
     let x = into_contiguous(x);
-    let mask = into_contiguous(mask);
+    let mask = mask.map(into_contiguous);
     let (rows, len) = if per_row {
         (shape[0], shape[1])
     } else {
@@ -454,7 +479,7 @@ fn compact_values(
     let counts = empty_of(&x, counts_shape, index_dtype.into());
     compact::compact(
         &x.client,
-        mask_flags(&mask),
+        mask.as_ref().map_or(Flags::RunStarts, mask_flags),
         CompactIo {
             values: Some(&x.handle),
             value_dtype,

@@ -96,6 +96,59 @@ pub fn argwhere<B: Backend>(
     int_compact::<B>(positions, mask, false, index_dtype)
 }
 
+/// The run-start mask of a flat `[n]` tensor from `unequal(later, earlier)` (its `n - 1`
+/// neighbour comparisons): the first element starts a run, and each element unequal to the
+/// one before it.
+fn run_start_mask<B: Backend, T: Clone>(
+    x: T,
+    n: usize,
+    device: &burn::backend::tensor::Device<B>,
+    slice: impl Fn(T, Slice) -> T,
+    unequal: impl Fn(T, T) -> BoolTensor<B>,
+) -> BoolTensor<B> {
+    let bools = get_device_settings::<B>(device).bool_dtype;
+    let first = B::bool_ones(Shape::new([n.min(1)]), device, bools);
+    if n < 2 {
+        return first;
+    }
+    let earlier = slice(x.clone(), Slice::new(0, Some(n as isize - 1), 1));
+    let later = slice(x, Slice::new(1, None, 1));
+    B::bool_cat(vec![first, unequal(later, earlier)], 0)
+}
+
+pub fn float_run_starts<B: Backend>(
+    x: FloatTensor<B>,
+    index_dtype: IntDType,
+) -> (FloatTensor<B>, IntTensor<B>) {
+    let n = x.shape().num_elements();
+    let device = x.device();
+    let bools = get_device_settings::<B>(&device).bool_dtype;
+    let x = B::float_reshape(x, Shape::new([n]));
+    // Unequal in sieve's order: IEEE's `!=`, except that two NaNs are equal.
+    let unequal = |a: FloatTensor<B>, b: FloatTensor<B>| {
+        let nan = |t: FloatTensor<B>| B::float_not_equal(t.clone(), t, bools);
+        let both_nan = B::bool_and(nan(a.clone()), nan(b.clone()));
+        B::bool_and(B::float_not_equal(a, b, bools), B::bool_not(both_nan))
+    };
+    let slice = |t: FloatTensor<B>, at: Slice| B::float_slice(t, &[at]);
+    let mask = run_start_mask::<B, _>(x.clone(), n, &device, slice, unequal);
+    float_compact::<B>(x, mask, false, index_dtype)
+}
+
+pub fn int_run_starts<B: Backend>(
+    x: IntTensor<B>,
+    index_dtype: IntDType,
+) -> (IntTensor<B>, IntTensor<B>) {
+    let n = x.shape().num_elements();
+    let device = x.device();
+    let bools = get_device_settings::<B>(&device).bool_dtype;
+    let x = B::int_reshape(x, Shape::new([n]));
+    let unequal = |a: IntTensor<B>, b: IntTensor<B>| B::int_not_equal(a, b, bools);
+    let slice = |t: IntTensor<B>, at: Slice| B::int_slice(t, &[at]);
+    let mask = run_start_mask::<B, _>(x.clone(), n, &device, slice, unequal);
+    int_compact::<B>(x, mask, false, index_dtype)
+}
+
 /// Each element's destination along `dim` in a stable partition: selected elements to their
 /// rank among the selected, the rest to the row's count plus their rank among the rest. Also
 /// the counts (size 1 along `dim`).

@@ -19,6 +19,14 @@ pub fn compact(
     )
 }
 
+/// Run starts' values `[numel]` (`x`'s dtype) and count `[1]`.
+pub fn run_starts(x: &TensorSpec, index_dtype: &IntDType) -> (TensorSpec, TensorSpec) {
+    (
+        TensorSpec::new(Shape::new([x.shape.num_elements()]), x.dtype),
+        TensorSpec::new(Shape::new([1]), (*index_dtype).into()),
+    )
+}
+
 /// Positions `[numel]` and count `[1]`.
 pub fn argwhere(mask: &TensorSpec, index_dtype: &IntDType) -> (TensorSpec, TensorSpec) {
     (

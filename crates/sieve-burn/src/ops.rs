@@ -120,6 +120,27 @@ pub trait SieveOps: Backend {
         fallback::int_compact::<Self>(x, mask, per_row, index_dtype)
     }
 
+    /// The first element of every run of equal elements of `x` (row-major; NaNs equal to
+    /// each other, -0.0 equal to +0.0), compacted: values `[numel]` (the first `count`
+    /// defined; over sorted `x`, its distinct values) and the count `[1]` of dtype
+    /// `index_dtype`.
+    #[fusion(meta = meta::run_starts)]
+    fn sieve_float_run_starts(
+        x: FloatTensor<Self>,
+        index_dtype: IntDType,
+    ) -> (FloatTensor<Self>, IntTensor<Self>) {
+        fallback::float_run_starts::<Self>(x, index_dtype)
+    }
+
+    /// [`SieveOps::sieve_float_run_starts`] for Int tensors.
+    #[fusion(meta = meta::run_starts)]
+    fn sieve_int_run_starts(
+        x: IntTensor<Self>,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>) {
+        fallback::int_run_starts::<Self>(x, index_dtype)
+    }
+
     /// Row-major positions of the true elements of `mask`, `[numel]` (the first `count` are
     /// defined), and their count `[1]`, both of dtype `index_dtype`.
     #[fusion(meta = meta::argwhere)]

@@ -206,6 +206,14 @@ fn groups<const D: usize, K: SieveKind>(
     return_inverse: bool,
     return_counts: bool,
 ) -> Unique<D, K> {
+    if !return_inverse && !return_counts {
+        // Values alone: one compaction that compares neighbours as it reads them.
+        return Unique {
+            values: crate::tensor::run_start_values(sorted),
+            inverse: None,
+            counts: None,
+        };
+    }
     let [n] = sorted.dims();
     let device = sorted.device();
     let starts = if n == 1 {

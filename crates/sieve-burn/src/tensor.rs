@@ -21,6 +21,9 @@ pub trait SieveKind: Basic {
         pad: bool,
         index_dtype: IntDType,
     ) -> (DispatchTensor, DispatchTensor);
+    /// The first element of each run of equal elements, compacted, and their count.
+    #[doc(hidden)]
+    fn run_starts(x: DispatchTensor, index_dtype: IntDType) -> (DispatchTensor, DispatchTensor);
     #[doc(hidden)]
     fn partition(
         x: DispatchTensor,
@@ -80,6 +83,9 @@ impl SieveKind for Float {
         index_dtype: IntDType,
     ) -> (DispatchTensor, DispatchTensor) {
         <Dispatch as SieveOps>::sieve_float_compact(x, mask, per_row, pad, index_dtype)
+    }
+    fn run_starts(x: DispatchTensor, index_dtype: IntDType) -> (DispatchTensor, DispatchTensor) {
+        <Dispatch as SieveOps>::sieve_float_run_starts(x, index_dtype)
     }
     fn partition(
         x: DispatchTensor,
@@ -155,6 +161,9 @@ impl SieveKind for Int {
         index_dtype: IntDType,
     ) -> (DispatchTensor, DispatchTensor) {
         <Dispatch as SieveOps>::sieve_int_compact(x, mask, per_row, pad, index_dtype)
+    }
+    fn run_starts(x: DispatchTensor, index_dtype: IntDType) -> (DispatchTensor, DispatchTensor) {
+        <Dispatch as SieveOps>::sieve_int_run_starts(x, index_dtype)
     }
     fn partition(
         x: DispatchTensor,
@@ -389,6 +398,18 @@ pub async fn mask_select_async<const D: usize, K: SieveKind>(
     let (values, count) = K::compact(x.into_dispatch(), mask.into_dispatch(), false, false, it);
     let values = Tensor::<1, K>::from_dispatch(values);
     let n = read_count(Tensor::from_dispatch(count)).await;
+    first(values, n)
+}
+
+/// The first element of every run of equal elements of `x` (NaNs equal, -0.0 == +0.0), in
+/// order: one compaction by run starts and one read of its count.
+pub(crate) fn run_start_values<K: SieveKind>(x: Tensor<1, K>) -> Tensor<1, K> {
+    check_served("unique", &x, DtypeUse::Values);
+    let it = index_dtype(&x);
+    let (values, count) = K::run_starts(x.into_dispatch(), it);
+    let values = Tensor::<1, K>::from_dispatch(values);
+    let n = try_read_sync(read_count(Tensor::from_dispatch(count)))
+        .expect("unique: the count could not be read synchronously");
     first(values, n)
 }
 

@@ -1,4 +1,5 @@
-//! Unit-level flag computation: one 0/1 flag per element, from a mask or a comparison.
+//! Unit-level flag computation: one 0/1 flag per element, from a mask, a comparison, a bit or
+//! the element before it.
 
 use cubecl::prelude::*;
 
@@ -82,4 +83,44 @@ pub fn vector_flags<E: Numeric, M: Numeric, N: Size>(
         );
     }
     flags
+}
+
+/// `RunStart` flags of one vector of `N` elements: 1 where an element differs from the one
+/// before it (for the first, the last element of `before`, the vector before this one;
+/// `row_start`: the vector opens its row, so its first element is flagged whatever `before`
+/// holds).
+#[cube]
+pub fn run_start_flags<E: Numeric, N: Size>(
+    values: Vector<E, N>,
+    before: Vector<E, N>,
+    row_start: bool,
+    #[comptime] in_f32: bool,
+) -> Vector<u32, N> {
+    let mut flags = Vector::<u32, N>::new(0u32);
+    // The last element of `before` (unrolled: the extracts before it fold away).
+    let mut previous = before.extract(0usize);
+    #[unroll]
+    for j in 1..flags.vector_size() {
+        previous = before.extract(j);
+    }
+    #[unroll]
+    for j in 0..flags.vector_size() {
+        let value = values.extract(j);
+        let same = if in_f32 {
+            same_value::<f32>(f32::cast_from(value), f32::cast_from(previous))
+        } else {
+            same_value::<E>(value, previous)
+        };
+        let first = row_start && j == 0;
+        flags.insert(j, u32::cast_from(first || !same));
+        previous = value;
+    }
+    flags
+}
+
+/// Equal in sieve's order: IEEE equality (so -0.0 equals +0.0), and every NaN equals every
+/// other (`!(x == x)` holds for NaN alone; integers never take that branch's truth).
+#[cube]
+fn same_value<T: Numeric>(a: T, b: T) -> bool {
+    a == b || (!(a == a) && !(b == b))
 }

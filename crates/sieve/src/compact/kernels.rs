@@ -247,6 +247,7 @@ pub(crate) fn write_flags_kernel<E: Numeric, M: Numeric, N: Size>(
     threshold: InputScalar,
     flags: &mut [Vector<u32, N>],
     vectors: usize,
+    row_vectors: usize,
     #[comptime] config: CompactConfig,
     #[define(E, M)] _dtypes: [ElemType; 2],
 ) {
@@ -255,7 +256,16 @@ pub(crate) fn write_flags_kernel<E: Numeric, M: Numeric, N: Size>(
         terminate!();
     }
     let v = load_values::<E, N>(values, index, config);
-    flags[index] = load_flags::<E, M, N>(v, mask, threshold.get::<E>(), index, config);
+    let row_start = index % row_vectors == 0;
+    flags[index] = load_flags::<E, M, N>(
+        values,
+        v,
+        mask,
+        threshold.get::<E>(),
+        index,
+        row_start,
+        config,
+    );
 }
 
 /// The first position `p` of a row (within `0..len`) whose `key(p)` exceeds `target`, where

@@ -79,6 +79,12 @@ pub fn compact(
             None,
             MaskStorage::U32,
         ),
+        Flags::RunStarts => (
+            FlagRule::RunStart,
+            InputScalar::new(0, io.value_dtype.elem_type()),
+            None,
+            MaskStorage::U32,
+        ),
     };
     let run = Run {
         client,
@@ -251,13 +257,23 @@ fn validate(
             ));
         }
     }
+    if matches!(flags, Flags::RunStarts) && io.values.is_none() {
+        return Err(SieveError::invalid(
+            "io.values",
+            "None",
+            "the input values (the flags compare each with the one before it)",
+        ));
+    }
     if let Flags::Compare { rule, .. } = flags {
-        if matches!(*rule, FlagRule::Mask | FlagRule::BitClear) {
+        if matches!(
+            *rule,
+            FlagRule::Mask | FlagRule::BitClear | FlagRule::RunStart
+        ) {
             return Err(SieveError::invalid(
                 "flags.rule",
                 format!("{rule:?}"),
                 "a comparison (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual); pass \
-                 Flags::Mask for a mask, Flags::BitClear for a bit",
+                 Flags::Mask for a mask, Flags::BitClear for a bit, Flags::RunStarts for runs",
             ));
         }
         if io.values.is_none() {
@@ -650,6 +666,7 @@ impl<'a> Run<'a> {
                 self.threshold,
                 BufferArg::from_raw_parts(flags.clone(), elements),
                 vectors,
+                layout.row_vectors,
                 self.config(rejected, layout.vector_size),
                 [self.value_elem(), self.mask_elem],
             );

@@ -1,6 +1,6 @@
 //! Stream compaction and its twin, the stable split, over contiguous `[rows, len]` rows:
-//! every element gets a 0/1 *flag* (from a bool mask, or a comparison of its value with a
-//! threshold); the running count of flags is each survivor's slot in its row's output; the
+//! every element gets a 0/1 *flag* (from a bool mask, a comparison of its value with a
+//! threshold, one of its bits, or whether it starts a run of equal values); the running count of flags is each survivor's slot in its row's output; the
 //! row's total is its count.
 //!
 //! # Semantics
@@ -12,7 +12,9 @@
 //!   indices form a permutation of the row).
 //! - Comparisons follow IEEE: a NaN value or threshold satisfies only `NotEqual`.
 //!   `BitClear` flags integers whose given bit is 0 (the one-bit split keeps them first).
-//!   A mask element is true when it is not zero.
+//!   A mask element is true when it is not zero. `RunStart` flags each row's first element
+//!   and every element unequal to the one before it in sieve's order (NaNs equal to each
+//!   other, -0.0 equal to +0.0): over sorted rows, one element per distinct value (`unique`).
 //! - Deterministic: every strategy writes the same bits on every run.
 //! - Rows longer than `u32::MAX` elements (one flattened tensor past 4 G elements) run
 //!   through `Scatter` with 64-bit addresses and tile offsets; the other strategies refuse
@@ -71,6 +73,9 @@ pub enum FlagRule {
     /// Bit `bit` of the (integer) value's two's-complement pattern is 0: the one-bit split's
     /// flag, zeros first. Set through [`Flags::BitClear`].
     BitClear,
+    /// The element is its row's first or differs from the one before it (NaNs equal, -0.0
+    /// equal to +0.0). Set through [`Flags::RunStarts`].
+    RunStart,
 }
 
 /// Storage of a bool mask: one byte per element (Burn's `Bool(U8)` and native bools), or one
@@ -107,6 +112,10 @@ pub enum Flags<'a> {
         /// The bit tested, 0 the least significant.
         bit: u32,
     },
+    /// Each row's first element and every element that differs from the one before it
+    /// (sieve's order: NaNs equal to each other, -0.0 equal to +0.0): the first of each run
+    /// of equal values. Over a sorted row, its distinct values.
+    RunStarts,
 }
 
 /// What is written after a row's survivors (see the module docs).

@@ -78,7 +78,9 @@ fn ieee<T: PartialOrd>(x: T, rule: FlagRule, t: T) -> bool {
         FlagRule::LessEqual => x <= t,
         FlagRule::Equal => x == t,
         FlagRule::NotEqual => x != t,
-        FlagRule::Mask | FlagRule::BitClear => panic!("{rule:?} is not a comparison"),
+        FlagRule::Mask | FlagRule::BitClear | FlagRule::RunStart => {
+            panic!("{rule:?} is not a comparison")
+        }
     }
 }
 
@@ -96,7 +98,9 @@ fn exact(x: i128, rule: FlagRule, t: f64) -> bool {
         FlagRule::LessEqual => x <= t.floor() as i128,
         FlagRule::Equal => equal,
         FlagRule::NotEqual => !equal,
-        FlagRule::Mask | FlagRule::BitClear => panic!("{rule:?} is not a comparison"),
+        FlagRule::Mask | FlagRule::BitClear | FlagRule::RunStart => {
+            panic!("{rule:?} is not a comparison")
+        }
     }
 }
 
@@ -167,4 +171,12 @@ pub fn compare_flags<T: FlagElement>(values: &[T], rule: FlagRule, threshold: f6
 /// The flags of `Flags::BitClear { bit }` over integer `values`: bit `bit` is 0.
 pub fn bit_clear_flags<T: FlagElement>(values: &[T], bit: u32) -> Vec<bool> {
     values.iter().map(|&v| (v.bits() >> bit) & 1 == 0).collect()
+}
+
+/// The flags of `Flags::RunStarts` over `[rows, len]` rows: each row's first element and
+/// every element unequal to the one before it in sieve's order (NaNs equal, -0.0 == +0.0).
+pub fn run_start_flags<T: crate::sort::reference::SortKey>(values: &[T], len: usize) -> Vec<bool> {
+    (0..values.len())
+        .map(|i| i % len == 0 || T::order(&values[i - 1], &values[i]).is_ne())
+        .collect()
 }

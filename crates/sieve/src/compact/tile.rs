@@ -3,7 +3,7 @@
 
 use cubecl::prelude::*;
 
-use super::flags::vector_flags;
+use super::flags::{run_start_flags, vector_flags};
 use super::{FlagRule, Rejected};
 use crate::scan::TileBlueprint;
 use crate::scan::tile::{cube_total, unit_vector_index};
@@ -49,28 +49,41 @@ pub fn load_values<E: Numeric, N: Size>(
     }
 }
 
-/// The flags of vector `at`: from the mask, or from `values` (already loaded) by the rule.
+/// The flags of vector `at`: from the mask, or from `values` (vector `at` of `all_values`,
+/// already loaded) by the rule; `RunStart` also reads the element before the vector unless
+/// the vector opens its row (`row_start`).
 #[cube]
+#[allow(clippy::too_many_arguments)]
 pub fn load_flags<E: Numeric, M: Numeric, N: Size>(
+    all_values: &[Vector<E, N>],
     values: Vector<E, N>,
     mask: &[Vector<M, N>],
     threshold: E,
     at: usize,
+    row_start: bool,
     #[comptime] config: CompactConfig,
 ) -> Vector<u32, N> {
-    let m = if comptime!(config.load_mask()) {
-        mask[at]
+    if comptime!(config.rule == FlagRule::RunStart) {
+        let mut before = values;
+        if !row_start {
+            before = all_values[at - 1];
+        }
+        run_start_flags::<E, N>(values, before, row_start, config.compare_in_f32)
     } else {
-        Vector::new(M::from_int(0))
-    };
-    vector_flags::<E, M, N>(
-        values,
-        m,
-        threshold,
-        config.rule,
-        config.wide,
-        config.compare_in_f32,
-    )
+        let m = if comptime!(config.load_mask()) {
+            mask[at]
+        } else {
+            Vector::new(M::from_int(0))
+        };
+        vector_flags::<E, M, N>(
+            values,
+            m,
+            threshold,
+            config.rule,
+            config.wide,
+            config.compare_in_f32,
+        )
+    }
 }
 
 /// Loads this unit's vectors of a tile: values into `held` (when the config reads them) and
@@ -98,7 +111,15 @@ pub fn load_tile<E: Numeric, M: Numeric, N: Size>(
         if index < row_vectors {
             let v = load_values::<E, N>(values, row_base + index, config);
             held[k as usize] = v;
-            f = load_flags::<E, M, N>(v, mask, threshold, row_base + index, config);
+            f = load_flags::<E, M, N>(
+                values,
+                v,
+                mask,
+                threshold,
+                row_base + index,
+                index == 0,
+                config,
+            );
         }
         flags[k as usize] = f;
         ranks[k as usize] = f;
@@ -123,7 +144,15 @@ pub fn count_tile<E: Numeric, M: Numeric, N: Size>(
         let index = tile_start + unit_vector_index(k, blueprint);
         if index < row_vectors {
             let v = load_values::<E, N>(values, row_base + index, config);
-            let f = load_flags::<E, M, N>(v, mask, threshold, row_base + index, config);
+            let f = load_flags::<E, M, N>(
+                values,
+                v,
+                mask,
+                threshold,
+                row_base + index,
+                index == 0,
+                config,
+            );
             #[unroll]
             for j in 0..f.vector_size() {
                 count += f.extract(j);
