@@ -337,47 +337,81 @@ fn run_start_flags_match_reference() {
             }
         }
     }
-    // Integers: runs of i32 values, three rows.
+    // Other dtypes (64-bit ones as two radix words), three rows of runs from a pool.
     let (rows, len) = (3, 1031);
-    let values: Vec<i32> = (0..rows * len)
-        .map(|i| (i / rng.random_range(1..6usize)) as i32 % 7 - 3)
+    let draws: Vec<usize> = (0..rows * len)
+        .map(|i| (i / rng.random_range(1..6usize)) % pool.len())
         .collect();
-    let flags = reference::run_start_flags(&values, len);
-    let want = reference::compact_rows(&values, &flags, rows, len, Rejected::Drop);
-    let input = upload(&client, &values);
-    let values_out = poisoned(&client, rows * len, POISON_INDEX);
-    let counts = poisoned(&client, rows, POISON_INDEX);
-    compact::compact(
+    let ints = |scale: i64| draws.iter().map(move |&d| d as i64 * scale - 3);
+    run_starts_of(
         &client,
+        Dtype::I32,
+        &ints(1).map(|v| v as i32).collect::<Vec<_>>(),
+        len,
+    );
+    run_starts_of(
+        &client,
+        Dtype::U32,
+        &ints(7).map(|v| v as u32).collect::<Vec<_>>(),
+        len,
+    );
+    if caps.supports(Dtype::I64) {
+        run_starts_of(&client, Dtype::I64, &ints(1 << 40).collect::<Vec<_>>(), len);
+    }
+    if caps.supports(Dtype::F64) {
+        let wide: Vec<f64> = draws.iter().map(|&d| pool[d] as f64).collect();
+        run_starts_of(&client, Dtype::F64, &wide, len);
+    }
+    let _ = seed;
+}
+
+/// `Flags::RunStarts` over `[rows, len]` values of `dtype` against the reference: counts, and
+/// the values' bits.
+fn run_starts_of<T: bytemuck::Pod + sieve::sort::reference::SortKey + Default>(
+    client: &Client,
+    dtype: Dtype,
+    values: &[T],
+    len: usize,
+) {
+    let rows = values.len() / len;
+    let want = reference::compact_rows(
+        values,
+        &reference::run_start_flags(values, len),
+        rows,
+        len,
+        Rejected::Zero,
+    );
+    let input = upload(client, values);
+    let values_out = poisoned(client, values.len(), 0xEEEE_EEEEu32 as u64);
+    let counts = poisoned(client, rows, POISON_INDEX);
+    compact::compact(
+        client,
         Flags::RunStarts,
         CompactIo {
             values: Some(&input),
-            value_dtype: Dtype::I32,
+            value_dtype: dtype,
             values_out: Some(&values_out),
             indices_out: None,
             counts: &counts,
             index_dtype: Dtype::I32,
         },
         CompactProblem { rows, len },
-        Rejected::Drop,
+        Rejected::Zero,
         CompactOptions::default(),
     )
-    .unwrap_or_else(|e| panic!("seed {seed}: i32 runs: {e}"));
+    .unwrap_or_else(|e| panic!("{dtype} runs: {e}"));
     let want_counts: Vec<i32> = want.counts.iter().map(|&c| c as i32).collect();
     assert_same(
-        &download(&client, counts, rows),
+        &download(client, counts, rows),
         &want_counts,
-        "i32 runs: counts",
+        &format!("{dtype} runs: counts"),
     );
-    let want_values: Vec<i32> = want
-        .values
-        .iter()
-        .map(|v| v.unwrap_or(POISON_INDEX))
-        .collect();
-    assert_same(
-        &download(&client, values_out, rows * len),
-        &want_values,
-        &format!("seed {seed}: i32 runs: values"),
+    let want_values: Vec<T> = want.values.iter().map(|v| v.unwrap()).collect();
+    let got: Vec<T> = download(client, values_out, values.len());
+    assert_eq!(
+        bytemuck::cast_slice::<T, u8>(&got),
+        bytemuck::cast_slice::<T, u8>(&want_values),
+        "{dtype} runs: values (bits)"
     );
 }
 

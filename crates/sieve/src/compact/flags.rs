@@ -4,6 +4,7 @@
 use cubecl::prelude::*;
 
 use super::FlagRule;
+use crate::radix::keys::{KeyKind, radix_key, wide_radix_word};
 
 /// The flag of one element: the mask element is not zero, `value` compares true with
 /// `threshold` (IEEE: NaN compares false except for `NotEqual`; in f32 when `in_f32`), or
@@ -85,16 +86,17 @@ pub fn vector_flags<E: Numeric, M: Numeric, N: Size>(
     flags
 }
 
-/// `RunStart` flags of one vector of `N` elements: 1 where an element differs from the one
-/// before it (for the first, the last element of `before`, the vector before this one;
-/// `row_start`: the vector opens its row, so its first element is flagged whatever `before`
-/// holds).
+/// `RunStart` flags of one vector of `N` elements: 1 where an element's radix key (`kind`:
+/// the sort's order, so NaNs are equal and -0.0 equals +0.0; bit tests, which no compiler's
+/// no-NaN assumption can fold) differs from the one before it (for the first, the last
+/// element of `before`, the vector before this one; `row_start`: the vector opens its row, so
+/// its first element is flagged whatever `before` holds).
 #[cube]
 pub fn run_start_flags<E: Numeric, N: Size>(
     values: Vector<E, N>,
     before: Vector<E, N>,
     row_start: bool,
-    #[comptime] in_f32: bool,
+    #[comptime] kind: KeyKind,
 ) -> Vector<u32, N> {
     let mut flags = Vector::<u32, N>::new(0u32);
     // The last element of `before` (unrolled: the extracts before it fold away).
@@ -106,21 +108,28 @@ pub fn run_start_flags<E: Numeric, N: Size>(
     #[unroll]
     for j in 0..flags.vector_size() {
         let value = values.extract(j);
-        let same = if in_f32 {
-            same_value::<f32>(f32::cast_from(value), f32::cast_from(previous))
-        } else {
-            same_value::<E>(value, previous)
-        };
         let first = row_start && j == 0;
-        flags.insert(j, u32::cast_from(first || !same));
+        flags.insert(
+            j,
+            u32::cast_from(first || !same_key::<E>(value, previous, kind)),
+        );
         previous = value;
     }
     flags
 }
 
-/// Equal in sieve's order: IEEE equality (so -0.0 equals +0.0), and every NaN equals every
-/// other (`!(x == x)` holds for NaN alone; integers never take that branch's truth).
+/// Two values have the same radix key (64-bit values: both radix words).
 #[cube]
-fn same_value<T: Numeric>(a: T, b: T) -> bool {
-    a == b || (!(a == a) && !(b == b))
+fn same_key<E: Numeric>(a: E, b: E, #[comptime] kind: KeyKind) -> bool {
+    if comptime!(kind.wide()) {
+        let (a, b) = (u64::reinterpret(a), u64::reinterpret(b));
+        let (a_low, a_high) = (u32::cast_from(a), u32::cast_from(a >> 32u64));
+        let (b_low, b_high) = (u32::cast_from(b), u32::cast_from(b >> 32u64));
+        wide_radix_word(a_low, a_high, kind, true, false)
+            == wide_radix_word(b_low, b_high, kind, true, false)
+            && wide_radix_word(a_low, a_high, kind, false, false)
+                == wide_radix_word(b_low, b_high, kind, false, false)
+    } else {
+        radix_key::<E>(a, kind, false) == radix_key::<E>(b, kind, false)
+    }
 }

@@ -256,7 +256,7 @@ pub(crate) fn write_flags_kernel<E: Numeric, M: Numeric, N: Size>(
         terminate!();
     }
     let v = load_values::<E, N>(values, index, config);
-    let row_start = index % row_vectors == 0;
+    let row_start = index.is_multiple_of(row_vectors);
     flags[index] = load_flags::<E, M, N>(
         values,
         v,

@@ -20,6 +20,7 @@ use crate::common::buffers::BufferRules;
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
 use crate::common::lookback::Workspace;
+use crate::radix::keys::KeyKind;
 use crate::scan::launch::{check_tuning, scan_with, vector_size_for};
 use crate::scan::{ScanKind, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
 use crate::{DeviceCaps, Dtype, SieveError};
@@ -428,6 +429,7 @@ impl<'a> Run<'a> {
             rule: self.rule,
             wide: self.io.value_dtype.size_bytes() == 8,
             compare_in_f32: matches!(self.io.value_dtype, Dtype::F16 | Dtype::BF16),
+            run_key: (self.rule == FlagRule::RunStart).then(|| KeyKind::of(self.io.value_dtype)),
             write_values: self.io.values_out.is_some(),
             write_indices: self.io.indices_out.is_some(),
             rejected,

@@ -5,6 +5,7 @@ use cubecl::prelude::*;
 
 use super::flags::{run_start_flags, vector_flags};
 use super::{FlagRule, Rejected};
+use crate::radix::keys::KeyKind;
 use crate::scan::TileBlueprint;
 use crate::scan::tile::{cube_total, unit_vector_index};
 
@@ -16,6 +17,9 @@ pub struct CompactConfig {
     pub wide: bool,
     /// Comparisons run in f32 (f16 and bf16 values: exact widening).
     pub compare_in_f32: bool,
+    /// `RunStart` compares neighbours by their radix keys of this kind; `None` for the other
+    /// rules.
+    pub run_key: Option<KeyKind>,
     /// Survivors' values are written.
     pub write_values: bool,
     /// Survivors' positions are written.
@@ -68,7 +72,7 @@ pub fn load_flags<E: Numeric, M: Numeric, N: Size>(
         if !row_start {
             before = all_values[at - 1];
         }
-        run_start_flags::<E, N>(values, before, row_start, config.compare_in_f32)
+        run_start_flags::<E, N>(values, before, row_start, config.run_key.unwrap())
     } else {
         let m = if comptime!(config.load_mask()) {
             mask[at]
