@@ -96,6 +96,13 @@ d)
   pack d
   timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=sets > "$OUT/torch.txt" 2>&1
   echo "== torch rc=$? at ${SECONDS}s"; grep unique "$OUT/torch.txt"
+  pack d
+  # Issue 16 (after `c`): the Vulkan copy's speed by buffer size, each size in a fresh process
+  # (the pool's pages grow with it): where between 2^24 (2.5 TB/s) and 2^28 (1.3) it falls.
+  for e in 25 26 27; do
+    timeout 40 .gpu/sieve-bench-vknr --no-burn --runs 10 --case copy:$((1 << e)):f32 > "$OUT/vk-copy-$e.txt" 2>&1
+    grep -E "buffer of|^copy" "$OUT/vk-copy-$e.txt" | cut -c1-110
+  done
   ;;
 *) echo "usage: $0 <a|b|c|d>"; exit 2 ;;
 esac
