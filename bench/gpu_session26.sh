@@ -25,9 +25,11 @@
 #      memcheck over `compact::run_start` and `sets::unique`, racecheck over
 #      `compact::run_start`; then (GPU quiet) unique 2^24 / 2^28 through the Burn op and
 #      torch's set rows in the same call. Files: d.tgz.
+#   e  racecheck over `topk::` (without `dtypes_sort`) as three processes, within 420 s (b's
+#      single process ran out of time). Files: e.tgz.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]): suite-cuda, suite-vulkan, sieve-bench-cuda,
 # sieve-bench-vknr (c: bench/vulkan_robustness/build.sh).
-# usage: [LIMIT=270] bash bench/gpu_session26.sh <a|b|c|d>
+# usage: [LIMIT=270] bash bench/gpu_session26.sh <a|b|c|d|e>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -104,6 +106,16 @@ d)
     grep -E "buffer of|^copy" "$OUT/vk-copy-$e.txt" | cut -c1-110
   done
   ;;
-*) echo "usage: $0 <a|b|c|d>"; exit 2 ;;
+e)
+  for g in 0 1 2; do
+    mapfile -t n < <(.gpu/suite-cuda --list topk:: 2>/dev/null | grep ': test$' | sed 's/: test$//' \
+      | grep -v dtypes_sort | awk -v g=$g 'NR%3==g')
+    SIEVE_PROP_CASES=20 timeout 420 compute-sanitizer --tool racecheck --error-exitcode 9 \
+      .gpu/suite-cuda --exact --test-threads 2 "${n[@]}" > $OUT/racecheck-topk-$g.txt 2>&1 &
+  done
+  wait
+  for f in $OUT/racecheck-topk-*.txt; do echo "== $f $(grep -c ' ok$' $f) ok"; summary $f; done
+  ;;
+*) echo "usage: $0 <a|b|c|d|e>"; exit 2 ;;
 esac
 pack $1
