@@ -304,7 +304,7 @@ fn run_start_flags_match_reference() {
             }
             let mut sorted = runs.clone();
             for row in sorted.chunks_mut(len) {
-                row.sort_by(|a, b| sieve::sort::reference::SortKey::order(a, b));
+                row.sort_by(sieve::sort::reference::SortKey::order);
             }
             let inputs = [
                 ("runs", runs),

@@ -430,6 +430,23 @@ fn order_statistics_gradients_go_to_the_chosen_element() {
     let grads = values.sum().backward();
     let got: Vec<f32> = x.grad(&grads).unwrap().into_data().iter::<f32>().collect();
     assert_eq!(got, [0.0, 0.0, 1.0], "kthvalue gradient");
+    // `unique` on an Autodiff tensor: the same values, outside the graph (as torch.unique).
+    let x =
+        Tensor::<1>::from_data([2.0, f32::NAN, -0.0, 2.0, 0.0, f32::NAN], &device).require_grad();
+    let got = sieve_burn::unique_with(x, true, true);
+    let values: Vec<u32> = got
+        .values
+        .into_data()
+        .iter::<f32>()
+        .map(f32::to_bits)
+        .collect();
+    assert_eq!(
+        values,
+        [(-0.0f32).to_bits(), 2.0f32.to_bits(), f32::NAN.to_bits()],
+        "unique on Autodiff"
+    );
+    assert_eq!(i64s(got.inverse.unwrap()), [1, 2, 0, 1, 0, 2]);
+    assert_eq!(i64s(got.counts.unwrap()), [2, 2, 2]);
 }
 
 #[test]

@@ -204,17 +204,20 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
     /// Not differentiable (as `torch.unique`): the values leave the graph.
     fn sieve_float_run_starts(
         x: FloatTensor<Self>,
+        positions: bool,
         index_dtype: IntDType,
-    ) -> (FloatTensor<Self>, IntTensor<Self>) {
-        let (values, count) = B::sieve_float_run_starts(Self::inner(x), index_dtype);
-        (Self::from_inner(values), count)
+    ) -> (FloatTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
+        let (values, positions, count) =
+            B::sieve_float_run_starts(Self::inner(x), positions, index_dtype);
+        (Self::from_inner(values), positions, count)
     }
 
     fn sieve_int_run_starts(
         x: IntTensor<Self>,
+        positions: bool,
         index_dtype: IntDType,
-    ) -> (IntTensor<Self>, IntTensor<Self>) {
-        B::sieve_int_run_starts(x, index_dtype)
+    ) -> (IntTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
+        B::sieve_int_run_starts(x, positions, index_dtype)
     }
 
     fn sieve_bool_argwhere(

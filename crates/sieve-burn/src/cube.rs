@@ -60,14 +60,10 @@ impl SieveOps for CubeBackend {
         pad: bool,
         index_dtype: IntDType,
     ) -> (CubeTensor, CubeTensor) {
-        compact_values(
-            compact_op(per_row, pad),
-            x,
-            Some(mask),
-            per_row,
-            pad,
-            index_dtype,
-        )
+        let op = compact_op(per_row, pad);
+        let (values, _, counts) =
+            compact_values(op, x, Some(mask), per_row, pad, false, index_dtype);
+        (values, counts)
     }
 
     fn sieve_int_compact(
@@ -77,22 +73,26 @@ impl SieveOps for CubeBackend {
         pad: bool,
         index_dtype: IntDType,
     ) -> (CubeTensor, CubeTensor) {
-        compact_values(
-            compact_op(per_row, pad),
-            x,
-            Some(mask),
-            per_row,
-            pad,
-            index_dtype,
-        )
+        let op = compact_op(per_row, pad);
+        let (values, _, counts) =
+            compact_values(op, x, Some(mask), per_row, pad, false, index_dtype);
+        (values, counts)
     }
 
-    fn sieve_float_run_starts(x: CubeTensor, index_dtype: IntDType) -> (CubeTensor, CubeTensor) {
-        compact_values("unique", x, None, false, false, index_dtype)
+    fn sieve_float_run_starts(
+        x: CubeTensor,
+        positions: bool,
+        index_dtype: IntDType,
+    ) -> (CubeTensor, CubeTensor, CubeTensor) {
+        compact_values("unique", x, None, false, false, positions, index_dtype)
     }
 
-    fn sieve_int_run_starts(x: CubeTensor, index_dtype: IntDType) -> (CubeTensor, CubeTensor) {
-        compact_values("unique", x, None, false, false, index_dtype)
+    fn sieve_int_run_starts(
+        x: CubeTensor,
+        positions: bool,
+        index_dtype: IntDType,
+    ) -> (CubeTensor, CubeTensor, CubeTensor) {
+        compact_values("unique", x, None, false, false, positions, index_dtype)
     }
 
     fn sieve_float_partition(
@@ -447,7 +447,8 @@ fn compact_op(per_row: bool, pad: bool) -> &'static str {
 }
 
 /// Compacts `x` by `mask` (same shape; `None`: by run starts, each element unequal to the one
-/// before it): the whole tensor in row-major order, or each row of a 2-D `x`. See
+/// before it): the whole tensor in row-major order, or each row of a 2-D `x`; the survivors'
+/// positions too when `positions` (else an empty `[0]` tensor). See
 /// `SieveOps::sieve_float_compact` and `SieveOps::sieve_float_run_starts`.
 fn compact_values(
     op: &str,
@@ -455,8 +456,9 @@ fn compact_values(
     mask: Option<CubeTensor>,
     per_row: bool,
     pad: bool,
+    positions: bool,
     index_dtype: IntDType,
-) -> (CubeTensor, CubeTensor) {
+) -> (CubeTensor, CubeTensor, CubeTensor) {
     let shape = x.meta.shape().clone();
     if let Some(mask) = &mask {
         assert_eq!(
@@ -475,7 +477,13 @@ fn compact_values(
         (1, shape.num_elements())
     };
     let (values_shape, counts_shape) = crate::meta::compact_shapes(&shape, per_row);
+    let indices_shape = if positions {
+        values_shape.clone()
+    } else {
+        Shape::new([0])
+    };
     let values = empty_of(&x, values_shape, x.dtype);
+    let indices = empty_of(&x, indices_shape, index_dtype.into());
     let counts = empty_of(&x, counts_shape, index_dtype.into());
     compact::compact(
         &x.client,
@@ -484,7 +492,7 @@ fn compact_values(
             values: Some(&x.handle),
             value_dtype,
             values_out: Some(&values.handle),
-            indices_out: None,
+            indices_out: positions.then_some(&indices.handle),
             counts: &counts.handle,
             index_dtype: sieve_index_dtype(op, index_dtype),
         },
@@ -493,7 +501,7 @@ fn compact_values(
         CompactOptions::default(),
     )
     .unwrap_or_else(|e| panic!("{op}: {e}"));
-    (values, counts)
+    (values, indices, counts)
 }
 
 /// Stable sort of every row along `dim`: the sorted values (when `keys`) and the source

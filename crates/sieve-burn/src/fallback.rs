@@ -118,8 +118,9 @@ fn run_start_mask<B: Backend, T: Clone>(
 
 pub fn float_run_starts<B: Backend>(
     x: FloatTensor<B>,
+    positions: bool,
     index_dtype: IntDType,
-) -> (FloatTensor<B>, IntTensor<B>) {
+) -> (FloatTensor<B>, IntTensor<B>, IntTensor<B>) {
     let n = x.shape().num_elements();
     let device = x.device();
     let bools = get_device_settings::<B>(&device).bool_dtype;
@@ -132,13 +133,16 @@ pub fn float_run_starts<B: Backend>(
     };
     let slice = |t: FloatTensor<B>, at: Slice| B::float_slice(t, &[at]);
     let mask = run_start_mask::<B, _>(x.clone(), n, &device, slice, unequal);
-    float_compact::<B>(x, mask, false, index_dtype)
+    let at = start_positions::<B>(mask.clone(), positions, index_dtype);
+    let (values, count) = float_compact::<B>(x, mask, false, index_dtype);
+    (values, at, count)
 }
 
 pub fn int_run_starts<B: Backend>(
     x: IntTensor<B>,
+    positions: bool,
     index_dtype: IntDType,
-) -> (IntTensor<B>, IntTensor<B>) {
+) -> (IntTensor<B>, IntTensor<B>, IntTensor<B>) {
     let n = x.shape().num_elements();
     let device = x.device();
     let bools = get_device_settings::<B>(&device).bool_dtype;
@@ -146,7 +150,22 @@ pub fn int_run_starts<B: Backend>(
     let unequal = |a: IntTensor<B>, b: IntTensor<B>| B::int_not_equal(a, b, bools);
     let slice = |t: IntTensor<B>, at: Slice| B::int_slice(t, &[at]);
     let mask = run_start_mask::<B, _>(x.clone(), n, &device, slice, unequal);
-    int_compact::<B>(x, mask, false, index_dtype)
+    let at = start_positions::<B>(mask.clone(), positions, index_dtype);
+    let (values, count) = int_compact::<B>(x, mask, false, index_dtype);
+    (values, at, count)
+}
+
+/// The run starts' positions (`argwhere` of the mask) when asked for, else an empty `[0]`.
+fn start_positions<B: Backend>(
+    mask: BoolTensor<B>,
+    positions: bool,
+    index_dtype: IntDType,
+) -> IntTensor<B> {
+    if positions {
+        argwhere::<B>(mask, index_dtype).0
+    } else {
+        B::int_zeros(Shape::new([0]), &mask.device(), index_dtype)
+    }
 }
 
 /// Each element's destination along `dim` in a stable partition: selected elements to their

@@ -19,10 +19,20 @@ pub fn compact(
     )
 }
 
-/// Run starts' values `[numel]` (`x`'s dtype) and count `[1]`.
-pub fn run_starts(x: &TensorSpec, index_dtype: &IntDType) -> (TensorSpec, TensorSpec) {
+/// Run starts' values `[numel]` (`x`'s dtype), positions (`[numel]`, or `[0]` when not asked
+/// for) and count `[1]`.
+pub fn run_starts(
+    x: &TensorSpec,
+    positions: &bool,
+    index_dtype: &IntDType,
+) -> (TensorSpec, TensorSpec, TensorSpec) {
+    let n = x.shape.num_elements();
     (
-        TensorSpec::new(Shape::new([x.shape.num_elements()]), x.dtype),
+        TensorSpec::new(Shape::new([n]), x.dtype),
+        TensorSpec::new(
+            Shape::new([if *positions { n } else { 0 }]),
+            (*index_dtype).into(),
+        ),
         TensorSpec::new(Shape::new([1]), (*index_dtype).into()),
     )
 }

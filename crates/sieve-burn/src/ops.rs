@@ -122,23 +122,26 @@ pub trait SieveOps: Backend {
 
     /// The first element of every run of equal elements of `x` (row-major; NaNs equal to
     /// each other, -0.0 equal to +0.0), compacted: values `[numel]` (the first `count`
-    /// defined; over sorted `x`, its distinct values) and the count `[1]` of dtype
+    /// defined; over sorted `x`, its distinct values), their row-major positions `[numel]`
+    /// when `positions` (else `[0]`), and the count `[1]`; positions and count of dtype
     /// `index_dtype`.
     #[fusion(meta = meta::run_starts)]
     fn sieve_float_run_starts(
         x: FloatTensor<Self>,
+        positions: bool,
         index_dtype: IntDType,
-    ) -> (FloatTensor<Self>, IntTensor<Self>) {
-        fallback::float_run_starts::<Self>(x, index_dtype)
+    ) -> (FloatTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
+        fallback::float_run_starts::<Self>(x, positions, index_dtype)
     }
 
     /// [`SieveOps::sieve_float_run_starts`] for Int tensors.
     #[fusion(meta = meta::run_starts)]
     fn sieve_int_run_starts(
         x: IntTensor<Self>,
+        positions: bool,
         index_dtype: IntDType,
-    ) -> (IntTensor<Self>, IntTensor<Self>) {
-        fallback::int_run_starts::<Self>(x, index_dtype)
+    ) -> (IntTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
+        fallback::int_run_starts::<Self>(x, positions, index_dtype)
     }
 
     /// Row-major positions of the true elements of `mask`, `[numel]` (the first `count` are

@@ -4,7 +4,7 @@
 //! (PyTorch's: `-inf < ... < -0.0 == +0.0 < ... < +inf < NaN`, every NaN equal to every
 //! other), so unlike `torch.unique`, NaNs form one group and the two zeros another.
 
-use burn::tensor::{AsIndex, Bool, Int, Tensor};
+use burn::tensor::{AsIndex, Int, Tensor};
 
 use crate::SieveKind;
 use crate::tensor::positions;
@@ -198,7 +198,11 @@ fn flat_groups<const D: usize, K: SieveKind>(
 }
 
 /// Group boundaries of `sorted` (equal neighbours, NaNs equal) as values, inverse, counts;
-/// `order`: where each element of `sorted` came from (`None`: the input order itself).
+/// `order`: where each element of `sorted` came from (`None`: the input order itself). One
+/// compaction by run starts gives the values and, for the inverse or counts, where each group
+/// starts: a group's count is the distance to the next start, and an element's group is the
+/// number of starts after position 0 up to it (ones scattered at the starts, summed by
+/// `cumsum`).
 fn groups<const D: usize, K: SieveKind>(
     sorted: Tensor<1, K>,
     order: Option<Tensor<1, Int>>,
@@ -206,34 +210,38 @@ fn groups<const D: usize, K: SieveKind>(
     return_inverse: bool,
     return_counts: bool,
 ) -> Unique<D, K> {
-    if !return_inverse && !return_counts {
-        // Values alone: one compaction that compares neighbours as it reads them.
-        return Unique {
-            values: crate::tensor::run_start_values(sorted),
-            inverse: None,
-            counts: None,
-        };
-    }
     let [n] = sorted.dims();
     let device = sorted.device();
-    let starts = if n == 1 {
-        Tensor::<1, Bool>::from_data([true], &device)
-    } else {
-        let earlier = sorted.clone().narrow(0, 0, n - 1);
-        let later = sorted.clone().narrow(0, 1, n - 1);
-        let both_nan = earlier
-            .clone()
-            .not_equal(earlier.clone())
-            .bool_and(later.clone().not_equal(later.clone()));
-        let new = later.equal(earlier).bool_or(both_nan).bool_not();
-        Tensor::cat(vec![Tensor::<1, Bool>::from_data([true], &device), new], 0)
-    };
-    let group = (return_inverse || return_counts)
-        .then(|| crate::cumsum(starts.clone().int(), 0).sub_scalar(1));
-    let values = crate::mask_select(sorted, starts);
+    let (values, starts) = crate::tensor::run_starts(sorted, return_inverse || return_counts);
     let [m] = values.dims();
+    if m == 1 {
+        // One group (Burn's `narrow` refuses the empty rest).
+        return Unique {
+            values,
+            inverse: return_inverse.then(|| Tensor::<1, Int>::zeros([n], &device).reshape(shape)),
+            counts: return_counts.then(|| Tensor::<1, Int>::from_data([n as i64], &device)),
+        };
+    }
+    let counts = return_counts.then(|| {
+        let starts = starts.clone().expect("asked for above");
+        let ends = Tensor::cat(
+            vec![
+                starts.clone().narrow(0, 1, m - 1),
+                Tensor::<1, Int>::from_data([n as i64], &device),
+            ],
+            0,
+        );
+        ends.sub(starts)
+    });
     let inverse = return_inverse.then(|| {
-        let group = group.clone().expect("made above");
+        let starts = starts.expect("asked for above").narrow(0, 1, m - 1);
+        let marks = Tensor::<1, Int>::zeros([n], &device).scatter(
+            0,
+            starts,
+            Tensor::<1, Int>::ones([m - 1], &device),
+            burn::tensor::IndexingUpdateOp::Add,
+        );
+        let group = crate::cumsum(marks, 0);
         let inverse = match order {
             Some(order) => Tensor::<1, Int>::zeros([n], &device).scatter(
                 0,
@@ -244,14 +252,6 @@ fn groups<const D: usize, K: SieveKind>(
             None => group,
         };
         inverse.reshape(shape)
-    });
-    let counts = return_counts.then(|| {
-        Tensor::<1, Int>::zeros([m], &device).scatter(
-            0,
-            group.expect("made above"),
-            Tensor::<1, Int>::ones([n], &device),
-            burn::tensor::IndexingUpdateOp::Add,
-        )
     });
     Unique {
         values,

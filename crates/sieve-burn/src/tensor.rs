@@ -21,9 +21,14 @@ pub trait SieveKind: Basic {
         pad: bool,
         index_dtype: IntDType,
     ) -> (DispatchTensor, DispatchTensor);
-    /// The first element of each run of equal elements, compacted, and their count.
+    /// The first element of each run of equal elements, compacted, their positions (when
+    /// asked for), and their count.
     #[doc(hidden)]
-    fn run_starts(x: DispatchTensor, index_dtype: IntDType) -> (DispatchTensor, DispatchTensor);
+    fn run_starts(
+        x: DispatchTensor,
+        positions: bool,
+        index_dtype: IntDType,
+    ) -> (DispatchTensor, DispatchTensor, DispatchTensor);
     #[doc(hidden)]
     fn partition(
         x: DispatchTensor,
@@ -84,8 +89,12 @@ impl SieveKind for Float {
     ) -> (DispatchTensor, DispatchTensor) {
         <Dispatch as SieveOps>::sieve_float_compact(x, mask, per_row, pad, index_dtype)
     }
-    fn run_starts(x: DispatchTensor, index_dtype: IntDType) -> (DispatchTensor, DispatchTensor) {
-        <Dispatch as SieveOps>::sieve_float_run_starts(x, index_dtype)
+    fn run_starts(
+        x: DispatchTensor,
+        positions: bool,
+        index_dtype: IntDType,
+    ) -> (DispatchTensor, DispatchTensor, DispatchTensor) {
+        <Dispatch as SieveOps>::sieve_float_run_starts(x, positions, index_dtype)
     }
     fn partition(
         x: DispatchTensor,
@@ -162,8 +171,12 @@ impl SieveKind for Int {
     ) -> (DispatchTensor, DispatchTensor) {
         <Dispatch as SieveOps>::sieve_int_compact(x, mask, per_row, pad, index_dtype)
     }
-    fn run_starts(x: DispatchTensor, index_dtype: IntDType) -> (DispatchTensor, DispatchTensor) {
-        <Dispatch as SieveOps>::sieve_int_run_starts(x, index_dtype)
+    fn run_starts(
+        x: DispatchTensor,
+        positions: bool,
+        index_dtype: IntDType,
+    ) -> (DispatchTensor, DispatchTensor, DispatchTensor) {
+        <Dispatch as SieveOps>::sieve_int_run_starts(x, positions, index_dtype)
     }
     fn partition(
         x: DispatchTensor,
@@ -402,15 +415,20 @@ pub async fn mask_select_async<const D: usize, K: SieveKind>(
 }
 
 /// The first element of every run of equal elements of `x` (NaNs equal, -0.0 == +0.0), in
-/// order: one compaction by run starts and one read of its count.
-pub(crate) fn run_start_values<K: SieveKind>(x: Tensor<1, K>) -> Tensor<1, K> {
+/// order, and their positions in `x` when `positions`: one compaction by run starts and one
+/// read of its count.
+pub(crate) fn run_starts<K: SieveKind>(
+    x: Tensor<1, K>,
+    positions: bool,
+) -> (Tensor<1, K>, Option<Tensor<1, Int>>) {
     check_served("unique", &x, DtypeUse::Values);
     let it = index_dtype(&x);
-    let (values, count) = K::run_starts(x.into_dispatch(), it);
-    let values = Tensor::<1, K>::from_dispatch(values);
+    let (values, at, count) = K::run_starts(x.into_dispatch(), positions, it);
     let n = try_read_sync(read_count(Tensor::from_dispatch(count)))
         .expect("unique: the count could not be read synchronously");
-    first(values, n)
+    let values = first(Tensor::<1, K>::from_dispatch(values), n);
+    let at = positions.then(|| first(Tensor::<1, Int>::from_dispatch(at), n));
+    (values, at)
 }
 
 /// The first `n` elements of a compaction's output, without copying them where the backend

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Written at the end of the twenty-sixth session for the next one (issue 16, item 1).
+#   a  Why buffers a Vulkan process allocates later copy 2.3x slower (`26-c`, `26-d`: a fresh
+#      process copies 2^27 at 3.1 TB/s on its first buffers, 1.33 on the next): the Vulkan
+#      bench built with bench/vulkan_robustness's patch, which now prints every allocation of
+#      1 MiB or more in order, and can round allocations up (`SIEVE_VK_ROUND_MIB`) or make them
+#      dedicated (`SIEVE_VK_DEDICATED=1`). Three 2^27 copy rows in one process, each way; 2^28
+#      then 2^24 each way; the CUDA copy rows beside them. Files: a.tgz.
+# Binaries in .gpu/ (xz; carry [".gpu", ".gl"]): sieve-bench-vknr (bench/vulkan_robustness/
+# build.sh), sieve-bench-cuda.
+# usage: bash bench/gpu_session27.sh a
+set -uo pipefail
+here="$(dirname "$0")"
+source "$here/gpu_prelude.sh"
+stage_out
+case "$1" in
+a)
+  V=.gpu/sieve-bench-vknr C=.gpu/sieve-bench-cuda
+  c24=copy:16777216:f32 c27=copy:134217728:f32 c28=copy:268435456:f32
+  run() {
+    local name=$1; shift
+    echo "== $name ${SIEVE_VK_ROUND_MIB:+round $SIEVE_VK_ROUND_MIB MiB }${SIEVE_VK_DEDICATED:+dedicated} at ${SECONDS}s"
+    timeout 60 "$@" --no-burn --runs 10 > "$OUT/$name.txt" 2>&1
+    grep -E "^\[sieve experiment\] allocation|^copy" "$OUT/$name.txt" | cut -c1-110
+  }
+  run cuda $C --case $c27 --case $c27 --case $c24
+  run vk-27x3 $V --case $c27 --case $c27 --case $c27
+  SIEVE_VK_DEDICATED=1 run vk-27x3-dedicated $V --case $c27 --case $c27 --case $c27
+  SIEVE_VK_ROUND_MIB=2 run vk-27x3-round2 $V --case $c27 --case $c27 --case $c27
+  SIEVE_VK_ROUND_MIB=64 run vk-27x3-round64 $V --case $c27 --case $c27 --case $c27
+  run vk-28-24 $V --case $c28 --case $c24
+  SIEVE_VK_DEDICATED=1 run vk-28-24-dedicated $V --case $c28 --case $c24
+  SIEVE_VK_ROUND_MIB=2 run vk-28-24-round2 $V --case $c28 --case $c24
+  ;;
+*) echo "usage: $0 a"; exit 2 ;;
+esac
+pack $1
