@@ -5,7 +5,10 @@
 #      bench built with bench/vulkan_robustness's patch, which now prints every allocation of
 #      1 MiB or more in order, and can round allocations up (`SIEVE_VK_ROUND_MIB`) or make them
 #      dedicated (`SIEVE_VK_DEDICATED=1`). Three 2^27 copy rows in one process, each way; 2^28
-#      then 2^24 each way; the CUDA copy rows beside them. Files: a.tgz.
+#      then 2^24 each way; the same with CubeCL's pool as one page per allocation
+#      (`SIEVE_BENCH_MEMORY=exclusive`); the sort 2^24 and copy 2^24 with wgpu's task batching
+#      at 1 / 8 / 128 tasks a submission (`CUBECL_WGPU_MAX_TASKS`; 32 by default); the CUDA copy
+#      rows beside them. Files: a.tgz.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]): sieve-bench-vknr (bench/vulkan_robustness/
 # build.sh), sieve-bench-cuda.
 # usage: bash bench/gpu_session27.sh a
@@ -19,9 +22,9 @@ a)
   c24=copy:16777216:f32 c27=copy:134217728:f32 c28=copy:268435456:f32
   run() {
     local name=$1; shift
-    echo "== $name ${SIEVE_VK_ROUND_MIB:+round $SIEVE_VK_ROUND_MIB MiB }${SIEVE_VK_DEDICATED:+dedicated} at ${SECONDS}s"
+    echo "== $name ${SIEVE_VK_ROUND_MIB:+round $SIEVE_VK_ROUND_MIB MiB }${SIEVE_VK_DEDICATED:+dedicated }${SIEVE_BENCH_MEMORY:+pool $SIEVE_BENCH_MEMORY }${CUBECL_WGPU_MAX_TASKS:+tasks $CUBECL_WGPU_MAX_TASKS }at ${SECONDS}s"
     timeout 60 "$@" --no-burn --runs 10 > "$OUT/$name.txt" 2>&1
-    grep -E "^\[sieve experiment\] allocation|^copy" "$OUT/$name.txt" | cut -c1-110
+    grep -E "^\[sieve experiment\] allocation|^(copy|sort_with)" "$OUT/$name.txt" | grep -v skipped | cut -c1-110
   }
   run cuda $C --case $c27 --case $c27 --case $c24
   run vk-27x3 $V --case $c27 --case $c27 --case $c27
@@ -31,6 +34,13 @@ a)
   run vk-28-24 $V --case $c28 --case $c24
   SIEVE_VK_DEDICATED=1 run vk-28-24-dedicated $V --case $c28 --case $c24
   SIEVE_VK_ROUND_MIB=2 run vk-28-24-round2 $V --case $c28 --case $c24
+  SIEVE_BENCH_MEMORY=exclusive run vk-27x3-exclusive $V --case $c27 --case $c27 --case $c27
+  SIEVE_BENCH_MEMORY=exclusive run vk-28-24-exclusive $V --case $c28 --case $c24
+  pack a
+  for t in 1 8 128; do
+    CUBECL_WGPU_MAX_TASKS=$t run vk-sort24-tasks$t $V --case $c24 --case sort_with_indices:16777216:f32
+  done
+  run vk-sort24-tasks32 $V --case $c24 --case sort_with_indices:16777216:f32
   ;;
 *) echo "usage: $0 a"; exit 2 ;;
 esac

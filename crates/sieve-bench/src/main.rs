@@ -75,9 +75,34 @@ struct Cli {
     host_costs: bool,
 }
 
+/// The device the rows run on: Burn's default; on wgpu builds with `SIEVE_BENCH_MEMORY` set
+/// (`exclusive`: one pool page per allocation; `adaptive`: CubeCL's default), a wgpu runtime
+/// initialised with that memory configuration (issue 16's probe of where Vulkan's large
+/// buffers lose).
+fn bench_device() -> burn::tensor::Device {
+    #[cfg(any(feature = "wgpu", feature = "vulkan"))]
+    if let Ok(mode) = std::env::var("SIEVE_BENCH_MEMORY") {
+        use burn::tensor::wgpu::MemoryConfiguration;
+        let config = match mode.as_str() {
+            "exclusive" => MemoryConfiguration::ExclusivePages,
+            "adaptive" => MemoryConfiguration::Adaptive,
+            other => {
+                eprintln!("SIEVE_BENCH_MEMORY={other}: expected exclusive or adaptive");
+                std::process::exit(2)
+            }
+        };
+        eprintln!("wgpu memory configuration: {config:?}");
+        return burn::tensor::Device::wgpu_options()
+            .memory_config(config)
+            .init()
+            .expect("initialise the wgpu runtime with SIEVE_BENCH_MEMORY's configuration");
+    }
+    burn::tensor::Device::default()
+}
+
 fn main() {
     let cli = Cli::parse();
-    let device = burn::tensor::Device::default();
+    let device = bench_device();
     let client = sieve_burn::cube_client(&device).expect("sieve-bench needs a CubeCL device");
     let caps = sieve::DeviceCaps::of(&client);
     if cli.host_costs {
