@@ -9,9 +9,13 @@
 #      (`SIEVE_BENCH_MEMORY=exclusive`); the sort 2^24 and copy 2^24 with wgpu's task batching
 #      at 1 / 8 / 128 tasks a submission (`CUBECL_WGPU_MAX_TASKS`; 32 by default); the CUDA copy
 #      rows beside them. Files: a.tgz.
+#   b  `unique`'s inverse and counts from the run starts' positions (`c64891b`, after `26-d`):
+#      `compact::`, `sets::`, `filter_ops::` through CUDA (3 processes) and Vulkan (2),
+#      memcheck and racecheck over `sets::unique`; then unique 2^28 / 2^24 and torch's set
+#      rows. Files: b.tgz.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]): sieve-bench-vknr (bench/vulkan_robustness/
-# build.sh), sieve-bench-cuda.
-# usage: bash bench/gpu_session27.sh a
+# build.sh), sieve-bench-cuda, suite-cuda, suite-vulkan.
+# usage: bash bench/gpu_session27.sh <a|b>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -42,6 +46,22 @@ a)
   done
   run vk-sort24-tasks32 $V --case $c24 --case sort_with_indices:16777216:f32
   ;;
-*) echo "usage: $0 a"; exit 2 ;;
+b)
+  export LIMIT=${LIMIT:-300}
+  M="compact:: sets:: filter_ops::"
+  split_suite cuda 3 "$M"; split_suite vulkan 2 "$M"
+  sanitize "sets::unique" "sets::unique"
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack b
+  timeout 150 .gpu/sieve-bench-cuda --no-burn --runs 15 --sample-ms 30 --json "$OUT/rows.json" \
+    --case unique:16777216:f32:distinct=1048576 --case unique:268435456:f32:distinct=1048576 \
+    > "$OUT/bench-rows.txt" 2>&1
+  echo "== bench rc=$? at ${SECONDS}s"; grep -E "^(copy|unique)" "$OUT/bench-rows.txt" | cut -c1-200
+  pack b
+  timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=sets > "$OUT/torch.txt" 2>&1
+  echo "== torch rc=$? at ${SECONDS}s"; grep unique "$OUT/torch.txt"
+  ;;
+*) echo "usage: $0 <a|b>"; exit 2 ;;
 esac
 pack $1
