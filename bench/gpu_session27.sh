@@ -54,9 +54,10 @@ b)
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   pack b
-  timeout 150 .gpu/sieve-bench-cuda --no-burn --runs 15 --sample-ms 30 --json "$OUT/rows.json" \
+  timeout 200 .gpu/sieve-bench-cuda --no-burn --runs 15 --sample-ms 30 --json "$OUT/rows.json" \
     --case unique:16777216:f32:distinct=1048576 --case unique:268435456:f32:distinct=1048576 \
-    > "$OUT/bench-rows.txt" 2>&1
+    --case unique:16777216:f32:distinct=1048576,inverse=1 \
+    --case unique:268435456:f32:distinct=1048576,inverse=1 > "$OUT/bench-rows.txt" 2>&1
   echo "== bench rc=$? at ${SECONDS}s"; grep -E "^(copy|unique)" "$OUT/bench-rows.txt" | cut -c1-200
   pack b
   timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=sets > "$OUT/torch.txt" 2>&1

@@ -319,7 +319,15 @@ def set_rows(quick, dev, gen):
         rows.append(row("unique", shape, "f32", {"distinct": distinct}, "torch", floor,
                         timed(lambda: torch.unique(x, sorted=True)) if ok else None,
                         "ok" if ok else "wrong", None if ok else "not strictly ascending"))
-        del x, got
+        # With the inverse and the counts (sieve-bench's `inverse=1`; int64 indices).
+        full = lambda: torch.unique(x, sorted=True, return_inverse=True, return_counts=True)
+        values, inverse, counts = full()
+        ok = bool((values[inverse] == x).all()) and int(counts.sum()) == x.numel()
+        floor = 4 * (x.numel() + values.numel()) + 8 * (x.numel() + values.numel())
+        rows.append(row("unique", shape, "f32", {"distinct": distinct, "inverse": 1}, "torch",
+                        floor, timed(full) if ok else None, "ok" if ok else "wrong",
+                        None if ok else "an inverse or count does not match"))
+        del x, got, values, inverse, counts
         torch.cuda.empty_cache()
     searches = [((1 << 14,), 4096)] if quick else [((1 << 24,), 1 << 20)]
     for shape, m in searches:

@@ -20,28 +20,50 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
             let data: Vec<f32> = (0..n)
                 .map(|_| rng.random_range(0..distinct) as f32)
                 .collect();
-            let mut seen = vec![false; distinct];
-            data.iter().for_each(|&v| seen[v as usize] = true);
+            let mut seen = vec![0i64; distinct];
+            data.iter().for_each(|&v| seen[v as usize] += 1);
             let want: Vec<f32> = (0..distinct)
-                .filter(|&v| seen[v])
+                .filter(|&v| seen[v] > 0)
                 .map(|v| v as f32)
                 .collect();
-            let x = Tensor::<1>::from_data(TensorData::new(data, [n]), bench.device);
-            let floor = 4 * (n + want.len()) as u64;
+            let want_counts: Vec<i64> = seen.iter().copied().filter(|&c| c > 0).collect();
+            // `inverse=1`: `unique_with` with the inverse and the counts too.
+            let full = case.param_or("inverse", 0u32) == 1;
+            let index_bytes = Tensor::<1, Int>::empty([1], bench.device).dtype().size();
+            let x = Tensor::<1>::from_data(TensorData::new(data.clone(), [n]), bench.device);
+            let floor = 4 * (n + want.len()) as u64
+                + if full {
+                    (index_bytes * (n + want.len())) as u64
+                } else {
+                    0
+                };
             let row = bench.row(case, "sieve", floor, &[]);
-            let got: Vec<f32> = sieve_burn::unique(x.clone())
-                .into_data()
-                .iter::<f32>()
-                .collect();
-            let wrong = (got != want).then(|| {
+            let got = sieve_burn::unique_with(x.clone(), full, full);
+            let values: Vec<f32> = got.values.into_data().iter::<f32>().collect();
+            let mut wrong = (values != want).then(|| {
                 format!(
                     "{} values, expected {} distinct ascending",
-                    got.len(),
+                    values.len(),
                     want.len()
                 )
             });
+            if full && wrong.is_none() {
+                // Every element's group holds its value; each value's count is exact.
+                let inverse: Vec<i64> = got.inverse.unwrap().into_data().iter::<i64>().collect();
+                let counts: Vec<i64> = got.counts.unwrap().into_data().iter::<i64>().collect();
+                let bad = data
+                    .iter()
+                    .zip(&inverse)
+                    .position(|(&v, &g)| want.get(g as usize) != Some(&v));
+                wrong = match bad {
+                    Some(i) => Some(format!("inverse[{i}] = {} holds another value", inverse[i])),
+                    None => crate::report::mismatch(&counts, &want_counts),
+                };
+            }
             vec![row.checked(wrong, || {
-                bench.time_sieve_burn(case, || drop(sieve_burn::unique(x.clone())))
+                bench.time_sieve_burn(case, || {
+                    drop(sieve_burn::unique_with(x.clone(), full, full))
+                })
             })]
         }
         Op::Searchsorted => {
