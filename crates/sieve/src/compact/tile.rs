@@ -90,6 +90,23 @@ pub fn load_flags<E: Numeric, M: Numeric, N: Size>(
     }
 }
 
+/// Vector `index` of the row at `row_base` (zeros when the config reads no values) and its
+/// flags.
+#[cube]
+fn load_vector<E: Numeric, M: Numeric, N: Size>(
+    values: &[Vector<E, N>],
+    mask: &[Vector<M, N>],
+    threshold: E,
+    row_base: usize,
+    index: usize,
+    #[comptime] config: CompactConfig,
+) -> (Vector<E, N>, Vector<u32, N>) {
+    let at = row_base + index;
+    let v = load_values::<E, N>(values, at, config);
+    let f = load_flags::<E, M, N>(values, v, mask, threshold, at, index == 0, config);
+    (v, f)
+}
+
 /// Loads this unit's vectors of a tile: values into `held` (when the config reads them) and
 /// flags into `flags` and `ranks` (which [`crate::scan::tile::scan_registers`] then ranks).
 /// Elements past the row's end get flag 0.
@@ -113,17 +130,10 @@ pub fn load_tile<E: Numeric, M: Numeric, N: Size>(
         let index = tile_start + unit_vector_index(k, blueprint);
         let mut f = Vector::<u32, N>::new(0u32);
         if index < row_vectors {
-            let v = load_values::<E, N>(values, row_base + index, config);
+            let (v, vector_flags) =
+                load_vector::<E, M, N>(values, mask, threshold, row_base, index, config);
             held[k as usize] = v;
-            f = load_flags::<E, M, N>(
-                values,
-                v,
-                mask,
-                threshold,
-                row_base + index,
-                index == 0,
-                config,
-            );
+            f = vector_flags;
         }
         flags[k as usize] = f;
         ranks[k as usize] = f;
@@ -147,16 +157,7 @@ pub fn count_tile<E: Numeric, M: Numeric, N: Size>(
     for k in 0..blueprint.vectors_per_unit {
         let index = tile_start + unit_vector_index(k, blueprint);
         if index < row_vectors {
-            let v = load_values::<E, N>(values, row_base + index, config);
-            let f = load_flags::<E, M, N>(
-                values,
-                v,
-                mask,
-                threshold,
-                row_base + index,
-                index == 0,
-                config,
-            );
+            let (_, f) = load_vector::<E, M, N>(values, mask, threshold, row_base, index, config);
             #[unroll]
             for j in 0..f.vector_size() {
                 count += f.extract(j);
