@@ -131,6 +131,9 @@ impl Row {
 pub struct Report {
     device: String,
     backend: String,
+    /// What sieve read of the device (`DeviceCaps`): plane width and operations, forward
+    /// progress, shared memory, ...; so a row's strategy and tuning can be told from the file.
+    caps: String,
     command: String,
     rows: Vec<Row>,
 }
@@ -140,6 +143,7 @@ impl Report {
         Report {
             device: caps.device_name.clone(),
             backend: backend_name(caps),
+            caps: format!("{caps:?}"),
             command,
             rows: Vec::new(),
         }
@@ -156,6 +160,7 @@ impl Report {
             .find(|r| r.implementation == "copy")
             .and_then(|r| r.gbps);
         println!("device: {} ({})", self.device, self.backend);
+        println!("caps: {}", self.caps);
         println!(
             "{:<12} {:<14} {:<5} {:<44} {:<6} {:>10} {:>10} {:>10} {:>8} {:>7} {:>9}  status",
             "op",
