@@ -336,6 +336,49 @@ fn unique_and_unique_consecutive_match_the_reference() {
     }
 }
 
+/// `unique` between fused element-wise ops (Fusion records the run-start op's output shapes
+/// before it runs: values `[n]`, positions `[n]` or `[0]`, count `[1]`): its input made by
+/// fused ops, its outputs fed to more.
+#[test]
+fn unique_between_fused_ops() {
+    let _device = serial();
+    let device = Device::default();
+    let raw: Vec<f32> = (0..4099).map(|i| ((i * 7919) % 97) as f32 - 40.0).collect();
+    let x = Tensor::<1>::from_data(TensorData::new(raw.clone(), [raw.len()]), &device);
+    let made: Vec<f32> = raw.iter().map(|v| v * 2.0 + 1.0).collect();
+    let want = unique_reference(&made);
+    let got = sieve_burn::unique_with(x.mul_scalar(2.0).add_scalar(1.0), true, true);
+    let values: Vec<f32> = got
+        .values
+        .sub_scalar(1.0)
+        .into_data()
+        .iter::<f32>()
+        .collect();
+    let want_values: Vec<f32> = want.0.iter().map(|v| v - 1.0).collect();
+    assert_eq!(
+        values, want_values,
+        "unique of fused input, fed to a fused op"
+    );
+    assert_eq!(
+        i64s(got.inverse.unwrap().add_scalar(1)),
+        want.1.iter().map(|g| g + 1).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        i64s(got.counts.unwrap().mul_scalar(2)),
+        want.2.iter().map(|c| c * 2).collect::<Vec<_>>()
+    );
+    let alone: Vec<f32> = sieve_burn::unique(
+        Tensor::<1>::from_data(TensorData::new(raw.clone(), [raw.len()]), &device).neg(),
+    )
+    .neg()
+    .into_data()
+    .iter::<f32>()
+    .collect();
+    let mut want_alone = unique_reference(&raw.iter().map(|v| -v).collect::<Vec<f32>>()).0;
+    want_alone.iter_mut().for_each(|v| *v = -*v);
+    assert_eq!(alone, want_alone, "unique alone between fused negations");
+}
+
 #[test]
 fn searchsorted_and_bucketize_match_the_reference() {
     let _device = serial();
