@@ -7,8 +7,9 @@
 #      dedicated (`SIEVE_VK_DEDICATED=1`). Three 2^27 copy rows in one process, each way; 2^28
 #      then 2^24 each way; the same with CubeCL's pool as one page per allocation
 #      (`SIEVE_BENCH_MEMORY=exclusive`); the sort 2^24 and copy 2^24 with wgpu's task batching
-#      at 1 / 8 / 128 tasks a submission (`CUBECL_WGPU_MAX_TASKS`; 32 by default); the CUDA copy
-#      rows beside them. Files: a.tgz.
+#      at 1 / 8 / 128 tasks a submission (`CUBECL_WGPU_MAX_TASKS`; 32 by default); Lsd 2^24
+#      with the plane ranker or the one-bit splits, 1 or 8 count copies, keys read again or
+#      held, through Vulkan and CUDA; the CUDA copy rows beside them. Files: a.tgz.
 #   b  `unique`'s inverse and counts from the run starts' positions (`c64891b`, after `26-d`):
 #      `compact::`, `sets::`, `filter_ops::` through CUDA (3 processes) and Vulkan (2),
 #      memcheck and racecheck over `sets::unique`; then unique 2^28 / 2^24 and torch's set
@@ -45,6 +46,12 @@ a)
     CUBECL_WGPU_MAX_TASKS=$t run vk-sort24-tasks$t $V --case $c24 --case sort_with_indices:16777216:f32
   done
   run vk-sort24-tasks32 $V --case $c24 --case sort_with_indices:16777216:f32
+  # Which of Lsd's parts Vulkan loses on: the plane ranker against the one-bit splits
+  # (`planes=0`), the per-tile counts' copies (`lsd_parts`), the keys read again (`reread`);
+  # the same rows through CUDA.
+  S=sort_with_indices:16777216:f32:raw=lsd,planes=0/1,lsd_parts=1/8,reread=0/1
+  run vk-lsd-parts $V --case $c24 --case $S
+  run cuda-lsd-parts $C --case $c24 --case $S
   ;;
 b)
   export LIMIT=${LIMIT:-300}

@@ -521,7 +521,7 @@ fn check_sorted(
 /// defaults, a value or several split by `/`. Each with the values it took; one `([], None)`
 /// when the case names none.
 fn sort_tunings(case: &Case, client: &Client) -> Vec<Swept<SortTuning>> {
-    const KEYS: [&str; 9] = [
+    const KEYS: [&str; 10] = [
         "units",
         "epu",
         "bits",
@@ -531,6 +531,7 @@ fn sort_tunings(case: &Case, client: &Client) -> Vec<Swept<SortTuning>> {
         "parts",
         "lsd_parts",
         "reread",
+        "planes",
     ];
     let base = SortTuning::for_device(&DeviceCaps::of(client));
     case.tunings(&KEYS, |s| SortTuning {
@@ -551,6 +552,9 @@ fn sort_tunings(case: &Case, client: &Client) -> Vec<Swept<SortTuning>> {
         lsd_rereads: s.get("reread").map_or(base.lsd_rereads, |r| r != 0),
         onesweep_rereads: s.get("reread").map_or(base.onesweep_rereads, |r| r != 0),
         keys_only_rereads: s.get("reread").map_or(base.keys_only_rereads, |r| r != 0),
+        // `planes=0`: the one-bit-split ranker a device without plane operations runs (issue
+        // 16: is the plane ranker what Vulkan loses on?).
+        use_planes: s.get("planes").map_or(base.use_planes, |p| p != 0),
         ..base
     })
 }
