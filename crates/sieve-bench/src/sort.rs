@@ -555,6 +555,5 @@ fn sort_tunings(case: &Case, client: &Client) -> Vec<Swept<SortTuning>> {
         // `planes=0`: the one-bit-split ranker a device without plane operations runs (issue
         // 16: is the plane ranker what Vulkan loses on?).
         use_planes: s.get("planes").map_or(base.use_planes, |p| p != 0),
-        ..base
     })
 }
