@@ -12,8 +12,9 @@
 #      held, through Vulkan and CUDA; the CUDA copy rows beside them. Files: a.tgz.
 #   b  `unique`'s inverse and counts from the run starts' positions (`c64891b`, after `26-d`):
 #      `compact::`, `sets::`, `filter_ops::` through CUDA (3 processes) and Vulkan (2),
-#      memcheck and racecheck over `sets::unique`; then unique 2^28 / 2^24 and torch's set
-#      rows. Files: b.tgz.
+#      memcheck and racecheck over `sets::unique`; then unique 2^28 / 2^24 (with and without
+#      the inverse), searchsorted 2^24 into 2^20 at the raw tunings (lock-step probes, queries a
+#      unit, splitters) and torch's set rows. Files: b.tgz.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]): sieve-bench-vknr (bench/vulkan_robustness/
 # build.sh), sieve-bench-cuda, suite-cuda, suite-vulkan.
 # usage: bash bench/gpu_session27.sh <a|b>
@@ -64,11 +65,13 @@ b)
   timeout 200 .gpu/sieve-bench-cuda --no-burn --runs 15 --sample-ms 30 --json "$OUT/rows.json" \
     --case unique:16777216:f32:distinct=1048576 --case unique:268435456:f32:distinct=1048576 \
     --case unique:16777216:f32:distinct=1048576,inverse=1 \
-    --case unique:268435456:f32:distinct=1048576,inverse=1 > "$OUT/bench-rows.txt" 2>&1
-  echo "== bench rc=$? at ${SECONDS}s"; grep -E "^(copy|unique)" "$OUT/bench-rows.txt" | cut -c1-200
+    --case unique:268435456:f32:distinct=1048576,inverse=1 \
+    --case searchsorted:16777216:f32:keys=1048576,lockstep=0/1,per_unit=4/8/16,splitters=1024/2048 \
+    > "$OUT/bench-rows.txt" 2>&1
+  echo "== bench rc=$? at ${SECONDS}s"; grep -E "^(copy|unique|searchsorted)" "$OUT/bench-rows.txt" | cut -c1-200
   pack b
   timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=sets > "$OUT/torch.txt" 2>&1
-  echo "== torch rc=$? at ${SECONDS}s"; grep unique "$OUT/torch.txt"
+  echo "== torch rc=$? at ${SECONDS}s"; grep -E "unique|searchsorted" "$OUT/torch.txt"
   ;;
 *) echo "usage: $0 <a|b>"; exit 2 ;;
 esac

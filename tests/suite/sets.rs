@@ -336,6 +336,146 @@ fn unique_and_unique_consecutive_match_the_reference() {
     }
 }
 
+/// The raw search at other tunings (the lock-step probes, 1 / 3 / 32 queries a unit, few
+/// splitters) against the reference: empty, one-key and odd sequences, ties, NaN, -0.0,
+/// queries not filling a cube, both `right`s, f32 and i32.
+#[test]
+fn searchsorted_tunings_match_the_reference() {
+    let _device = serial();
+    let client = sieve_burn::cube_client(&Device::default()).expect("a CubeCL test device");
+    let caps = sieve::DeviceCaps::of(&client);
+    let (mut rng, seed) = rng("searchsorted_tunings_match_the_reference");
+    let base = sieve::search::SearchTuning::for_device(&caps);
+    let tunings = [
+        sieve::search::SearchTuning {
+            lockstep: true,
+            ..base
+        },
+        sieve::search::SearchTuning {
+            lockstep: true,
+            queries_per_unit: 3,
+            max_splitters: 64,
+            ..base
+        },
+        sieve::search::SearchTuning {
+            lockstep: false,
+            queries_per_unit: 1,
+            ..base
+        },
+        sieve::search::SearchTuning {
+            lockstep: true,
+            queries_per_unit: 32,
+            units_per_cube: caps.cube_units(64),
+            ..base
+        },
+    ];
+    let pool = [f32::NAN, -0.0, 0.0, 1.5, -1.5, f32::INFINITY, 2.0, 3.0];
+    for keys in [0usize, 1, 2, 5, 1000, 4099, 70000] {
+        let mut sorted: Vec<f32> = (0..keys)
+            .map(|i| {
+                if i % 3 == 0 {
+                    pool[rng.random_range(0..pool.len())]
+                } else {
+                    rng.random_range(-4.0f32..4.0)
+                }
+            })
+            .collect();
+        sorted.sort_by(SortKey::order);
+        let queries: Vec<f32> = (0..3001)
+            .map(|i| match (i % 4, keys) {
+                (0, k) if k > 0 => sorted[rng.random_range(0..k)],
+                (1, _) => pool[rng.random_range(0..pool.len())],
+                _ => rng.random_range(-5.0f32..5.0),
+            })
+            .collect();
+        let ints: Vec<i32> = sorted
+            .iter()
+            .map(|v| {
+                if v.is_nan() {
+                    i32::MAX
+                } else {
+                    (v * 3.0) as i32
+                }
+            })
+            .collect();
+        let int_queries: Vec<i32> = queries
+            .iter()
+            .map(|v| {
+                if v.is_nan() {
+                    i32::MAX
+                } else {
+                    (v * 3.0) as i32
+                }
+            })
+            .collect();
+        let mut int_sorted = ints.clone();
+        int_sorted.sort();
+        for tuning in tunings {
+            for right in [false, true] {
+                let case = format!("seed {seed}: {keys} keys, {tuning:?}, right={right}");
+                let want: Vec<i64> = queries
+                    .iter()
+                    .map(|q| search_reference(&sorted, q, right))
+                    .collect();
+                assert_eq!(
+                    raw_search(&client, &sorted, &queries, sieve::Dtype::F32, right, tuning),
+                    want,
+                    "{case}: f32"
+                );
+                let want: Vec<i64> = int_queries
+                    .iter()
+                    .map(|q| search_reference(&int_sorted, q, right))
+                    .collect();
+                assert_eq!(
+                    raw_search(
+                        &client,
+                        &int_sorted,
+                        &int_queries,
+                        sieve::Dtype::I32,
+                        right,
+                        tuning
+                    ),
+                    want,
+                    "{case}: i32"
+                );
+            }
+        }
+    }
+}
+
+/// One raw `searchsorted_with` into i32 positions, read back as i64.
+fn raw_search<T: bytemuck::Pod>(
+    client: &cubecl::prelude::Client,
+    sorted: &[T],
+    queries: &[T],
+    dtype: sieve::Dtype,
+    right: bool,
+    tuning: sieve::search::SearchTuning,
+) -> Vec<i64> {
+    let keys = crate::common::upload(client, sorted);
+    let asked = crate::common::upload(client, queries);
+    let out = crate::common::poisoned(client, queries.len(), -7i32);
+    sieve::search::searchsorted_with(
+        client,
+        sieve::search::SearchIo {
+            sorted: &keys,
+            queries: &asked,
+            dtype,
+            out: &out,
+            index_dtype: sieve::Dtype::I32,
+        },
+        sorted.len(),
+        queries.len(),
+        right,
+        tuning,
+    )
+    .expect("a valid search");
+    crate::common::download::<i32>(client, out, queries.len())
+        .into_iter()
+        .map(i64::from)
+        .collect()
+}
+
 /// `unique` between fused element-wise ops (Fusion records the run-start op's output shapes
 /// before it runs: values `[n]`, positions `[n]` or `[0]`, count `[1]`): its input made by
 /// fused ops, its outputs fed to more.

@@ -83,8 +83,91 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
             let search = || sieve_burn::searchsorted(seq.clone(), q.clone(), false);
             let got: Vec<i64> = search().into_data().iter::<i64>().collect();
             let wrong = crate::report::mismatch(&got, &want);
-            vec![row.checked(wrong, || bench.time_sieve_burn(case, || drop(search())))]
+            let mut rows =
+                vec![row.checked(wrong, || bench.time_sieve_burn(case, || drop(search())))];
+            rows.extend(raw_searches(
+                case,
+                bench,
+                &keys_of(&seq),
+                &keys_of(&q),
+                &want,
+            ));
+            rows
         }
         op => panic!("sets bench: {op} is not a set op"),
     }
+}
+
+/// A tensor's f32 values, back on the host (to upload as raw buffers).
+fn keys_of(t: &Tensor<1>) -> Vec<f32> {
+    t.clone().into_data().iter::<f32>().collect()
+}
+
+/// Raw `searchsorted_with` rows (i32 positions), one per combination of the case's tuning
+/// params: `lockstep=0/1`, `per_unit=` (queries a unit), `splitters=` (the most a cube holds),
+/// `units=`; none where the case names none of them.
+fn raw_searches(
+    case: &Case,
+    bench: &Bench<'_>,
+    keys: &[f32],
+    queries: &[f32],
+    want: &[i64],
+) -> Vec<Row> {
+    let client = bench.client;
+    let base = sieve::search::SearchTuning::for_device(&sieve::DeviceCaps::of(client));
+    let tunings = case.tunings(&["lockstep", "per_unit", "splitters", "units"], |s| {
+        sieve::search::SearchTuning {
+            lockstep: s.get("lockstep").map_or(base.lockstep, |v| v != 0),
+            queries_per_unit: s.get("per_unit").unwrap_or(base.queries_per_unit),
+            max_splitters: s.get("splitters").unwrap_or(base.max_splitters),
+            units_per_cube: s.get("units").unwrap_or(base.units_per_cube),
+        }
+    });
+    let sorted = client.create_from_slice(bytemuck::cast_slice(keys));
+    let asked = client.create_from_slice(bytemuck::cast_slice(queries));
+    let out = client.empty(4 * queries.len().max(1));
+    let floor = 4 * (keys.len() + queries.len()) as u64 + 4 * queries.len() as u64;
+    tunings
+        .into_iter()
+        .filter_map(|(swept, tuning)| {
+            let tuning = tuning?;
+            let params: Vec<(&str, &str)> = swept.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let row = bench.row(
+                case,
+                "sieve",
+                floor,
+                &[[("strategy", "raw")].as_slice(), &params].concat(),
+            );
+            let search = || {
+                sieve::search::searchsorted_with(
+                    client,
+                    sieve::search::SearchIo {
+                        sorted: &sorted,
+                        queries: &asked,
+                        dtype: sieve::Dtype::F32,
+                        out: &out,
+                        index_dtype: sieve::Dtype::I32,
+                    },
+                    keys.len(),
+                    queries.len(),
+                    false,
+                    tuning,
+                )
+            };
+            Some(match search() {
+                Err(e) => row.untimed("skipped", e.to_string()),
+                Ok(()) => {
+                    let bytes = client.read_one(out.clone()).expect("read the positions");
+                    let got: Vec<i64> =
+                        bytemuck::cast_slice::<u8, i32>(&bytes[..4 * queries.len()])
+                            .iter()
+                            .map(|&p| i64::from(p))
+                            .collect();
+                    row.checked(crate::report::mismatch(&got, want), || {
+                        bench.time_raw(|| search().expect("searched once already"))
+                    })
+                }
+            })
+        })
+        .collect()
 }

@@ -6,7 +6,9 @@
 //! search of those splitters and then of its block in global memory: `log2(keys / 2048)`
 //! probes of global memory a query where a plain binary search makes `log2(keys)` (the
 //! ninth session's kernel lost to torch at 2^24 queries into 2^20 keys, 1.19 against
-//! 0.94 ms). 64-bit keys search global memory only.
+//! 0.94 ms). 64-bit keys search global memory only. [`SearchTuning`] holds the shape
+//! (units, queries a unit, splitters) and `lockstep`: a unit's queries probe global memory
+//! one step each in turn, so that many loads are in flight (not yet measured on a GPU, so off).
 //!
 //! The sequence must be ascending in that order (not checked: an unsorted one gives some
 //! position, never a read out of bounds). Every dtype: the 8-, 16- and 32-bit ones where the
@@ -36,15 +38,36 @@ pub struct SearchIo<'a> {
     pub index_dtype: Dtype,
 }
 
-/// Units of a search cube (fewer where a cube may not have them).
-const SEARCH_UNITS: u32 = 256;
+/// The shape of a search (plain data; [`SearchTuning::for_device`] gives the defaults).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchTuning {
+    /// Units of a search cube (at most what a cube may have).
+    pub units_per_cube: u32,
+    /// Queries each unit answers (1..=32): a cube's splitters serve `units * this` queries.
+    pub queries_per_unit: u32,
+    /// The most splitters a cube holds (a power of two; fewer where a quarter of the shared
+    /// memory holds fewer; at least one per unit): 2048 (8 KiB of keys) leave a sequence of
+    /// 2^20 keys 9 probes in global memory instead of 20, and one of up to 2048 keys sits
+    /// whole in shared memory.
+    pub max_splitters: u32,
+    /// A unit's queries probe their blocks in global memory in lock-step, one probe of each
+    /// query a step (that many loads in flight a unit), instead of one query after another.
+    /// Off by default until measured on a GPU.
+    pub lockstep: bool,
+}
 
-/// Queries each unit answers: a cube's splitters serve `units * QUERIES_PER_UNIT` queries.
-const QUERIES_PER_UNIT: u32 = 8;
-
-/// The most splitters a cube holds (8 KiB of keys): a sequence of 2^20 keys leaves 9 probes in
-/// global memory instead of 20, and one of up to 2048 keys sits whole in shared memory.
-const SPLITTERS: u32 = 2048;
+impl SearchTuning {
+    /// 256 units (fewer where a cube may not have them), 8 queries a unit, up to 2048
+    /// splitters, one query after another.
+    pub fn for_device(caps: &DeviceCaps) -> Self {
+        SearchTuning {
+            units_per_cube: caps.cube_units(256),
+            queries_per_unit: 8,
+            max_splitters: 2048,
+            lockstep: false,
+        }
+    }
+}
 
 /// Compile-time shape of a search cube.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -56,6 +79,8 @@ struct SearchLayout {
     /// Splitter keys a cube holds in shared memory (a multiple of the units; 32-bit-or-less
     /// keys only): the last key of each of the sequence's blocks of `stride` elements.
     splitters: u32,
+    /// [`SearchTuning::lockstep`].
+    lockstep: bool,
 }
 
 /// Whether sequence key `key` comes before query `query` (is counted).
@@ -78,6 +103,7 @@ fn search_kernel<K: Numeric, I: Numeric>(
     keys: usize,
     count: usize,
     stride: usize,
+    steps: u32,
     #[comptime] kind: KeyKind,
     #[comptime] right: bool,
     #[comptime] layout: SearchLayout,
@@ -133,8 +159,15 @@ fn search_kernel<K: Numeric, I: Numeric>(
             }
         }
         sync_cube();
+        // Each query's block (its first position and length, empty past the queries) and key.
+        let mut first_of = Array::<usize>::new(comptime!(layout.per_unit as usize));
+        let mut len_of = Array::<usize>::new(comptime!(layout.per_unit as usize));
+        let mut query_of = Array::<u32>::new(comptime!(layout.per_unit as usize));
         #[unroll]
         for e in 0..layout.per_unit {
+            first_of[e as usize] = 0usize;
+            len_of[e as usize] = 0usize;
+            query_of[e as usize] = 0u32;
             let q = first + (e * CUBE_DIM + UNIT_POS) as usize;
             if q < count {
                 let query = radix_key::<K>(queries[q], kind, false);
@@ -150,20 +183,61 @@ fn search_kernel<K: Numeric, I: Numeric>(
                     }
                 }
                 // ...then the query's place in the next block (or the last one).
-                let mut lo = block_lo * stride;
+                let lo = block_lo * stride;
                 let mut hi = (block_lo + 1) * stride;
                 if hi > keys {
                     hi = keys;
                 }
+                first_of[e as usize] = lo;
+                len_of[e as usize] = hi - lo;
+                query_of[e as usize] = query;
+            }
+        }
+        if comptime!(layout.lockstep) {
+            // Every query of the unit one probe a step: `per_unit` independent loads in flight.
+            // `steps` halvings empty a block of `stride` keys (its bit length).
+            for _ in 0..steps {
+                #[unroll]
+                for e in 0..layout.per_unit {
+                    let n = len_of[e as usize];
+                    if n > 0 {
+                        let half = n / 2;
+                        let mid = first_of[e as usize] + half;
+                        let key = radix_key::<K>(sorted[mid], kind, false);
+                        if before(key, query_of[e as usize], right) {
+                            first_of[e as usize] = mid + 1;
+                            len_of[e as usize] = n - half - 1;
+                        } else {
+                            len_of[e as usize] = half;
+                        }
+                    }
+                }
+            }
+        } else {
+            #[unroll]
+            for e in 0..layout.per_unit {
+                let mut lo = first_of[e as usize];
+                let mut hi = lo + len_of[e as usize];
                 while lo < hi {
                     let mid = (lo + hi) / 2;
-                    if before(radix_key::<K>(sorted[mid], kind, false), query, right) {
+                    if before(
+                        radix_key::<K>(sorted[mid], kind, false),
+                        query_of[e as usize],
+                        right,
+                    ) {
                         lo = mid + 1;
                     } else {
                         hi = mid;
                     }
                 }
-                out[q] = I::cast_from(lo);
+                first_of[e as usize] = lo;
+            }
+        }
+        #[unroll]
+        for e in 0..layout.per_unit {
+            let q = first + (e * CUBE_DIM + UNIT_POS) as usize;
+            if q < count {
+                out[q] = I::cast_from(first_of[e as usize]);
             }
         }
     }
@@ -171,7 +245,7 @@ fn search_kernel<K: Numeric, I: Numeric>(
 
 /// Writes, for each of `queries` elements, the number of the `keys` sorted elements that come
 /// before it (`right = false`: strictly less; `right = true`: less or equal). `queries == 0`
-/// launches nothing; `keys == 0` writes zeros.
+/// launches nothing; `keys == 0` writes zeros. The device's default [`SearchTuning`].
 pub fn searchsorted(
     client: &Client,
     io: SearchIo<'_>,
@@ -179,7 +253,35 @@ pub fn searchsorted(
     queries: usize,
     right: bool,
 ) -> Result<(), SieveError> {
+    let tuning = SearchTuning::for_device(&DeviceCaps::of(client));
+    searchsorted_with(client, io, keys, queries, right, tuning)
+}
+
+/// [`searchsorted`] with a given tuning (checked against the device before anything launches).
+pub fn searchsorted_with(
+    client: &Client,
+    io: SearchIo<'_>,
+    keys: usize,
+    queries: usize,
+    right: bool,
+    tuning: SearchTuning,
+) -> Result<(), SieveError> {
     let caps = DeviceCaps::of(client);
+    caps.check_units_per_cube(tuning.units_per_cube)?;
+    if !(1..=32).contains(&tuning.queries_per_unit) {
+        return Err(SieveError::invalid(
+            "tuning.queries_per_unit",
+            tuning.queries_per_unit,
+            "1..=32",
+        ));
+    }
+    if !tuning.max_splitters.is_power_of_two() {
+        return Err(SieveError::invalid(
+            "tuning.max_splitters",
+            tuning.max_splitters,
+            "a power of two",
+        ));
+    }
     let kind = KeyKind::of(io.dtype);
     if !kind.wide() {
         caps.check_dtype(io.dtype)?;
@@ -204,20 +306,25 @@ pub fn searchsorted(
     } else {
         io.dtype.elem_type()
     };
-    let units = caps.cube_units(SEARCH_UNITS);
-    // Splitters: as many as fit a quarter of the shared memory, up to SPLITTERS, at least one
-    // per unit (a multiple of the units: powers of two).
+    let units = tuning.units_per_cube;
+    // Splitters: as many as fit a quarter of the shared memory, up to the tuning's, at least
+    // one per unit (a multiple of the units: powers of two).
     let fit = (caps.max_shared_bytes / 16).max(units as usize) as u32;
     let layout = SearchLayout {
         units,
-        per_unit: QUERIES_PER_UNIT,
+        per_unit: tuning.queries_per_unit,
         splitters: if kind.wide() {
             units
         } else {
-            SPLITTERS.min(1 << (31 - fit.leading_zeros())).max(units)
+            tuning
+                .max_splitters
+                .min(1 << (31 - fit.leading_zeros()))
+                .max(units)
         },
+        lockstep: tuning.lockstep,
     };
     let stride = keys.div_ceil(layout.splitters as usize).max(1);
+    let steps = usize::BITS - stride.leading_zeros();
     let span = (units * layout.per_unit) as usize;
     // SAFETY: whole cubes past `queries` return, units past it skip; probes stay in
     // `0..keys` (`mid < hi <= keys`; splitter `j < blocks - 1` reads `(j + 1) * stride - 1 <
@@ -235,6 +342,7 @@ pub fn searchsorted(
             keys,
             queries,
             stride,
+            steps,
             kind,
             right,
             layout,
