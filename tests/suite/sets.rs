@@ -388,27 +388,20 @@ fn searchsorted_tunings_match_the_reference() {
                 _ => rng.random_range(-5.0f32..5.0),
             })
             .collect();
-        let ints: Vec<i32> = sorted
-            .iter()
-            .map(|v| {
-                if v.is_nan() {
-                    i32::MAX
-                } else {
-                    (v * 3.0) as i32
-                }
-            })
-            .collect();
-        let int_queries: Vec<i32> = queries
-            .iter()
-            .map(|v| {
-                if v.is_nan() {
-                    i32::MAX
-                } else {
-                    (v * 3.0) as i32
-                }
-            })
-            .collect();
-        let mut int_sorted = ints.clone();
+        // The same draws as i32 (NaN as i32::MAX), ties included.
+        let to_ints = |v: &[f32]| -> Vec<i32> {
+            v.iter()
+                .map(|&v| {
+                    if v.is_nan() {
+                        i32::MAX
+                    } else {
+                        (v * 3.0) as i32
+                    }
+                })
+                .collect()
+        };
+        let int_queries = to_ints(&queries);
+        let mut int_sorted = to_ints(&sorted);
         int_sorted.sort();
         for tuning in tunings {
             for right in [false, true] {
