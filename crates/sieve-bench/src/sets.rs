@@ -75,8 +75,8 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
                 .iter()
                 .map(|q| keys.partition_point(|k| k < q) as i64)
                 .collect();
-            let seq = Tensor::<1>::from_data(TensorData::new(keys, [m]), bench.device);
-            let q = Tensor::<1>::from_data(TensorData::new(queries, [n]), bench.device);
+            let seq = Tensor::<1>::from_data(TensorData::new(keys.clone(), [m]), bench.device);
+            let q = Tensor::<1>::from_data(TensorData::new(queries.clone(), [n]), bench.device);
             let index_bytes = Tensor::<1, Int>::empty([1], bench.device).dtype().size() as u64;
             let floor = 4 * (m + n) as u64 + index_bytes * n as u64;
             let row = bench.row(case, "sieve", floor, &[]);
@@ -85,22 +85,11 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
             let wrong = crate::report::mismatch(&got, &want);
             let mut rows =
                 vec![row.checked(wrong, || bench.time_sieve_burn(case, || drop(search())))];
-            rows.extend(raw_searches(
-                case,
-                bench,
-                &keys_of(&seq),
-                &keys_of(&q),
-                &want,
-            ));
+            rows.extend(raw_searches(case, bench, &keys, &queries, &want));
             rows
         }
         op => panic!("sets bench: {op} is not a set op"),
     }
-}
-
-/// A tensor's f32 values, back on the host (to upload as raw buffers).
-fn keys_of(t: &Tensor<1>) -> Vec<f32> {
-    t.clone().into_data().iter::<f32>().collect()
 }
 
 /// Raw `searchsorted_with` rows (i32 positions), one per combination of the case's tuning
@@ -123,14 +112,17 @@ fn raw_searches(
             units_per_cube: s.get("units").unwrap_or(base.units_per_cube),
         }
     });
+    if tunings.iter().all(|(_, tuning)| tuning.is_none()) {
+        return Vec::new();
+    }
     let sorted = client.create_from_slice(bytemuck::cast_slice(keys));
     let asked = client.create_from_slice(bytemuck::cast_slice(queries));
     let out = client.empty(4 * queries.len().max(1));
     let floor = 4 * (keys.len() + queries.len()) as u64 + 4 * queries.len() as u64;
     tunings
         .into_iter()
-        .filter_map(|(swept, tuning)| {
-            let tuning = tuning?;
+        .map(|(swept, tuning)| {
+            let tuning = tuning.expect("a named tuning (checked above)");
             let params: Vec<(&str, &str)> = swept.iter().map(|(k, v)| (*k, v.as_str())).collect();
             let row = bench.row(
                 case,
@@ -154,7 +146,7 @@ fn raw_searches(
                     tuning,
                 )
             };
-            Some(match search() {
+            match search() {
                 Err(e) => row.untimed("skipped", e.to_string()),
                 Ok(()) => {
                     let bytes = client.read_one(out.clone()).expect("read the positions");
@@ -167,7 +159,7 @@ fn raw_searches(
                         bench.time_raw(|| search().expect("searched once already"))
                     })
                 }
-            })
+            }
         })
         .collect()
 }

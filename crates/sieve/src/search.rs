@@ -159,42 +159,26 @@ fn search_kernel<K: Numeric, I: Numeric>(
             }
         }
         sync_cube();
-        // Each query's block (its first position and length, empty past the queries) and key.
-        let mut first_of = Array::<usize>::new(comptime!(layout.per_unit as usize));
-        let mut len_of = Array::<usize>::new(comptime!(layout.per_unit as usize));
-        let mut query_of = Array::<u32>::new(comptime!(layout.per_unit as usize));
-        #[unroll]
-        for e in 0..layout.per_unit {
-            first_of[e as usize] = 0usize;
-            len_of[e as usize] = 0usize;
-            query_of[e as usize] = 0u32;
-            let q = first + (e * CUBE_DIM + UNIT_POS) as usize;
-            if q < count {
-                let query = radix_key::<K>(queries[q], kind, false);
-                // The blocks wholly before the query, among the splitters...
-                let mut block_lo = 0usize;
-                let mut block_hi = held;
-                while block_lo < block_hi {
-                    let mid = (block_lo + block_hi) / 2;
-                    if before(splitters[mid], query, right) {
-                        block_lo = mid + 1;
-                    } else {
-                        block_hi = mid;
-                    }
-                }
-                // ...then the query's place in the next block (or the last one).
-                let lo = block_lo * stride;
-                let mut hi = (block_lo + 1) * stride;
-                if hi > keys {
-                    hi = keys;
-                }
-                first_of[e as usize] = lo;
-                len_of[e as usize] = hi - lo;
-                query_of[e as usize] = query;
-            }
-        }
         if comptime!(layout.lockstep) {
-            // Every query of the unit one probe a step: `per_unit` independent loads in flight.
+            // Each query's block (its first position and length, empty past the queries) and
+            // key; then every query one probe a step: `per_unit` independent loads in flight.
+            let mut first_of = Array::<usize>::new(comptime!(layout.per_unit as usize));
+            let mut len_of = Array::<usize>::new(comptime!(layout.per_unit as usize));
+            let mut query_of = Array::<u32>::new(comptime!(layout.per_unit as usize));
+            #[unroll]
+            for e in 0..layout.per_unit {
+                first_of[e as usize] = 0usize;
+                len_of[e as usize] = 0usize;
+                query_of[e as usize] = 0u32;
+                let q = first + (e * CUBE_DIM + UNIT_POS) as usize;
+                if q < count {
+                    let query = radix_key::<K>(queries[q], kind, false);
+                    let (lo, hi) = query_block(&splitters, held, query, stride, keys, right);
+                    first_of[e as usize] = lo;
+                    len_of[e as usize] = hi - lo;
+                    query_of[e as usize] = query;
+                }
+            }
             // `steps` halvings empty a block of `stride` keys (its bit length).
             for _ in 0..steps {
                 #[unroll]
@@ -213,34 +197,66 @@ fn search_kernel<K: Numeric, I: Numeric>(
                     }
                 }
             }
+            #[unroll]
+            for e in 0..layout.per_unit {
+                let q = first + (e * CUBE_DIM + UNIT_POS) as usize;
+                if q < count {
+                    out[q] = I::cast_from(first_of[e as usize]);
+                }
+            }
         } else {
             #[unroll]
             for e in 0..layout.per_unit {
-                let mut lo = first_of[e as usize];
-                let mut hi = lo + len_of[e as usize];
-                while lo < hi {
-                    let mid = (lo + hi) / 2;
-                    if before(
-                        radix_key::<K>(sorted[mid], kind, false),
-                        query_of[e as usize],
-                        right,
-                    ) {
-                        lo = mid + 1;
-                    } else {
-                        hi = mid;
+                let q = first + (e * CUBE_DIM + UNIT_POS) as usize;
+                if q < count {
+                    let query = radix_key::<K>(queries[q], kind, false);
+                    let (block_lo, block_hi) =
+                        query_block(&splitters, held, query, stride, keys, right);
+                    let mut lo = block_lo;
+                    let mut hi = block_hi;
+                    while lo < hi {
+                        let mid = (lo + hi) / 2;
+                        if before(radix_key::<K>(sorted[mid], kind, false), query, right) {
+                            lo = mid + 1;
+                        } else {
+                            hi = mid;
+                        }
                     }
+                    out[q] = I::cast_from(lo);
                 }
-                first_of[e as usize] = lo;
-            }
-        }
-        #[unroll]
-        for e in 0..layout.per_unit {
-            let q = first + (e * CUBE_DIM + UNIT_POS) as usize;
-            if q < count {
-                out[q] = I::cast_from(first_of[e as usize]);
             }
         }
     }
+}
+
+/// The block of the sequence holding `query`'s place, as `[lo, hi)`: the blocks wholly before
+/// it found among the `held` splitters in shared memory, then the next block (or the last
+/// one, cut at `keys`).
+#[cube]
+fn query_block(
+    splitters: &Shared<[u32]>,
+    held: usize,
+    query: u32,
+    stride: usize,
+    keys: usize,
+    #[comptime] right: bool,
+) -> (usize, usize) {
+    let mut block_lo = 0usize;
+    let mut block_hi = held;
+    while block_lo < block_hi {
+        let mid = (block_lo + block_hi) / 2;
+        if before(splitters[mid], query, right) {
+            block_lo = mid + 1;
+        } else {
+            block_hi = mid;
+        }
+    }
+    let lo = block_lo * stride;
+    let mut hi = (block_lo + 1) * stride;
+    if hi > keys {
+        hi = keys;
+    }
+    (lo, hi)
 }
 
 /// Writes, for each of `queries` elements, the number of the `keys` sorted elements that come
