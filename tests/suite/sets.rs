@@ -336,8 +336,7 @@ fn unique_and_unique_consecutive_match_the_reference() {
     }
 }
 
-/// The raw search at other tunings (the lock-step probes, 1 / 3 / 32 queries a unit, few
-/// splitters) against the reference: empty, one-key and odd sequences, ties, NaN, -0.0,
+/// The raw search at other tunings (1 / 3 / 8 / 32 queries a unit, few splitters, small cubes) against the reference: empty, one-key and odd sequences, ties, NaN, -0.0,
 /// queries not filling a cube, both `right`s, f32 and i32.
 #[test]
 fn searchsorted_tunings_match_the_reference() {
@@ -348,22 +347,19 @@ fn searchsorted_tunings_match_the_reference() {
     let base = sieve::search::SearchTuning::for_device(&caps);
     let tunings = [
         sieve::search::SearchTuning {
-            lockstep: true,
+            queries_per_unit: 8,
             ..base
         },
         sieve::search::SearchTuning {
-            lockstep: true,
             queries_per_unit: 3,
             max_splitters: 64,
             ..base
         },
         sieve::search::SearchTuning {
-            lockstep: false,
             queries_per_unit: 1,
             ..base
         },
         sieve::search::SearchTuning {
-            lockstep: true,
             queries_per_unit: 32,
             units_per_cube: caps.cube_units(64),
             ..base

@@ -60,11 +60,35 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
                     None => crate::report::mismatch(&counts, &want_counts),
                 };
             }
-            vec![row.checked(wrong, || {
+            let mut rows = vec![row.checked(wrong, || {
                 bench.time_sieve_burn(case, || {
                     drop(sieve_burn::unique_with(x.clone(), full, full))
                 })
-            })]
+            })];
+            if case.param_or("stages", 0u32) == 1 {
+                // `stages=1`: the values path's two stages timed alone on the same data, the
+                // Burn sort (keys only) and the run starts of its output.
+                let sorted = sieve_burn::sort(x.clone(), 0);
+                let runs: Vec<f32> = sieve_burn::unique_consecutive(sorted.clone(), false, false)
+                    .values
+                    .into_data()
+                    .iter::<f32>()
+                    .collect();
+                // The sort is checked through its run starts: ascending distinct values.
+                let wrong = (runs != want).then(|| "run starts of the sorted values".to_string());
+                let row = bench.row(case, "sieve", 8 * n as u64, &[("stage", "sort")]);
+                rows.push(row.checked(wrong.clone(), || {
+                    bench.time_sieve_burn(case, || drop(sieve_burn::sort(x.clone(), 0)))
+                }));
+                let floor = 4 * (n + want.len()) as u64;
+                let row = bench.row(case, "sieve", floor, &[("stage", "run_starts")]);
+                rows.push(row.checked(wrong, || {
+                    bench.time_sieve_burn(case, || {
+                        drop(sieve_burn::unique_consecutive(sorted.clone(), false, false))
+                    })
+                }));
+            }
+            rows
         }
         Op::Searchsorted => {
             let m = case.param_or("keys", 1usize << 20);
@@ -93,7 +117,7 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
 }
 
 /// Raw `searchsorted_with` rows (i32 positions), one per combination of the case's tuning
-/// params: `lockstep=0/1`, `per_unit=` (queries a unit), `splitters=` (the most a cube holds),
+/// params: `per_unit=` (queries a unit), `splitters=` (the most a cube holds),
 /// `units=`; none where the case names none of them.
 fn raw_searches(
     case: &Case,
@@ -104,9 +128,8 @@ fn raw_searches(
 ) -> Vec<Row> {
     let client = bench.client;
     let base = sieve::search::SearchTuning::for_device(&sieve::DeviceCaps::of(client));
-    let tunings = case.tunings(&["lockstep", "per_unit", "splitters", "units"], |s| {
+    let tunings = case.tunings(&["per_unit", "splitters", "units"], |s| {
         sieve::search::SearchTuning {
-            lockstep: s.get("lockstep").map_or(base.lockstep, |v| v != 0),
             queries_per_unit: s.get("per_unit").unwrap_or(base.queries_per_unit),
             max_splitters: s.get("splitters").unwrap_or(base.max_splitters),
             units_per_cube: s.get("units").unwrap_or(base.units_per_cube),

@@ -2,13 +2,14 @@
 //! how many sequence elements come before it in sieve's order (its radix keys: integers by
 //! value, floats in PyTorch's order with every NaN equal and last), counting the equal ones
 //! too with `right`. Each cube first holds the last key of every block of the sequence (up to
-//! 2048 blocks) in shared memory; each of its units then answers 8 queries, each by a binary
+//! 2048 blocks) in shared memory; each of its units then answers 16 queries, each by a binary
 //! search of those splitters and then of its block in global memory: `log2(keys / 2048)`
 //! probes of global memory a query where a plain binary search makes `log2(keys)` (the
 //! ninth session's kernel lost to torch at 2^24 queries into 2^20 keys, 1.19 against
 //! 0.94 ms). 64-bit keys search global memory only. [`SearchTuning`] holds the shape
-//! (units, queries a unit, splitters) and `lockstep`: a unit's queries probe global memory
-//! one step each in turn, so that many loads are in flight (not yet measured on a GPU, so off).
+//! (units, queries a unit, splitters). A unit's queries probing global memory in lock-step
+//! (one probe of each a step) was slower twice on the H200 (`12-d`; `27-b`, every shape), so
+//! each query searches on its own.
 //!
 //! The sequence must be ascending in that order (not checked: an unsorted one gives some
 //! position, never a read out of bounds). Every dtype: the 8-, 16- and 32-bit ones where the
@@ -50,21 +51,18 @@ pub struct SearchTuning {
     /// 2^20 keys 9 probes in global memory instead of 20, and one of up to 2048 keys sits
     /// whole in shared memory.
     pub max_splitters: u32,
-    /// A unit's queries probe their blocks in global memory in lock-step, one probe of each
-    /// query a step (that many loads in flight a unit), instead of one query after another.
-    /// Off by default until measured on a GPU.
-    pub lockstep: bool,
 }
 
 impl SearchTuning {
-    /// 256 units (fewer where a cube may not have them), 8 queries a unit, up to 2048
-    /// splitters, one query after another.
+    /// 256 units (fewer where a cube may not have them), 16 queries a unit, up to 2048
+    /// splitters. Measured on the H200 (`bench/results/h200/27-b`, 2^24 f32 queries into 2^20
+    /// keys, ms): 4 / 8 / 16 queries a unit 0.972 / 0.941 / 0.941 at 1024 splitters, 1.018 /
+    /// 0.948 / 0.928 at 2048 (torch 0.942 in the same call).
     pub fn for_device(caps: &DeviceCaps) -> Self {
         SearchTuning {
             units_per_cube: caps.cube_units(256),
-            queries_per_unit: 8,
+            queries_per_unit: 16,
             max_splitters: 2048,
-            lockstep: false,
         }
     }
 }
@@ -79,8 +77,6 @@ struct SearchLayout {
     /// Splitter keys a cube holds in shared memory (a multiple of the units; 32-bit-or-less
     /// keys only): the last key of each of the sequence's blocks of `stride` elements.
     splitters: u32,
-    /// [`SearchTuning::lockstep`].
-    lockstep: bool,
 }
 
 /// Whether sequence key `key` comes before query `query` (is counted).
@@ -103,7 +99,6 @@ fn search_kernel<K: Numeric, I: Numeric>(
     keys: usize,
     count: usize,
     stride: usize,
-    steps: u32,
     #[comptime] kind: KeyKind,
     #[comptime] right: bool,
     #[comptime] layout: SearchLayout,
@@ -159,71 +154,24 @@ fn search_kernel<K: Numeric, I: Numeric>(
             }
         }
         sync_cube();
-        if comptime!(layout.lockstep) {
-            // Each query's block (its first position and length, empty past the queries) and
-            // key; then every query one probe a step: `per_unit` independent loads in flight.
-            let mut first_of = Array::<usize>::new(comptime!(layout.per_unit as usize));
-            let mut len_of = Array::<usize>::new(comptime!(layout.per_unit as usize));
-            let mut query_of = Array::<u32>::new(comptime!(layout.per_unit as usize));
-            #[unroll]
-            for e in 0..layout.per_unit {
-                first_of[e as usize] = 0usize;
-                len_of[e as usize] = 0usize;
-                query_of[e as usize] = 0u32;
-                let q = first + (e * CUBE_DIM + UNIT_POS) as usize;
-                if q < count {
-                    let query = radix_key::<K>(queries[q], kind, false);
-                    let (lo, hi) = query_block(&splitters, held, query, stride, keys, right);
-                    first_of[e as usize] = lo;
-                    len_of[e as usize] = hi - lo;
-                    query_of[e as usize] = query;
-                }
-            }
-            // `steps` halvings empty a block of `stride` keys (its bit length).
-            for _ in 0..steps {
-                #[unroll]
-                for e in 0..layout.per_unit {
-                    let n = len_of[e as usize];
-                    if n > 0 {
-                        let half = n / 2;
-                        let mid = first_of[e as usize] + half;
-                        let key = radix_key::<K>(sorted[mid], kind, false);
-                        if before(key, query_of[e as usize], right) {
-                            first_of[e as usize] = mid + 1;
-                            len_of[e as usize] = n - half - 1;
-                        } else {
-                            len_of[e as usize] = half;
-                        }
+        #[unroll]
+        for e in 0..layout.per_unit {
+            let q = first + (e * CUBE_DIM + UNIT_POS) as usize;
+            if q < count {
+                let query = radix_key::<K>(queries[q], kind, false);
+                let (block_lo, block_hi) =
+                    query_block(&splitters, held, query, stride, keys, right);
+                let mut lo = block_lo;
+                let mut hi = block_hi;
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    if before(radix_key::<K>(sorted[mid], kind, false), query, right) {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
                     }
                 }
-            }
-            #[unroll]
-            for e in 0..layout.per_unit {
-                let q = first + (e * CUBE_DIM + UNIT_POS) as usize;
-                if q < count {
-                    out[q] = I::cast_from(first_of[e as usize]);
-                }
-            }
-        } else {
-            #[unroll]
-            for e in 0..layout.per_unit {
-                let q = first + (e * CUBE_DIM + UNIT_POS) as usize;
-                if q < count {
-                    let query = radix_key::<K>(queries[q], kind, false);
-                    let (block_lo, block_hi) =
-                        query_block(&splitters, held, query, stride, keys, right);
-                    let mut lo = block_lo;
-                    let mut hi = block_hi;
-                    while lo < hi {
-                        let mid = (lo + hi) / 2;
-                        if before(radix_key::<K>(sorted[mid], kind, false), query, right) {
-                            lo = mid + 1;
-                        } else {
-                            hi = mid;
-                        }
-                    }
-                    out[q] = I::cast_from(lo);
-                }
+                out[q] = I::cast_from(lo);
             }
         }
     }
@@ -337,10 +285,8 @@ pub fn searchsorted_with(
                 .min(1 << (31 - fit.leading_zeros()))
                 .max(units)
         },
-        lockstep: tuning.lockstep,
     };
     let stride = keys.div_ceil(layout.splitters as usize).max(1);
-    let steps = usize::BITS - stride.leading_zeros();
     let span = (units * layout.per_unit) as usize;
     // SAFETY: whole cubes past `queries` return, units past it skip; probes stay in
     // `0..keys` (`mid < hi <= keys`; splitter `j < blocks - 1` reads `(j + 1) * stride - 1 <
@@ -358,7 +304,6 @@ pub fn searchsorted_with(
             keys,
             queries,
             stride,
-            steps,
             kind,
             right,
             layout,
