@@ -15,9 +15,17 @@
 #      memcheck and racecheck over `sets::unique`; then unique 2^28 / 2^24 (with and without
 #      the inverse), searchsorted 2^24 into 2^20 at the raw tunings (lock-step probes, queries a
 #      unit, splitters) and torch's set rows. Files: b.tgz.
+#   c  (written after a and b: a showed the *same two buffers* copy 2^27 at 3.2 TB/s in a
+#      process's first row and 1.2-1.35 in the next, so not the allocation order) the card's
+#      clocks and P-state every 100 ms (nvidia-smi) through Vulkan and CUDA copy rows, each
+#      phase's start time logged; `sets::` (the search's new default, the lock-step variant
+#      gone) through CUDA and Vulkan with memcheck and racecheck over `sets::searchsorted`;
+#      unique 2^24 / 2^28 with `stages=1` (the sort and the run starts alone), searchsorted
+#      at the default and per_unit=16/32 x splitters=2048/4096, through CUDA and Vulkan, and
+#      torch's set rows in the same call. Files: c.tgz.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]): sieve-bench-vknr (bench/vulkan_robustness/
 # build.sh), sieve-bench-cuda, suite-cuda, suite-vulkan.
-# usage: bash bench/gpu_session27.sh <a|b>
+# usage: bash bench/gpu_session27.sh <a|b|c>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -73,6 +81,46 @@ b)
   timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=sets > "$OUT/torch.txt" 2>&1
   echo "== torch rc=$? at ${SECONDS}s"; grep -E "unique|searchsorted" "$OUT/torch.txt"
   ;;
-*) echo "usage: $0 <a|b>"; exit 2 ;;
+c)
+  V=.gpu/sieve-bench-vknr C=.gpu/sieve-bench-cuda
+  c27=copy:134217728:f32 c28=copy:268435456:f32
+  nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw,utilization.gpu,utilization.memory,temperature.gpu \
+    --format=csv -lms 100 > "$OUT/smi.csv" 2>&1 &
+  smi=$!
+  # Why the clocks are where they are (a separate query: an unknown field fails the whole one).
+  nvidia-smi --query-gpu=timestamp,clocks_event_reasons.active --format=csv -lms 100 > "$OUT/smi-reasons.csv" 2>&1 &
+  smi2=$!
+  phase() { echo "$(date +%Y/%m/%d\ %H:%M:%S.%N | cut -c1-23) $*" | tee -a "$OUT/phases.txt"; }
+  phase idle; sleep 2
+  phase vk-27x6; timeout 90 $V --no-burn --runs 10 --case $c27 --case $c27 --case $c27 --case $c27 --case $c27 > "$OUT/vk-27x6.txt" 2>&1
+  phase cuda-27x6; timeout 90 $C --no-burn --runs 10 --case $c27 --case $c27 --case $c27 --case $c27 --case $c27 > "$OUT/cuda-27x6.txt" 2>&1
+  phase vk-28x3; timeout 90 $V --no-burn --runs 10 --case $c28 --case $c28 > "$OUT/vk-28x3.txt" 2>&1
+  phase vk-sort24; timeout 90 $V --no-burn --runs 10 --case sort_with_indices:16777216:f32 > "$OUT/vk-sort24.txt" 2>&1
+  phase end; sleep 1; kill $smi $smi2
+  for f in vk-27x6 cuda-27x6 vk-28x3 vk-sort24; do
+    echo "== $f"; grep -E "^(copy|sort_with)" "$OUT/$f.txt" | cut -c1-100
+  done
+  # Each phase's clocks: the samples' P-states and memory / SM clocks, in order, run-length.
+  awk -F', ' 'NR > 1 {print $1, $2, $3, $4}' "$OUT/smi.csv" | cut -c12- | uniq -f1 -c | head -60
+  awk -F', ' 'NR > 1 {print $1, $2}' "$OUT/smi-reasons.csv" | cut -c12- | uniq -f1 -c | head -20
+  pack c
+  export LIMIT=240
+  split_suite cuda 2 "sets::"; split_suite vulkan 1 "sets::"
+  sanitize "sets::searchsorted" "sets::searchsorted"
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack c
+  U="--case unique:16777216:f32:distinct=1048576,stages=1 --case unique:268435456:f32:distinct=1048576,stages=1"
+  S="--case searchsorted:16777216:f32:keys=1048576 --case searchsorted:16777216:f32:keys=1048576,per_unit=16/32,splitters=2048/4096"
+  timeout 150 $C --no-burn --runs 15 --sample-ms 30 --json "$OUT/rows-cuda.json" $U $S > "$OUT/bench-cuda.txt" 2>&1
+  echo "== cuda bench rc=$? at ${SECONDS}s"; grep -E "^(copy|unique|searchsorted)" "$OUT/bench-cuda.txt" | cut -c1-200
+  pack c
+  timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=sets > "$OUT/torch.txt" 2>&1
+  echo "== torch rc=$? at ${SECONDS}s"; grep -E "unique|searchsorted" "$OUT/torch.txt"
+  pack c
+  timeout 120 $V --no-burn --runs 10 --json "$OUT/rows-vulkan.json" $U --case searchsorted:16777216:f32:keys=1048576 > "$OUT/bench-vulkan.txt" 2>&1
+  echo "== vulkan bench rc=$? at ${SECONDS}s"; grep -E "^(copy|unique|searchsorted)" "$OUT/bench-vulkan.txt" | cut -c1-200
+  ;;
+*) echo "usage: $0 <a|b|c>"; exit 2 ;;
 esac
 pack $1
