@@ -23,9 +23,15 @@
 #      unique 2^24 / 2^28 with `stages=1` (the sort and the run starts alone), searchsorted
 #      at the default and per_unit=16/32 x splitters=2048/4096, through CUDA and Vulkan, and
 #      torch's set rows in the same call. Files: c.tgz.
+#   d  (after c: the SM clock, not the memory, is what Vulkan loses: NVIDIA's driver lets it
+#      fall to 345 MHz, reason "GPU idle", about 4 s into a Vulkan process, while a CUDA
+#      process holds 1980) whether a sustained load brings the clock back (`--warm-ms 2000`
+#      before each 2^27 copy row), then issue 16's rows through Vulkan and CUDA, each row
+#      after 500 ms of untimed samples, the clocks logged every 50 ms; torch's top-k rows.
+#      Files: d.tgz.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]): sieve-bench-vknr (bench/vulkan_robustness/
 # build.sh), sieve-bench-cuda, suite-cuda, suite-vulkan.
-# usage: bash bench/gpu_session27.sh <a|b|c>
+# usage: bash bench/gpu_session27.sh <a|b|c|d>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -121,6 +127,40 @@ c)
   timeout 120 $V --no-burn --runs 10 --json "$OUT/rows-vulkan.json" $U --case searchsorted:16777216:f32:keys=1048576 > "$OUT/bench-vulkan.txt" 2>&1
   echo "== vulkan bench rc=$? at ${SECONDS}s"; grep -E "^(copy|unique|searchsorted)" "$OUT/bench-vulkan.txt" | cut -c1-200
   ;;
-*) echo "usage: $0 <a|b|c>"; exit 2 ;;
+d)
+  V=.gpu/sieve-bench-vknr C=.gpu/sieve-bench-cuda
+  c27=copy:134217728:f32
+  nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw,utilization.gpu \
+    --format=csv -lms 50 > "$OUT/smi.csv" 2>&1 &
+  smi=$!
+  nvidia-smi --query-gpu=timestamp,clocks_event_reasons.active --format=csv -lms 100 > "$OUT/smi-reasons.csv" 2>&1 &
+  smi2=$!
+  phase() { echo "$(date +%Y/%m/%d\ %H:%M:%S.%N | cut -c1-23) $*" | tee -a "$OUT/phases.txt"; }
+  clocks() { awk -F', ' 'NR > 1 {print $1, $3}' "$OUT/smi.csv" | cut -c12- | uniq -f1 -c | tail -${1:-30}; }
+  phase vk-warm; timeout 90 $V --no-burn --runs 10 --warm-ms 2000 --case $c27 --case $c27 --case $c27 > "$OUT/vk-warm.txt" 2>&1
+  phase vk-warm-end; grep -E "^copy" "$OUT/vk-warm.txt" | cut -c1-100; clocks 40
+  pack d
+  R="--case cumsum:268435456:f32 --case mask_select:268435456:f32:density=0.5 --case argwhere:268435456:bool
+     --case topk_with_indices:268435456:f32:k=10 --case topk_with_indices:268435456:f32:k=1000
+     --case topk_with_indices:64x128256:f32:k=50 --case topk_with_indices:64x128256:f32:k=1000
+     --case topk_with_indices:16384x128:f32:k=8 --case sort_with_indices:16384x128:f32
+     --case sort_with_indices:64x128256:f32:descending=true --case searchsorted:16777216:f32:keys=1048576
+     --case unique:268435456:f32:distinct=1048576 --case sort_with_indices:268435456:f32"
+  for rt in vulkan cuda; do
+    B=$V; [ $rt = cuda ] && B=$C
+    phase rows-$rt
+    timeout 220 $B --no-burn --runs 10 --warm-ms 500 --with raw=none --json "$OUT/rows-$rt.json" $R > "$OUT/rows-$rt.txt" 2>&1
+    echo "== $rt rc=$? at ${SECONDS}s"
+    grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-$rt.txt" | grep -v skipped | cut -c1-150
+    pack d
+  done
+  phase end; sleep 1; kill $smi $smi2
+  clocks 60
+  awk -F', ' 'NR > 1 {print $1, $2}' "$OUT/smi-reasons.csv" | cut -c12- | uniq -f1 -c | tail -20
+  pack d
+  timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=topk > "$OUT/torch.txt" 2>&1
+  echo "== torch rc=$? at ${SECONDS}s"; grep -E "topk" "$OUT/torch.txt" | head -20
+  ;;
+*) echo "usage: $0 <a|b|c|d>"; exit 2 ;;
 esac
 pack $1

@@ -67,6 +67,12 @@ struct Cli {
     /// Fusion's and CubeCL's threads) over more calls.
     #[arg(long, default_value_t = 3.0)]
     sample_ms: f64,
+    /// Untimed samples for this long (ms) before each row's timed ones: NVIDIA's driver
+    /// holds a CUDA process at boost clocks but lowers a Vulkan process's SM clock to idle
+    /// when the GPU looks idle (most of a bench is host work: `bench/results/h200/27-c`), so
+    /// Vulkan rows read the op at the idle clock unless a sustained load comes first.
+    #[arg(long, default_value_t = 0.0)]
+    warm_ms: f64,
     /// Skip stock Burn rows (they can take minutes where Burn is quadratic).
     #[arg(long)]
     no_burn: bool,
@@ -131,12 +137,14 @@ fn main() {
     }
 
     let mut report = Report::new(&caps, std::env::args().collect::<Vec<_>>().join(" "));
-    let runs = cli.runs as usize;
     let bench = timing::Bench {
         device: &device,
         client: &client,
-        runs,
-        sample_ms: cli.sample_ms,
+        sampling: timing::Sampling {
+            runs: cli.runs as usize,
+            sample_ms: cli.sample_ms,
+            warm_ms: cli.warm_ms,
+        },
         with_burn: !cli.no_burn,
         backend: report::backend_name(&caps),
     };

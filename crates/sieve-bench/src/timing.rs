@@ -8,6 +8,12 @@
 //! [`SLOW_CALL_MS`] (stock Burn's host sorts: 5.5 s at 2^24) takes [`SLOW_SAMPLES`] samples,
 //! not `runs`: its median still reads to the millisecond, and 15 of them would spend a GPU
 //! call's time on one row (as in `bench/results/h200/13-e`).
+//!
+//! `--warm-ms`: untimed samples for that long before the timed ones. NVIDIA's driver lowers
+//! the SM clock of a Vulkan process whose GPU looks idle to its governor (a bench spends most
+//! of its time on the host: `bench/results/h200/27-c`, 345 MHz against CUDA's 1980 within 4 s
+//! of the process's start), so a short timed burst after host work runs at the idle clock;
+//! a sustained load first is how a model's stream of ops meets the op.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -85,8 +91,22 @@ fn thread_ms(
     out
 }
 
+/// How a row is sampled: timed samples, each about `sample_ms` long, after `warm_ms` of
+/// untimed ones.
+#[derive(Debug, Clone, Copy)]
+pub struct Sampling {
+    pub runs: usize,
+    pub sample_ms: f64,
+    pub warm_ms: f64,
+}
+
 /// Times `call` (which only queues work); `sync` waits for the device.
-fn time(runs: usize, sample_ms: f64, mut call: impl FnMut(), mut sync: impl FnMut()) -> Stats {
+fn time(sampling: Sampling, mut call: impl FnMut(), mut sync: impl FnMut()) -> Stats {
+    let Sampling {
+        runs,
+        sample_ms,
+        warm_ms,
+    } = sampling;
     // (per call: the whole sample, the calls before the sync)
     let mut timed_batch = |batch: usize| {
         let start = Instant::now();
@@ -107,6 +127,10 @@ fn time(runs: usize, sample_ms: f64, mut call: impl FnMut(), mut sync: impl FnMu
     } else {
         runs
     };
+    let warm = Instant::now();
+    while warm.elapsed().as_secs_f64() * 1e3 < warm_ms {
+        timed_batch(batch);
+    }
     let before = thread_times();
     let samples: Vec<(f64, f64)> = (0..runs).map(|_| timed_batch(batch)).collect();
     let thread_ms = thread_ms(&before, &thread_times(), runs * batch);
@@ -126,15 +150,15 @@ fn time(runs: usize, sample_ms: f64, mut call: impl FnMut(), mut sync: impl FnMu
 }
 
 /// [`time`] for a raw sieve call on `client`: the sync drains the client's queue.
-pub fn time_raw(client: &Client, runs: usize, sample_ms: f64, call: impl FnMut()) -> Stats {
-    time(runs, sample_ms, call, || {
+pub fn time_raw(client: &Client, sampling: Sampling, call: impl FnMut()) -> Stats {
+    time(sampling, call, || {
         cubecl::future::block_on(client.sync()).expect("device sync");
     })
 }
 
 /// [`time`] for a Burn-level call on `device`: the sync flushes Fusion and waits for it.
-pub fn time_burn(device: &Device, runs: usize, sample_ms: f64, call: impl FnMut()) -> Stats {
-    time(runs, sample_ms, call, || {
+pub fn time_burn(device: &Device, sampling: Sampling, call: impl FnMut()) -> Stats {
+    time(sampling, call, || {
         device.sync().expect("device sync");
     })
 }
@@ -144,9 +168,8 @@ pub fn time_burn(device: &Device, runs: usize, sample_ms: f64, call: impl FnMut(
 pub struct Bench<'a> {
     pub device: &'a Device,
     pub client: &'a Client,
-    pub runs: usize,
-    /// Target length of a timed sample (`--sample-ms`).
-    pub sample_ms: f64,
+    /// Samples a row takes (`--runs`, `--sample-ms`, `--warm-ms`).
+    pub sampling: Sampling,
     pub with_burn: bool,
     pub backend: String,
 }
@@ -209,7 +232,7 @@ impl Bench<'_> {
 
     /// [`time_raw`] with this bench's client and runs.
     pub fn time_raw(&self, call: impl FnMut()) -> Stats {
-        time_raw(self.client, self.runs, self.sample_ms, call)
+        time_raw(self.client, self.sampling, call)
     }
 
     /// [`time_burn`] of a sieve Burn op as the case asks: with `flush=1`, each call is
@@ -228,6 +251,6 @@ impl Bench<'_> {
 
     /// [`time_burn`] with this bench's device and runs.
     pub fn time_burn(&self, call: impl FnMut()) -> Stats {
-        time_burn(self.device, self.runs, self.sample_ms, call)
+        time_burn(self.device, self.sampling, call)
     }
 }
