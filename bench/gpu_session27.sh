@@ -144,7 +144,7 @@ d)
      --case topk_with_indices:268435456:f32:k=10 --case topk_with_indices:268435456:f32:k=1000
      --case topk_with_indices:64x128256:f32:k=50 --case topk_with_indices:64x128256:f32:k=1000
      --case topk_with_indices:16384x128:f32:k=8 --case sort_with_indices:16384x128:f32
-     --case sort_with_indices:64x128256:f32:descending=true --case searchsorted:16777216:f32:keys=1048576
+     --case sort_with_indices:64x128256:f32:descending=true --case searchsorted:16777216:f32:keys=1048576,per_unit=16/32,splitters=2048/4096
      --case unique:268435456:f32:distinct=1048576 --case sort_with_indices:268435456:f32"
   for rt in vulkan cuda; do
     B=$V; [ $rt = cuda ] && B=$C

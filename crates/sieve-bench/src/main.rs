@@ -67,12 +67,13 @@ struct Cli {
     /// Fusion's and CubeCL's threads) over more calls.
     #[arg(long, default_value_t = 3.0)]
     sample_ms: f64,
-    /// Untimed samples for this long (ms) before each row's timed ones: NVIDIA's driver
-    /// holds a CUDA process at boost clocks but lowers a Vulkan process's SM clock to idle
-    /// when the GPU looks idle (most of a bench is host work: `bench/results/h200/27-c`), so
-    /// Vulkan rows read the op at the idle clock unless a sustained load comes first.
-    #[arg(long, default_value_t = 0.0)]
-    warm_ms: f64,
+    /// Untimed samples for this long (ms) before each row's timed ones. NVIDIA's driver holds
+    /// a CUDA process at boost clocks but lets a Vulkan process's SM clock fall to idle
+    /// (345 MHz on the H200) once its GPU looks idle, and most of a bench row is host work,
+    /// so without a sustained load first a Vulkan row times the op at the idle clock
+    /// (`bench/results/h200/27-c`, `27-d`). Default: 500 through wgpu (but `--quick`), else 0.
+    #[arg(long)]
+    warm_ms: Option<f64>,
     /// Skip stock Burn rows (they can take minutes where Burn is quadratic).
     #[arg(long)]
     no_burn: bool,
@@ -136,14 +137,22 @@ fn main() {
         }
     }
 
-    let mut report = Report::new(&caps, std::env::args().collect::<Vec<_>>().join(" "));
+    let warm_ms = cli
+        .warm_ms
+        .unwrap_or(if caps.runtime.starts_with("wgpu") && !cli.quick {
+            500.0
+        } else {
+            0.0
+        });
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let mut report = Report::new(&caps, format!("{command} (warm-ms {warm_ms})"));
     let bench = timing::Bench {
         device: &device,
         client: &client,
         sampling: timing::Sampling {
             runs: cli.runs as usize,
             sample_ms: cli.sample_ms,
-            warm_ms: cli.warm_ms,
+            warm_ms,
         },
         with_burn: !cli.no_burn,
         backend: report::backend_name(&caps),

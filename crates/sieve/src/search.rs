@@ -2,8 +2,8 @@
 //! how many sequence elements come before it in sieve's order (its radix keys: integers by
 //! value, floats in PyTorch's order with every NaN equal and last), counting the equal ones
 //! too with `right`. Each cube first holds the last key of every block of the sequence (up to
-//! 2048 blocks) in shared memory; each of its units then answers 16 queries, each by a binary
-//! search of those splitters and then of its block in global memory: `log2(keys / 2048)`
+//! 4096 blocks) in shared memory; each of its units then answers 32 queries, each by a binary
+//! search of those splitters and then of its block in global memory: `log2(keys / 4096)`
 //! probes of global memory a query where a plain binary search makes `log2(keys)` (the
 //! ninth session's kernel lost to torch at 2^24 queries into 2^20 keys, 1.19 against
 //! 0.94 ms). 64-bit keys search global memory only. [`SearchTuning`] holds the shape
@@ -47,22 +47,24 @@ pub struct SearchTuning {
     /// Queries each unit answers (1..=32): a cube's splitters serve `units * this` queries.
     pub queries_per_unit: u32,
     /// The most splitters a cube holds (a power of two; fewer where a quarter of the shared
-    /// memory holds fewer; at least one per unit): 2048 (8 KiB of keys) leave a sequence of
-    /// 2^20 keys 9 probes in global memory instead of 20, and one of up to 2048 keys sits
+    /// memory holds fewer; at least one per unit): 4096 (16 KiB of keys) leave a sequence of
+    /// 2^20 keys 8 probes in global memory instead of 20, and one of up to 4096 keys sits
     /// whole in shared memory.
     pub max_splitters: u32,
 }
 
 impl SearchTuning {
-    /// 256 units (fewer where a cube may not have them), 16 queries a unit, up to 2048
-    /// splitters. Measured on the H200 (`bench/results/h200/27-b`, 2^24 f32 queries into 2^20
-    /// keys, ms): 4 / 8 / 16 queries a unit 0.972 / 0.941 / 0.941 at 1024 splitters, 1.018 /
-    /// 0.948 / 0.928 at 2048 (torch 0.942 in the same call).
+    /// 256 units (fewer where a cube may not have them), 32 queries a unit, up to 4096
+    /// splitters (fewer where a quarter of the shared memory holds fewer: 2048 in wgpu's
+    /// 48 KiB). Measured on the H200 through CUDA (2^24 f32 queries into 2^20 keys, ms;
+    /// torch 0.942 in both calls): `bench/results/h200/27-b`, 4 / 8 / 16 queries a unit
+    /// 0.972 / 0.941 / 0.941 at 1024 splitters, 1.018 / 0.948 / 0.928 at 2048; `27-c`, 16 / 32
+    /// a unit 0.918 / 0.904 at 2048, 0.916 / **0.877** at 4096.
     pub fn for_device(caps: &DeviceCaps) -> Self {
         SearchTuning {
             units_per_cube: caps.cube_units(256),
-            queries_per_unit: 16,
-            max_splitters: 2048,
+            queries_per_unit: 32,
+            max_splitters: 4096,
         }
     }
 }
