@@ -29,9 +29,16 @@
 #      before each 2^27 copy row), then issue 16's rows through Vulkan and CUDA, each row
 #      after 500 ms of untimed samples, the clocks logged every 50 ms; torch's top-k rows.
 #      Files: d.tgz.
+#   e  (after d) `sets::` at the search's new default (32 queries a unit, up to 4096
+#      splitters) through CUDA and Vulkan with memcheck and racecheck over
+#      `sets::searchsorted`; searchsorted and unique beside torch's set rows; the short
+#      Vulkan rows that stayed over 2x CUDA in `27-d` after 2000 ms of warm-up instead of 500
+#      (was the clock still climbing?), the CUDA rows in the same call; each kernel of the
+#      short top-k rows timed through both runtimes (CubeCL's profiling logger,
+#      bench/profile_summary.py). Files: e.tgz.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]): sieve-bench-vknr (bench/vulkan_robustness/
 # build.sh), sieve-bench-cuda, suite-cuda, suite-vulkan.
-# usage: bash bench/gpu_session27.sh <a|b|c|d>
+# usage: bash bench/gpu_session27.sh <a|b|c|d|e>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -161,6 +168,54 @@ d)
   timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=topk > "$OUT/torch.txt" 2>&1
   echo "== torch rc=$? at ${SECONDS}s"; grep -E "topk" "$OUT/torch.txt" | head -20
   ;;
-*) echo "usage: $0 <a|b|c|d>"; exit 2 ;;
+e)
+  V=.gpu/sieve-bench-vknr C=.gpu/sieve-bench-cuda
+  export LIMIT=240
+  split_suite cuda 2 "sets::"; split_suite vulkan 1 "sets::"
+  sanitize "sets::searchsorted" "sets::searchsorted"
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack e
+  timeout 150 $C --no-burn --runs 15 --sample-ms 30 --json "$OUT/sets-cuda.json" \
+    --case searchsorted:16777216:f32:keys=1048576 --case unique:268435456:f32:distinct=1048576 \
+    --case unique:16777216:f32:distinct=1048576 > "$OUT/sets-cuda.txt" 2>&1
+  echo "== cuda sets rc=$? at ${SECONDS}s"; grep -E "^(copy|unique|searchsorted)" "$OUT/sets-cuda.txt" | cut -c1-160
+  timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=sets > "$OUT/torch.txt" 2>&1
+  echo "== torch rc=$? at ${SECONDS}s"; grep -E "unique|searchsorted" "$OUT/torch.txt"
+  pack e
+  nvidia-smi --query-gpu=timestamp,clocks.sm,utilization.gpu --format=csv -lms 50 > "$OUT/smi.csv" 2>&1 &
+  smi=$!
+  R="--case topk_with_indices:64x128256:f32:k=50 --case topk_with_indices:64x128256:f32:k=1000
+     --case topk_with_indices:16384x128:f32:k=8 --case topk_with_indices:268435456:f32:k=1000
+     --case argwhere:268435456:bool --case mask_select:268435456:f32:density=0.5
+     --case sort_with_indices:64x128256:f32:descending=true"
+  timeout 200 $V --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --with raw=none --json "$OUT/vulkan.json" $R > "$OUT/rows-vulkan.txt" 2>&1
+  echo "== vulkan rc=$? at ${SECONDS}s"; grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-vulkan.txt" | grep -v skipped | cut -c1-150
+  kill $smi
+  pack e
+  timeout 150 $C --no-burn --runs 10 --sample-ms 30 --with raw=none --json "$OUT/cuda.json" $R > "$OUT/rows-cuda.txt" 2>&1
+  echo "== cuda rc=$? at ${SECONDS}s"; grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-cuda.txt" | grep -v skipped | cut -c1-150
+  pack e
+  # Per-kernel durations of the short top-k rows through each runtime (CubeCL's profiling
+  # logger: every launch synchronised and timed by the runtime; the clock log beside it).
+  here=$PWD
+  for rt in vulkan cuda; do
+    B=$here/$V; [ $rt = cuda ] && B=$here/$C
+    mkdir -p /tmp/prof-$rt && cd /tmp/prof-$rt
+    printf '[profiling.logger]\nlevel = "basic"\nfile = "%s"\nappend = false\n' "$OUT/prof-$rt.log" > cubecl.toml
+    nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv -lms 100 > "$OUT/prof-smi-$rt.csv" 2>&1 &
+    smi=$!
+    timeout 120 $B --no-burn --runs 10 --warm-ms 1000 --with raw=none \
+      --case topk_with_indices:64x128256:f32:k=50 --case topk_with_indices:16384x128:f32:k=8 > "$OUT/prof-$rt.txt" 2>&1
+    echo "== profile $rt rc=$? at ${SECONDS}s"; kill $smi; cd $here
+    python3 bench/profile_summary.py "$OUT/prof-$rt.log" | head -16
+    awk -F', ' 'NR > 1 {print $2}' "$OUT/prof-smi-$rt.csv" | sort | uniq -c | sort -rn | head -3
+    gzip -f "$OUT/prof-$rt.log"
+  done
+  pack e
+  timeout 100 python3 bench/torch_reference.py "$OUT/torch-topk.json" --only=topk > "$OUT/torch-topk.txt" 2>&1
+  echo "== torch rc=$? at ${SECONDS}s"; grep -E "topk" "$OUT/torch-topk.txt" | grep -E "128256|16384" 
+  ;;
+*) echo "usage: $0 <a|b|c|d|e>"; exit 2 ;;
 esac
 pack $1
