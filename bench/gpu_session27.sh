@@ -36,9 +36,18 @@
 #      (was the clock still climbing?), the CUDA rows in the same call; each kernel of the
 #      short top-k rows timed through both runtimes (CubeCL's profiling logger,
 #      bench/profile_summary.py). Files: e.tgz.
+#   f  (after e: [64, 128256] k = 1000 stayed 2.9x CUDA through Vulkan, k = 50 1.2x) each
+#      kernel of that row and of sort_with_indices [64, 128256] descending through both
+#      runtimes (CubeCL's profiling logger). Files: f.tgz.
+#   g  (after f: through Vulkan the row select of [64, 128256] k = 1000 took 186 us in one
+#      chunk a row, against 62 us through CUDA cut in two: wgpu does not say how many
+#      multiprocessors there are, so `row_split_cubes` fell back to 32 cubes, under the 64 rows)
+#      the Vulkan raw radix select at split = 32 / 128 / 256, k = 50 and 1000, uniform and
+#      tied, and the device-wide passes' cubes (the same fallback, 4096) at 4096 / 8448.
+#      Files: g.tgz.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]): sieve-bench-vknr (bench/vulkan_robustness/
 # build.sh), sieve-bench-cuda, suite-cuda, suite-vulkan.
-# usage: bash bench/gpu_session27.sh <a|b|c|d|e>
+# usage: bash bench/gpu_session27.sh <a|b|c|d|e|f|g>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -216,6 +225,34 @@ e)
   timeout 100 python3 bench/torch_reference.py "$OUT/torch-topk.json" --only=topk > "$OUT/torch-topk.txt" 2>&1
   echo "== torch rc=$? at ${SECONDS}s"; grep -E "topk" "$OUT/torch-topk.txt" | grep -E "128256|16384" 
   ;;
-*) echo "usage: $0 <a|b|c|d|e>"; exit 2 ;;
+f)
+  V=.gpu/sieve-bench-vknr C=.gpu/sieve-bench-cuda
+  here=$PWD
+  for rt in vulkan cuda; do
+    B=$here/$V; [ $rt = cuda ] && B=$here/$C
+    mkdir -p /tmp/prof-$rt && cd /tmp/prof-$rt
+    for c in topk_with_indices:64x128256:f32:k=1000 sort_with_indices:64x128256:f32:descending=true; do
+      n=${c%%:*}
+      printf '[profiling.logger]\nlevel = "basic"\nfile = "%s"\nappend = false\n' "$OUT/prof-$rt-$n.log" > cubecl.toml
+      timeout 120 $B --no-burn --runs 10 --warm-ms 1000 --with raw=none --case $c > "$OUT/prof-$rt-$n.txt" 2>&1
+      echo "== profile $rt $c rc=$? at ${SECONDS}s"
+      (cd $here && python3 bench/profile_summary.py "$OUT/prof-$rt-$n.log" | head -14)
+      gzip -f "$OUT/prof-$rt-$n.log"
+    done
+    cd $here
+  done
+  ;;
+g)
+  V=.gpu/sieve-bench-vknr
+  T=topk_with_indices
+  timeout 200 $V --no-burn --runs 10 --sample-ms 30 --warm-ms 1000 --json "$OUT/vulkan.json" \
+    --case $T:64x128256:f32:k=1000,raw=radix_select,split=32/128/256 \
+    --case $T:64x128256:f32:k=50,raw=radix_select,split=32/128/256 \
+    --case $T:64x128256:f32:k=1000,dist=tied,raw=radix_select,split=32/128 \
+    --case $T:64x128256:f32:k=50,dist=tied,raw=radix_select,split=32/128 \
+    --case $T:268435456:f32:k=1000,raw=radix_select,cubes=4096/8448 > "$OUT/vulkan.txt" 2>&1
+  echo "== vulkan rc=$? at ${SECONDS}s"; grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/vulkan.txt" | grep -v skipped | cut -c1-160
+  ;;
+*) echo "usage: $0 <a|b|c|d|e|f|g>"; exit 2 ;;
 esac
 pack $1

@@ -222,10 +222,12 @@ const SAMPLE_MIN_LEN: usize = 1 << 26;
 pub const MAX_SAMPLE_TILES: u32 = 1 << 16;
 
 /// Cubes the one-cube-per-row select may cut rows into where the device does not say how many
-/// multiprocessors it has (one per multiprocessor otherwise: at [64, 128256] on the H200 two
-/// chunks a row beat four by 20-37% at k = 50 and 1000, uniform and tied, and one chunk
-/// (64 cubes) lost to both; `bench/results/h200/18-c`).
-const ROW_SPLIT_CUBES: u32 = 32;
+/// multiprocessors it has (wgpu never does; one per multiprocessor otherwise: at [64, 128256]
+/// on the H200 two chunks a row beat four by 20-37% at k = 50 and 1000, uniform and tied, and
+/// one chunk (64 cubes) lost to both; `bench/results/h200/18-c`). Through the H200's Vulkan
+/// (`27-g`, ms): k = 1000 0.210 at 32 cubes (one chunk a row), 0.123 at 128, 0.126 at 256;
+/// k = 50 0.064 / 0.049 / 0.047; tied k = 1000 0.209 / 0.123, tied k = 50 0.118 / 0.076.
+const ROW_SPLIT_CUBES: u32 = 128;
 
 /// The shortest chunk of a cut row by default: 16,384 keys, 16 tiles of a 1024-unit row cube.
 const ROW_CHUNK_MIN_LEN: usize = 1 << 14;
