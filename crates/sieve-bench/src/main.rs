@@ -71,7 +71,8 @@ struct Cli {
     /// a CUDA process at boost clocks but lets a Vulkan process's SM clock fall to idle
     /// (345 MHz on the H200) once its GPU looks idle, and most of a bench row is host work,
     /// so without a sustained load first a Vulkan row times the op at the idle clock
-    /// (`bench/results/h200/27-c`, `27-d`). Default: 500 through wgpu (but `--quick`), else 0.
+    /// (`bench/results/h200/27-c`..`27-e`: the clock took up to 2 s to climb back). Default: 2000
+    /// through wgpu (but `--quick`), else 0.
     #[arg(long)]
     warm_ms: Option<f64>,
     /// Skip stock Burn rows (they can take minutes where Burn is quadratic).
@@ -140,7 +141,7 @@ fn main() {
     let warm_ms = cli
         .warm_ms
         .unwrap_or(if caps.runtime.starts_with("wgpu") && !cli.quick {
-            500.0
+            2000.0
         } else {
             0.0
         });
