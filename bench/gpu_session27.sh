@@ -45,9 +45,12 @@
 #      the Vulkan raw radix select at split = 32 / 128 / 256, k = 50 and 1000, uniform and
 #      tied, and the device-wide passes' cubes (the same fallback, 4096) at 4096 / 8448.
 #      Files: g.tgz.
+#   h  (after g, the fallback at 128) `topk_ops::` and `sampling::` through Vulkan; the Burn
+#      ops at [64, 128256] (top-k k = 50 / 1000, uniform and tied; top_k_top_p_sample) through
+#      Vulkan at the new default, checked and timed. Files: h.tgz.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]): sieve-bench-vknr (bench/vulkan_robustness/
 # build.sh), sieve-bench-cuda, suite-cuda, suite-vulkan.
-# usage: bash bench/gpu_session27.sh <a|b|c|d|e|f|g>
+# usage: bash bench/gpu_session27.sh <a|b|c|d|e|f|g|h>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -253,6 +256,18 @@ g)
     --case $T:268435456:f32:k=1000,raw=radix_select,cubes=4096/8448 > "$OUT/vulkan.txt" 2>&1
   echo "== vulkan rc=$? at ${SECONDS}s"; grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/vulkan.txt" | grep -v skipped | cut -c1-160
   ;;
-*) echo "usage: $0 <a|b|c|d|e|f|g>"; exit 2 ;;
+h)
+  export LIMIT=100
+  split_suite vulkan 3 "topk_ops:: sampling::"
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack h
+  T=topk_with_indices
+  timeout 80 .gpu/sieve-bench-vknr --no-burn --runs 10 --sample-ms 30 --warm-ms 1000 --with raw=none --json "$OUT/vulkan.json" \
+    --case $T:64x128256:f32:k=50 --case $T:64x128256:f32:k=1000 --case $T:64x128256:f32:k=50,dist=tied \
+    --case $T:64x128256:f32:k=1000,dist=tied --case top_k_top_p_sample:64x128256:f32:k=50,p=0.9,t=0.8 > "$OUT/vulkan.txt" 2>&1
+  echo "== vulkan rc=$? at ${SECONDS}s"; grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/vulkan.txt" | grep -v skipped | cut -c1-150
+  ;;
+*) echo "usage: $0 <a|b|c|d|e|f|g|h>"; exit 2 ;;
 esac
 pack $1
