@@ -133,9 +133,14 @@ pub fn float_run_starts<B: Backend>(
     };
     let slice = |t: FloatTensor<B>, at: Slice| B::float_slice(t, &[at]);
     let mask = run_start_mask::<B, _>(x.clone(), n, &device, slice, unequal);
-    let at = start_positions::<B>(mask.clone(), positions, index_dtype);
+    if positions {
+        // One running count of the mask: the starts' positions, then their values by them
+        // (past the count, position 0's value: the contract leaves those slots unspecified).
+        let (at, count) = argwhere::<B>(mask, index_dtype);
+        return (B::float_select(x, 0, at.clone()), at, count);
+    }
     let (values, count) = float_compact::<B>(x, mask, false, index_dtype);
-    (values, at, count)
+    (values, no_positions::<B>(&device, index_dtype), count)
 }
 
 pub fn int_run_starts<B: Backend>(
@@ -150,22 +155,20 @@ pub fn int_run_starts<B: Backend>(
     let unequal = |a: IntTensor<B>, b: IntTensor<B>| B::int_not_equal(a, b, bools);
     let slice = |t: IntTensor<B>, at: Slice| B::int_slice(t, &[at]);
     let mask = run_start_mask::<B, _>(x.clone(), n, &device, slice, unequal);
-    let at = start_positions::<B>(mask.clone(), positions, index_dtype);
+    if positions {
+        let (at, count) = argwhere::<B>(mask, index_dtype);
+        return (B::int_select(x, 0, at.clone()), at, count);
+    }
     let (values, count) = int_compact::<B>(x, mask, false, index_dtype);
-    (values, at, count)
+    (values, no_positions::<B>(&device, index_dtype), count)
 }
 
-/// The run starts' positions (`argwhere` of the mask) when asked for, else an empty `[0]`.
-fn start_positions<B: Backend>(
-    mask: BoolTensor<B>,
-    positions: bool,
+/// The `[0]` positions of a run-starts call that asked for none.
+fn no_positions<B: Backend>(
+    device: &burn::backend::tensor::Device<B>,
     index_dtype: IntDType,
 ) -> IntTensor<B> {
-    if positions {
-        argwhere::<B>(mask, index_dtype).0
-    } else {
-        B::int_zeros(Shape::new([0]), &mask.device(), index_dtype)
-    }
+    B::int_zeros(Shape::new([0]), device, index_dtype)
 }
 
 /// Each element's destination along `dim` in a stable partition: selected elements to their

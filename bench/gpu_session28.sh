@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Written at the end of the twenty-seventh session for the next one (issue 16's marks in one
+# call; the property suite through Vulkan on the H200).
+#   a  Issue 16's rows and the other top-k rows through Vulkan (each row after 2000 ms of
+#      untimed samples: NVIDIA's driver lets a Vulkan process's SM clock fall to idle,
+#      `27-c`) and CUDA, 30 ms samples, no raw strategy rows, the SM clock logged; torch's
+#      scan, filter, sort and top-k rows in the same call. Files: a.tgz (then
+#      `python3 bench/table.py` over cuda.json / vulkan.json / torch.json).
+#   b  `props::` through Vulkan (three processes) and CUDA (three), at the suite's default
+#      cases. Files: b.tgz.
+# Binaries in .gpu/ (xz; carry [".gpu", ".gl"]): sieve-bench-vknr, sieve-bench-cuda,
+# suite-cuda, suite-vulkan (see .gpu/BUILT_AT; rebuild with the build script in the notes if
+# the library changed since).
+# usage: bash bench/gpu_session28.sh <a|b>
+set -uo pipefail
+here="$(dirname "$0")"
+source "$here/gpu_prelude.sh"
+stage_out
+case "$1" in
+a)
+  V=.gpu/sieve-bench-vknr C=.gpu/sieve-bench-cuda T=topk_with_indices
+  R="--case cumsum:268435456:f32 --case mask_select:268435456:f32:density=0.5 --case argwhere:268435456:bool
+     --case $T:268435456:f32:k=10 --case $T:268435456:f32:k=1000 --case $T:268435456:f32:k=100000
+     --case $T:268435456:f32:k=1000,dist=all_equal --case $T:16777216:f32:k=10 --case $T:16777216:f32:k=1000
+     --case $T:4096x32768:f32:k=64 --case $T:16384x128:f32:k=8
+     --case $T:64x128256:f32:k=50 --case $T:64x128256:f32:k=1000
+     --case $T:64x128256:f32:k=50,dist=tied --case $T:64x128256:f32:k=1000,dist=tied
+     --case sort_with_indices:16384x128:f32 --case sort_with_indices:64x128256:f32:descending=true
+     --case sort_with_indices:16777216:f32 --case sort_with_indices:268435456:f32"
+  nvidia-smi --query-gpu=timestamp,clocks.sm,utilization.gpu --format=csv -lms 100 > "$OUT/smi.csv" 2>&1 &
+  smi=$!
+  timeout 300 $V --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --with raw=none --json "$OUT/vulkan.json" $R > "$OUT/rows-vulkan.txt" 2>&1
+  echo "== vulkan rc=$? at ${SECONDS}s"; grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-vulkan.txt" | grep -v skipped | cut -c1-150
+  kill $smi; gzip -f "$OUT/smi.csv"
+  pack a
+  timeout 150 $C --no-burn --runs 10 --sample-ms 30 --with raw=none --json "$OUT/cuda.json" $R > "$OUT/rows-cuda.txt" 2>&1
+  echo "== cuda rc=$? at ${SECONDS}s"; grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-cuda.txt" | grep -v skipped | cut -c1-150
+  pack a
+  timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=filter,sort,topk > "$OUT/torch.txt" 2>&1
+  echo "== torch rc=$? at ${SECONDS}s"
+  ;;
+b)
+  export LIMIT=450
+  split_suite vulkan 3 "props::"; split_suite cuda 3 "props::"
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  ;;
+*) echo "usage: $0 <a|b>"; exit 2 ;;
+esac
+pack $1
