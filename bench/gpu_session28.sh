@@ -4,7 +4,9 @@
 #   a  Issue 16's rows and the other top-k rows through Vulkan (each row after 2000 ms of
 #      untimed samples: NVIDIA's driver lets a Vulkan process's SM clock fall to idle,
 #      `27-c`) and CUDA, 30 ms samples, no raw strategy rows, the SM clock logged; torch's
-#      scan, filter, sort and top-k rows in the same call. Files: a.tgz (then
+#      scan, filter, sort and top-k rows in the same call. The copy rows with `read=1` (each call
+#      also reads 16 bytes back) against the plain ones: one small read's round trip on each
+#      runtime, the count read's reproduction. Files: a.tgz (then
 #      `python3 bench/table.py` over cuda.json / vulkan.json / torch.json).
 #   b  `props::` through Vulkan (three processes) and CUDA (three), at the suite's default
 #      cases. Files: b.tgz.
@@ -19,7 +21,7 @@ stage_out
 case "$1" in
 a)
   V=.gpu/sieve-bench-vknr C=.gpu/sieve-bench-cuda T=topk_with_indices
-  R="--case cumsum:268435456:f32 --case mask_select:268435456:f32:density=0.5 --case argwhere:268435456:bool
+  R="--case copy:16777216:f32 --case copy:16777216:f32:read=1 --case cumsum:268435456:f32 --case mask_select:268435456:f32:density=0.5 --case argwhere:268435456:bool
      --case $T:268435456:f32:k=10 --case $T:268435456:f32:k=1000 --case $T:268435456:f32:k=100000
      --case $T:268435456:f32:k=1000,dist=all_equal --case $T:16777216:f32:k=10 --case $T:16777216:f32:k=1000
      --case $T:4096x32768:f32:k=64 --case $T:16384x128:f32:k=8

@@ -1,7 +1,10 @@
 //! The bandwidth ceiling of a run: a vectorised device-to-device copy kernel (CubeCL, four
 //! f32 per load), timed like every other row. Bytes moved: read n + write n. Params (issue
 //! 16's launch-shape probe): `per_unit` vectors each unit copies, a grid's width apart
-//! (default 1), and `units` per cube (default 256).
+//! (default 1), and `units` per cube (default 256). `read=1`: each call also reads the
+//! output's first 16 bytes back to the host, as a Burn op that reads a count does: the
+//! row's time over the plain copy row's is one small read's round trip on this runtime
+//! (issue 16: the count read costs more through cubecl-wgpu than through CUDA).
 
 use cubecl::prelude::*;
 
@@ -56,8 +59,19 @@ pub fn time_copy(bench: &Bench<'_>, case: &Case) -> Row {
     if bytes[..len * 4] != *bytemuck::cast_slice::<f32, u8>(&data) {
         return row.untimed("wrong", "copy kernel output differs from its input".into());
     }
+    // (`len` is a positive multiple of 4 whenever there is anything to copy.)
+    let read_back = case.param_or("read", 0u32) == 1 && len >= 4;
+    let head = output
+        .clone()
+        .offset_end((4 * len as u64).saturating_sub(16));
     let stats = bench.time_raw(|| {
         launch();
+        if read_back {
+            let bytes = client
+                .read_one(head.clone())
+                .expect("read back the copy's head");
+            assert_eq!(bytes.len(), 16, "the copy's head is 16 bytes");
+        }
     });
     row.timed(stats)
 }
