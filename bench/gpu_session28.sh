@@ -4,7 +4,8 @@
 #   a  Issue 16's rows and the other top-k rows through Vulkan (each row after 2000 ms of
 #      untimed samples: NVIDIA's driver lets a Vulkan process's SM clock fall to idle,
 #      `27-c`) and CUDA, 30 ms samples, no raw strategy rows, the SM clock logged; torch's
-#      scan, filter, sort and top-k rows in the same call. The copy rows with `read=1` (each call
+#      scan, filter, sort, top-k, sampling and set rows in the same call (issue 17's sampling
+#      and unique marks through CUDA too). The copy rows with `read=1` (each call
 #      also reads 16 bytes back) against the plain ones: one small read's round trip on each
 #      runtime, the count read's reproduction. Files: a.tgz (then
 #      `python3 bench/table.py` over cuda.json / vulkan.json / torch.json).
@@ -28,6 +29,8 @@ a)
      --case $T:64x128256:f32:k=50 --case $T:64x128256:f32:k=1000
      --case $T:64x128256:f32:k=50,dist=tied --case $T:64x128256:f32:k=1000,dist=tied
      --case sort_with_indices:16384x128:f32 --case sort_with_indices:64x128256:f32:descending=true
+     --case top_k_top_p_sample:64x128256:f32:k=50,p=0.9,t=0.8 --case top_k_top_p_sample:256x128256:f32:k=50,p=0.9,t=0.8
+     --case searchsorted:16777216:f32:keys=1048576 --case unique:268435456:f32:distinct=1048576
      --case sort_with_indices:16777216:f32 --case sort_with_indices:268435456:f32"
   nvidia-smi --query-gpu=timestamp,clocks.sm,utilization.gpu --format=csv -lms 100 > "$OUT/smi.csv" 2>&1 &
   smi=$!
@@ -38,7 +41,7 @@ a)
   timeout 150 $C --no-burn --runs 10 --sample-ms 30 --with raw=none --json "$OUT/cuda.json" $R > "$OUT/rows-cuda.txt" 2>&1
   echo "== cuda rc=$? at ${SECONDS}s"; grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-cuda.txt" | grep -v skipped | cut -c1-150
   pack a
-  timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=filter,sort,topk > "$OUT/torch.txt" 2>&1
+  timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=filter,sort,topk,sample,sets > "$OUT/torch.txt" 2>&1
   echo "== torch rc=$? at ${SECONDS}s"
   ;;
 b)
