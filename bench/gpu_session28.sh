@@ -11,10 +11,15 @@
 #      `python3 bench/table.py` over cuda.json / vulkan.json / torch.json).
 #   b  `props::` through Vulkan (three processes) and CUDA (three), at the suite's default
 #      cases. Files: b.tgz.
+#   c  Why `unique`'s keys-only sort takes 6.99 ms at 2^28 (`27-c`) against 6.15-6.25 for
+#      uniform i32 keys (`25-b`): the onesweep sort of the same 2^28 keys (2^20 distinct
+#      integers as f32, `distinct=`), of uniform f32 and of uniform i32 keys, raw, with the
+#      counting pass's bin copies at 1 / 8 / 32; unique's stages beside them (CUDA, 30 ms
+#      samples). Files: c.tgz.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]): sieve-bench-vknr, sieve-bench-cuda,
 # suite-cuda, suite-vulkan (see .gpu/BUILT_AT; rebuild with the build script in the notes if
 # the library changed since).
-# usage: bash bench/gpu_session28.sh <a|b>
+# usage: bash bench/gpu_session28.sh <a|b|c>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -50,6 +55,13 @@ b)
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   ;;
-*) echo "usage: $0 <a|b>"; exit 2 ;;
+c)
+  C=.gpu/sieve-bench-cuda S=sort:268435456
+  timeout 400 $C --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda.json" \
+    --case $S:f32:distinct=1048576,raw=onesweep,parts=1/8/32 --case $S:f32:raw=onesweep,parts=8 \
+    --case $S:i32:raw=onesweep,parts=8 --case unique:268435456:f32:distinct=1048576,stages=1 > "$OUT/cuda.txt" 2>&1
+  echo "== cuda rc=$? at ${SECONDS}s"; grep -E "^(copy|sort|unique)" "$OUT/cuda.txt" | grep -v skipped | cut -c1-150
+  ;;
+*) echo "usage: $0 <a|b|c>"; exit 2 ;;
 esac
 pack $1

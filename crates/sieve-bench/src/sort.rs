@@ -4,7 +4,8 @@
 //! Burn 0.22; skipped above 2^24 elements).
 //!
 //! Data: f32 uniform in [-1, 1) (never zero) or i32 uniform, both with heavy duplicates when
-//! the case says `dist=all_equal` (every key 0.5 / 7). Every output is checked in O(n) before
+//! the case says `dist=all_equal` (every key 0.5 / 7) or `distinct=N` (integers from 0..N, as
+//! the `unique` rows draw them). Every output is checked in O(n) before
 //! it is timed: a stable sort is the unique permutation that is a permutation, orders the
 //! keys, and keeps equal keys in increasing source order; the values must be the keys moved.
 //!
@@ -45,12 +46,19 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     let n = case.numel();
     let len = *case.shape.last().unwrap();
     let all_equal = case.params.get("dist").is_some_and(|d| d == "all_equal");
+    // `distinct=N`: integers drawn from 0..N (as f32 or i32), the keys `unique` rows sort.
+    let distinct = case
+        .params
+        .contains_key("distinct")
+        .then(|| case.param_or("distinct", 1u32).max(1));
     let desc = descending(case);
     let mut rng = StdRng::seed_from_u64(0x5047);
     let keys: Vec<f64> = (0..n)
         .map(|_| {
             if all_equal {
                 0.5
+            } else if let Some(d) = distinct {
+                rng.random_range(0..d) as f64
             } else if case.dtype == "i32" {
                 rng.random_range(-1_000_000i32..1_000_000) as f64
             } else {
