@@ -7,7 +7,8 @@
 #      scan, filter, sort, top-k, sampling and set rows in the same call (issue 17's sampling
 #      and unique marks through CUDA too). The copy rows with `read=1` (each call
 #      also reads 16 bytes back) against the plain ones: one small read's round trip on each
-#      runtime, the count read's reproduction. Files: a.tgz (then
+#      runtime, the count read's reproduction; then those and argwhere / mask_select through
+#      Vulkan with SIEVE_VK_READ=inline (the patched read path). Files: a.tgz (then
 #      `python3 bench/table.py` over cuda.json / vulkan.json / torch.json).
 #   b  `props::` through Vulkan (three processes) and CUDA (three), at the suite's default
 #      cases. Files: b.tgz.
@@ -42,6 +43,13 @@ a)
   timeout 300 $V --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --with raw=none --json "$OUT/vulkan.json" $R > "$OUT/rows-vulkan.txt" 2>&1
   echo "== vulkan rc=$? at ${SECONDS}s"; grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-vulkan.txt" | grep -v skipped | cut -c1-150
   kill $smi; gzip -f "$OUT/smi.csv"
+  pack a
+  # The same small read and the count-reading ops with cubecl-wgpu's read waited on the
+  # server thread (the patch's SIEVE_VK_READ=inline; bench/vulkan_robustness/README.md).
+  SIEVE_VK_READ=inline timeout 100 $V --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --with raw=none \
+    --json "$OUT/vulkan-inline.json" --case copy:16777216:f32 --case copy:16777216:f32:read=1 \
+    --case argwhere:268435456:bool --case mask_select:268435456:f32:density=0.5 > "$OUT/rows-vulkan-inline.txt" 2>&1
+  echo "== vulkan inline rc=$? at ${SECONDS}s"; grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-vulkan-inline.txt" | grep -v skipped | cut -c1-150
   pack a
   timeout 150 $C --no-burn --runs 10 --sample-ms 30 --with raw=none --json "$OUT/cuda.json" $R > "$OUT/rows-cuda.txt" 2>&1
   echo "== cuda rc=$? at ${SECONDS}s"; grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-cuda.txt" | grep -v skipped | cut -c1-150
