@@ -15,8 +15,9 @@
 #   c  Why `unique`'s keys-only sort takes 6.99 ms at 2^28 (`27-c`) against 6.15-6.25 for
 #      uniform i32 keys (`25-b`): the onesweep sort of the same 2^28 keys (2^20 distinct
 #      integers as f32, `distinct=`), of uniform f32 and of uniform i32 keys, raw, with the
-#      counting pass's bin copies at 1 / 8 / 32; unique's stages beside them (CUDA, 30 ms
-#      samples). Files: c.tgz.
+#      counting pass's bin copies at 1 / 8 / 32; unique's stages beside them; and the row
+#      select's split for [64, 128256] k = 50, uniform and tied (issue 15's tied mark, 0.52x
+#      torch in `25-c`), at 1 / 2 / 4 chunks a row (CUDA, 30 ms samples). Files: c.tgz.
 # Binaries in .gpu/ (xz; carry [".gpu", ".gl"]): sieve-bench-vknr, sieve-bench-cuda,
 # suite-cuda, suite-vulkan (see .gpu/BUILT_AT; rebuild with the build script in the notes if
 # the library changed since).
@@ -73,8 +74,10 @@ c)
   C=.gpu/sieve-bench-cuda S=sort:268435456
   timeout 400 $C --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda.json" \
     --case $S:f32:distinct=1048576,raw=onesweep,parts=1/8/32 --case $S:f32:raw=onesweep,parts=8 \
-    --case $S:i32:raw=onesweep,parts=8 --case unique:268435456:f32:distinct=1048576,stages=1 > "$OUT/cuda.txt" 2>&1
-  echo "== cuda rc=$? at ${SECONDS}s"; grep -E "^(copy|sort|unique)" "$OUT/cuda.txt" | grep -v skipped | cut -c1-150
+    --case $S:i32:raw=onesweep,parts=8 --case unique:268435456:f32:distinct=1048576,stages=1 \
+    --case topk_with_indices:64x128256:f32:k=50,dist=tied,raw=radix_select,split=64/132/264 \
+    --case topk_with_indices:64x128256:f32:k=50,raw=radix_select,split=64/132/264 > "$OUT/cuda.txt" 2>&1
+  echo "== cuda rc=$? at ${SECONDS}s"; grep -E "^(copy|sort|unique|topk)" "$OUT/cuda.txt" | grep -v skipped | cut -c1-150
   ;;
 *) echo "usage: $0 <a|b|c>"; exit 2 ;;
 esac
