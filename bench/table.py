@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Markdown table of one measurement: bench/results/<card>/{cuda,vulkan,torch}.json.
+"""Markdown table of one measurement: bench/results/<card>/{cuda,vulkan,torch}.json (and
+{cuda,vulkan}-big.json where a call split a backend's rows over two processes).
 
 usage: python3 bench/table.py bench/results/h200
 
@@ -27,7 +28,15 @@ def main():
     folder = sys.argv[1]
     runs = {name: load(os.path.join(folder, f"{name}.json"))
             for name in ("cuda", "vulkan", "torch") if os.path.exists(os.path.join(folder, f"{name}.json"))}
+    # The copy row of each backend's main file (before any `<backend>-big.json` joins it).
     copy = {name: next((r for r in run["rows"] if r["impl"] == "copy"), None) for name, run in runs.items()}
+    # `<backend>-big.json`: rows of the same backend from a second process of the same call
+    # (the largest cases, apart so that a process cut by its limit loses only them); its own
+    # copy row is left out.
+    for name in ("cuda", "vulkan"):
+        big = os.path.join(folder, f"{name}-big.json")
+        if name in runs and os.path.exists(big):
+            runs[name]["rows"] += [r for r in load(big)["rows"] if r["impl"] != "copy"]
     print("| run | copy row | GB/s |")
     print("|---|---|---|")
     for name, row in copy.items():
