@@ -60,10 +60,7 @@ impl SieveOps for CubeBackend {
         pad: bool,
         index_dtype: IntDType,
     ) -> (CubeTensor, CubeTensor) {
-        let op = compact_op(per_row, pad);
-        let (values, _, counts) =
-            compact_values(op, x, Some(mask), per_row, pad, false, index_dtype);
-        (values, counts)
+        compact_by_mask(x, mask, per_row, pad, index_dtype)
     }
 
     fn sieve_int_compact(
@@ -73,10 +70,7 @@ impl SieveOps for CubeBackend {
         pad: bool,
         index_dtype: IntDType,
     ) -> (CubeTensor, CubeTensor) {
-        let op = compact_op(per_row, pad);
-        let (values, _, counts) =
-            compact_values(op, x, Some(mask), per_row, pad, false, index_dtype);
-        (values, counts)
+        compact_by_mask(x, mask, per_row, pad, index_dtype)
     }
 
     fn sieve_float_run_starts(
@@ -84,7 +78,7 @@ impl SieveOps for CubeBackend {
         positions: bool,
         index_dtype: IntDType,
     ) -> (CubeTensor, CubeTensor, CubeTensor) {
-        compact_values("unique", x, None, false, false, positions, index_dtype)
+        run_starts(x, positions, index_dtype)
     }
 
     fn sieve_int_run_starts(
@@ -92,7 +86,7 @@ impl SieveOps for CubeBackend {
         positions: bool,
         index_dtype: IntDType,
     ) -> (CubeTensor, CubeTensor, CubeTensor) {
-        compact_values("unique", x, None, false, false, positions, index_dtype)
+        run_starts(x, positions, index_dtype)
     }
 
     fn sieve_float_partition(
@@ -446,10 +440,36 @@ fn compact_op(per_row: bool, pad: bool) -> &'static str {
     }
 }
 
+/// `SieveOps::sieve_float_compact` (and its Int twin): values and counts, no positions.
+fn compact_by_mask(
+    x: CubeTensor,
+    mask: CubeTensor,
+    per_row: bool,
+    pad: bool,
+    index_dtype: IntDType,
+) -> (CubeTensor, CubeTensor) {
+    let op = compact_op(per_row, pad);
+    let (values, _, counts) = compact_values(op, x, Some(mask), per_row, pad, false, index_dtype);
+    (values, counts)
+}
+
+/// `SieveOps::sieve_float_run_starts` (and its Int twin): the positions an empty `[0]` tensor
+/// where not asked for.
+fn run_starts(
+    x: CubeTensor,
+    positions: bool,
+    index_dtype: IntDType,
+) -> (CubeTensor, CubeTensor, CubeTensor) {
+    let (values, at, count) =
+        compact_values("unique", x, None, false, false, positions, index_dtype);
+    let at = at.unwrap_or_else(|| empty_of(&values, Shape::new([0]), index_dtype.into()));
+    (values, at, count)
+}
+
 /// Compacts `x` by `mask` (same shape; `None`: by run starts, each element unequal to the one
 /// before it): the whole tensor in row-major order, or each row of a 2-D `x`; the survivors'
-/// positions too when `positions` (else an empty `[0]` tensor). See
-/// `SieveOps::sieve_float_compact` and `SieveOps::sieve_float_run_starts`.
+/// positions too when `positions`. See `SieveOps::sieve_float_compact` and
+/// `SieveOps::sieve_float_run_starts`.
 fn compact_values(
     op: &str,
     x: CubeTensor,
@@ -458,7 +478,7 @@ fn compact_values(
     pad: bool,
     positions: bool,
     index_dtype: IntDType,
-) -> (CubeTensor, CubeTensor, CubeTensor) {
+) -> (CubeTensor, Option<CubeTensor>, CubeTensor) {
     let shape = x.meta.shape().clone();
     if let Some(mask) = &mask {
         assert_eq!(
@@ -477,13 +497,8 @@ fn compact_values(
         (1, shape.num_elements())
     };
     let (values_shape, counts_shape) = crate::meta::compact_shapes(&shape, per_row);
-    let indices_shape = if positions {
-        values_shape.clone()
-    } else {
-        Shape::new([0])
-    };
+    let indices = positions.then(|| empty_of(&x, values_shape.clone(), index_dtype.into()));
     let values = empty_of(&x, values_shape, x.dtype);
-    let indices = empty_of(&x, indices_shape, index_dtype.into());
     let counts = empty_of(&x, counts_shape, index_dtype.into());
     compact::compact(
         &x.client,
@@ -492,7 +507,7 @@ fn compact_values(
             values: Some(&x.handle),
             value_dtype,
             values_out: Some(&values.handle),
-            indices_out: positions.then_some(&indices.handle),
+            indices_out: indices.as_ref().map(|t| &t.handle),
             counts: &counts.handle,
             index_dtype: sieve_index_dtype(op, index_dtype),
         },

@@ -219,8 +219,9 @@ pub fn searchsorted(
     queries: usize,
     right: bool,
 ) -> Result<(), SieveError> {
-    let tuning = SearchTuning::for_device(&DeviceCaps::of(client));
-    searchsorted_with(client, io, keys, queries, right, tuning)
+    let caps = DeviceCaps::of(client);
+    let tuning = SearchTuning::for_device(&caps);
+    search(client, &caps, io, keys, queries, right, tuning)
 }
 
 /// [`searchsorted`] with a given tuning (checked against the device before anything launches).
@@ -232,7 +233,27 @@ pub fn searchsorted_with(
     right: bool,
     tuning: SearchTuning,
 ) -> Result<(), SieveError> {
-    let caps = DeviceCaps::of(client);
+    search(
+        client,
+        &DeviceCaps::of(client),
+        io,
+        keys,
+        queries,
+        right,
+        tuning,
+    )
+}
+
+/// [`searchsorted_with`] on the device facts its entry point read once.
+fn search(
+    client: &Client,
+    caps: &DeviceCaps,
+    io: SearchIo<'_>,
+    keys: usize,
+    queries: usize,
+    right: bool,
+    tuning: SearchTuning,
+) -> Result<(), SieveError> {
     caps.check_units_per_cube(tuning.units_per_cube)?;
     if !(1..=32).contains(&tuning.queries_per_unit) {
         return Err(SieveError::invalid(
@@ -258,8 +279,8 @@ pub fn searchsorted_with(
     }
     check_index_capacity("io.index_dtype", io.index_dtype, keys)?;
     let words = if kind.wide() { 2 } else { 1 };
-    check_extent(client, &caps, "keys", keys * words)?;
-    check_extent(client, &caps, "queries", queries * words)?;
+    check_extent(client, caps, "keys", keys * words)?;
+    check_extent(client, caps, "queries", queries * words)?;
     let rules = BufferRules::of(client);
     rules.check_dtype("io.sorted", io.sorted, keys, io.dtype)?;
     rules.check_dtype("io.queries", io.queries, queries, io.dtype)?;
