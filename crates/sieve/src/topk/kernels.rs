@@ -17,9 +17,9 @@
 use cubecl::prelude::*;
 
 use super::tile::{
-    GatherSlots, RowState, SOURCE_A, SOURCE_B, SOURCE_INPUT, chunk_of_cube, count_chunk_tiles,
-    gather_tile, histogram_tile, load_row_state, minima_bound, ranks_in_row, sampled_row_select,
-    store_row_state,
+    ChunkGrid, GatherSlots, RowState, SOURCE_A, SOURCE_B, SOURCE_INPUT, chunk_of_cube,
+    count_chunk_tiles, gather_tile, histogram_tile, load_row_state, minima_bound, ranks_in_row,
+    sampled_row_select, store_row_state,
 };
 use crate::common::cube::{U32Range, cube_range};
 use crate::common::gather::write_gathered;
@@ -152,9 +152,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     histograms: &mut [Atomic<u32>],
     appended: &mut [Atomic<u32>],
     ranges: &mut [Atomic<u32>],
-    len: usize,
-    cubes_per_row: usize,
-    total_cubes: usize,
+    grid: &ChunkGrid,
     row_bins: usize,
     shift: u32,
     #[comptime] digit_bits: u32,
@@ -164,10 +162,10 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     #[define(K)] _dtype: ElemType,
 ) {
     let cube = linear_cube_index();
-    if cube >= total_cubes {
+    if cube >= grid.total_cubes {
         terminate!();
     }
-    let row = cube / cubes_per_row;
+    let row = cube / grid.cubes_per_row;
     let row_state = load_row_state(state, row);
     // Uniform per cube: the whole cube leaves, before any synchronisation.
     if shift >= row_state.shared_from || row_state.sampled == 1u32 {
@@ -185,7 +183,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     // candidate buffer far shorter than the row is still spread over all of them.
     let tile_keys = comptime!(blueprint.tile());
     let source_tiles = (row_state.source_len as usize).div_ceil(tile_keys);
-    let mut tile = cube % cubes_per_row;
+    let mut tile = cube % grid.cubes_per_row;
     while tile < source_tiles {
         let tile_range = histogram_tile::<K>(
             values,
@@ -194,7 +192,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
             &bins,
             appended,
             row,
-            row * len,
+            row * grid.len,
             tile * tile_keys,
             &row_state,
             shift,
@@ -204,7 +202,7 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
         );
         range.min = min(range.min, tile_range.min);
         range.max = max(range.max, tile_range.max);
-        tile += cubes_per_row;
+        tile += grid.cubes_per_row;
     }
     if first_pass {
         let cube_range = cube_range(range, blueprint.use_planes);
@@ -488,11 +486,7 @@ pub(crate) fn gather_count_kernel<K: Numeric, N: Size>(
     values: &[Vector<K, N>],
     state: &[u32],
     tile_counts: &mut [u32],
-    len: usize,
-    tiles_per_row: usize,
-    cubes_per_row: usize,
-    tiles_per_cube: usize,
-    total_cubes: usize,
+    grid: &ChunkGrid,
     #[comptime] skip_sampled: bool,
     #[comptime] vector: usize,
     #[comptime] read: KeyRead,
@@ -500,10 +494,10 @@ pub(crate) fn gather_count_kernel<K: Numeric, N: Size>(
     #[define(K)] _dtype: ElemType,
 ) {
     let cube = linear_cube_index();
-    if cube >= total_cubes {
+    if cube >= grid.total_cubes {
         terminate!();
     }
-    let chunk = chunk_of_cube(cube, tiles_per_row, cubes_per_row, tiles_per_cube);
+    let chunk = chunk_of_cube(cube, grid);
     let row_state = load_row_state(state, chunk.row);
     // Uniform per cube.
     if skip_sampled && row_state.sampled == 1u32 {
@@ -513,8 +507,7 @@ pub(crate) fn gather_count_kernel<K: Numeric, N: Size>(
         values,
         tile_counts,
         &chunk,
-        len,
-        tiles_per_row,
+        grid,
         row_state.bound,
         vector,
         read,
@@ -536,23 +529,19 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
     tile_offsets: &[u32],
     cand_keys: &mut [u32],
     cand_positions: &mut [u32],
-    len: usize,
+    grid: &ChunkGrid,
     k: u32,
     sampled_cap: u32,
     per_row: usize,
-    tiles_per_row: usize,
-    cubes_per_row: usize,
-    tiles_per_cube: usize,
-    total_cubes: usize,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: RadixBlueprint,
     #[define(K)] _dtype: ElemType,
 ) {
     let cube = linear_cube_index();
-    if cube >= total_cubes {
+    if cube >= grid.total_cubes {
         terminate!();
     }
-    let chunk = chunk_of_cube(cube, tiles_per_row, cubes_per_row, tiles_per_cube);
+    let chunk = chunk_of_cube(cube, grid);
     let row_state = load_row_state(state, chunk.row);
     let limit = if row_state.sampled == 1u32 {
         sampled_cap
@@ -560,10 +549,12 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
         k
     };
     for tile in chunk.first..chunk.end {
-        let base = chunk.row * 2 * tiles_per_row + tile;
-        let equal = tile_offsets[base + tiles_per_row];
+        let base = chunk.row * 2 * grid.tiles_per_row + tile;
+        let equal = tile_offsets[base + grid.tiles_per_row];
         // Uniform per cube.
-        if tile_counts[base] > 0u32 || (tile_counts[base + tiles_per_row] > 0u32 && equal < limit) {
+        if tile_counts[base] > 0u32
+            || (tile_counts[base + grid.tiles_per_row] > 0u32 && equal < limit)
+        {
             let slots = GatherSlots {
                 out_base: chunk.row * per_row,
                 less: tile_offsets[base],
@@ -574,9 +565,9 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
                 values,
                 cand_keys,
                 cand_positions,
-                chunk.row * len,
+                chunk.row * grid.len,
                 tile * comptime!(blueprint.tile()),
-                len,
+                grid.len,
                 row_state.bound,
                 slots,
                 read,

@@ -9,7 +9,7 @@ use super::kernels::{
     radix_digit_kernel, radix_histogram_kernel, rank_kernel, row_select_kernel,
     sample_check_kernel, sample_kernel,
 };
-use super::tile::{MAX_CHUNK_TILES, ROW_STATE_WORDS};
+use super::tile::{ChunkGrid, ChunkGridLaunch, MAX_CHUNK_TILES, ROW_STATE_WORDS};
 use super::{
     MAX_SAMPLE_TILES, RANK_AUTO_LEN, TopkIo, TopkOptions, TopkProblem, TopkReport, TopkStrategy,
     TopkTuning, row_shared_bytes, tile_shared_bytes,
@@ -342,18 +342,19 @@ fn resolve_strategy(
     })
 }
 
-/// The chunking of a pass over the input (see [`Run::chunks`]).
-#[derive(Clone, Copy)]
-struct Chunks {
-    tiles_per_row: usize,
-    cubes_per_row: usize,
-    tiles_per_cube: usize,
-    total_cubes: usize,
-}
-
-impl Chunks {
-    fn grid(&self, client: &Client) -> CubeCount {
+impl ChunkGrid {
+    fn cube_count(&self, client: &Client) -> CubeCount {
         cube_count_1d(client, self.total_cubes)
+    }
+
+    fn arg(&self) -> ChunkGridLaunch {
+        ChunkGridLaunch::new(
+            self.len,
+            self.tiles_per_row,
+            self.cubes_per_row,
+            self.tiles_per_cube,
+            self.total_cubes,
+        )
     }
 }
 
@@ -518,7 +519,7 @@ impl Run<'_> {
     /// consecutive tiles, about `tuning.target_cubes` cubes in all (at least one per row),
     /// each of at least [`MIN_TILES_PER_CUBE`] tiles where the row has them and at most
     /// [`MAX_CHUNK_TILES`].
-    fn chunks(&self) -> Chunks {
+    fn chunks(&self) -> ChunkGrid {
         let rows = self.problem.rows;
         let tiles_per_row = self.problem.len.div_ceil(self.blueprint().tile()).max(1);
         let wanted = (self.tuning.target_cubes as usize).div_ceil(rows).max(1);
@@ -527,7 +528,8 @@ impl Run<'_> {
             .clamp(MIN_TILES_PER_CUBE, MAX_CHUNK_TILES)
             .min(tiles_per_row);
         let cubes_per_row = tiles_per_row.div_ceil(tiles_per_cube);
-        Chunks {
+        ChunkGrid {
+            len: self.problem.len,
             tiles_per_row,
             cubes_per_row,
             tiles_per_cube,
@@ -645,7 +647,7 @@ impl Run<'_> {
             unsafe {
                 radix_histogram_kernel::launch_unchecked(
                     self.client,
-                    chunks.grid(self.client),
+                    chunks.cube_count(self.client),
                     CubeDim::new_1d(blueprint.units),
                     self.address(),
                     self.input(),
@@ -655,9 +657,7 @@ impl Run<'_> {
                     self.buffer(&histograms, rows * row_bins),
                     self.buffer(&appended, rows),
                     self.buffer(&ranges, rows * 2),
-                    self.problem.len,
-                    chunks.cubes_per_row,
-                    chunks.total_cubes,
+                    chunks.arg(),
                     row_bins,
                     shift,
                     digit_bits,
@@ -1000,18 +1000,14 @@ impl Run<'_> {
         unsafe {
             gather_count_kernel::launch_unchecked(
                 self.client,
-                chunks.grid(self.client),
+                chunks.cube_count(self.client),
                 CubeDim::new_1d(self.tuning.units_per_cube),
                 self.address(),
                 vector,
                 self.input(),
                 self.buffer(state, rows * ROW_STATE_WORDS),
                 self.buffer(&gather.tile_counts, count_len),
-                self.problem.len,
-                chunks.tiles_per_row,
-                chunks.cubes_per_row,
-                chunks.tiles_per_cube,
-                chunks.total_cubes,
+                chunks.arg(),
                 skip_sampled,
                 vector,
                 self.read,
@@ -1061,7 +1057,7 @@ impl Run<'_> {
         unsafe {
             gather_scatter_kernel::launch_unchecked(
                 self.client,
-                chunks.grid(self.client),
+                chunks.cube_count(self.client),
                 CubeDim::new_1d(self.tuning.units_per_cube),
                 self.address(),
                 self.input(),
@@ -1070,14 +1066,10 @@ impl Run<'_> {
                 self.buffer(&gather.tile_offsets, count_len),
                 self.buffer(&gather.cand_keys, candidates),
                 self.buffer(&gather.cand_positions, candidates),
-                self.problem.len,
+                chunks.arg(),
                 k as u32,
                 gather.sample.map_or(k, |plan| plan.cap) as u32,
                 gather.per_row,
-                tiles_per_row,
-                chunks.cubes_per_row,
-                chunks.tiles_per_cube,
-                chunks.total_cubes,
                 self.read,
                 self.blueprint(),
                 self.io.value_dtype.elem_type(),

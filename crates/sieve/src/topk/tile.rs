@@ -127,8 +127,7 @@ pub fn count_chunk_tiles<K: Numeric, N: Size>(
     values: &[Vector<K, N>],
     tile_counts: &mut [u32],
     chunk: &TileChunk,
-    len: usize,
-    tiles_per_row: usize,
+    grid: &ChunkGrid,
     bound: u32,
     #[comptime] vector: usize,
     #[comptime] read: KeyRead,
@@ -139,7 +138,7 @@ pub fn count_chunk_tiles<K: Numeric, N: Size>(
     sync_cube();
     let vectors_per_unit = comptime!(blueprint.elements_per_unit / vector as u32);
     let tile_vectors = comptime!(blueprint.tile() / vector);
-    let row_vectors = len / vector;
+    let row_vectors = grid.len / vector;
     let row_base = chunk.row * row_vectors;
     let tiles = chunk.end - min(chunk.first, chunk.end);
     let mut t = 0usize;
@@ -193,9 +192,9 @@ pub fn count_chunk_tiles<K: Numeric, N: Size>(
     let mut t = UNIT_POS as usize;
     while t < tiles {
         let packed = counters[t].load();
-        let base = chunk.row * 2 * tiles_per_row + chunk.first + t;
+        let base = chunk.row * 2 * grid.tiles_per_row + chunk.first + t;
         tile_counts[base] = packed & 0xFFFFu32;
-        tile_counts[base + tiles_per_row] = packed >> 16u32;
+        tile_counts[base + grid.tiles_per_row] = packed >> 16u32;
         t += CUBE_DIM as usize;
     }
 }
@@ -219,10 +218,21 @@ fn add_tile_count(
     }
 }
 
-/// The tiles one cube of a pass over the input takes: tiles `first..end` of row `row`. A
-/// cube takes several tiles so that its fixed costs (clearing and flushing the histogram, the
-/// cube-wide sums, the atomics into per-row counters) are paid once per chunk, not once per
-/// tile.
+/// How a pass over the input splits into cubes (chosen on the host by `Run::chunks`): each
+/// row of `len` keys is `tiles_per_row` tiles, taken in chunks of `tiles_per_cube`
+/// consecutive tiles by `cubes_per_row` cubes a row, `total_cubes` in all. A cube takes
+/// several tiles so that its fixed costs (clearing and flushing the histogram, the cube-wide
+/// sums, the atomics into per-row counters) are paid once per chunk, not once per tile.
+#[derive(CubeType, CubeLaunch, Clone, Copy, Debug)]
+pub struct ChunkGrid {
+    pub len: usize,
+    pub tiles_per_row: usize,
+    pub cubes_per_row: usize,
+    pub tiles_per_cube: usize,
+    pub total_cubes: usize,
+}
+
+/// The tiles one cube of a pass takes: tiles `first..end` of row `row` (`end <= first`: none).
 #[derive(CubeType, Clone, Copy)]
 pub struct TileChunk {
     pub row: usize,
@@ -230,21 +240,14 @@ pub struct TileChunk {
     pub end: usize,
 }
 
-/// The chunk of tiles cube `cube` takes (see [`TileChunk`]); `end <= first` for none.
+/// The chunk of tiles cube `cube` of `grid` takes.
 #[cube]
-pub fn chunk_of_cube(
-    cube: usize,
-    tiles_per_row: usize,
-    cubes_per_row: usize,
-    tiles_per_cube: usize,
-) -> TileChunk {
-    let row = cube / cubes_per_row;
-    let part = cube % cubes_per_row;
-    let first = part * tiles_per_cube;
+pub fn chunk_of_cube(cube: usize, grid: &ChunkGrid) -> TileChunk {
+    let first = (cube % grid.cubes_per_row) * grid.tiles_per_cube;
     TileChunk {
-        row,
+        row: cube / grid.cubes_per_row,
         first,
-        end: min(first + tiles_per_cube, tiles_per_row),
+        end: min(first + grid.tiles_per_cube, grid.tiles_per_row),
     }
 }
 
