@@ -86,6 +86,29 @@ impl BufferRules {
     }
 }
 
+/// `handle` as a kernel argument of `len` elements (one at least: a binding is never empty).
+/// The launch that takes it keeps every access within `len` (the `SAFETY` note at each
+/// `launch_unchecked` says why).
+pub(crate) fn bind(handle: &Handle, len: usize) -> BufferArg {
+    // SAFETY: the length is the caller's bound on the launch's accesses (see above).
+    unsafe { BufferArg::from_raw_parts(handle.clone(), len.max(1)) }
+}
+
+/// A placeholder argument for a buffer the kernel never touches (its comptime flag is off).
+pub(crate) fn placeholder(client: &Client) -> BufferArg {
+    // SAFETY: never accessed.
+    unsafe { BufferArg::from_raw_parts(client.empty(64), 8) }
+}
+
+/// `handle` bound as [`bind`] does, or a [`placeholder`] where the caller asked for no such
+/// output.
+pub(crate) fn bind_optional(client: &Client, handle: Option<&Handle>, len: usize) -> BufferArg {
+    match handle {
+        Some(handle) => bind(handle, len),
+        None => placeholder(client),
+    }
+}
+
 /// The bytes `handle` addresses: its size less its start and end offsets (a Burn view's
 /// handle starts inside a larger buffer).
 fn handle_bytes(handle: &Handle) -> u64 {

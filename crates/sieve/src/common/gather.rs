@@ -3,8 +3,77 @@
 //! sort) and top-k's composition of candidate positions. One kernel for the three.
 
 use cubecl::prelude::*;
+use cubecl::server::Handle;
 
-use super::grid::linear_cube_index;
+use super::address::AddressType;
+use super::buffers::{bind, bind_optional};
+use super::grid::{cube_count_1d, linear_cube_index};
+use crate::Dtype;
+
+/// How the gathers move values of `dtype`: 32-bit words a value and the element type they
+/// move as (64-bit values as two `u32` words; the kernels need no 64-bit types).
+pub(crate) fn moved_as(dtype: Dtype) -> (u32, ElemType) {
+    if dtype.size_bytes() == 8 {
+        (2, Dtype::U32.elem_type())
+    } else {
+        (1, dtype.elem_type())
+    }
+}
+
+/// The buffers of one [`gather_rows`]: `[rows, len]` values, `[rows, stride]` positions (and
+/// the columns of `order` that reorder them), `[rows, k]` outputs.
+pub(crate) struct RowGather<'a> {
+    pub values: &'a Handle,
+    pub value_dtype: Dtype,
+    pub positions: &'a Handle,
+    pub order: Option<&'a Handle>,
+    pub values_out: Option<&'a Handle>,
+    pub indices_out: Option<&'a Handle>,
+    pub index_dtype: Dtype,
+}
+
+/// Launches [`gather_rows_kernel`] over `rows` rows, one unit (of cubes of `units`) per
+/// output: the sort's decode (`k = stride = len`) and the top-k's outputs from its chosen
+/// positions.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gather_rows(
+    client: &Client,
+    units: u32,
+    address: AddressType,
+    io: RowGather<'_>,
+    rows: usize,
+    len: usize,
+    k: usize,
+    stride: usize,
+) {
+    let outputs = rows * k;
+    let (words, value_elem) = moved_as(io.value_dtype);
+    let words_of = |elements: usize| elements * words as usize;
+    // SAFETY: one unit per output, bounds-checked; the caller's positions lie within their
+    // row and its columns within `stride`; each buffer holds what is bound here.
+    unsafe {
+        gather_rows_kernel::launch_unchecked(
+            client,
+            cube_count_1d(client, outputs.div_ceil(units as usize)),
+            CubeDim::new_1d(units),
+            address,
+            bind(io.values, words_of(rows * len)),
+            bind(io.positions, rows * stride),
+            bind_optional(client, io.order, rows * stride),
+            bind_optional(client, io.values_out, words_of(outputs)),
+            bind_optional(client, io.indices_out, outputs),
+            len,
+            k,
+            stride,
+            outputs,
+            words,
+            io.order.is_some(),
+            io.values_out.is_some(),
+            io.indices_out.is_some(),
+            [value_elem, io.index_dtype.elem_type()],
+        );
+    }
+}
 
 /// Output `j` of row `r = j / k`: the element of `values`' row `r` (`len` elements, each
 /// `words` values of `K`: 64-bit values move as two `u32` words) at position
@@ -13,7 +82,7 @@ use super::grid::linear_cube_index;
 /// sorted row from its positions.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn gather_rows_kernel<K: Numeric, I: Numeric>(
+fn gather_rows_kernel<K: Numeric, I: Numeric>(
     values: &[K],
     positions: &[u32],
     order: &[u32],

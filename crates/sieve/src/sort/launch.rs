@@ -13,8 +13,9 @@ use crate::common::address::{
     AddressType, address_type, check_extent, check_index_capacity, check_index_dtype,
 };
 use crate::common::buffers::BufferRules;
+use crate::common::buffers::{bind, bind_optional};
 use crate::common::fill::fill_zero;
-use crate::common::gather::gather_rows_kernel;
+use crate::common::gather::{RowGather, gather_rows};
 use crate::common::grid::cube_count_1d;
 use crate::common::lookback::COUNT_LIMIT;
 use crate::radix::keys::KeyKind;
@@ -325,19 +326,15 @@ impl Run<'_> {
         address_type(&[self.extent()])
     }
 
+    /// The caller's buffers (and the workspaces) hold `rows * len` elements; every access is
+    /// bounded by it.
     fn buffer(&self, handle: &Handle) -> BufferArg {
-        // SAFETY: the caller's buffers (and the workspaces) hold `rows * len` elements; every
-        // access is bounded by it.
-        unsafe { BufferArg::from_raw_parts(handle.clone(), self.elements()) }
+        bind(handle, self.elements())
     }
 
     /// An output the caller asked for, or a placeholder binding the kernel does not write.
     fn output(&self, handle: Option<&Handle>) -> BufferArg {
-        match handle {
-            Some(h) => self.buffer(h),
-            // SAFETY: never written (the kernel's comptime flag is off).
-            None => unsafe { BufferArg::from_raw_parts(self.client.empty(64), 8) },
-        }
+        bind_optional(self.client, handle, self.elements())
     }
 
     fn dtypes(&self) -> [ElemType; 2] {
@@ -402,7 +399,7 @@ impl Run<'_> {
         }
         let radix = self.client.empty(4 * n);
         let positions = self.client.empty(4 * n);
-        let words = if self.kind.wide() {
+        if self.kind.wide() {
             self.encode_wide(&radix, None, false);
             let low_positions = self.client.empty(4 * n);
             self.passes(
@@ -422,7 +419,6 @@ impl Run<'_> {
                 true,
                 Sink::Positions(&positions),
             )?;
-            2
         } else {
             // SAFETY: one unit per element, bounds-checked.
             unsafe {
@@ -447,9 +443,8 @@ impl Run<'_> {
                 true,
                 Sink::Positions(&positions),
             )?;
-            1
-        };
-        self.decode(&positions, words);
+        }
+        self.decode(&positions);
         Ok(())
     }
 
@@ -464,7 +459,7 @@ impl Run<'_> {
                 self.elementwise_grid(),
                 CubeDim::new_1d(self.elementwise_units),
                 self.address(),
-                BufferArg::from_raw_parts(self.io.keys.clone(), 2 * n),
+                bind(self.io.keys, 2 * n),
                 self.output(positions),
                 self.buffer(radix),
                 self.problem.len,
@@ -476,54 +471,28 @@ impl Run<'_> {
         }
     }
 
-    /// The outputs from the final positions: keys gathered from the input (`words` 32-bit
-    /// words per key for 64-bit keys, else the key dtype), indices converted.
-    fn decode(&self, positions: &Handle, words: u32) {
-        let n = self.elements();
-        let (keys_in, keys_out, key_elem) = if words == 2 {
-            // SAFETY: 64-bit buffers hold `2 n` words.
-            unsafe {
-                (
-                    BufferArg::from_raw_parts(self.io.keys.clone(), 2 * n),
-                    match self.io.keys_out {
-                        Some(h) => BufferArg::from_raw_parts(h.clone(), 2 * n),
-                        None => BufferArg::from_raw_parts(self.client.empty(64), 8),
-                    },
-                    Dtype::U32.elem_type(),
-                )
-            }
-        } else {
-            (
-                self.buffer(self.io.keys),
-                self.output(self.io.keys_out),
-                self.io.key_dtype.elem_type(),
-            )
-        };
+    /// The outputs from the final positions: keys gathered from the input (64-bit keys as
+    /// two 32-bit words), indices converted.
+    fn decode(&self, positions: &Handle) {
         let len = self.problem.len;
-        // SAFETY: one unit per element, bounds-checked; positions are within the row.
-        unsafe {
-            gather_rows_kernel::launch_unchecked(
-                self.client,
-                self.elementwise_grid(),
-                CubeDim::new_1d(self.elementwise_units),
-                self.address(),
-                keys_in,
-                self.buffer(positions),
-                // No `order` (not read without `reorder`): a placeholder binding.
-                self.output(None),
-                keys_out,
-                self.output(self.io.indices_out),
-                len,
-                len,
-                len,
-                n,
-                words,
-                false,
-                self.io.keys_out.is_some(),
-                self.io.indices_out.is_some(),
-                [key_elem, self.io.index_dtype.elem_type()],
-            );
-        }
+        gather_rows(
+            self.client,
+            self.elementwise_units,
+            self.address(),
+            RowGather {
+                values: self.io.keys,
+                value_dtype: self.io.key_dtype,
+                positions,
+                order: None,
+                values_out: self.io.keys_out,
+                indices_out: self.io.indices_out,
+                index_dtype: self.io.index_dtype,
+            },
+            self.problem.rows,
+            len,
+            len,
+            len,
+        );
     }
 
     /// The LSD passes over the radix words `keys` (mapped to radix keys by `kind` and
@@ -647,7 +616,7 @@ impl Run<'_> {
                 cube_dim,
                 self.address(),
                 self.buffer(p.keys_in),
-                BufferArg::from_raw_parts(counts.clone(), total_tiles * digits),
+                bind(counts, total_tiles * digits),
                 len,
                 tiles_per_row,
                 total_tiles,
@@ -682,7 +651,7 @@ impl Run<'_> {
                 self.output(p.positions_in),
                 self.output(p.keys_out),
                 self.output(p.positions_out),
-                BufferArg::from_raw_parts(offsets.clone(), total_tiles * digits),
+                bind(offsets, total_tiles * digits),
                 len,
                 tiles_per_row,
                 total_tiles,
@@ -740,7 +709,7 @@ impl Run<'_> {
                 CubeDim::new_1d(blueprint.units),
                 self.address(),
                 self.buffer(keys),
-                BufferArg::from_raw_parts(counts.clone(), counts_len),
+                bind(&counts, counts_len),
                 len,
                 chunks_per_row,
                 total_chunks,
@@ -790,8 +759,8 @@ impl Run<'_> {
                 self.output(p.positions_in),
                 self.output(p.keys_out),
                 self.output(p.positions_out),
-                BufferArg::from_raw_parts(space.counts.clone(), space.counts_len),
-                BufferArg::from_raw_parts(space.status.clone(), space.status_len),
+                bind(&space.counts, space.counts_len),
+                bind(&space.status, space.status_len),
                 self.problem.len,
                 tiles_per_row,
                 total_tiles,

@@ -18,8 +18,9 @@ use crate::common::address::{
     AddressType, address_type, check_extent, check_index_capacity, check_index_dtype,
 };
 use crate::common::buffers::BufferRules;
+use crate::common::buffers::{bind, bind_optional};
 use crate::common::fill::{fill, fill_zero};
-use crate::common::gather::gather_rows_kernel;
+use crate::common::gather::{RowGather, gather_rows, moved_as};
 use crate::common::grid::cube_count_1d;
 use crate::radix::digits::{SELECT_BITS, SELECT_DIGITS, select_bins, wide_select_digits};
 use crate::radix::keys::KeyKind;
@@ -449,19 +450,16 @@ impl Run<'_> {
         self.client.empty(4 * len.max(1))
     }
 
+    /// Every buffer handed to a kernel holds at least `len` elements (the caller's `[rows,
+    /// len]` input and `[rows, k]` outputs, workspaces sized here), and every access is
+    /// bounded by the problem's shape.
     fn buffer(&self, handle: &Handle, len: usize) -> BufferArg {
-        // SAFETY: every buffer handed to a kernel holds at least `len` elements (the caller's
-        // `[rows, len]` input and `[rows, k]` outputs, workspaces sized here), and every
-        // access is bounded by the problem's shape.
-        unsafe { BufferArg::from_raw_parts(handle.clone(), len.max(1)) }
+        bind(handle, len)
     }
 
     /// An output the caller asked for, or a placeholder binding the kernel does not write.
     fn output(&self, handle: Option<&Handle>) -> BufferArg {
-        match handle {
-            Some(h) => self.buffer(h, self.outputs()),
-            None => self.unused(),
-        }
+        bind_optional(self.client, handle, self.outputs())
     }
 
     /// A run of this top-k's tuning over `keys`, `[rows, len]` radix keys (a sample, or
@@ -487,13 +485,6 @@ impl Run<'_> {
             elementwise_units: self.elementwise_units,
             caps: self.caps,
         }
-    }
-
-    /// A placeholder binding for a buffer the kernel neither reads nor writes (its comptime
-    /// flag is off).
-    fn unused(&self) -> BufferArg {
-        // SAFETY: never accessed.
-        unsafe { BufferArg::from_raw_parts(self.client.empty(64), 8) }
     }
 
     fn input(&self) -> BufferArg {
@@ -766,7 +757,7 @@ impl Run<'_> {
             SortOrder::Ascending,
             SortOptions::default(),
         )?;
-        let (values_in, values_out, words, value_elem) = self.output_values();
+        let (words, value_elem) = moved_as(self.io.value_dtype);
         // SAFETY: one unit per candidate, bounds-checked; columns are below `k` and positions
         // within the chunk; each output below `k` a row has one writer (the merge's ranks of
         // a row's candidates are distinct), the others write nothing.
@@ -776,11 +767,15 @@ impl Run<'_> {
                 self.elementwise_grid(candidates),
                 CubeDim::new_1d(self.elementwise_units),
                 self.address(),
-                values_in,
+                self.buffer(self.io.values, words as usize * self.elements()),
                 self.buffer(cand_positions, candidates),
                 self.buffer(&sorted_keys, candidates),
                 self.buffer(&order, candidates),
-                values_out,
+                bind_optional(
+                    self.client,
+                    self.io.values_out,
+                    words as usize * self.outputs(),
+                ),
                 self.output(self.io.indices_out),
                 self.problem.len,
                 k,
@@ -1093,33 +1088,27 @@ impl Run<'_> {
         // index), and their slots map back to positions in the row.
         let select = self.over_radix_keys(&gather.cand_keys, gather.per_row, k);
         let (keys, slots) = select.launch_row_select(1, gather.per_row);
-        let outputs = self.outputs();
-        let positions = self.workspace(outputs);
         // `positions[j] = cand_positions[(j / k) * per_row + slots[j]]`: the gather with the
-        // candidates' positions as its values. SAFETY: one unit per chosen key,
-        // bounds-checked; slots are below `per_row`.
-        unsafe {
-            gather_rows_kernel::launch_unchecked(
-                self.client,
-                self.elementwise_grid(outputs),
-                CubeDim::new_1d(self.elementwise_units),
-                self.address(),
-                self.buffer(&gather.cand_positions, candidates),
-                self.buffer(&slots, outputs),
-                self.unused(),
-                self.buffer(&positions, outputs),
-                self.unused(),
-                gather.per_row,
-                k,
-                k,
-                outputs,
-                1,
-                false,
-                true,
-                false,
-                [Dtype::U32.elem_type(), Dtype::U32.elem_type()],
-            );
-        }
+        // candidates' positions as its values.
+        let positions = self.workspace(self.outputs());
+        gather_rows(
+            self.client,
+            self.elementwise_units,
+            self.address(),
+            RowGather {
+                values: &gather.cand_positions,
+                value_dtype: Dtype::U32,
+                positions: &slots,
+                order: None,
+                values_out: Some(&positions),
+                indices_out: None,
+                index_dtype: Dtype::U32,
+            },
+            self.problem.rows,
+            gather.per_row,
+            k,
+            k,
+        );
         self.order_and_finish(&keys, &positions, k, false)
     }
 
@@ -1160,56 +1149,27 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// The input's values and the values output as the finishing kernels take them, their
-    /// 32-bit words a value and the element type they move as (64-bit values move as pairs of
-    /// `u32` words).
-    fn output_values(&self) -> (BufferArg, BufferArg, u32, ElemType) {
-        if self.read.kind.wide() {
-            let values_out = match self.io.values_out {
-                Some(h) => self.buffer(h, 2 * self.outputs()),
-                None => self.unused(),
-            };
-            let values_in = self.buffer(self.io.values, 2 * self.elements());
-            (values_in, values_out, 2, Dtype::U32.elem_type())
-        } else {
-            let values_out = self.output(self.io.values_out);
-            (self.input(), values_out, 1, self.io.value_dtype.elem_type())
-        }
-    }
-
     /// Writes the outputs from the chosen positions (`[rows, stride]`), reordered by `order`
     /// (`[rows, stride]`, columns; its first `k` of a row taken) when given.
     fn finish(&self, positions: &Handle, stride: usize, order: Option<&Handle>) {
-        let outputs = self.outputs();
-        let positions_len = self.problem.rows * stride;
-        let order_arg = match order {
-            Some(order) => self.buffer(order, positions_len),
-            None => self.unused(),
-        };
-        let (values_in, values_out, words, value_elem) = self.output_values();
-        // SAFETY: one unit per output element, bounds-checked; positions are within the row.
-        unsafe {
-            gather_rows_kernel::launch_unchecked(
-                self.client,
-                self.elementwise_grid(outputs),
-                CubeDim::new_1d(self.elementwise_units),
-                self.address(),
-                values_in,
-                self.buffer(positions, positions_len),
-                order_arg,
-                values_out,
-                self.output(self.io.indices_out),
-                self.problem.len,
-                self.problem.k,
-                stride,
-                outputs,
-                words,
-                order.is_some(),
-                self.io.values_out.is_some(),
-                self.io.indices_out.is_some(),
-                [value_elem, self.io.index_dtype.elem_type()],
-            );
-        }
+        gather_rows(
+            self.client,
+            self.elementwise_units,
+            self.address(),
+            RowGather {
+                values: self.io.values,
+                value_dtype: self.io.value_dtype,
+                positions,
+                order,
+                values_out: self.io.values_out,
+                indices_out: self.io.indices_out,
+                index_dtype: self.io.index_dtype,
+            },
+            self.problem.rows,
+            self.problem.len,
+            self.problem.k,
+            stride,
+        );
     }
 
     /// The stable sort of every row's radix keys with positions, then the first `k` of each.
