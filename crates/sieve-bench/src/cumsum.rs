@@ -90,8 +90,11 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     if !int && op == ScanOp::Sum {
         let x = bench.cube_tensor(in_handle.clone(), &case.shape, burn::backend::DType::F32);
         if let Some(x) = x {
-            use sieve_burn::SieveOps;
-            let call = || burn_cubecl::CubeBackend::sieve_float_cumsum(x.clone(), dim);
+            use sieve_burn::{SieveOps, Values};
+            let call = || {
+                burn_cubecl::CubeBackend::sieve_cumulative(Values::Float(x.clone()), dim, op)
+                    .float()
+            };
             let out = call();
             let got = bench
                 .client

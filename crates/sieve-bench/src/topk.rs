@@ -81,18 +81,13 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     // The same op through sieve-burn's CubeCL impl with no Dispatch and no Fusion: the Burn
     // op's time less Fusion's.
     if let Some(x) = bench.cube_tensor(input.clone(), &case.shape, burn::backend::DType::F32) {
-        use sieve_burn::SieveOps;
+        use sieve_burn::{SieveOps, Values};
         let index_dtype = bench.device.settings().int_dtype;
         let call = || {
-            burn_cubecl::CubeBackend::sieve_float_topk(
-                x.clone(),
-                k,
-                dim,
-                true,
-                true,
-                0,
-                index_dtype,
-            )
+            let x = Values::Float(x.clone());
+            let (values, indices) =
+                burn_cubecl::CubeBackend::sieve_topk(x, k, dim, true, true, 0, index_dtype);
+            (values.float(), indices)
         };
         let (values, indices) = call();
         let read = |h: &cubecl::server::Handle| bench.client.read_one(h.clone()).expect("read");

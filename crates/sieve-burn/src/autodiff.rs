@@ -12,109 +12,37 @@ use burn::backend::{TensorMetadata, get_device_settings};
 use burn::tensor::{DType, FloatDType, IntDType, Shape};
 
 use crate::SieveOps;
+use crate::values::Values;
+use sieve::scan::ScanOp;
 
 impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
-    fn sieve_float_cumsum(x: FloatTensor<Self>, dim: usize) -> FloatTensor<Self> {
-        /// d(cumsum)/dx: output i depends on every input j <= i, so input j's gradient is the
-        /// sum of the output gradients at i >= j - the reversed cumsum of the gradient.
-        #[derive(Debug)]
-        struct CumsumBackward;
-
-        impl<B: Backend + SieveOps> Backward<B, 1> for CumsumBackward {
-            type State = usize;
-
-            fn backward(self, ops: Ops<usize, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
-                let [parent] = ops.parents;
-                let grad = grads.consume::<B>(&ops.node);
-                let dim = ops.state;
-                if let Some(node) = parent {
-                    grads.register::<B>(node.id, reverse_cumsum::<B>(grad, dim));
-                }
-            }
-        }
-
-        match CumsumBackward
-            .prepare::<C>([x.node()])
-            .compute_bound()
-            .stateful()
-        {
-            OpsKind::Tracked(prep) => {
-                let output = B::sieve_float_cumsum(x.primitive().clone(), dim);
-                prep.finish(dim, output)
-            }
-            OpsKind::UnTracked(prep) => prep.finish(B::sieve_float_cumsum(x.into_primitive(), dim)),
-        }
+    fn sieve_cumulative(x: Values<Self>, dim: usize, op: ScanOp) -> Values<Self> {
+        let x = match x {
+            Values::Float(x) => x,
+            Values::Int(x) => return int_values(B::sieve_cumulative(Values::Int(x), dim, op)),
+        };
+        Values::Float(match op {
+            ScanOp::Sum => cumsum::<B, C>(x, dim),
+            ScanOp::Prod => cumprod::<B, C>(x, dim),
+            ScanOp::Min | ScanOp::Max => running_extreme::<B, C>(x, dim, op),
+        })
     }
 
-    fn sieve_int_cumsum(x: IntTensor<Self>, dim: usize) -> IntTensor<Self> {
-        B::sieve_int_cumsum(x, dim)
-    }
-
-    fn sieve_float_cumprod(x: FloatTensor<Self>, dim: usize) -> FloatTensor<Self> {
-        /// See [`cumprod_gradient`]; the state is the input and the dim.
-        #[derive(Debug)]
-        struct CumprodBackward;
-
-        impl<B: Backend + SieveOps> Backward<B, 1> for CumprodBackward {
-            type State = (FloatTensor<B>, usize);
-
-            fn backward(
-                self,
-                ops: Ops<Self::State, 1>,
-                grads: &mut Gradients,
-                _: &mut Checkpointer,
-            ) {
-                let [parent] = ops.parents;
-                let grad = grads.consume::<B>(&ops.node);
-                let (x, dim) = ops.state;
-                if let Some(node) = parent {
-                    grads.register::<B>(node.id, cumprod_gradient::<B>(x, grad, dim));
-                }
-            }
-        }
-
-        match CumprodBackward
-            .prepare::<C>([x.node()])
-            .compute_bound()
-            .stateful()
-        {
-            OpsKind::Tracked(prep) => {
-                let output = B::sieve_float_cumprod(x.primitive().clone(), dim);
-                prep.finish((x.primitive().clone(), dim), output)
-            }
-            OpsKind::UnTracked(prep) => {
-                prep.finish(B::sieve_float_cumprod(x.into_primitive(), dim))
-            }
-        }
-    }
-
-    fn sieve_int_cumprod(x: IntTensor<Self>, dim: usize) -> IntTensor<Self> {
-        B::sieve_int_cumprod(x, dim)
-    }
-
-    fn sieve_float_cummin(x: FloatTensor<Self>, dim: usize) -> FloatTensor<Self> {
-        running_extreme::<B, C>(x, dim, B::sieve_float_cummin)
-    }
-
-    fn sieve_int_cummin(x: IntTensor<Self>, dim: usize) -> IntTensor<Self> {
-        B::sieve_int_cummin(x, dim)
-    }
-
-    fn sieve_float_cummax(x: FloatTensor<Self>, dim: usize) -> FloatTensor<Self> {
-        running_extreme::<B, C>(x, dim, B::sieve_float_cummax)
-    }
-
-    fn sieve_int_cummax(x: IntTensor<Self>, dim: usize) -> IntTensor<Self> {
-        B::sieve_int_cummax(x, dim)
-    }
-
-    fn sieve_float_compact(
-        x: FloatTensor<Self>,
+    fn sieve_compact(
+        x: Values<Self>,
         mask: BoolTensor<Self>,
         per_row: bool,
         pad: bool,
         index_dtype: IntDType,
-    ) -> (FloatTensor<Self>, IntTensor<Self>) {
+    ) -> (Values<Self>, IntTensor<Self>) {
+        let x = match x {
+            Values::Float(x) => x,
+            Values::Int(x) => {
+                let (values, counts) =
+                    B::sieve_compact(Values::Int(x), mask, per_row, pad, index_dtype);
+                return (int_values(values), counts);
+            }
+        };
         /// Output slot `s` of a row holds the row's `s`-th survivor, so input element `i`'s
         /// gradient is the output gradient at its slot (the running count of the mask up to
         /// it, minus one) when it survived, and zero otherwise. Padding slots feed nothing.
@@ -154,7 +82,7 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
                         let mask = B::bool_reshape(mask, rows_shape.clone());
                         let flags = B::bool_into_int(mask.clone(), index_dtype);
                         let slots = B::int_clamp_min(
-                            B::int_sub_scalar(B::sieve_int_cumsum(flags, 1), 1i64.into()),
+                            B::int_sub_scalar(int_scan::<B>(flags, 1, ScanOp::Sum), 1i64.into()),
                             0i64.into(),
                         );
                         let grad = B::float_reshape(grad, rows_shape);
@@ -179,45 +107,27 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
                     per_row,
                     index_dtype,
                 };
-                let (values, counts) =
-                    B::sieve_float_compact(x.primitive().clone(), mask, per_row, pad, index_dtype);
-                (prep.finish(state, values), counts)
+                let x = Values::Float(x.primitive().clone());
+                let (values, counts) = B::sieve_compact(x, mask, per_row, pad, index_dtype);
+                (Values::Float(prep.finish(state, values.float())), counts)
             }
             OpsKind::UnTracked(prep) => {
-                let (values, counts) =
-                    B::sieve_float_compact(x.into_primitive(), mask, per_row, pad, index_dtype);
-                (prep.finish(values), counts)
+                let x = Values::Float(x.into_primitive());
+                let (values, counts) = B::sieve_compact(x, mask, per_row, pad, index_dtype);
+                (Values::Float(prep.finish(values.float())), counts)
             }
         }
     }
 
-    fn sieve_int_compact(
-        x: IntTensor<Self>,
-        mask: BoolTensor<Self>,
-        per_row: bool,
-        pad: bool,
-        index_dtype: IntDType,
-    ) -> (IntTensor<Self>, IntTensor<Self>) {
-        B::sieve_int_compact(x, mask, per_row, pad, index_dtype)
-    }
-
     /// Not differentiable (as `torch.unique`): the values leave the graph.
-    fn sieve_float_run_starts(
-        x: FloatTensor<Self>,
+    fn sieve_run_starts(
+        x: Values<Self>,
         positions: bool,
         index_dtype: IntDType,
-    ) -> (FloatTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
+    ) -> (Values<Self>, IntTensor<Self>, IntTensor<Self>) {
         let (values, positions, count) =
-            B::sieve_float_run_starts(Self::inner(x), positions, index_dtype);
-        (Self::from_inner(values), positions, count)
-    }
-
-    fn sieve_int_run_starts(
-        x: IntTensor<Self>,
-        positions: bool,
-        index_dtype: IntDType,
-    ) -> (IntTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
-        B::sieve_int_run_starts(x, positions, index_dtype)
+            B::sieve_run_starts(inner_values(x), positions, index_dtype);
+        (outer_values(values), positions, count)
     }
 
     fn sieve_bool_argwhere(
@@ -227,24 +137,26 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
         B::sieve_bool_argwhere(mask, index_dtype)
     }
 
-    fn sieve_float_partition(
-        x: FloatTensor<Self>,
+    fn sieve_partition(
+        x: Values<Self>,
         mask: BoolTensor<Self>,
         dim: usize,
         index_dtype: IntDType,
-    ) -> (FloatTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
-        gathered::<B, C, _>(x, dim, |x| {
-            B::sieve_float_partition(x, mask, dim, index_dtype)
-        })
-    }
-
-    fn sieve_int_partition(
-        x: IntTensor<Self>,
-        mask: BoolTensor<Self>,
-        dim: usize,
-        index_dtype: IntDType,
-    ) -> (IntTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
-        B::sieve_int_partition(x, mask, dim, index_dtype)
+    ) -> (Values<Self>, IntTensor<Self>, IntTensor<Self>) {
+        let x = match x {
+            Values::Float(x) => x,
+            Values::Int(x) => {
+                let (values, indices, counts) =
+                    B::sieve_partition(Values::Int(x), mask, dim, index_dtype);
+                return (int_values(values), indices, counts);
+            }
+        };
+        let (values, indices, counts) = gathered::<B, C, _>(x, dim, |x| {
+            let (values, indices, counts) =
+                B::sieve_partition(Values::Float(x), mask, dim, index_dtype);
+            (values.float(), indices, counts)
+        });
+        (Values::Float(values), indices, counts)
     }
 
     fn sieve_int_split_by_bit(
@@ -256,108 +168,102 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
         B::sieve_int_split_by_bit(keys, bit, dim, index_dtype)
     }
 
-    fn sieve_float_sort_with_indices(
-        x: FloatTensor<Self>,
+    fn sieve_sort_with_indices(
+        x: Values<Self>,
         dim: usize,
         descending: bool,
         index_dtype: IntDType,
-    ) -> (FloatTensor<Self>, IntTensor<Self>) {
+    ) -> (Values<Self>, IntTensor<Self>) {
+        let x = match x {
+            Values::Float(x) => x,
+            Values::Int(x) => {
+                let (values, indices) =
+                    B::sieve_sort_with_indices(Values::Int(x), dim, descending, index_dtype);
+                return (int_values(values), indices);
+            }
+        };
         let (values, indices, ()) = gathered::<B, C, _>(x, dim, |x| {
             let (values, indices) =
-                B::sieve_float_sort_with_indices(x, dim, descending, index_dtype);
-            (values, indices, ())
+                B::sieve_sort_with_indices(Values::Float(x), dim, descending, index_dtype);
+            (values.float(), indices, ())
         });
-        (values, indices)
+        (Values::Float(values), indices)
     }
 
     /// The gradient lands on the selected positions (the indices are distinct within a
     /// row, so the scatter is exact), zeros elsewhere.
-    fn sieve_float_topk(
-        x: FloatTensor<Self>,
+    fn sieve_topk(
+        x: Values<Self>,
         k: usize,
         dim: usize,
         largest: bool,
         sorted: bool,
         strategy: usize,
         index_dtype: IntDType,
-    ) -> (FloatTensor<Self>, IntTensor<Self>) {
+    ) -> (Values<Self>, IntTensor<Self>) {
+        let x = match x {
+            Values::Float(x) => x,
+            Values::Int(x) => {
+                let (values, indices) = B::sieve_topk(
+                    Values::Int(x),
+                    k,
+                    dim,
+                    largest,
+                    sorted,
+                    strategy,
+                    index_dtype,
+                );
+                return (int_values(values), indices);
+            }
+        };
         let (values, indices, ()) = gathered::<B, C, _>(x, dim, |x| {
-            let (values, indices) =
-                B::sieve_float_topk(x, k, dim, largest, sorted, strategy, index_dtype);
-            (values, indices, ())
+            let (values, indices) = B::sieve_topk(
+                Values::Float(x),
+                k,
+                dim,
+                largest,
+                sorted,
+                strategy,
+                index_dtype,
+            );
+            (values.float(), indices, ())
         });
-        (values, indices)
+        (Values::Float(values), indices)
     }
 
-    fn sieve_int_topk(
-        x: IntTensor<Self>,
-        k: usize,
-        dim: usize,
-        largest: bool,
-        sorted: bool,
-        strategy: usize,
-        index_dtype: IntDType,
-    ) -> (IntTensor<Self>, IntTensor<Self>) {
-        B::sieve_int_topk(x, k, dim, largest, sorted, strategy, index_dtype)
+    fn sieve_sort(x: Values<Self>, dim: usize, descending: bool) -> Values<Self> {
+        match x {
+            Values::Float(x) => {
+                let index_dtype = get_device_settings::<B>(&x.primitive().device()).int_dtype;
+                Self::sieve_sort_with_indices(Values::Float(x), dim, descending, index_dtype).0
+            }
+            Values::Int(x) => int_values(B::sieve_sort(Values::Int(x), dim, descending)),
+        }
     }
 
-    fn sieve_float_sort(x: FloatTensor<Self>, dim: usize, descending: bool) -> FloatTensor<Self> {
-        let index_dtype = get_device_settings::<B>(&x.primitive().device()).int_dtype;
-        Self::sieve_float_sort_with_indices(x, dim, descending, index_dtype).0
-    }
-
-    fn sieve_float_argsort(
-        x: FloatTensor<Self>,
+    /// Indices only: not differentiable.
+    fn sieve_argsort(
+        x: Values<Self>,
         dim: usize,
         descending: bool,
         index_dtype: IntDType,
     ) -> IntTensor<Self> {
-        B::sieve_float_argsort(x.into_primitive(), dim, descending, index_dtype)
+        B::sieve_argsort(inner_values(x), dim, descending, index_dtype)
     }
 
-    fn sieve_int_sort_with_indices(
-        x: IntTensor<Self>,
-        dim: usize,
-        descending: bool,
-        index_dtype: IntDType,
-    ) -> (IntTensor<Self>, IntTensor<Self>) {
-        B::sieve_int_sort_with_indices(x, dim, descending, index_dtype)
-    }
-
-    fn sieve_int_sort(x: IntTensor<Self>, dim: usize, descending: bool) -> IntTensor<Self> {
-        B::sieve_int_sort(x, dim, descending)
-    }
-
-    fn sieve_int_argsort(
-        x: IntTensor<Self>,
-        dim: usize,
-        descending: bool,
-        index_dtype: IntDType,
-    ) -> IntTensor<Self> {
-        B::sieve_int_argsort(x, dim, descending, index_dtype)
-    }
-
-    fn sieve_float_searchsorted(
-        sorted: FloatTensor<Self>,
-        values: FloatTensor<Self>,
+    /// Indices only: not differentiable.
+    fn sieve_searchsorted(
+        sorted: Values<Self>,
+        values: Values<Self>,
         right: bool,
         index_dtype: IntDType,
     ) -> IntTensor<Self> {
-        B::sieve_float_searchsorted(
-            sorted.into_primitive(),
-            values.into_primitive(),
+        B::sieve_searchsorted(
+            inner_values(sorted),
+            inner_values(values),
             right,
             index_dtype,
         )
-    }
-
-    fn sieve_int_searchsorted(
-        sorted: IntTensor<Self>,
-        values: IntTensor<Self>,
-        right: bool,
-        index_dtype: IntDType,
-    ) -> IntTensor<Self> {
-        B::sieve_int_searchsorted(sorted, values, right, index_dtype)
     }
 
     fn sieve_uniform_rows(seeds: IntTensor<Self>, len: usize) -> FloatTensor<Self> {
@@ -408,7 +314,11 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
         <Self as burn::backend::AutodiffBackend>::from_inner(B::sieve_uniform_at(seeds, columns))
     }
 
-    fn sieve_float_prefix(x: FloatTensor<Self>, len: usize) -> FloatTensor<Self> {
+    fn sieve_prefix(x: Values<Self>, len: usize) -> Values<Self> {
+        let x = match x {
+            Values::Float(x) => x,
+            Values::Int(x) => return int_values(B::sieve_prefix(Values::Int(x), len)),
+        };
         /// The prefix's gradient lands on the first `len` elements; the rest get zero.
         #[derive(Debug)]
         struct PrefixBackward;
@@ -439,20 +349,43 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> SieveOps for Autodiff<B, C> {
             .stateful()
         {
             OpsKind::Tracked(prep) => {
-                prep.finish(total, B::sieve_float_prefix(x.primitive().clone(), len))
+                let prefix = B::sieve_prefix(Values::Float(x.primitive().clone()), len);
+                Values::Float(prep.finish(total, prefix.float()))
             }
-            OpsKind::UnTracked(prep) => prep.finish(B::sieve_float_prefix(x.into_primitive(), len)),
+            OpsKind::UnTracked(prep) => {
+                let prefix = B::sieve_prefix(Values::Float(x.into_primitive()), len);
+                Values::Float(prep.finish(prefix.float()))
+            }
         }
-    }
-
-    fn sieve_int_prefix(x: IntTensor<Self>, len: usize) -> IntTensor<Self> {
-        B::sieve_int_prefix(x, len)
     }
 }
 
 /// Runs `op` on `x`'s inner tensor; `op` returns values gathered from `x` along `dim`, the
 /// indices they came from, and any other output. Records [`PermutationBackward`] when `x` is
 /// tracked (the split, the sort, top-k).
+/// An Int result of the inner backend as the Autodiff backend's (Int tensors are the inner
+/// backend's own).
+fn int_values<B: Backend, C: CheckpointStrategy>(values: Values<B>) -> Values<Autodiff<B, C>> {
+    Values::Int(values.int())
+}
+
+/// An operand as the inner backend's, leaving the graph (for results with no gradient).
+fn inner_values<B: Backend, C: CheckpointStrategy>(x: Values<Autodiff<B, C>>) -> Values<B> {
+    match x {
+        Values::Float(x) => Values::Float(x.into_primitive()),
+        Values::Int(x) => Values::Int(x),
+    }
+}
+
+/// An inner backend's result as the Autodiff backend's, untracked (a Float one is a new
+/// leaf with no gradient).
+fn outer_values<B: Backend, C: CheckpointStrategy>(x: Values<B>) -> Values<Autodiff<B, C>> {
+    match x {
+        Values::Float(x) => Values::Float(<Autodiff<B, C> as AutodiffBackend>::from_inner(x)),
+        Values::Int(x) => Values::Int(x),
+    }
+}
+
 fn gathered<B: Backend + SieveOps, C: CheckpointStrategy, E>(
     x: FloatTensor<Autodiff<B, C>>,
     dim: usize,
@@ -499,9 +432,94 @@ impl<B: Backend + SieveOps> Backward<B, 1> for PermutationBackward {
     }
 }
 
+/// `cumsum` of a Float operand, with its gradient.
+fn cumsum<B: Backend + SieveOps, C: CheckpointStrategy>(
+    x: FloatTensor<Autodiff<B, C>>,
+    dim: usize,
+) -> FloatTensor<Autodiff<B, C>> {
+    /// d(cumsum)/dx: output i depends on every input j <= i, so input j's gradient is the
+    /// sum of the output gradients at i >= j - the reversed cumsum of the gradient.
+    #[derive(Debug)]
+    struct CumsumBackward;
+
+    impl<B: Backend + SieveOps> Backward<B, 1> for CumsumBackward {
+        type State = usize;
+
+        fn backward(self, ops: Ops<usize, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
+            let [parent] = ops.parents;
+            let grad = grads.consume::<B>(&ops.node);
+            let dim = ops.state;
+            if let Some(node) = parent {
+                grads.register::<B>(node.id, reverse_cumsum::<B>(grad, dim));
+            }
+        }
+    }
+
+    match CumsumBackward
+        .prepare::<C>([x.node()])
+        .compute_bound()
+        .stateful()
+    {
+        OpsKind::Tracked(prep) => {
+            let output = float_scan::<B>(x.primitive().clone(), dim, ScanOp::Sum);
+            prep.finish(dim, output)
+        }
+        OpsKind::UnTracked(prep) => {
+            prep.finish(float_scan::<B>(x.into_primitive(), dim, ScanOp::Sum))
+        }
+    }
+}
+
+/// `cumprod` of a Float operand, with its gradient.
+fn cumprod<B: Backend + SieveOps, C: CheckpointStrategy>(
+    x: FloatTensor<Autodiff<B, C>>,
+    dim: usize,
+) -> FloatTensor<Autodiff<B, C>> {
+    /// See [`cumprod_gradient`]; the state is the input and the dim.
+    #[derive(Debug)]
+    struct CumprodBackward;
+
+    impl<B: Backend + SieveOps> Backward<B, 1> for CumprodBackward {
+        type State = (FloatTensor<B>, usize);
+
+        fn backward(self, ops: Ops<Self::State, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
+            let [parent] = ops.parents;
+            let grad = grads.consume::<B>(&ops.node);
+            let (x, dim) = ops.state;
+            if let Some(node) = parent {
+                grads.register::<B>(node.id, cumprod_gradient::<B>(x, grad, dim));
+            }
+        }
+    }
+
+    match CumprodBackward
+        .prepare::<C>([x.node()])
+        .compute_bound()
+        .stateful()
+    {
+        OpsKind::Tracked(prep) => {
+            let output = float_scan::<B>(x.primitive().clone(), dim, ScanOp::Prod);
+            prep.finish((x.primitive().clone(), dim), output)
+        }
+        OpsKind::UnTracked(prep) => {
+            prep.finish(float_scan::<B>(x.into_primitive(), dim, ScanOp::Prod))
+        }
+    }
+}
+
+/// The inner backend's scan of a Float tensor.
+fn float_scan<B: SieveOps>(x: FloatTensor<B>, dim: usize, op: ScanOp) -> FloatTensor<B> {
+    B::sieve_cumulative(Values::Float(x), dim, op).float()
+}
+
+/// The inner backend's scan of an Int tensor.
+fn int_scan<B: SieveOps>(x: IntTensor<B>, dim: usize, op: ScanOp) -> IntTensor<B> {
+    B::sieve_cumulative(Values::Int(x), dim, op).int()
+}
+
 /// `flip(cumsum(flip(t)))` along `dim`: element `j` sums `t` over `i >= j`.
 fn reverse_cumsum<B: Backend + SieveOps>(t: FloatTensor<B>, dim: usize) -> FloatTensor<B> {
-    let summed = B::sieve_float_cumsum(B::float_flip(t, &[dim]), dim);
+    let summed = float_scan::<B>(B::float_flip(t, &[dim]), dim, ScanOp::Sum);
     B::float_flip(summed, &[dim])
 }
 
@@ -550,7 +568,7 @@ fn cumprod_gradient<B: Backend + SieveOps>(
     let second_zero = first_zero(skipped.clone());
     let second_zero = B::int_greater_equal(positions, second_zero, bools);
     let skipping = B::float_mask_fill(
-        B::sieve_float_cumprod(skipped, dim),
+        float_scan::<B>(skipped, dim, ScanOp::Prod),
         second_zero,
         0.0f64.into(),
     );
@@ -570,7 +588,7 @@ fn cumprod_gradient<B: Backend + SieveOps>(
 fn running_extreme<B: Backend + SieveOps, C: CheckpointStrategy>(
     x: FloatTensor<Autodiff<B, C>>,
     dim: usize,
-    op: fn(FloatTensor<B>, usize) -> FloatTensor<B>,
+    op: ScanOp,
 ) -> FloatTensor<Autodiff<B, C>> {
     match ExtremeBackward
         .prepare::<C>([x.node()])
@@ -578,10 +596,10 @@ fn running_extreme<B: Backend + SieveOps, C: CheckpointStrategy>(
         .stateful()
     {
         OpsKind::Tracked(prep) => {
-            let output = op(x.primitive().clone(), dim);
+            let output = float_scan::<B>(x.primitive().clone(), dim, op);
             prep.finish((x.primitive().clone(), output.clone(), dim), output)
         }
-        OpsKind::UnTracked(prep) => prep.finish(op(x.into_primitive(), dim)),
+        OpsKind::UnTracked(prep) => prep.finish(float_scan::<B>(x.into_primitive(), dim, op)),
     }
 }
 
@@ -619,7 +637,7 @@ impl<B: Backend + SieveOps> Backward<B, 1> for ExtremeBackward {
                 B::float_is_nan(x, bools),
             );
             let marked = B::int_mask_fill(positions, B::bool_not(source), 0i64.into());
-            let sources = B::sieve_int_cummax(marked, dim);
+            let sources = int_scan::<B>(marked, dim, ScanOp::Max);
             grads.register::<B>(node.id, scatter_add_grad::<B>(shape, dim, sources, grad));
         }
     }

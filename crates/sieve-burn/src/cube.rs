@@ -19,92 +19,70 @@ use sieve::sort::{self as radix, SortIo, SortOptions, SortOrder, SortProblem};
 use sieve::topk::{self, TopkIo, TopkOptions, TopkProblem, TopkStrategy};
 
 use crate::SieveOps;
+use crate::values::Values;
+
+/// Float or Int: the kind an op's value output keeps from its input (both are `CubeTensor`s
+/// here).
+#[derive(Clone, Copy)]
+enum Kind {
+    Float,
+    Int,
+}
+
+impl Kind {
+    fn of(x: Values<CubeBackend>) -> (Kind, CubeTensor) {
+        match x {
+            Values::Float(x) => (Kind::Float, x),
+            Values::Int(x) => (Kind::Int, x),
+        }
+    }
+
+    fn wrap(self, x: CubeTensor) -> Values<CubeBackend> {
+        match self {
+            Kind::Float => Values::Float(x),
+            Kind::Int => Values::Int(x),
+        }
+    }
+}
 
 impl SieveOps for CubeBackend {
-    fn sieve_float_cumsum(x: CubeTensor, dim: usize) -> CubeTensor {
-        scan_along(x, dim, ScanOp::Sum)
+    fn sieve_cumulative(x: Values<Self>, dim: usize, op: ScanOp) -> Values<Self> {
+        let (kind, x) = Kind::of(x);
+        kind.wrap(scan_along(x, dim, op))
     }
 
-    fn sieve_int_cumsum(x: CubeTensor, dim: usize) -> CubeTensor {
-        scan_along(x, dim, ScanOp::Sum)
-    }
-
-    fn sieve_float_cumprod(x: CubeTensor, dim: usize) -> CubeTensor {
-        scan_along(x, dim, ScanOp::Prod)
-    }
-
-    fn sieve_int_cumprod(x: CubeTensor, dim: usize) -> CubeTensor {
-        scan_along(x, dim, ScanOp::Prod)
-    }
-
-    fn sieve_float_cummin(x: CubeTensor, dim: usize) -> CubeTensor {
-        scan_along(x, dim, ScanOp::Min)
-    }
-
-    fn sieve_int_cummin(x: CubeTensor, dim: usize) -> CubeTensor {
-        scan_along(x, dim, ScanOp::Min)
-    }
-
-    fn sieve_float_cummax(x: CubeTensor, dim: usize) -> CubeTensor {
-        scan_along(x, dim, ScanOp::Max)
-    }
-
-    fn sieve_int_cummax(x: CubeTensor, dim: usize) -> CubeTensor {
-        scan_along(x, dim, ScanOp::Max)
-    }
-
-    fn sieve_float_compact(
-        x: CubeTensor,
+    fn sieve_compact(
+        x: Values<Self>,
         mask: CubeTensor,
         per_row: bool,
         pad: bool,
         index_dtype: IntDType,
-    ) -> (CubeTensor, CubeTensor) {
-        compact_by_mask(x, mask, per_row, pad, index_dtype)
+    ) -> (Values<Self>, CubeTensor) {
+        let (kind, x) = Kind::of(x);
+        let (values, counts) = compact_by_mask(x, mask, per_row, pad, index_dtype);
+        (kind.wrap(values), counts)
     }
 
-    fn sieve_int_compact(
-        x: CubeTensor,
-        mask: CubeTensor,
-        per_row: bool,
-        pad: bool,
-        index_dtype: IntDType,
-    ) -> (CubeTensor, CubeTensor) {
-        compact_by_mask(x, mask, per_row, pad, index_dtype)
-    }
-
-    fn sieve_float_run_starts(
-        x: CubeTensor,
+    fn sieve_run_starts(
+        x: Values<Self>,
         positions: bool,
         index_dtype: IntDType,
-    ) -> (CubeTensor, CubeTensor, CubeTensor) {
-        run_starts(x, positions, index_dtype)
+    ) -> (Values<Self>, CubeTensor, CubeTensor) {
+        let (kind, x) = Kind::of(x);
+        let (values, positions, count) = run_starts(x, positions, index_dtype);
+        (kind.wrap(values), positions, count)
     }
 
-    fn sieve_int_run_starts(
-        x: CubeTensor,
-        positions: bool,
-        index_dtype: IntDType,
-    ) -> (CubeTensor, CubeTensor, CubeTensor) {
-        run_starts(x, positions, index_dtype)
-    }
-
-    fn sieve_float_partition(
-        x: CubeTensor,
+    fn sieve_partition(
+        x: Values<Self>,
         mask: CubeTensor,
         dim: usize,
         index_dtype: IntDType,
-    ) -> (CubeTensor, CubeTensor, CubeTensor) {
-        split("stable_partition", x, SplitBy::Mask(mask), dim, index_dtype)
-    }
-
-    fn sieve_int_partition(
-        x: CubeTensor,
-        mask: CubeTensor,
-        dim: usize,
-        index_dtype: IntDType,
-    ) -> (CubeTensor, CubeTensor, CubeTensor) {
-        split("stable_partition", x, SplitBy::Mask(mask), dim, index_dtype)
+    ) -> (Values<Self>, CubeTensor, CubeTensor) {
+        let (kind, x) = Kind::of(x);
+        let (values, indices, counts) =
+            split("stable_partition", x, SplitBy::Mask(mask), dim, index_dtype);
+        (kind.wrap(values), indices, counts)
     }
 
     fn sieve_int_split_by_bit(
@@ -116,12 +94,13 @@ impl SieveOps for CubeBackend {
         split("split_by_bit", keys, SplitBy::Bit(bit), dim, index_dtype)
     }
 
-    fn sieve_float_sort_with_indices(
-        x: CubeTensor,
+    fn sieve_sort_with_indices(
+        x: Values<Self>,
         dim: usize,
         descending: bool,
         index_dtype: IntDType,
-    ) -> (CubeTensor, CubeTensor) {
+    ) -> (Values<Self>, CubeTensor) {
+        let (kind, x) = Kind::of(x);
         let (values, indices) = sort_along(
             "sort_with_indices",
             x,
@@ -130,104 +109,56 @@ impl SieveOps for CubeBackend {
             Some(index_dtype),
             true,
         );
-        (values.unwrap(), indices.unwrap())
+        (kind.wrap(values.unwrap()), indices.unwrap())
     }
 
-    fn sieve_float_sort(x: CubeTensor, dim: usize, descending: bool) -> CubeTensor {
-        sort_along("sort", x, dim, descending, None, true)
-            .0
-            .unwrap()
+    fn sieve_sort(x: Values<Self>, dim: usize, descending: bool) -> Values<Self> {
+        let (kind, x) = Kind::of(x);
+        kind.wrap(
+            sort_along("sort", x, dim, descending, None, true)
+                .0
+                .unwrap(),
+        )
     }
 
-    fn sieve_float_argsort(
-        x: CubeTensor,
+    fn sieve_argsort(
+        x: Values<Self>,
         dim: usize,
         descending: bool,
         index_dtype: IntDType,
     ) -> CubeTensor {
+        let (_, x) = Kind::of(x);
         sort_along("argsort", x, dim, descending, Some(index_dtype), false)
             .1
             .unwrap()
     }
 
-    fn sieve_int_sort_with_indices(
-        x: CubeTensor,
-        dim: usize,
-        descending: bool,
-        index_dtype: IntDType,
-    ) -> (CubeTensor, CubeTensor) {
-        let (values, indices) = sort_along(
-            "sort_with_indices",
-            x,
-            dim,
-            descending,
-            Some(index_dtype),
-            true,
-        );
-        (values.unwrap(), indices.unwrap())
-    }
-
-    fn sieve_int_sort(x: CubeTensor, dim: usize, descending: bool) -> CubeTensor {
-        sort_along("sort", x, dim, descending, None, true)
-            .0
-            .unwrap()
-    }
-
-    fn sieve_int_argsort(
-        x: CubeTensor,
-        dim: usize,
-        descending: bool,
-        index_dtype: IntDType,
-    ) -> CubeTensor {
-        sort_along("argsort", x, dim, descending, Some(index_dtype), false)
-            .1
-            .unwrap()
-    }
-
-    fn sieve_float_topk(
-        x: CubeTensor,
+    fn sieve_topk(
+        x: Values<Self>,
         k: usize,
         dim: usize,
         largest: bool,
         sorted: bool,
         strategy: usize,
         index_dtype: IntDType,
-    ) -> (CubeTensor, CubeTensor) {
-        topk_along(x, k, dim, largest, sorted, strategy, index_dtype)
+    ) -> (Values<Self>, CubeTensor) {
+        let (kind, x) = Kind::of(x);
+        let (values, indices) = topk_along(x, k, dim, largest, sorted, strategy, index_dtype);
+        (kind.wrap(values), indices)
     }
 
-    fn sieve_int_topk(
-        x: CubeTensor,
-        k: usize,
-        dim: usize,
-        largest: bool,
-        sorted: bool,
-        strategy: usize,
-        index_dtype: IntDType,
-    ) -> (CubeTensor, CubeTensor) {
-        topk_along(x, k, dim, largest, sorted, strategy, index_dtype)
+    fn sieve_prefix(x: Values<Self>, len: usize) -> Values<Self> {
+        let (kind, x) = Kind::of(x);
+        kind.wrap(prefix_view(x, len))
     }
 
-    fn sieve_float_prefix(x: CubeTensor, len: usize) -> CubeTensor {
-        prefix_view(x, len)
-    }
-
-    fn sieve_float_searchsorted(
-        sorted: CubeTensor,
-        values: CubeTensor,
+    fn sieve_searchsorted(
+        sorted: Values<Self>,
+        values: Values<Self>,
         right: bool,
         index_dtype: IntDType,
     ) -> CubeTensor {
-        search(sorted, values, right, index_dtype)
-    }
-
-    fn sieve_int_searchsorted(
-        sorted: CubeTensor,
-        values: CubeTensor,
-        right: bool,
-        index_dtype: IntDType,
-    ) -> CubeTensor {
-        search(sorted, values, right, index_dtype)
+        search(Kind::of(sorted).1, Kind::of(values).1, right, index_dtype)
     }
 
     fn sieve_uniform_rows(seeds: CubeTensor, len: usize) -> CubeTensor {
@@ -301,10 +232,6 @@ impl SieveOps for CubeBackend {
         )
         .unwrap_or_else(|e| panic!("{op}: {e}"));
         out
-    }
-
-    fn sieve_int_prefix(x: CubeTensor, len: usize) -> CubeTensor {
-        prefix_view(x, len)
     }
 
     fn sieve_bool_argwhere(mask: CubeTensor, index_dtype: IntDType) -> (CubeTensor, CubeTensor) {
@@ -440,7 +367,7 @@ fn compact_op(per_row: bool, pad: bool) -> &'static str {
     }
 }
 
-/// `SieveOps::sieve_float_compact` (and its Int twin): values and counts, no positions.
+/// `SieveOps::sieve_compact`: values and counts, no positions.
 fn compact_by_mask(
     x: CubeTensor,
     mask: CubeTensor,
@@ -453,7 +380,7 @@ fn compact_by_mask(
     (values, counts)
 }
 
-/// `SieveOps::sieve_float_run_starts` (and its Int twin): the positions an empty `[0]` tensor
+/// `SieveOps::sieve_run_starts`: the positions an empty `[0]` tensor
 /// where not asked for.
 fn run_starts(
     x: CubeTensor,
@@ -468,8 +395,8 @@ fn run_starts(
 
 /// Compacts `x` by `mask` (same shape; `None`: by run starts, each element unequal to the one
 /// before it): the whole tensor in row-major order, or each row of a 2-D `x`; the survivors'
-/// positions too when `positions`. See `SieveOps::sieve_float_compact` and
-/// `SieveOps::sieve_float_run_starts`.
+/// positions too when `positions`. See `SieveOps::sieve_compact` and
+/// `SieveOps::sieve_run_starts`.
 fn compact_values(
     op: &str,
     x: CubeTensor,
@@ -566,7 +493,7 @@ fn sort_along(
     (values.map(restore), indices.map(restore))
 }
 
-/// Top-k of every row along `dim` (see `SieveOps::sieve_float_topk`): `sieve::topk` on the
+/// Top-k of every row along `dim` (see `SieveOps::sieve_topk`): `sieve::topk` on the
 /// rows laid out along `dim`, then the caller's axis order restored.
 fn topk_along(
     x: CubeTensor,
@@ -627,7 +554,7 @@ enum SplitBy {
     Bit(u32),
 }
 
-/// Stable split of every row along `dim` (see `SieveOps::sieve_float_partition`): the
+/// Stable split of every row along `dim` (see `SieveOps::sieve_partition`): the
 /// compaction engine's `Keep` placement on rows laid out along `dim`, then the caller's axis
 /// order restored.
 fn split(
@@ -771,7 +698,7 @@ pub(crate) fn refuse_unserved_dtype(
 }
 
 /// `sieve::search` of every element of `values` in the 1-D `sorted` (see
-/// `SieveOps::sieve_float_searchsorted`).
+/// `SieveOps::sieve_searchsorted`).
 fn search(
     sorted: CubeTensor,
     values: CubeTensor,

@@ -11,6 +11,7 @@ use burn::tensor::{DType, IndexingUpdateOp, IntDType, Shape, Slice, TensorData, 
 use sieve::sort::reference::{SortKey, sort_rows};
 
 use crate::meta::compact_shapes;
+use crate::values::Values;
 
 /// Where each element goes, as `[rows, len]` column indices: survivors to their slot in the
 /// row, rejected elements to the spare column `len`. Also the per-row counts `[rows]`.
@@ -52,38 +53,25 @@ fn first_columns(len: usize) -> [Slice; 2] {
     ]
 }
 
-pub fn float_compact<B: Backend>(
-    x: FloatTensor<B>,
+/// `SieveOps::sieve_compact`: every row's survivors scattered to their slots, the rejected
+/// elements to one spare column, which is sliced off.
+pub fn compact<B: Backend>(
+    x: Values<B>,
     mask: BoolTensor<B>,
     per_row: bool,
     index_dtype: IntDType,
-) -> (FloatTensor<B>, IntTensor<B>) {
+) -> (Values<B>, IntTensor<B>) {
     let shape = x.shape();
     let (rows, len) = rows_of(&shape, per_row);
     let (values_shape, _) = compact_shapes(&shape, per_row);
     let (destinations, _, counts) = destinations::<B>(mask, rows, len, index_dtype);
-    let x = B::float_reshape(x, Shape::new([rows, len]));
-    let zeros = B::float_zeros(Shape::new([rows, len + 1]), &x.device(), x.dtype().into());
-    let placed = B::float_scatter(1, zeros, destinations, x, IndexingUpdateOp::Assign);
-    let values = B::float_slice(placed, &first_columns(len));
-    (B::float_reshape(values, values_shape), counts)
-}
-
-pub fn int_compact<B: Backend>(
-    x: IntTensor<B>,
-    mask: BoolTensor<B>,
-    per_row: bool,
-    index_dtype: IntDType,
-) -> (IntTensor<B>, IntTensor<B>) {
-    let shape = x.shape();
-    let (rows, len) = rows_of(&shape, per_row);
-    let (values_shape, _) = compact_shapes(&shape, per_row);
-    let (destinations, _, counts) = destinations::<B>(mask, rows, len, index_dtype);
-    let x = B::int_reshape(x, Shape::new([rows, len]));
-    let zeros = B::int_zeros(Shape::new([rows, len + 1]), &x.device(), x.dtype().into());
-    let placed = B::int_scatter(1, zeros, destinations, x, IndexingUpdateOp::Assign);
-    let values = B::int_slice(placed, &first_columns(len));
-    (B::int_reshape(values, values_shape), counts)
+    let placed = x.reshape(Shape::new([rows, len])).scatter_into_zeros(
+        Shape::new([rows, len + 1]),
+        1,
+        destinations,
+    );
+    let values = placed.slice(&first_columns(len));
+    (values.reshape(values_shape), counts)
 }
 
 pub fn argwhere<B: Backend>(
@@ -93,73 +81,36 @@ pub fn argwhere<B: Backend>(
     let len = mask.shape().num_elements();
     let positions = B::int_arange(0..len as i64, &mask.device(), index_dtype);
     let mask = B::bool_reshape(mask, Shape::new([len]));
-    int_compact::<B>(positions, mask, false, index_dtype)
+    let (positions, count) = compact::<B>(Values::Int(positions), mask, false, index_dtype);
+    (positions.int(), count)
 }
 
-/// The run-start mask of a flat `[n]` tensor from `unequal(later, earlier)` (its `n - 1`
-/// neighbour comparisons): the first element starts a run, and each element unequal to the
-/// one before it.
-fn run_start_mask<B: Backend, T: Clone>(
-    x: T,
-    n: usize,
-    device: &burn::backend::tensor::Device<B>,
-    slice: impl Fn(T, Slice) -> T,
-    unequal: impl Fn(T, T) -> BoolTensor<B>,
-) -> BoolTensor<B> {
-    let bools = get_device_settings::<B>(device).bool_dtype;
-    let first = B::bool_ones(Shape::new([n.min(1)]), device, bools);
-    if n < 2 {
-        return first;
-    }
-    let earlier = slice(x.clone(), Slice::new(0, Some(n as isize - 1), 1));
-    let later = slice(x, Slice::new(1, None, 1));
-    B::bool_cat(vec![first, unequal(later, earlier)], 0)
-}
-
-pub fn float_run_starts<B: Backend>(
-    x: FloatTensor<B>,
+/// `SieveOps::sieve_run_starts`: the run-start mask of the flat tensor (the first element,
+/// and each element unequal to the one before it), compacted by it.
+pub fn run_starts<B: Backend>(
+    x: Values<B>,
     positions: bool,
     index_dtype: IntDType,
-) -> (FloatTensor<B>, IntTensor<B>, IntTensor<B>) {
+) -> (Values<B>, IntTensor<B>, IntTensor<B>) {
     let n = x.shape().num_elements();
     let device = x.device();
     let bools = get_device_settings::<B>(&device).bool_dtype;
-    let x = B::float_reshape(x, Shape::new([n]));
-    // Unequal in sieve's order: IEEE's `!=`, except that two NaNs are equal.
-    let unequal = |a: FloatTensor<B>, b: FloatTensor<B>| {
-        let nan = |t: FloatTensor<B>| B::float_not_equal(t.clone(), t, bools);
-        let both_nan = B::bool_and(nan(a.clone()), nan(b.clone()));
-        B::bool_and(B::float_not_equal(a, b, bools), B::bool_not(both_nan))
+    let x = x.reshape(Shape::new([n]));
+    let first = B::bool_ones(Shape::new([n.min(1)]), &device, bools);
+    let mask = if n < 2 {
+        first
+    } else {
+        let earlier = x.clone().slice(&[Slice::new(0, Some(n as isize - 1), 1)]);
+        let later = x.clone().slice(&[Slice::new(1, None, 1)]);
+        B::bool_cat(vec![first, later.unequal(earlier)], 0)
     };
-    let slice = |t: FloatTensor<B>, at: Slice| B::float_slice(t, &[at]);
-    let mask = run_start_mask::<B, _>(x.clone(), n, &device, slice, unequal);
     if positions {
         // One running count of the mask: the starts' positions, then their values by them
         // (past the count, position 0's value: the contract leaves those slots unspecified).
         let (at, count) = argwhere::<B>(mask, index_dtype);
-        return (B::float_select(x, 0, at.clone()), at, count);
+        return (x.select(0, at.clone()), at, count);
     }
-    let (values, count) = float_compact::<B>(x, mask, false, index_dtype);
-    (values, no_positions::<B>(&device, index_dtype), count)
-}
-
-pub fn int_run_starts<B: Backend>(
-    x: IntTensor<B>,
-    positions: bool,
-    index_dtype: IntDType,
-) -> (IntTensor<B>, IntTensor<B>, IntTensor<B>) {
-    let n = x.shape().num_elements();
-    let device = x.device();
-    let bools = get_device_settings::<B>(&device).bool_dtype;
-    let x = B::int_reshape(x, Shape::new([n]));
-    let unequal = |a: IntTensor<B>, b: IntTensor<B>| B::int_not_equal(a, b, bools);
-    let slice = |t: IntTensor<B>, at: Slice| B::int_slice(t, &[at]);
-    let mask = run_start_mask::<B, _>(x.clone(), n, &device, slice, unequal);
-    if positions {
-        let (at, count) = argwhere::<B>(mask, index_dtype);
-        return (B::int_select(x, 0, at.clone()), at, count);
-    }
-    let (values, count) = int_compact::<B>(x, mask, false, index_dtype);
+    let (values, count) = compact::<B>(x, mask, false, index_dtype);
     (values, no_positions::<B>(&device, index_dtype), count)
 }
 
@@ -205,44 +156,17 @@ pub(crate) fn positions<B: Backend>(
     B::int_expand(B::int_reshape(along, Shape::from(view)), shape.clone())
 }
 
-pub fn float_partition<B: Backend>(
-    x: FloatTensor<B>,
+/// `SieveOps::sieve_partition`: every element scattered to its destination along `dim`.
+pub fn partition<B: Backend>(
+    x: Values<B>,
     mask: BoolTensor<B>,
     dim: usize,
     index_dtype: IntDType,
-) -> (FloatTensor<B>, IntTensor<B>, IntTensor<B>) {
+) -> (Values<B>, IntTensor<B>, IntTensor<B>) {
     let shape = x.shape();
     let device = x.device();
     let (destinations, counts) = partition_destinations::<B>(mask, dim, index_dtype);
-    let zeros = B::float_zeros(shape.clone(), &device, x.dtype().into());
-    let values = B::float_scatter(
-        dim,
-        zeros,
-        destinations.clone(),
-        x,
-        IndexingUpdateOp::Assign,
-    );
-    let indices = scatter_positions::<B>(&shape, dim, destinations, &device, index_dtype);
-    (values, indices, counts)
-}
-
-pub fn int_partition<B: Backend>(
-    x: IntTensor<B>,
-    mask: BoolTensor<B>,
-    dim: usize,
-    index_dtype: IntDType,
-) -> (IntTensor<B>, IntTensor<B>, IntTensor<B>) {
-    let shape = x.shape();
-    let device = x.device();
-    let (destinations, counts) = partition_destinations::<B>(mask, dim, index_dtype);
-    let zeros = B::int_zeros(shape.clone(), &device, x.dtype().into());
-    let values = B::int_scatter(
-        dim,
-        zeros,
-        destinations.clone(),
-        x,
-        IndexingUpdateOp::Assign,
-    );
+    let values = x.scatter_into_zeros(shape.clone(), dim, destinations.clone());
     let indices = scatter_positions::<B>(&shape, dim, destinations, &device, index_dtype);
     (values, indices, counts)
 }
@@ -275,7 +199,8 @@ pub fn split_by_bit<B: Backend>(
     };
     let bits = B::int_remainder_scalar(shifted, 2i64.into());
     let zero = B::int_equal_elem(bits, 0i64.into(), bool_dtype);
-    int_partition::<B>(keys, zero, dim, index_dtype)
+    let (values, indices, counts) = partition::<B>(Values::Int(keys), zero, dim, index_dtype);
+    (values.int(), indices, counts)
 }
 
 /// The stable sort permutation along `dim` of row-major `values` of `shape`, in sieve's order
@@ -331,29 +256,16 @@ fn stable_permutation_of(
 
 /// Stable sort on the host (the fallback reads the data: it serves CPU backends), then a
 /// gather by the permutation on the backend, so the values keep their bits.
-pub fn float_sort_with_indices<B: Backend>(
-    x: FloatTensor<B>,
+pub fn sort_with_indices<B: Backend>(
+    x: Values<B>,
     dim: usize,
     descending: bool,
     index_dtype: IntDType,
-) -> (FloatTensor<B>, IntTensor<B>) {
-    let data = read("sort", B::float_into_data(x.clone()));
-    let indices =
-        host_sort_indices::<B>(data, &x.shape(), &x.device(), dim, descending, index_dtype);
-    (B::float_gather(dim, x, indices.clone()), indices)
-}
-
-/// [`float_sort_with_indices`] for Int tensors.
-pub fn int_sort_with_indices<B: Backend>(
-    x: IntTensor<B>,
-    dim: usize,
-    descending: bool,
-    index_dtype: IntDType,
-) -> (IntTensor<B>, IntTensor<B>) {
-    let data = read("sort", B::int_into_data(x.clone()));
-    let indices =
-        host_sort_indices::<B>(data, &x.shape(), &x.device(), dim, descending, index_dtype);
-    (B::int_gather(dim, x, indices.clone()), indices)
+) -> (Values<B>, IntTensor<B>) {
+    let (shape, device) = (x.shape(), x.device());
+    let data = x.clone().read("sort");
+    let indices = host_sort_indices::<B>(data, &shape, &device, dim, descending, index_dtype);
+    (x.gather(dim, indices.clone()), indices)
 }
 
 /// The stable sort permutation of `data` (of `shape`) along `dim`, uploaded as indices.
@@ -530,7 +442,7 @@ pub fn read<E: std::fmt::Debug>(
         .unwrap_or_else(|e| panic!("{op} fallback: reading a tensor: {e:?}"))
 }
 
-/// `SieveOps::sieve_float_searchsorted` on the host: a binary search per value in sieve's
+/// `SieveOps::sieve_searchsorted` on the host: a binary search per value in sieve's
 /// order, the positions uploaded to `device`.
 pub fn searchsorted<B: Backend>(
     sorted: &TensorData,

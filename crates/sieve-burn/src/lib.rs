@@ -52,6 +52,7 @@ mod served;
 mod sets;
 mod stock;
 mod tensor;
+mod values;
 
 pub use ops::SieveOps;
 pub use sets::{
@@ -64,6 +65,7 @@ pub use tensor::{
     sort_descending_with_indices, sort_with_indices, split_by_bit, stable_partition, topk,
     topk_with_indices, topk_with_options,
 };
+pub use values::Values;
 
 /// The CubeCL client behind a Burn device, for calling `sieve`'s raw-buffer API on the same
 /// device (benchmarks, tests). `None` for a device of a backend without CubeCL (Flex).

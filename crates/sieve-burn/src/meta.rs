@@ -4,17 +4,20 @@
 use burn::backend::fusion::custom::TensorSpec;
 use burn::tensor::{IntDType, Shape};
 
+use crate::values::ValuesMetadata;
+
 /// Compacted values (`x`'s dtype) and counts.
 pub fn compact(
-    x: &TensorSpec,
+    x: &ValuesMetadata,
     _mask: &TensorSpec,
     per_row: &bool,
     _pad: &bool,
     index_dtype: &IntDType,
-) -> (TensorSpec, TensorSpec) {
-    let (values, counts) = compact_shapes(&x.shape, *per_row);
+) -> (ValuesMetadata, TensorSpec) {
+    let spec = x.spec();
+    let (values, counts) = compact_shapes(&spec.shape, *per_row);
     (
-        TensorSpec::new(values, x.dtype),
+        x.with(TensorSpec::new(values, spec.dtype)),
         TensorSpec::new(counts, (*index_dtype).into()),
     )
 }
@@ -22,13 +25,14 @@ pub fn compact(
 /// Run starts' values `[numel]` (`x`'s dtype), positions (`[numel]`, or `[0]` when not asked
 /// for) and count `[1]`.
 pub fn run_starts(
-    x: &TensorSpec,
+    x: &ValuesMetadata,
     positions: &bool,
     index_dtype: &IntDType,
-) -> (TensorSpec, TensorSpec, TensorSpec) {
-    let n = x.shape.num_elements();
+) -> (ValuesMetadata, TensorSpec, TensorSpec) {
+    let spec = x.spec();
+    let n = spec.shape.num_elements();
     (
-        TensorSpec::new(Shape::new([n]), x.dtype),
+        x.with(TensorSpec::new(Shape::new([n]), spec.dtype)),
         TensorSpec::new(
             Shape::new([if *positions { n } else { 0 }]),
             (*index_dtype).into(),
@@ -60,12 +64,13 @@ pub fn compact_shapes(shape: &Shape, per_row: bool) -> (Shape, Shape) {
 /// Partitioned values (`x`'s shape and dtype), indices (`x`'s shape) and counts (size 1 along
 /// `dim`).
 pub fn partition(
-    x: &TensorSpec,
+    x: &ValuesMetadata,
     _mask: &TensorSpec,
     dim: &usize,
     index_dtype: &IntDType,
-) -> (TensorSpec, TensorSpec, TensorSpec) {
-    split_specs(x, *dim, index_dtype)
+) -> (ValuesMetadata, TensorSpec, TensorSpec) {
+    let (values, indices, counts) = split_specs(x.spec(), *dim, index_dtype);
+    (x.with(values), indices, counts)
 }
 
 /// As [`partition`], for the one-bit split.
@@ -99,35 +104,35 @@ pub fn counts_shape(shape: &Shape, dim: usize) -> Shape {
 
 /// Sorted values (`x`'s spec) and indices (`x`'s shape).
 pub fn sort_with_indices(
-    x: &TensorSpec,
+    x: &ValuesMetadata,
     _dim: &usize,
     _descending: &bool,
     index_dtype: &IntDType,
-) -> (TensorSpec, TensorSpec) {
+) -> (ValuesMetadata, TensorSpec) {
     (
         x.clone(),
-        TensorSpec::new(x.shape.clone(), (*index_dtype).into()),
+        TensorSpec::new(x.spec().shape.clone(), (*index_dtype).into()),
     )
 }
 
 /// Indices (`x`'s shape).
 pub fn argsort(
-    x: &TensorSpec,
+    x: &ValuesMetadata,
     _dim: &usize,
     _descending: &bool,
     index_dtype: &IntDType,
 ) -> TensorSpec {
-    TensorSpec::new(x.shape.clone(), (*index_dtype).into())
+    TensorSpec::new(x.spec().shape.clone(), (*index_dtype).into())
 }
 
 /// Positions of `values`' shape, of the index dtype.
 pub fn searchsorted(
-    _sorted: &TensorSpec,
-    values: &TensorSpec,
+    _sorted: &ValuesMetadata,
+    values: &ValuesMetadata,
     _right: &bool,
     index_dtype: &IntDType,
 ) -> TensorSpec {
-    TensorSpec::new(values.shape.clone(), (*index_dtype).into())
+    TensorSpec::new(values.spec().shape.clone(), (*index_dtype).into())
 }
 
 /// `[rows, len]` f32 uniforms from `[rows]` seeds.
@@ -165,25 +170,25 @@ pub fn sample_same(
     TensorSpec::new(Shape::new([logits.shape[0]]), (*index_dtype).into())
 }
 
-/// `[len]`: the prefix of a compaction's output.
-pub fn prefix_shape(len: &usize) -> Shape {
-    Shape::new([*len])
+/// `[len]` of `x`'s kind and dtype: the prefix of a compaction's output.
+pub fn prefix(x: &ValuesMetadata, len: &usize) -> ValuesMetadata {
+    x.with(TensorSpec::new(Shape::new([*len]), x.spec().dtype))
 }
 
 /// Top-k values (`x`'s dtype) and indices: `x`'s shape with `dim` cut to `k`.
 pub fn topk(
-    x: &TensorSpec,
+    x: &ValuesMetadata,
     k: &usize,
     dim: &usize,
     _largest: &bool,
     _sorted: &bool,
     _strategy: &usize,
     index_dtype: &IntDType,
-) -> (TensorSpec, TensorSpec) {
-    let mut shape = x.shape.clone();
+) -> (ValuesMetadata, TensorSpec) {
+    let mut shape = x.spec().shape.clone();
     shape[*dim] = *k;
     (
-        TensorSpec::new(shape.clone(), x.dtype),
+        x.with(TensorSpec::new(shape.clone(), x.spec().dtype)),
         TensorSpec::new(shape, (*index_dtype).into()),
     )
 }

@@ -1,18 +1,20 @@
-//! The backend extension trait: one method per primitive and tensor kind. Default bodies
-//! are the stock-Burn fallbacks that backends without a sieve kernel use ([`crate::fallback`],
-//! served in [`crate::stock`]).
+//! The backend extension trait: one method per primitive, Float and Int operands in one
+//! [`Values`]. Default bodies are the stock-Burn fallbacks that backends without a sieve kernel
+//! use ([`crate::fallback`], served in [`crate::stock`]).
 
 // The generated `Dispatch` impl names the deprecated NdArray and LibTorch backends.
 #![cfg_attr(any(feature = "ndarray", feature = "tch"), allow(deprecated))]
 
 use burn::backend::{
-    Backend, TensorMetadata, backend_extension, get_device_settings,
+    Backend, backend_extension, get_device_settings,
     tensor::{BoolTensor, FloatTensor, IntTensor},
 };
 use burn::tensor::IntDType;
+use sieve::scan::ScanOp;
 
 use crate::fallback;
 use crate::meta;
+use crate::values::Values;
 
 // `#[backend_extension]` ends every generated `Dispatch` method with
 // `_ => unimplemented!("Backend not supported for custom op `{}`", stringify!(op))`, the arm a
@@ -38,55 +40,23 @@ macro_rules! unimplemented {
     Remote: cfg(feature = "remote"),
 )]
 pub trait SieveOps: Backend {
-    /// Inclusive running sum along `dim` (any dim, any layout).
-    #[fusion(dtype = x, shape = x)]
-    fn sieve_float_cumsum(x: FloatTensor<Self>, dim: usize) -> FloatTensor<Self> {
-        Self::float_cumsum(x, dim)
-    }
-
-    /// Inclusive running sum along `dim` of an Int tensor (wrapping on overflow).
-    #[fusion(dtype = x, shape = x)]
-    fn sieve_int_cumsum(x: IntTensor<Self>, dim: usize) -> IntTensor<Self> {
-        Self::int_cumsum(x, dim)
-    }
-
-    /// Inclusive running product along `dim` (any dim, any layout).
-    #[fusion(dtype = x, shape = x)]
-    fn sieve_float_cumprod(x: FloatTensor<Self>, dim: usize) -> FloatTensor<Self> {
-        Self::float_cumprod(x, dim)
-    }
-
-    /// Inclusive running product along `dim` of an Int tensor (wrapping on overflow).
-    #[fusion(dtype = x, shape = x)]
-    fn sieve_int_cumprod(x: IntTensor<Self>, dim: usize) -> IntTensor<Self> {
-        Self::int_cumprod(x, dim)
-    }
-
-    /// Running minimum along `dim`: once a lane meets a NaN every later output is NaN. The
-    /// kernels keep the latest of equal values and the latest NaN (PyTorch's rule); the
-    /// stock fallbacks give the same numbers, the zero's sign and NaN's payload being the
-    /// backend's own op's.
-    #[fusion(dtype = x, shape = x)]
-    fn sieve_float_cummin(x: FloatTensor<Self>, dim: usize) -> FloatTensor<Self> {
-        Self::float_cummin(x, dim)
-    }
-
-    /// Running minimum along `dim` of an Int tensor.
-    #[fusion(dtype = x, shape = x)]
-    fn sieve_int_cummin(x: IntTensor<Self>, dim: usize) -> IntTensor<Self> {
-        Self::int_cummin(x, dim)
-    }
-
-    /// Running maximum along `dim`; NaN and ties as [`SieveOps::sieve_float_cummin`].
-    #[fusion(dtype = x, shape = x)]
-    fn sieve_float_cummax(x: FloatTensor<Self>, dim: usize) -> FloatTensor<Self> {
-        Self::float_cummax(x, dim)
-    }
-
-    /// Running maximum along `dim` of an Int tensor.
-    #[fusion(dtype = x, shape = x)]
-    fn sieve_int_cummax(x: IntTensor<Self>, dim: usize) -> IntTensor<Self> {
-        Self::int_cummax(x, dim)
+    /// The inclusive scan along `dim` with `op` (any dim, any layout): `cumsum` (Int: wrapping
+    /// on overflow), `cumprod`, `cummin`, `cummax`. A running minimum or maximum is NaN from a
+    /// lane's first NaN on; the kernels keep the latest of equal values and the latest NaN
+    /// (PyTorch's rule); the stock fallbacks give the same numbers, the zero's sign and NaN's
+    /// payload being the backend's own op's.
+    #[fusion(meta = |x, _, _| x.clone())]
+    fn sieve_cumulative(#[extension_type] x: Values<Self>, dim: usize, op: ScanOp) -> Values<Self> {
+        match (x, op) {
+            (Values::Float(x), ScanOp::Sum) => Values::Float(Self::float_cumsum(x, dim)),
+            (Values::Float(x), ScanOp::Prod) => Values::Float(Self::float_cumprod(x, dim)),
+            (Values::Float(x), ScanOp::Min) => Values::Float(Self::float_cummin(x, dim)),
+            (Values::Float(x), ScanOp::Max) => Values::Float(Self::float_cummax(x, dim)),
+            (Values::Int(x), ScanOp::Sum) => Values::Int(Self::int_cumsum(x, dim)),
+            (Values::Int(x), ScanOp::Prod) => Values::Int(Self::int_cumprod(x, dim)),
+            (Values::Int(x), ScanOp::Min) => Values::Int(Self::int_cummin(x, dim)),
+            (Values::Int(x), ScanOp::Max) => Values::Int(Self::int_cummax(x, dim)),
+        }
     }
 
     /// Compaction with a static output shape. `per_row == false`: the whole tensor in
@@ -95,29 +65,16 @@ pub trait SieveOps: Backend {
     /// first, in input order; after them zeros when `pad`, else unspecified values. Counts
     /// have dtype `index_dtype`. `mask` has `x`'s shape.
     #[fusion(meta = meta::compact)]
-    fn sieve_float_compact(
-        x: FloatTensor<Self>,
+    fn sieve_compact(
+        #[extension_type] x: Values<Self>,
         mask: BoolTensor<Self>,
         per_row: bool,
         pad: bool,
         index_dtype: IntDType,
-    ) -> (FloatTensor<Self>, IntTensor<Self>) {
+    ) -> (Values<Self>, IntTensor<Self>) {
         // The fallback always pads (`pad == false` leaves the tail unspecified).
         let _ = pad;
-        fallback::float_compact::<Self>(x, mask, per_row, index_dtype)
-    }
-
-    /// [`SieveOps::sieve_float_compact`] for Int tensors.
-    #[fusion(meta = meta::compact)]
-    fn sieve_int_compact(
-        x: IntTensor<Self>,
-        mask: BoolTensor<Self>,
-        per_row: bool,
-        pad: bool,
-        index_dtype: IntDType,
-    ) -> (IntTensor<Self>, IntTensor<Self>) {
-        let _ = pad;
-        fallback::int_compact::<Self>(x, mask, per_row, index_dtype)
+        fallback::compact::<Self>(x, mask, per_row, index_dtype)
     }
 
     /// The first element of every run of equal elements of `x` (row-major; NaNs equal to
@@ -126,22 +83,12 @@ pub trait SieveOps: Backend {
     /// when `positions` (else `[0]`), and the count `[1]`; positions and count of dtype
     /// `index_dtype`.
     #[fusion(meta = meta::run_starts)]
-    fn sieve_float_run_starts(
-        x: FloatTensor<Self>,
+    fn sieve_run_starts(
+        #[extension_type] x: Values<Self>,
         positions: bool,
         index_dtype: IntDType,
-    ) -> (FloatTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
-        fallback::float_run_starts::<Self>(x, positions, index_dtype)
-    }
-
-    /// [`SieveOps::sieve_float_run_starts`] for Int tensors.
-    #[fusion(meta = meta::run_starts)]
-    fn sieve_int_run_starts(
-        x: IntTensor<Self>,
-        positions: bool,
-        index_dtype: IntDType,
-    ) -> (IntTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
-        fallback::int_run_starts::<Self>(x, positions, index_dtype)
+    ) -> (Values<Self>, IntTensor<Self>, IntTensor<Self>) {
+        fallback::run_starts::<Self>(x, positions, index_dtype)
     }
 
     /// Row-major positions of the true elements of `mask`, `[numel]` (the first `count` are
@@ -158,24 +105,13 @@ pub trait SieveOps: Backend {
     /// then the rest, each in input order; their source indices along `dim`; and each row's
     /// selected count (size 1 along `dim`). Indices and counts have dtype `index_dtype`.
     #[fusion(meta = meta::partition)]
-    fn sieve_float_partition(
-        x: FloatTensor<Self>,
+    fn sieve_partition(
+        #[extension_type] x: Values<Self>,
         mask: BoolTensor<Self>,
         dim: usize,
         index_dtype: IntDType,
-    ) -> (FloatTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
-        fallback::float_partition::<Self>(x, mask, dim, index_dtype)
-    }
-
-    /// [`SieveOps::sieve_float_partition`] for Int tensors.
-    #[fusion(meta = meta::partition)]
-    fn sieve_int_partition(
-        x: IntTensor<Self>,
-        mask: BoolTensor<Self>,
-        dim: usize,
-        index_dtype: IntDType,
-    ) -> (IntTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
-        fallback::int_partition::<Self>(x, mask, dim, index_dtype)
+    ) -> (Values<Self>, IntTensor<Self>, IntTensor<Self>) {
+        fallback::partition::<Self>(x, mask, dim, index_dtype)
     }
 
     /// The one-bit split along `dim`: keys whose bit `bit` is 0 first, then those where it is
@@ -193,60 +129,31 @@ pub trait SieveOps: Backend {
     /// Stable sort along `dim` (keys in PyTorch's order, NaN largest; equal keys keep their
     /// input order in both directions): the sorted values and each one's source index.
     #[fusion(meta = meta::sort_with_indices)]
-    fn sieve_float_sort_with_indices(
-        x: FloatTensor<Self>,
+    fn sieve_sort_with_indices(
+        #[extension_type] x: Values<Self>,
         dim: usize,
         descending: bool,
         index_dtype: IntDType,
-    ) -> (FloatTensor<Self>, IntTensor<Self>) {
-        fallback::float_sort_with_indices::<Self>(x, dim, descending, index_dtype)
+    ) -> (Values<Self>, IntTensor<Self>) {
+        fallback::sort_with_indices::<Self>(x, dim, descending, index_dtype)
     }
 
-    /// [`SieveOps::sieve_float_sort_with_indices`] without the indices.
-    #[fusion(dtype = x, shape = x)]
-    fn sieve_float_sort(x: FloatTensor<Self>, dim: usize, descending: bool) -> FloatTensor<Self> {
+    /// [`SieveOps::sieve_sort_with_indices`] without the indices.
+    #[fusion(meta = |x, _, _| x.clone())]
+    fn sieve_sort(#[extension_type] x: Values<Self>, dim: usize, descending: bool) -> Values<Self> {
         let index_dtype = get_device_settings::<Self>(&x.device()).int_dtype;
-        fallback::float_sort_with_indices::<Self>(x, dim, descending, index_dtype).0
+        fallback::sort_with_indices::<Self>(x, dim, descending, index_dtype).0
     }
 
-    /// [`SieveOps::sieve_float_sort_with_indices`]'s indices alone.
+    /// [`SieveOps::sieve_sort_with_indices`]'s indices alone.
     #[fusion(meta = meta::argsort)]
-    fn sieve_float_argsort(
-        x: FloatTensor<Self>,
+    fn sieve_argsort(
+        #[extension_type] x: Values<Self>,
         dim: usize,
         descending: bool,
         index_dtype: IntDType,
     ) -> IntTensor<Self> {
-        fallback::float_sort_with_indices::<Self>(x, dim, descending, index_dtype).1
-    }
-
-    /// [`SieveOps::sieve_float_sort_with_indices`] for Int tensors.
-    #[fusion(meta = meta::sort_with_indices)]
-    fn sieve_int_sort_with_indices(
-        x: IntTensor<Self>,
-        dim: usize,
-        descending: bool,
-        index_dtype: IntDType,
-    ) -> (IntTensor<Self>, IntTensor<Self>) {
-        fallback::int_sort_with_indices::<Self>(x, dim, descending, index_dtype)
-    }
-
-    /// [`SieveOps::sieve_float_sort`] for Int tensors.
-    #[fusion(dtype = x, shape = x)]
-    fn sieve_int_sort(x: IntTensor<Self>, dim: usize, descending: bool) -> IntTensor<Self> {
-        let index_dtype = get_device_settings::<Self>(&x.device()).int_dtype;
-        fallback::int_sort_with_indices::<Self>(x, dim, descending, index_dtype).0
-    }
-
-    /// [`SieveOps::sieve_float_argsort`] for Int tensors.
-    #[fusion(meta = meta::argsort)]
-    fn sieve_int_argsort(
-        x: IntTensor<Self>,
-        dim: usize,
-        descending: bool,
-        index_dtype: IntDType,
-    ) -> IntTensor<Self> {
-        fallback::int_sort_with_indices::<Self>(x, dim, descending, index_dtype).1
+        fallback::sort_with_indices::<Self>(x, dim, descending, index_dtype).1
     }
 
     /// Top-k along `dim`: the first `k` of a stable sort, descending when `largest` (ties to
@@ -255,58 +162,27 @@ pub trait SieveOps: Backend {
     /// freely (it is the same set). `strategy` indexes `sieve::topk::TopkStrategy::ALL`
     /// (0 = Auto; the fallback ignores it).
     #[fusion(meta = meta::topk)]
-    fn sieve_float_topk(
-        x: FloatTensor<Self>,
+    fn sieve_topk(
+        #[extension_type] x: Values<Self>,
         k: usize,
         dim: usize,
         largest: bool,
         sorted: bool,
         strategy: usize,
         index_dtype: IntDType,
-    ) -> (FloatTensor<Self>, IntTensor<Self>) {
+    ) -> (Values<Self>, IntTensor<Self>) {
         let _ = (sorted, strategy);
-        let (values, indices) =
-            fallback::float_sort_with_indices::<Self>(x, dim, largest, index_dtype);
+        let (values, indices) = fallback::sort_with_indices::<Self>(x, dim, largest, index_dtype);
         let cut = fallback::first_along(&values.shape(), dim, k);
-        (
-            Self::float_slice(values, &cut),
-            Self::int_slice(indices, &cut),
-        )
-    }
-
-    /// [`SieveOps::sieve_float_topk`] for Int tensors.
-    #[fusion(meta = meta::topk)]
-    fn sieve_int_topk(
-        x: IntTensor<Self>,
-        k: usize,
-        dim: usize,
-        largest: bool,
-        sorted: bool,
-        strategy: usize,
-        index_dtype: IntDType,
-    ) -> (IntTensor<Self>, IntTensor<Self>) {
-        let _ = (sorted, strategy);
-        let (values, indices) =
-            fallback::int_sort_with_indices::<Self>(x, dim, largest, index_dtype);
-        let cut = fallback::first_along(&values.shape(), dim, k);
-        (
-            Self::int_slice(values, &cut),
-            Self::int_slice(indices, &cut),
-        )
+        (values.slice(&cut), Self::int_slice(indices, &cut))
     }
 
     /// The first `len` elements of a 1-D tensor: the exact-size result of a compaction once
     /// its count is read. A view of the same buffer on the cube backends (Burn's `narrow`
     /// copies there); a slice elsewhere.
-    #[fusion(dtype = x, shape = meta::prefix_shape(len))]
-    fn sieve_float_prefix(x: FloatTensor<Self>, len: usize) -> FloatTensor<Self> {
-        Self::float_slice(x, &[fallback::prefix_slice(len)])
-    }
-
-    /// [`SieveOps::sieve_float_prefix`] for Int tensors.
-    #[fusion(dtype = x, shape = meta::prefix_shape(len))]
-    fn sieve_int_prefix(x: IntTensor<Self>, len: usize) -> IntTensor<Self> {
-        Self::int_slice(x, &[fallback::prefix_slice(len)])
+    #[fusion(meta = meta::prefix)]
+    fn sieve_prefix(#[extension_type] x: Values<Self>, len: usize) -> Values<Self> {
+        x.slice(&[fallback::prefix_slice(len)])
     }
 
     /// `[rows, len]` f32 uniforms in `(0, 1)` from the `[rows]` Int tensor `seeds`: element
@@ -362,31 +238,18 @@ pub trait SieveOps: Backend {
 
     /// For every element of `values`, how many elements of the 1-D ascending `sorted` come
     /// before it in sieve's order (`right`: counting equal ones too): `torch.searchsorted`.
-    /// An Int tensor of `values`' shape. Fallback: a binary search on the host.
+    /// An Int tensor of `values`' shape (`sorted` of the same kind). Fallback: a binary search
+    /// on the host.
     #[fusion(meta = meta::searchsorted)]
-    fn sieve_float_searchsorted(
-        sorted: FloatTensor<Self>,
-        values: FloatTensor<Self>,
+    fn sieve_searchsorted(
+        #[extension_type] sorted: Values<Self>,
+        #[extension_type] values: Values<Self>,
         right: bool,
         index_dtype: IntDType,
     ) -> IntTensor<Self> {
         let device = values.device();
-        let sorted = fallback::read("searchsorted", Self::float_into_data(sorted));
-        let values = fallback::read("searchsorted", Self::float_into_data(values));
-        fallback::searchsorted::<Self>(&sorted, &values, right, index_dtype, &device)
-    }
-
-    /// [`SieveOps::sieve_float_searchsorted`] for Int tensors.
-    #[fusion(meta = meta::searchsorted)]
-    fn sieve_int_searchsorted(
-        sorted: IntTensor<Self>,
-        values: IntTensor<Self>,
-        right: bool,
-        index_dtype: IntDType,
-    ) -> IntTensor<Self> {
-        let device = values.device();
-        let sorted = fallback::read("searchsorted", Self::int_into_data(sorted));
-        let values = fallback::read("searchsorted", Self::int_into_data(values));
+        let sorted = sorted.read("searchsorted");
+        let values = values.read("searchsorted");
         fallback::searchsorted::<Self>(&sorted, &values, right, index_dtype, &device)
     }
 }

@@ -74,18 +74,34 @@ fn advice(backend: DispatchDeviceId) -> (&'static str, &'static str) {
     }
 }
 
-/// The panic message for trait op `op` (`sieve_float_sort`, ...) on a tensor of one of
-/// `candidates`, the backends Burn has and this build does not serve.
+/// The functions that call a trait op, where their names are not the op's own.
+const CALLERS: [(&str, &str); 5] = [
+    ("cumulative", "cumsum/cumprod/cummin/cummax"),
+    ("compact", "mask_select/compact_rows"),
+    ("run_starts", "unique/unique_consecutive"),
+    ("partition", "stable_partition"),
+    ("prefix", "mask_select/unique"),
+];
+
+/// The panic message for trait op `op` (`sieve_sort`, `sieve_bool_argwhere`, ...) on a tensor
+/// of one of `candidates`, the backends Burn has and this build does not serve.
 fn message(op: &str, candidates: &[DispatchDeviceId]) -> String {
-    // `sieve_float_sort` -> "sieve_burn::sort (float tensor)".
+    // `sieve_sort` -> "sieve_burn::sort"; `sieve_bool_argwhere` -> "sieve_burn::argwhere (bool
+    // tensor)"; `sieve_cumulative` -> "sieve_burn::cumsum/cumprod/cummin/cummax".
     let op = op.strip_prefix("sieve_").unwrap_or(op);
-    let head = ["float", "int", "bool"]
+    let head = ["int", "bool"]
         .into_iter()
         .find_map(|kind| {
             let rest = op.strip_prefix(kind)?.strip_prefix('_')?;
             Some(format!("sieve_burn::{rest} ({kind} tensor)"))
         })
-        .unwrap_or_else(|| format!("sieve_burn::{op}"));
+        .unwrap_or_else(|| {
+            let name = CALLERS
+                .into_iter()
+                .find(|(trait_op, _)| *trait_op == op)
+                .map_or(op, |(_, callers)| callers);
+            format!("sieve_burn::{name}")
+        });
     match candidates {
         [] => format!(
             "{head}: this build has no code for the tensor's backend (sieve-burn serves: {})",
@@ -141,40 +157,37 @@ mod tests {
 
     #[test]
     fn one_candidate_names_its_feature() {
-        let text = message(
-            "sieve_float_sort_with_indices",
-            &[DispatchDeviceId::NdArray],
-        );
+        let text = message("sieve_sort_with_indices", &[DispatchDeviceId::NdArray]);
         assert_eq!(
             text,
-            "sieve_burn::sort_with_indices (float tensor): this build has no code for the NdArray \
-             backend: enable sieve-burn's `ndarray` feature (burn's `ndarray` is on, sieve-burn's \
-             is not)"
+            "sieve_burn::sort_with_indices: this build has no code for the NdArray backend: \
+             enable sieve-burn's `ndarray` feature (burn's `ndarray` is on, sieve-burn's is not)"
         );
-        let text = message("sieve_int_cumsum", &[DispatchDeviceId::Cube]);
+        let text = message("sieve_cumulative", &[DispatchDeviceId::Cube]);
         assert!(
             text.starts_with(
-                "sieve_burn::cumsum (int tensor): this build has no code for the Cube"
-            )
+                "sieve_burn::cumsum/cumprod/cummin/cummax: this build has no code for the Cube"
+            ),
+            "{text}"
         );
         assert!(text.contains("`cuda`"), "{text}");
-        let text = message("sieve_float_cumprod", &[DispatchDeviceId::Flex]);
+        let text = message("sieve_int_split_by_bit", &[DispatchDeviceId::Flex]);
         assert!(
             text.starts_with(
-                "sieve_burn::cumprod (float tensor): this build has no code for the Flex"
+                "sieve_burn::split_by_bit (int tensor): this build has no code for the Flex"
             ),
             "{text}"
         );
         let text = message("sieve_bool_argwhere", &[DispatchDeviceId::Remote]);
         assert!(text.contains("argwhere (bool tensor)") && text.contains("`remote` feature"));
-        let text = message("sieve_float_topk", &[DispatchDeviceId::LibTorch]);
+        let text = message("sieve_topk", &[DispatchDeviceId::LibTorch]);
         assert!(text.contains("LibTorch backend: enable sieve-burn's `tch` feature"));
     }
 
     #[test]
     fn several_candidates_are_all_named() {
         let text = message(
-            "sieve_float_compact",
+            "sieve_compact",
             &[DispatchDeviceId::Cube, DispatchDeviceId::LibTorch],
         );
         assert!(text.contains("one of: Cube (CubeCL): "), "{text}");

@@ -7,7 +7,9 @@
 use burn::tensor::{AsIndex, Int, Tensor};
 
 use crate::SieveKind;
-use crate::tensor::positions;
+use crate::SieveOps;
+use crate::tensor::{operand, positions};
+use burn::backend::Dispatch;
 
 /// [`unique_with`]'s outputs.
 #[derive(Debug, Clone)]
@@ -88,9 +90,9 @@ pub fn searchsorted<const D: usize, K: SieveKind>(
         sorted_sequence.dtype()
     );
     let index_dtype = values.device().settings().int_dtype;
-    Tensor::from_dispatch(K::searchsorted(
-        sorted_sequence.into_dispatch(),
-        values.into_dispatch(),
+    Tensor::from_dispatch(Dispatch::sieve_searchsorted(
+        operand(sorted_sequence),
+        operand(values),
         right,
         index_dtype,
     ))

@@ -6,233 +6,37 @@ use burn::tensor::{
 };
 
 use crate::SieveOps;
+use crate::values::Values;
 use sieve::scan::ScanOp;
 
-/// Tensor kinds sieve's numeric ops accept (Float and Int), routing each to its backend op.
+/// Tensor kinds sieve's numeric ops accept (Float and Int): each is one [`Values`] variant,
+/// the operand of the ops that serve both.
 pub trait SieveKind: Basic {
-    /// The inclusive scan with `op` (`cumsum`, `cumprod`, `cummin`, `cummax`).
+    /// `x` as the ops' operand.
     #[doc(hidden)]
-    fn cumulative(x: DispatchTensor, dim: usize, op: ScanOp) -> DispatchTensor;
-    #[doc(hidden)]
-    fn compact(
-        x: DispatchTensor,
-        mask: DispatchTensor,
-        per_row: bool,
-        pad: bool,
-        index_dtype: IntDType,
-    ) -> (DispatchTensor, DispatchTensor);
-    /// The first element of each run of equal elements, compacted, their positions (when
-    /// asked for), and their count.
-    #[doc(hidden)]
-    fn run_starts(
-        x: DispatchTensor,
-        positions: bool,
-        index_dtype: IntDType,
-    ) -> (DispatchTensor, DispatchTensor, DispatchTensor);
-    #[doc(hidden)]
-    fn partition(
-        x: DispatchTensor,
-        mask: DispatchTensor,
-        dim: usize,
-        index_dtype: IntDType,
-    ) -> (DispatchTensor, DispatchTensor, DispatchTensor);
-    #[doc(hidden)]
-    fn prefix(x: DispatchTensor, len: usize) -> DispatchTensor;
-    #[doc(hidden)]
-    fn sort(x: DispatchTensor, dim: usize, descending: bool) -> DispatchTensor;
-    #[doc(hidden)]
-    fn sort_with_indices(
-        x: DispatchTensor,
-        dim: usize,
-        descending: bool,
-        index_dtype: IntDType,
-    ) -> (DispatchTensor, DispatchTensor);
-    #[doc(hidden)]
-    fn searchsorted(
-        sorted: DispatchTensor,
-        values: DispatchTensor,
-        right: bool,
-        index_dtype: IntDType,
-    ) -> DispatchTensor;
-    #[doc(hidden)]
-    fn argsort(
-        x: DispatchTensor,
-        dim: usize,
-        descending: bool,
-        index_dtype: IntDType,
-    ) -> DispatchTensor;
-    #[doc(hidden)]
-    fn topk(
-        x: DispatchTensor,
-        k: usize,
-        dim: usize,
-        options: TopKOptions,
-        index_dtype: IntDType,
-    ) -> (DispatchTensor, DispatchTensor);
+    fn values(x: DispatchTensor) -> Values<Dispatch>;
 }
 
 impl SieveKind for Float {
-    fn cumulative(x: DispatchTensor, dim: usize, op: ScanOp) -> DispatchTensor {
-        match op {
-            ScanOp::Sum => <Dispatch as SieveOps>::sieve_float_cumsum(x, dim),
-            ScanOp::Prod => <Dispatch as SieveOps>::sieve_float_cumprod(x, dim),
-            ScanOp::Min => <Dispatch as SieveOps>::sieve_float_cummin(x, dim),
-            ScanOp::Max => <Dispatch as SieveOps>::sieve_float_cummax(x, dim),
-        }
-    }
-    fn compact(
-        x: DispatchTensor,
-        mask: DispatchTensor,
-        per_row: bool,
-        pad: bool,
-        index_dtype: IntDType,
-    ) -> (DispatchTensor, DispatchTensor) {
-        <Dispatch as SieveOps>::sieve_float_compact(x, mask, per_row, pad, index_dtype)
-    }
-    fn run_starts(
-        x: DispatchTensor,
-        positions: bool,
-        index_dtype: IntDType,
-    ) -> (DispatchTensor, DispatchTensor, DispatchTensor) {
-        <Dispatch as SieveOps>::sieve_float_run_starts(x, positions, index_dtype)
-    }
-    fn partition(
-        x: DispatchTensor,
-        mask: DispatchTensor,
-        dim: usize,
-        index_dtype: IntDType,
-    ) -> (DispatchTensor, DispatchTensor, DispatchTensor) {
-        <Dispatch as SieveOps>::sieve_float_partition(x, mask, dim, index_dtype)
-    }
-    fn prefix(x: DispatchTensor, len: usize) -> DispatchTensor {
-        <Dispatch as SieveOps>::sieve_float_prefix(x, len)
-    }
-    fn sort(x: DispatchTensor, dim: usize, descending: bool) -> DispatchTensor {
-        <Dispatch as SieveOps>::sieve_float_sort(x, dim, descending)
-    }
-    fn sort_with_indices(
-        x: DispatchTensor,
-        dim: usize,
-        descending: bool,
-        index_dtype: IntDType,
-    ) -> (DispatchTensor, DispatchTensor) {
-        <Dispatch as SieveOps>::sieve_float_sort_with_indices(x, dim, descending, index_dtype)
-    }
-    fn argsort(
-        x: DispatchTensor,
-        dim: usize,
-        descending: bool,
-        index_dtype: IntDType,
-    ) -> DispatchTensor {
-        <Dispatch as SieveOps>::sieve_float_argsort(x, dim, descending, index_dtype)
-    }
-    fn searchsorted(
-        sorted: DispatchTensor,
-        values: DispatchTensor,
-        right: bool,
-        index_dtype: IntDType,
-    ) -> DispatchTensor {
-        <Dispatch as SieveOps>::sieve_float_searchsorted(sorted, values, right, index_dtype)
-    }
-    fn topk(
-        x: DispatchTensor,
-        k: usize,
-        dim: usize,
-        options: TopKOptions,
-        index_dtype: IntDType,
-    ) -> (DispatchTensor, DispatchTensor) {
-        <Dispatch as SieveOps>::sieve_float_topk(
-            x,
-            k,
-            dim,
-            options.largest,
-            options.sorted,
-            options.strategy_index(),
-            index_dtype,
-        )
+    fn values(x: DispatchTensor) -> Values<Dispatch> {
+        Values::Float(x)
     }
 }
 
 impl SieveKind for Int {
-    fn cumulative(x: DispatchTensor, dim: usize, op: ScanOp) -> DispatchTensor {
-        match op {
-            ScanOp::Sum => <Dispatch as SieveOps>::sieve_int_cumsum(x, dim),
-            ScanOp::Prod => <Dispatch as SieveOps>::sieve_int_cumprod(x, dim),
-            ScanOp::Min => <Dispatch as SieveOps>::sieve_int_cummin(x, dim),
-            ScanOp::Max => <Dispatch as SieveOps>::sieve_int_cummax(x, dim),
-        }
+    fn values(x: DispatchTensor) -> Values<Dispatch> {
+        Values::Int(x)
     }
-    fn compact(
-        x: DispatchTensor,
-        mask: DispatchTensor,
-        per_row: bool,
-        pad: bool,
-        index_dtype: IntDType,
-    ) -> (DispatchTensor, DispatchTensor) {
-        <Dispatch as SieveOps>::sieve_int_compact(x, mask, per_row, pad, index_dtype)
-    }
-    fn run_starts(
-        x: DispatchTensor,
-        positions: bool,
-        index_dtype: IntDType,
-    ) -> (DispatchTensor, DispatchTensor, DispatchTensor) {
-        <Dispatch as SieveOps>::sieve_int_run_starts(x, positions, index_dtype)
-    }
-    fn partition(
-        x: DispatchTensor,
-        mask: DispatchTensor,
-        dim: usize,
-        index_dtype: IntDType,
-    ) -> (DispatchTensor, DispatchTensor, DispatchTensor) {
-        <Dispatch as SieveOps>::sieve_int_partition(x, mask, dim, index_dtype)
-    }
-    fn prefix(x: DispatchTensor, len: usize) -> DispatchTensor {
-        <Dispatch as SieveOps>::sieve_int_prefix(x, len)
-    }
-    fn sort(x: DispatchTensor, dim: usize, descending: bool) -> DispatchTensor {
-        <Dispatch as SieveOps>::sieve_int_sort(x, dim, descending)
-    }
-    fn sort_with_indices(
-        x: DispatchTensor,
-        dim: usize,
-        descending: bool,
-        index_dtype: IntDType,
-    ) -> (DispatchTensor, DispatchTensor) {
-        <Dispatch as SieveOps>::sieve_int_sort_with_indices(x, dim, descending, index_dtype)
-    }
-    fn argsort(
-        x: DispatchTensor,
-        dim: usize,
-        descending: bool,
-        index_dtype: IntDType,
-    ) -> DispatchTensor {
-        <Dispatch as SieveOps>::sieve_int_argsort(x, dim, descending, index_dtype)
-    }
-    fn searchsorted(
-        sorted: DispatchTensor,
-        values: DispatchTensor,
-        right: bool,
-        index_dtype: IntDType,
-    ) -> DispatchTensor {
-        <Dispatch as SieveOps>::sieve_int_searchsorted(sorted, values, right, index_dtype)
-    }
-    fn topk(
-        x: DispatchTensor,
-        k: usize,
-        dim: usize,
-        options: TopKOptions,
-        index_dtype: IntDType,
-    ) -> (DispatchTensor, DispatchTensor) {
-        <Dispatch as SieveOps>::sieve_int_topk(
-            x,
-            k,
-            dim,
-            options.largest,
-            options.sorted,
-            options.strategy_index(),
-            index_dtype,
-        )
-    }
+}
+
+/// `x` as the ops' operand.
+pub(crate) fn operand<const D: usize, K: SieveKind>(x: Tensor<D, K>) -> Values<Dispatch> {
+    K::values(x.into_dispatch())
+}
+
+/// An op's value output as a tensor of the operand's kind.
+pub(crate) fn from_values<const D: usize, K: SieveKind>(x: Values<Dispatch>) -> Tensor<D, K> {
+    Tensor::from_dispatch(x.into_dispatch())
 }
 
 /// Inclusive running sum along `dim`: `out[.., i, ..] = sum(x[.., 0..=i, ..])`, like Burn's
@@ -258,7 +62,7 @@ impl SieveKind for Int {
 pub fn cumsum<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
     let dim = dim_index("Cumsum", dim, D);
     check_served("cumsum", &x, DtypeUse::Values);
-    Tensor::from_dispatch(K::cumulative(x.into_dispatch(), dim, ScanOp::Sum))
+    from_values(Dispatch::sieve_cumulative(operand(x), dim, ScanOp::Sum))
 }
 
 /// Inclusive running product along `dim`: `out[.., i, ..] = x[.., 0, ..] * ... * x[.., i, ..]`,
@@ -284,7 +88,7 @@ pub fn cumsum<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) 
 pub fn cumprod<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
     let dim = dim_index("Cumprod", dim, D);
     check_served("cumprod", &x, DtypeUse::Values);
-    Tensor::from_dispatch(K::cumulative(x.into_dispatch(), dim, ScanOp::Prod))
+    from_values(Dispatch::sieve_cumulative(operand(x), dim, ScanOp::Prod))
 }
 
 /// Running minimum along `dim`: `out[.., i, ..] = min(x[.., 0..=i, ..])`, like Burn's
@@ -312,7 +116,7 @@ pub fn cumprod<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex)
 pub fn cummin<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
     let dim = dim_index("Cummin", dim, D);
     check_served("cummin", &x, DtypeUse::Values);
-    Tensor::from_dispatch(K::cumulative(x.into_dispatch(), dim, ScanOp::Min))
+    from_values(Dispatch::sieve_cumulative(operand(x), dim, ScanOp::Min))
 }
 
 /// Running maximum along `dim`: `out[.., i, ..] = max(x[.., 0..=i, ..])`, like Burn's
@@ -335,7 +139,7 @@ pub fn cummin<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) 
 pub fn cummax<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) -> Tensor<D, K> {
     let dim = dim_index("Cummax", dim, D);
     check_served("cummax", &x, DtypeUse::Values);
-    Tensor::from_dispatch(K::cumulative(x.into_dispatch(), dim, ScanOp::Max))
+    from_values(Dispatch::sieve_cumulative(operand(x), dim, ScanOp::Max))
 }
 
 /// The device's default index dtype (Burn's setting), which every index and count output uses.
@@ -408,8 +212,9 @@ pub async fn mask_select_async<const D: usize, K: SieveKind>(
     check_mask_shape("mask_select", &x.shape(), &mask.shape());
     check_served("mask_select", &x, DtypeUse::Values);
     let it = index_dtype(&x);
-    let (values, count) = K::compact(x.into_dispatch(), mask.into_dispatch(), false, false, it);
-    let values = Tensor::<1, K>::from_dispatch(values);
+    let (values, count) =
+        Dispatch::sieve_compact(operand(x), mask.into_dispatch(), false, false, it);
+    let values = from_values::<1, K>(values);
     let n = read_count(Tensor::from_dispatch(count)).await;
     first(values, n)
 }
@@ -423,10 +228,10 @@ pub(crate) fn run_starts<K: SieveKind>(
 ) -> (Tensor<1, K>, Option<Tensor<1, Int>>) {
     check_served("unique", &x, DtypeUse::Values);
     let it = index_dtype(&x);
-    let (values, at, count) = K::run_starts(x.into_dispatch(), positions, it);
+    let (values, at, count) = Dispatch::sieve_run_starts(operand(x), positions, it);
     let n = try_read_sync(read_count(Tensor::from_dispatch(count)))
         .expect("unique: the count could not be read synchronously");
-    let values = first(Tensor::<1, K>::from_dispatch(values), n);
+    let values = first(from_values::<1, K>(values), n);
     let at = positions.then(|| first(Tensor::<1, Int>::from_dispatch(at), n));
     (values, at)
 }
@@ -434,7 +239,7 @@ pub(crate) fn run_starts<K: SieveKind>(
 /// The first `n` elements of a compaction's output, without copying them where the backend
 /// can (Burn's `narrow` copies on the cube backends, and refuses length 0).
 fn first<K: SieveKind>(t: Tensor<1, K>, n: usize) -> Tensor<1, K> {
-    Tensor::from_dispatch(K::prefix(t.into_dispatch(), n))
+    from_values(Dispatch::sieve_prefix(operand(t), n))
 }
 
 /// [`mask_select`] without waiting for the device: the selected values first, in row-major
@@ -462,8 +267,9 @@ pub fn mask_select_padded<const D: usize, K: SieveKind>(
     check_mask_shape("mask_select_padded", &x.shape(), &mask.shape());
     check_served("mask_select_padded", &x, DtypeUse::Values);
     let it = index_dtype(&x);
-    let (values, count) = K::compact(x.into_dispatch(), mask.into_dispatch(), false, true, it);
-    (Tensor::from_dispatch(values), Tensor::from_dispatch(count))
+    let (values, count) =
+        Dispatch::sieve_compact(operand(x), mask.into_dispatch(), false, true, it);
+    (from_values(values), Tensor::from_dispatch(count))
 }
 
 /// Per-row compaction without waiting for the device: row `r` of the result holds the
@@ -492,8 +298,9 @@ pub fn compact_rows<K: SieveKind>(
     check_mask_shape("compact_rows", &x.shape(), &mask.shape());
     check_served("compact_rows", &x, DtypeUse::Values);
     let it = index_dtype(&x);
-    let (values, counts) = K::compact(x.into_dispatch(), mask.into_dispatch(), true, true, it);
-    (Tensor::from_dispatch(values), Tensor::from_dispatch(counts))
+    let (values, counts) =
+        Dispatch::sieve_compact(operand(x), mask.into_dispatch(), true, true, it);
+    (from_values(values), Tensor::from_dispatch(counts))
 }
 
 /// The coordinates of the true elements of `mask`, one row per element in row-major order,
@@ -643,9 +450,10 @@ pub fn stable_partition<const D: usize, K: SieveKind>(
     check_mask_shape("stable_partition", &x.shape(), &mask.shape());
     check_served("stable_partition", &x, DtypeUse::Values);
     let it = index_dtype(&x);
-    let (values, indices, counts) = K::partition(x.into_dispatch(), mask.into_dispatch(), dim, it);
+    let (values, indices, counts) =
+        Dispatch::sieve_partition(operand(x), mask.into_dispatch(), dim, it);
     (
-        Tensor::from_dispatch(values),
+        from_values(values),
         Tensor::from_dispatch(indices),
         Tensor::from_dispatch(counts),
     )
@@ -718,11 +526,7 @@ pub fn sort<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex) ->
     let dim = dim_index("Sort", dim, D);
     check_served("sort", &x, DtypeUse::Keys);
     let queued = Queued::of(&x);
-    queued.dispatch(Tensor::from_dispatch(K::sort(
-        x.into_dispatch(),
-        dim,
-        false,
-    )))
+    queued.dispatch(from_values(Dispatch::sieve_sort(operand(x), dim, false)))
 }
 
 /// [`sort`], descending (NaN first); equal keys still keep their input order.
@@ -742,7 +546,7 @@ pub fn sort_descending<const D: usize, K: SieveKind>(
     let dim = dim_index("Sort Descending", dim, D);
     check_served("sort_descending", &x, DtypeUse::Keys);
     let queued = Queued::of(&x);
-    queued.dispatch(Tensor::from_dispatch(K::sort(x.into_dispatch(), dim, true)))
+    queued.dispatch(from_values(Dispatch::sieve_sort(operand(x), dim, true)))
 }
 
 /// [`sort`] with each value's source index along `dim` (Int, the device's default int
@@ -797,11 +601,8 @@ fn sorted_with_indices<const D: usize, K: SieveKind>(
 ) -> (Tensor<D, K>, Tensor<D, Int>) {
     let it = index_dtype(&x);
     let queued = Queued::of(&x);
-    let (values, indices) = K::sort_with_indices(x.into_dispatch(), dim, descending, it);
-    queued.dispatch((
-        Tensor::from_dispatch(values),
-        Tensor::from_dispatch(indices),
-    ))
+    let (values, indices) = Dispatch::sieve_sort_with_indices(operand(x), dim, descending, it);
+    queued.dispatch((from_values(values), Tensor::from_dispatch(indices)))
 }
 
 /// Sorts of at least this many elements are dispatched at once (`Device::flush`) instead of
@@ -852,8 +653,8 @@ pub fn argsort<const D: usize, K: SieveKind>(x: Tensor<D, K>, dim: impl AsIndex)
     check_served("argsort", &x, DtypeUse::Keys);
     let it = index_dtype(&x);
     let queued = Queued::of(&x);
-    queued.dispatch(Tensor::from_dispatch(K::argsort(
-        x.into_dispatch(),
+    queued.dispatch(Tensor::from_dispatch(Dispatch::sieve_argsort(
+        operand(x),
         dim,
         false,
         it,
@@ -878,8 +679,8 @@ pub fn argsort_descending<const D: usize, K: SieveKind>(
     check_served("argsort_descending", &x, DtypeUse::Keys);
     let it = index_dtype(&x);
     let queued = Queued::of(&x);
-    queued.dispatch(Tensor::from_dispatch(K::argsort(
-        x.into_dispatch(),
+    queued.dispatch(Tensor::from_dispatch(Dispatch::sieve_argsort(
+        operand(x),
         dim,
         true,
         it,
@@ -1049,11 +850,16 @@ fn topk_checked<const D: usize, K: SieveKind>(
         "{op}: invalid argument `k` = {k}: expected 0..={len} (the length of dim {dim})"
     );
     let it = index_dtype(&x);
-    let (values, indices) = K::topk(x.into_dispatch(), k, dim, options, it);
-    (
-        Tensor::from_dispatch(values),
-        Tensor::from_dispatch(indices),
-    )
+    let (values, indices) = Dispatch::sieve_topk(
+        operand(x),
+        k,
+        dim,
+        options.largest,
+        options.sorted,
+        options.strategy_index(),
+        it,
+    );
+    (from_values(values), Tensor::from_dispatch(indices))
 }
 
 /// Every element's position along `dim`, as an Int tensor of `shape`.
