@@ -90,7 +90,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     if !int && op == ScanOp::Sum {
         let x = bench.cube_tensor(in_handle.clone(), &case.shape, burn::backend::DType::F32);
         if let Some(x) = x {
-            use sieve_burn::{SieveOps, Values};
+            use sieve_burn::{ScanOps, Values};
             let call = || {
                 burn_cubecl::CubeBackend::sieve_cumulative(Values::Float(x.clone()), dim, op)
                     .float()

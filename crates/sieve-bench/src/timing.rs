@@ -207,7 +207,7 @@ impl Bench<'_> {
     }
 
     /// `handle` (contiguous, `shape`, `dtype`) as a tensor of Burn's CubeCL backend itself, for
-    /// the `cube` rows: sieve-burn's `SieveOps` impl called with no Dispatch and no Fusion in
+    /// the `cube` rows: sieve-burn's `CubeBackend` impls called with no Dispatch and no Fusion in
     /// front, which splits a Burn op's time over the raw call into Fusion's share and the
     /// rest. `None` on a device of another backend.
     pub fn cube_tensor(

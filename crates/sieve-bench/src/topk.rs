@@ -81,7 +81,7 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     // The same op through sieve-burn's CubeCL impl with no Dispatch and no Fusion: the Burn
     // op's time less Fusion's.
     if let Some(x) = bench.cube_tensor(input.clone(), &case.shape, burn::backend::DType::F32) {
-        use sieve_burn::{SieveOps, Values};
+        use sieve_burn::{SortOps, Values};
         let index_dtype = bench.device.settings().int_dtype;
         let call = || {
             let x = Values::Float(x.clone());

@@ -10,7 +10,7 @@ use burn::backend::{
 use burn::tensor::{DType, IndexingUpdateOp, IntDType, Shape, Slice, TensorData, try_read_sync};
 use sieve::sort::reference::{SortKey, sort_rows};
 
-use crate::meta::compact_shapes;
+use crate::compact::compact_shapes;
 use crate::values::Values;
 
 /// Where each element goes, as `[rows, len]` column indices: survivors to their slot in the
@@ -53,7 +53,7 @@ fn first_columns(len: usize) -> [Slice; 2] {
     ]
 }
 
-/// `SieveOps::sieve_compact`: every row's survivors scattered to their slots, the rejected
+/// `CompactOps::sieve_compact`: every row's survivors scattered to their slots, the rejected
 /// elements to one spare column, which is sliced off.
 pub fn compact<B: Backend>(
     x: Values<B>,
@@ -85,7 +85,7 @@ pub fn argwhere<B: Backend>(
     (positions.int(), count)
 }
 
-/// `SieveOps::sieve_run_starts`: the run-start mask of the flat tensor (the first element,
+/// `CompactOps::sieve_run_starts`: the run-start mask of the flat tensor (the first element,
 /// and each element unequal to the one before it), compacted by it.
 pub fn run_starts<B: Backend>(
     x: Values<B>,
@@ -156,7 +156,7 @@ pub(crate) fn positions<B: Backend>(
     B::int_expand(B::int_reshape(along, Shape::from(view)), shape.clone())
 }
 
-/// `SieveOps::sieve_partition`: every element scattered to its destination along `dim`.
+/// `CompactOps::sieve_partition`: every element scattered to its destination along `dim`.
 pub fn partition<B: Backend>(
     x: Values<B>,
     mask: BoolTensor<B>,
@@ -306,7 +306,7 @@ pub fn prefix_slice(len: usize) -> Slice {
     }
 }
 
-/// `SieveOps::sieve_uniform_rows` on the host: the seeds read back, `sieve::random`'s CPU
+/// `SampleOps::sieve_uniform_rows` on the host: the seeds read back, `sieve::random`'s CPU
 /// reference (the device kernel's numbers, bit for bit), uploaded.
 pub fn uniform_rows<B: Backend>(seeds: IntTensor<B>, len: usize) -> FloatTensor<B> {
     let device = seeds.device();
@@ -315,7 +315,7 @@ pub fn uniform_rows<B: Backend>(seeds: IntTensor<B>, len: usize) -> FloatTensor<
     B::float_from_data(TensorData::new(values, [words.len(), len]), &device)
 }
 
-/// `SieveOps::sieve_uniform_at` on the host, as [`uniform_rows`].
+/// `SampleOps::sieve_uniform_at` on the host, as [`uniform_rows`].
 pub fn uniform_at<B: Backend>(seeds: IntTensor<B>, columns: IntTensor<B>) -> FloatTensor<B> {
     let device = seeds.device();
     let words = seed_words(read("uniform_at", B::int_into_data(seeds)));
@@ -326,7 +326,7 @@ pub fn uniform_at<B: Backend>(seeds: IntTensor<B>, columns: IntTensor<B>) -> Flo
     B::float_from_data(TensorData::new(values, shape), &device)
 }
 
-/// `SieveOps::sieve_sample` on the host: every input read back,
+/// `SampleOps::sieve_sample` on the host: every input read back,
 /// `sieve::sample::reference::sample_row` row by row, the tokens uploaded as `index_dtype`.
 pub fn sample<B: Backend>(
     logits: FloatTensor<B>,
@@ -353,7 +353,7 @@ pub fn sample<B: Backend>(
     sample_rows::<B>(logits, seeds, params, cut, index_dtype)
 }
 
-/// `SieveOps::sieve_sample_same` on the host, as [`sample`].
+/// `SampleOps::sieve_sample_same` on the host, as [`sample`].
 pub fn sample_same<B: Backend>(
     logits: FloatTensor<B>,
     seeds: IntTensor<B>,
@@ -442,7 +442,7 @@ pub fn read<E: std::fmt::Debug>(
         .unwrap_or_else(|e| panic!("{op} fallback: reading a tensor: {e:?}"))
 }
 
-/// `SieveOps::sieve_searchsorted` on the host: a binary search per value in sieve's
+/// `SortOps::sieve_searchsorted` on the host: a binary search per value in sieve's
 /// order, the positions uploaded to `device`.
 pub fn searchsorted<B: Backend>(
     sorted: &TensorData,

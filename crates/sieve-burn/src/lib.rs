@@ -41,31 +41,57 @@
 // The `backend_extension` macro generates code that names `burn::...`.
 extern crate burn;
 
+// `#[backend_extension]` ends every generated `Dispatch` method with
+// `_ => unimplemented!("Backend not supported for custom op `{}`", stringify!(op))`, the arm a
+// tensor takes when its backend is not listed (Burn built with a backend feature that
+// sieve-burn was not). This macro, in textual scope at every family's trait (the modules below),
+// takes that call's place so the panic names the backend and the feature to enable. Should Burn
+// change the call, this stops compiling rather than falling back to `unimplemented!`.
+macro_rules! unimplemented {
+    ($message:literal, stringify!($op:ident)) => {
+        $crate::served::unserved(stringify!($op))
+    };
+}
+
+// One module per op family: its extension trait (methods, Fusion metadata, stock-Burn
+// fallback bodies) and public functions in `mod.rs`, its CubeCL and Autodiff impls beside.
+mod compact;
+pub mod sampling;
+mod scan;
+mod sort;
+
+// What the families share: kind-generic operands, the CubeCL layout helpers, the stock-op
+// fallbacks, gradient helpers, argument checks.
 mod autodiff;
 #[cfg(feature = "cube")]
 mod cube;
 mod fallback;
-mod meta;
-mod ops;
-pub mod sampling;
 mod served;
 mod sets;
 mod stock;
 mod tensor;
 mod values;
 
-pub use ops::SieveOps;
-pub use sets::{
-    Unique, bucketize, kthvalue, median, searchsorted, unique, unique_consecutive, unique_with,
+pub use compact::{
+    CompactOps, argwhere, argwhere_async, compact_rows, mask_select, mask_select_async,
+    mask_select_padded, nonzero, nonzero_async, split_by_bit, stable_partition,
 };
-pub use tensor::{
-    SieveKind, TopKOptions, argsort, argsort_descending, argtopk, argwhere, argwhere_async,
-    bottomk_with_indices, compact_rows, cummax, cummin, cumprod, cumsum, mask_select,
-    mask_select_async, mask_select_padded, nonzero, nonzero_async, sort, sort_descending,
-    sort_descending_with_indices, sort_with_indices, split_by_bit, stable_partition, topk,
+pub use sampling::SampleOps;
+pub use scan::{ScanOps, cummax, cummin, cumprod, cumsum};
+pub use sets::{Unique, kthvalue, median, unique, unique_consecutive, unique_with};
+pub use sort::{
+    SortOps, TopKOptions, argsort, argsort_descending, argtopk, bottomk_with_indices, bucketize,
+    searchsorted, sort, sort_descending, sort_descending_with_indices, sort_with_indices, topk,
     topk_with_indices, topk_with_options,
 };
+pub use tensor::SieveKind;
 pub use values::Values;
+
+/// Every op family's extension trait: what a backend implements to serve all of sieve-burn
+/// (the CubeCL backend with the kernels, Autodiff over it, and the stock-op fallbacks).
+pub trait SieveOps: ScanOps + CompactOps + SortOps + SampleOps {}
+
+impl<B: ScanOps + CompactOps + SortOps + SampleOps> SieveOps for B {}
 
 /// The CubeCL client behind a Burn device, for calling `sieve`'s raw-buffer API on the same
 /// device (benchmarks, tests). `None` for a device of a backend without CubeCL (Flex).

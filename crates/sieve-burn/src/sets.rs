@@ -7,9 +7,7 @@
 use burn::tensor::{AsIndex, Int, Tensor};
 
 use crate::SieveKind;
-use crate::SieveOps;
-use crate::tensor::{operand, positions};
-use burn::backend::Dispatch;
+use crate::tensor::positions;
 
 /// [`unique_with`]'s outputs.
 #[derive(Debug, Clone)]
@@ -58,56 +56,6 @@ pub fn unique_consecutive<const D: usize, K: SieveKind>(
     return_counts: bool,
 ) -> Unique<D, K> {
     flat_groups(x, false, return_inverse, return_counts)
-}
-
-/// For every element of `values`, the position in `sorted_sequence` (1-D, ascending in
-/// sieve's order; not checked, as in torch) where it would be inserted to keep it sorted:
-/// the first position whose element is not less than it (`right = false`) or greater than
-/// it (`right = true`): `torch.searchsorted(sorted_sequence, values, right=right)`. An Int
-/// tensor of `values`' shape. One binary search per value on the device (`sieve::search`);
-/// no host read (the Flex and NdArray fallbacks search on the host).
-///
-/// # Example
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// let device = Device::default();
-/// let edges = Tensor::<1>::from_data([1.0, 2.0, 2.0, 5.0], &device);
-/// let at = Tensor::<1>::from_data([2.0, 0.0, 6.0], &device);
-/// let left = sieve_burn::searchsorted(edges.clone(), at.clone(), false);
-/// let right = sieve_burn::searchsorted(edges, at, true);
-/// assert_eq!(left.into_data().iter::<i64>().collect::<Vec<_>>(), [1, 0, 4]);
-/// assert_eq!(right.into_data().iter::<i64>().collect::<Vec<_>>(), [3, 0, 4]);
-/// ```
-pub fn searchsorted<const D: usize, K: SieveKind>(
-    sorted_sequence: Tensor<1, K>,
-    values: Tensor<D, K>,
-    right: bool,
-) -> Tensor<D, Int> {
-    assert!(
-        sorted_sequence.dtype() == values.dtype(),
-        "searchsorted: invalid argument `values`: dtype {:?}: expected the dtype of `sorted_sequence` ({:?})",
-        values.dtype(),
-        sorted_sequence.dtype()
-    );
-    let index_dtype = values.device().settings().int_dtype;
-    Tensor::from_dispatch(Dispatch::sieve_searchsorted(
-        operand(sorted_sequence),
-        operand(values),
-        right,
-        index_dtype,
-    ))
-}
-
-/// The bucket of every element of `input` among `boundaries` (1-D, ascending):
-/// `torch.bucketize(input, boundaries, right=right)`, i.e. [`searchsorted`]`(boundaries,
-/// input, right)`: with `right = false` the first `i` with `x <= boundaries[i]`, with `right
-/// = true` the first `i` with `x < boundaries[i]`.
-pub fn bucketize<const D: usize, K: SieveKind>(
-    input: Tensor<D, K>,
-    boundaries: Tensor<1, K>,
-    right: bool,
-) -> Tensor<D, Int> {
-    searchsorted(boundaries, input, right)
 }
 
 /// The `k`-th smallest element along `dim` (`k` counts from 1, as `torch.kthvalue`) and its
@@ -214,7 +162,7 @@ fn groups<const D: usize, K: SieveKind>(
 ) -> Unique<D, K> {
     let [n] = sorted.dims();
     let device = sorted.device();
-    let (values, starts) = crate::tensor::run_starts(sorted, return_inverse || return_counts);
+    let (values, starts) = crate::compact::run_starts(sorted, return_inverse || return_counts);
     let [m] = values.dims();
     if m == 1 {
         // One group (Burn's `narrow` refuses the empty rest).

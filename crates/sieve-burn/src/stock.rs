@@ -7,16 +7,30 @@
 //! stock ops they are made of. (`BackendRouter` does not implement `SieveOps`, so the two
 //! impls do not overlap.)
 
+/// Every family's trait on `$backend`, served by the default bodies. (Burn deprecates
+/// NdArray and LibTorch in favour of Flex and the CubeCL backends; their users are still
+/// served.)
+macro_rules! serve_with_fallbacks {
+    ($backend:ty) => {
+        #[allow(deprecated)]
+        impl crate::ScanOps for $backend {}
+        #[allow(deprecated)]
+        impl crate::CompactOps for $backend {}
+        #[allow(deprecated)]
+        impl crate::SortOps for $backend {}
+        #[allow(deprecated)]
+        impl crate::SampleOps for $backend {}
+    };
+}
+
 #[cfg(feature = "flex")]
-impl crate::SieveOps for burn::backend::Flex {}
+serve_with_fallbacks!(burn::backend::Flex);
 
 #[cfg(feature = "ndarray")]
-#[allow(deprecated)] // Burn deprecates NdArray in favour of Flex; users of it are still served.
-impl crate::SieveOps for burn::backend::NdArray {}
+serve_with_fallbacks!(burn::backend::NdArray);
 
 #[cfg(feature = "tch")]
-#[allow(deprecated)] // Burn deprecates LibTorch in favour of the CubeCL backends.
-impl crate::SieveOps for burn::backend::LibTorch {}
+serve_with_fallbacks!(burn::backend::LibTorch);
 
 #[cfg(feature = "remote")]
-impl crate::SieveOps for burn::backend::Remote {}
+serve_with_fallbacks!(burn::backend::Remote);

@@ -25,11 +25,128 @@
 //!   the largest finite value (so a row's `+inf` tokens share its whole probability). A row
 //!   with no finite logit (all `-inf` or NaN) returns **-1**, an id no vocabulary has.
 
+// The generated `Dispatch` impl names the deprecated NdArray and LibTorch backends.
+#![cfg_attr(any(feature = "ndarray", feature = "tch"), allow(deprecated))]
+
 use burn::backend::Dispatch;
 use burn::tensor::{Bool, DType, Float, Int, IntDType, Tensor};
 
-use crate::SieveOps;
+mod autodiff;
+#[cfg(feature = "cube")]
+mod cube;
+
+use crate::fallback;
 use crate::tensor::positions;
+use burn::backend::{
+    Backend, backend_extension,
+    tensor::{FloatTensor, IntTensor},
+};
+
+/// Draws and their randomness: the device kernels, or (default bodies) the same rules on the
+/// host from the inputs read back (`fallback.rs`).
+#[backend_extension(
+    Autodiff,
+    // burn's `fusion` feature is always on in this crate, so Fusion is listed unconditionally.
+    Fusion,
+    Cube: cfg(feature = "cube"),
+    Flex: cfg(feature = "flex"),
+    NdArray: cfg(feature = "ndarray"),
+    LibTorch: cfg(feature = "tch"),
+    Remote: cfg(feature = "remote"),
+)]
+pub trait SampleOps: Backend {
+    /// `[rows, len]` f32 uniforms in `(0, 1)` from the `[rows]` Int tensor `seeds`: element
+    /// `[r, j]` is a pure function of `seeds[r]`'s bits and `j`, the same on every runtime
+    /// (`sieve::random`). The sampling ops' randomness. Fallback: the same numbers made on
+    /// the host from the seeds read back.
+    #[fusion(meta = meta::uniform_rows)]
+    fn sieve_uniform_rows(seeds: IntTensor<Self>, len: usize) -> FloatTensor<Self> {
+        fallback::uniform_rows::<Self>(seeds, len)
+    }
+
+    /// `[rows, width]` f32 uniforms at the counters of the `[rows, width]` Int tensor
+    /// `columns`: what [`SampleOps::sieve_uniform_rows`] puts at those columns (a gather of
+    /// it, without making whole rows). Fallback: on the host, as that one.
+    #[fusion(meta = meta::uniform_at)]
+    fn sieve_uniform_at(seeds: IntTensor<Self>, columns: IntTensor<Self>) -> FloatTensor<Self> {
+        fallback::uniform_at::<Self>(seeds, columns)
+    }
+
+    /// One token per row of `[rows, vocab]` f32 `logits`, drawn under the `[rows]` per-row
+    /// `top_k` (Int), `top_p` and `temperature` (f32) and `seeds` (`sieve::sample`'s rules:
+    /// the candidates are each row's stable descending top-`cut` where `cut` is in
+    /// `1..vocab`, else the whole row; NaN counts as `-inf`, `+inf` as `f32::MAX`;
+    /// Gumbel-max with `sieve::random`'s numbers; -1 for a row with no finite logit).
+    /// `[rows]` tokens of `index_dtype`. Fallback: the same rule on the host
+    /// (`sieve::sample::reference::sample_row`).
+    #[fusion(meta = meta::sample)]
+    fn sieve_sample(
+        logits: FloatTensor<Self>,
+        seeds: IntTensor<Self>,
+        top_k: IntTensor<Self>,
+        top_p: FloatTensor<Self>,
+        temperature: FloatTensor<Self>,
+        cut: usize,
+        index_dtype: IntDType,
+    ) -> IntTensor<Self> {
+        fallback::sample::<Self>(logits, seeds, top_k, top_p, temperature, cut, index_dtype)
+    }
+
+    /// [`SampleOps::sieve_sample`] with one `top_k` (its cut: 0 or `>= vocab` for none),
+    /// `top_p` and `temperature` for every row, passed as scalars (no per-row tensors to make).
+    #[fusion(meta = meta::sample_same)]
+    fn sieve_sample_same(
+        logits: FloatTensor<Self>,
+        seeds: IntTensor<Self>,
+        top_k: usize,
+        top_p: f32,
+        temperature: f32,
+        index_dtype: IntDType,
+    ) -> IntTensor<Self> {
+        fallback::sample_same::<Self>(logits, seeds, top_k, top_p, temperature, index_dtype)
+    }
+}
+
+/// Output specs for Fusion (which records them before the kernel runs).
+mod meta {
+    use burn::backend::fusion::custom::TensorSpec;
+    use burn::tensor::{IntDType, Shape};
+
+    /// `[rows, len]` f32 uniforms from `[rows]` seeds.
+    pub(super) fn uniform_rows(seeds: &TensorSpec, len: &usize) -> TensorSpec {
+        TensorSpec::new(Shape::new([seeds.shape[0], *len]), burn::tensor::DType::F32)
+    }
+
+    /// `[rows, width]` f32 uniforms at `[rows, width]` columns.
+    pub(super) fn uniform_at(_seeds: &TensorSpec, columns: &TensorSpec) -> TensorSpec {
+        TensorSpec::new(columns.shape.clone(), burn::tensor::DType::F32)
+    }
+
+    /// `[rows]` tokens of `index_dtype` from `[rows, vocab]` logits.
+    pub(super) fn sample(
+        logits: &TensorSpec,
+        _seeds: &TensorSpec,
+        _top_k: &TensorSpec,
+        _top_p: &TensorSpec,
+        _temperature: &TensorSpec,
+        _cut: &usize,
+        index_dtype: &IntDType,
+    ) -> TensorSpec {
+        TensorSpec::new(Shape::new([logits.shape[0]]), (*index_dtype).into())
+    }
+
+    /// `[rows]` tokens of `index_dtype` from `[rows, vocab]` logits.
+    pub(super) fn sample_same(
+        logits: &TensorSpec,
+        _seeds: &TensorSpec,
+        _top_k: &usize,
+        _top_p: &f32,
+        _temperature: &f32,
+        index_dtype: &IntDType,
+    ) -> TensorSpec {
+        TensorSpec::new(Shape::new([logits.shape[0]]), (*index_dtype).into())
+    }
+}
 
 /// A sampling parameter: one value for every row, or a `[batch]` tensor of one value a row.
 // (A short-lived argument: boxing the tensor would buy nothing.)
@@ -70,7 +187,7 @@ impl<T> From<Tensor<1, Int>> for PerRow<T, Int> {
 /// `seeds[r]` and of `j` (`sieve::random`; the same numbers on every backend). Narrow Int
 /// seeds are widened to i32 first.
 pub fn uniform_rows(seeds: Tensor<1, Int>, len: usize) -> Tensor<2> {
-    Tensor::from_dispatch(<Dispatch as SieveOps>::sieve_uniform_rows(
+    Tensor::from_dispatch(<Dispatch as SampleOps>::sieve_uniform_rows(
         words(seeds).into_dispatch(),
         len,
     ))
@@ -87,7 +204,7 @@ pub fn uniform_at(seeds: Tensor<1, Int>, columns: Tensor<2, Int>) -> Tensor<2> {
         "uniform_at: `seeds` has {} rows, `columns` {batch}: expected one seed per row",
         seeds.dims()[0]
     );
-    Tensor::from_dispatch(<Dispatch as SieveOps>::sieve_uniform_at(
+    Tensor::from_dispatch(<Dispatch as SampleOps>::sieve_uniform_at(
         words(seeds).into_dispatch(),
         words(columns).into_dispatch(),
     ))
@@ -139,7 +256,7 @@ pub fn top_k_top_p_sample(
     let (top_k, top_p, temperature) = (top_k.into(), top_p.into(), temperature.into());
     // One value of each for every row: scalars, no per-row tensors to make.
     if let (PerRow::Same(k), PerRow::Same(p), PerRow::Same(t)) = (&top_k, &top_p, &temperature) {
-        return Tensor::from_dispatch(<Dispatch as SieveOps>::sieve_sample_same(
+        return Tensor::from_dispatch(<Dispatch as SampleOps>::sieve_sample_same(
             logits,
             seeds,
             *k,
@@ -164,7 +281,7 @@ pub fn top_k_top_p_sample(
     };
     let p = per_row(op, "top_p", &top_p, batch, &device).reshape([batch]);
     let t = per_row(op, "temperature", &temperature, batch, &device).reshape([batch]);
-    Tensor::from_dispatch(<Dispatch as SieveOps>::sieve_sample(
+    Tensor::from_dispatch(<Dispatch as SampleOps>::sieve_sample(
         logits,
         seeds,
         k.into_dispatch(),
