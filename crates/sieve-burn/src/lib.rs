@@ -72,18 +72,13 @@ mod stock;
 mod tensor;
 mod values;
 
-pub use compact::{
-    CompactOps, argwhere, argwhere_async, compact_rows, mask_select, mask_select_async,
-    mask_select_padded, nonzero, nonzero_async, split_by_bit, stable_partition,
-};
+// Each family's public items (its trait, functions and option types), so a new op is
+// exported where it is written.
+pub use compact::*;
 pub use sampling::SampleOps;
-pub use scan::{ScanOps, cummax, cummin, cumprod, cumsum};
+pub use scan::*;
 pub use sets::{Unique, kthvalue, median, unique, unique_consecutive, unique_with};
-pub use sort::{
-    SortOps, TopKOptions, argsort, argsort_descending, argtopk, bottomk_with_indices, bucketize,
-    searchsorted, sort, sort_descending, sort_descending_with_indices, sort_with_indices, topk,
-    topk_with_indices, topk_with_options,
-};
+pub use sort::*;
 pub use tensor::SieveKind;
 pub use values::Values;
 
