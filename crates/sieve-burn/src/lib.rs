@@ -53,6 +53,26 @@ macro_rules! unimplemented {
     };
 }
 
+/// Declares an op family's extension trait (`pub trait Name { methods }`, a `Backend`) with
+/// the backends sieve-burn serves, one list for every family: Autodiff and Fusion around each
+/// (burn's `fusion` feature is always on in this crate, so Fusion is listed unconditionally), the
+/// CubeCL backend with the kernels, and the stock-op fallbacks' backends.
+macro_rules! extension_trait {
+    ($(#[$attr:meta])* pub trait $name:ident { $($body:tt)* }) => {
+        $(#[$attr])*
+        #[burn::backend::backend_extension(
+            Autodiff,
+            Fusion,
+            Cube: cfg(feature = "cube"),
+            Flex: cfg(feature = "flex"),
+            NdArray: cfg(feature = "ndarray"),
+            LibTorch: cfg(feature = "tch"),
+            Remote: cfg(feature = "remote"),
+        )]
+        pub trait $name: burn::backend::Backend { $($body)* }
+    };
+}
+
 // One module per op family: its extension trait (methods, Fusion metadata, stock-Burn
 // fallback bodies) and public functions in `mod.rs`, its CubeCL and Autodiff impls beside.
 mod compact;

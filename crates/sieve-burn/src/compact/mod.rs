@@ -10,7 +10,7 @@ mod autodiff;
 mod cube;
 
 use burn::backend::{
-    Backend, Dispatch, backend_extension,
+    Dispatch,
     tensor::{BoolTensor, IntTensor},
 };
 use burn::tensor::{AsIndex, Bool, Int, IntDType, Shape, Tensor, try_read_sync};
@@ -19,92 +19,84 @@ use crate::fallback;
 use crate::tensor::*;
 use crate::values::Values;
 
-/// Compaction, run starts and the stable split. One method per op, Float and Int operands as one
-/// [`Values`]; default bodies are the stock-Burn fallbacks (`fallback.rs`).
-#[backend_extension(
-    Autodiff,
-    // burn's `fusion` feature is always on in this crate, so Fusion is listed unconditionally.
-    Fusion,
-    Cube: cfg(feature = "cube"),
-    Flex: cfg(feature = "flex"),
-    NdArray: cfg(feature = "ndarray"),
-    LibTorch: cfg(feature = "tch"),
-    Remote: cfg(feature = "remote"),
-)]
-pub trait CompactOps: Backend {
-    /// Compaction with a static output shape. `per_row == false`: the whole tensor in
-    /// row-major order, values `[numel]`, count `[1]`. `per_row == true`: `x` is `[rows, n]`,
-    /// each row compacted on its own, values `[rows, n]`, counts `[rows]`. Survivors come
-    /// first, in input order; after them zeros when `pad`, else unspecified values. Counts
-    /// have dtype `index_dtype`. `mask` has `x`'s shape.
-    #[fusion(meta = meta::compact)]
-    fn sieve_compact(
-        #[extension_type] x: Values<Self>,
-        mask: BoolTensor<Self>,
-        per_row: bool,
-        pad: bool,
-        index_dtype: IntDType,
-    ) -> (Values<Self>, IntTensor<Self>) {
-        // The fallback always pads (`pad == false` leaves the tail unspecified).
-        let _ = pad;
-        fallback::compact::<Self>(x, mask, per_row, index_dtype)
-    }
+extension_trait! {
+    /// Compaction, run starts and the stable split. One method per op, Float and Int operands as one
+    /// [`Values`]; default bodies are the stock-Burn fallbacks (`fallback.rs`).
+    pub trait CompactOps {
+        /// Compaction with a static output shape. `per_row == false`: the whole tensor in
+        /// row-major order, values `[numel]`, count `[1]`. `per_row == true`: `x` is `[rows, n]`,
+        /// each row compacted on its own, values `[rows, n]`, counts `[rows]`. Survivors come
+        /// first, in input order; after them zeros when `pad`, else unspecified values. Counts
+        /// have dtype `index_dtype`. `mask` has `x`'s shape.
+        #[fusion(meta = meta::compact)]
+        fn sieve_compact(
+            #[extension_type] x: Values<Self>,
+            mask: BoolTensor<Self>,
+            per_row: bool,
+            pad: bool,
+            index_dtype: IntDType,
+        ) -> (Values<Self>, IntTensor<Self>) {
+            // The fallback always pads (`pad == false` leaves the tail unspecified).
+            let _ = pad;
+            fallback::compact::<Self>(x, mask, per_row, index_dtype)
+        }
 
-    /// The first element of every run of equal elements of `x` (row-major; NaNs equal to
-    /// each other, -0.0 equal to +0.0), compacted: values `[numel]` (the first `count`
-    /// defined; over sorted `x`, its distinct values), their row-major positions `[numel]`
-    /// when `positions` (else `[0]`), and the count `[1]`; positions and count of dtype
-    /// `index_dtype`.
-    #[fusion(meta = meta::run_starts)]
-    fn sieve_run_starts(
-        #[extension_type] x: Values<Self>,
-        positions: bool,
-        index_dtype: IntDType,
-    ) -> (Values<Self>, IntTensor<Self>, IntTensor<Self>) {
-        fallback::run_starts::<Self>(x, positions, index_dtype)
-    }
+        /// The first element of every run of equal elements of `x` (row-major; NaNs equal to
+        /// each other, -0.0 equal to +0.0), compacted: values `[numel]` (the first `count`
+        /// defined; over sorted `x`, its distinct values), their row-major positions `[numel]`
+        /// when `positions` (else `[0]`), and the count `[1]`; positions and count of dtype
+        /// `index_dtype`.
+        #[fusion(meta = meta::run_starts)]
+        fn sieve_run_starts(
+            #[extension_type] x: Values<Self>,
+            positions: bool,
+            index_dtype: IntDType,
+        ) -> (Values<Self>, IntTensor<Self>, IntTensor<Self>) {
+            fallback::run_starts::<Self>(x, positions, index_dtype)
+        }
 
-    /// Row-major positions of the true elements of `mask`, `[numel]` (the first `count` are
-    /// defined), and their count `[1]`, both of dtype `index_dtype`.
-    #[fusion(meta = meta::argwhere)]
-    fn sieve_bool_argwhere(
-        mask: BoolTensor<Self>,
-        index_dtype: IntDType,
-    ) -> (IntTensor<Self>, IntTensor<Self>) {
-        fallback::argwhere::<Self>(mask, index_dtype)
-    }
+        /// Row-major positions of the true elements of `mask`, `[numel]` (the first `count` are
+        /// defined), and their count `[1]`, both of dtype `index_dtype`.
+        #[fusion(meta = meta::argwhere)]
+        fn sieve_bool_argwhere(
+            mask: BoolTensor<Self>,
+            index_dtype: IntDType,
+        ) -> (IntTensor<Self>, IntTensor<Self>) {
+            fallback::argwhere::<Self>(mask, index_dtype)
+        }
 
-    /// Stable partition of every row along `dim`: the elements where `mask` is true first,
-    /// then the rest, each in input order; their source indices along `dim`; and each row's
-    /// selected count (size 1 along `dim`). Indices and counts have dtype `index_dtype`.
-    #[fusion(meta = meta::partition)]
-    fn sieve_partition(
-        #[extension_type] x: Values<Self>,
-        mask: BoolTensor<Self>,
-        dim: usize,
-        index_dtype: IntDType,
-    ) -> (Values<Self>, IntTensor<Self>, IntTensor<Self>) {
-        fallback::partition::<Self>(x, mask, dim, index_dtype)
-    }
+        /// Stable partition of every row along `dim`: the elements where `mask` is true first,
+        /// then the rest, each in input order; their source indices along `dim`; and each row's
+        /// selected count (size 1 along `dim`). Indices and counts have dtype `index_dtype`.
+        #[fusion(meta = meta::partition)]
+        fn sieve_partition(
+            #[extension_type] x: Values<Self>,
+            mask: BoolTensor<Self>,
+            dim: usize,
+            index_dtype: IntDType,
+        ) -> (Values<Self>, IntTensor<Self>, IntTensor<Self>) {
+            fallback::partition::<Self>(x, mask, dim, index_dtype)
+        }
 
-    /// The one-bit split along `dim`: keys whose bit `bit` is 0 first, then those where it is
-    /// 1, each in input order; source indices; the per-row count of zeros (size 1 along `dim`).
-    #[fusion(meta = meta::split_by_bit)]
-    fn sieve_int_split_by_bit(
-        keys: IntTensor<Self>,
-        bit: u32,
-        dim: usize,
-        index_dtype: IntDType,
-    ) -> (IntTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
-        fallback::split_by_bit::<Self>(keys, bit, dim, index_dtype)
-    }
+        /// The one-bit split along `dim`: keys whose bit `bit` is 0 first, then those where it is
+        /// 1, each in input order; source indices; the per-row count of zeros (size 1 along `dim`).
+        #[fusion(meta = meta::split_by_bit)]
+        fn sieve_int_split_by_bit(
+            keys: IntTensor<Self>,
+            bit: u32,
+            dim: usize,
+            index_dtype: IntDType,
+        ) -> (IntTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
+            fallback::split_by_bit::<Self>(keys, bit, dim, index_dtype)
+        }
 
-    /// The first `len` elements of a 1-D tensor: the exact-size result of a compaction once
-    /// its count is read. A view of the same buffer on the cube backends (Burn's `narrow`
-    /// copies there); a slice elsewhere.
-    #[fusion(meta = meta::prefix)]
-    fn sieve_prefix(#[extension_type] x: Values<Self>, len: usize) -> Values<Self> {
-        x.slice(&[fallback::prefix_slice(len)])
+        /// The first `len` elements of a 1-D tensor: the exact-size result of a compaction once
+        /// its count is read. A view of the same buffer on the cube backends (Burn's `narrow`
+        /// copies there); a slice elsewhere.
+        #[fusion(meta = meta::prefix)]
+        fn sieve_prefix(#[extension_type] x: Values<Self>, len: usize) -> Values<Self> {
+            x.slice(&[fallback::prefix_slice(len)])
+        }
     }
 }
 

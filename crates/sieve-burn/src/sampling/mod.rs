@@ -37,73 +37,62 @@ mod cube;
 
 use crate::fallback;
 use crate::tensor::positions;
-use burn::backend::{
-    Backend, backend_extension,
-    tensor::{FloatTensor, IntTensor},
-};
+use burn::backend::tensor::{FloatTensor, IntTensor};
 
-/// Draws and their randomness: the device kernels, or (default bodies) the same rules on the
-/// host from the inputs read back (`fallback.rs`).
-#[backend_extension(
-    Autodiff,
-    // burn's `fusion` feature is always on in this crate, so Fusion is listed unconditionally.
-    Fusion,
-    Cube: cfg(feature = "cube"),
-    Flex: cfg(feature = "flex"),
-    NdArray: cfg(feature = "ndarray"),
-    LibTorch: cfg(feature = "tch"),
-    Remote: cfg(feature = "remote"),
-)]
-pub trait SampleOps: Backend {
-    /// `[rows, len]` f32 uniforms in `(0, 1)` from the `[rows]` Int tensor `seeds`: element
-    /// `[r, j]` is a pure function of `seeds[r]`'s bits and `j`, the same on every runtime
-    /// (`sieve::random`). The sampling ops' randomness. Fallback: the same numbers made on
-    /// the host from the seeds read back.
-    #[fusion(meta = meta::uniform_rows)]
-    fn sieve_uniform_rows(seeds: IntTensor<Self>, len: usize) -> FloatTensor<Self> {
-        fallback::uniform_rows::<Self>(seeds, len)
-    }
+extension_trait! {
+    /// Draws and their randomness: the device kernels, or (default bodies) the same rules on the
+    /// host from the inputs read back (`fallback.rs`).
+    pub trait SampleOps {
+        /// `[rows, len]` f32 uniforms in `(0, 1)` from the `[rows]` Int tensor `seeds`: element
+        /// `[r, j]` is a pure function of `seeds[r]`'s bits and `j`, the same on every runtime
+        /// (`sieve::random`). The sampling ops' randomness. Fallback: the same numbers made on
+        /// the host from the seeds read back.
+        #[fusion(meta = meta::uniform_rows)]
+        fn sieve_uniform_rows(seeds: IntTensor<Self>, len: usize) -> FloatTensor<Self> {
+            fallback::uniform_rows::<Self>(seeds, len)
+        }
 
-    /// `[rows, width]` f32 uniforms at the counters of the `[rows, width]` Int tensor
-    /// `columns`: what [`SampleOps::sieve_uniform_rows`] puts at those columns (a gather of
-    /// it, without making whole rows). Fallback: on the host, as that one.
-    #[fusion(meta = meta::uniform_at)]
-    fn sieve_uniform_at(seeds: IntTensor<Self>, columns: IntTensor<Self>) -> FloatTensor<Self> {
-        fallback::uniform_at::<Self>(seeds, columns)
-    }
+        /// `[rows, width]` f32 uniforms at the counters of the `[rows, width]` Int tensor
+        /// `columns`: what [`SampleOps::sieve_uniform_rows`] puts at those columns (a gather of
+        /// it, without making whole rows). Fallback: on the host, as that one.
+        #[fusion(meta = meta::uniform_at)]
+        fn sieve_uniform_at(seeds: IntTensor<Self>, columns: IntTensor<Self>) -> FloatTensor<Self> {
+            fallback::uniform_at::<Self>(seeds, columns)
+        }
 
-    /// One token per row of `[rows, vocab]` f32 `logits`, drawn under the `[rows]` per-row
-    /// `top_k` (Int), `top_p` and `temperature` (f32) and `seeds` (`sieve::sample`'s rules:
-    /// the candidates are each row's stable descending top-`cut` where `cut` is in
-    /// `1..vocab`, else the whole row; NaN counts as `-inf`, `+inf` as `f32::MAX`;
-    /// Gumbel-max with `sieve::random`'s numbers; -1 for a row with no finite logit).
-    /// `[rows]` tokens of `index_dtype`. Fallback: the same rule on the host
-    /// (`sieve::sample::reference::sample_row`).
-    #[fusion(meta = meta::sample)]
-    fn sieve_sample(
-        logits: FloatTensor<Self>,
-        seeds: IntTensor<Self>,
-        top_k: IntTensor<Self>,
-        top_p: FloatTensor<Self>,
-        temperature: FloatTensor<Self>,
-        cut: usize,
-        index_dtype: IntDType,
-    ) -> IntTensor<Self> {
-        fallback::sample::<Self>(logits, seeds, top_k, top_p, temperature, cut, index_dtype)
-    }
+        /// One token per row of `[rows, vocab]` f32 `logits`, drawn under the `[rows]` per-row
+        /// `top_k` (Int), `top_p` and `temperature` (f32) and `seeds` (`sieve::sample`'s rules:
+        /// the candidates are each row's stable descending top-`cut` where `cut` is in
+        /// `1..vocab`, else the whole row; NaN counts as `-inf`, `+inf` as `f32::MAX`;
+        /// Gumbel-max with `sieve::random`'s numbers; -1 for a row with no finite logit).
+        /// `[rows]` tokens of `index_dtype`. Fallback: the same rule on the host
+        /// (`sieve::sample::reference::sample_row`).
+        #[fusion(meta = meta::sample)]
+        fn sieve_sample(
+            logits: FloatTensor<Self>,
+            seeds: IntTensor<Self>,
+            top_k: IntTensor<Self>,
+            top_p: FloatTensor<Self>,
+            temperature: FloatTensor<Self>,
+            cut: usize,
+            index_dtype: IntDType,
+        ) -> IntTensor<Self> {
+            fallback::sample::<Self>(logits, seeds, top_k, top_p, temperature, cut, index_dtype)
+        }
 
-    /// [`SampleOps::sieve_sample`] with one `top_k` (its cut: 0 or `>= vocab` for none),
-    /// `top_p` and `temperature` for every row, passed as scalars (no per-row tensors to make).
-    #[fusion(meta = meta::sample_same)]
-    fn sieve_sample_same(
-        logits: FloatTensor<Self>,
-        seeds: IntTensor<Self>,
-        top_k: usize,
-        top_p: f32,
-        temperature: f32,
-        index_dtype: IntDType,
-    ) -> IntTensor<Self> {
-        fallback::sample_same::<Self>(logits, seeds, top_k, top_p, temperature, index_dtype)
+        /// [`SampleOps::sieve_sample`] with one `top_k` (its cut: 0 or `>= vocab` for none),
+        /// `top_p` and `temperature` for every row, passed as scalars (no per-row tensors to make).
+        #[fusion(meta = meta::sample_same)]
+        fn sieve_sample_same(
+            logits: FloatTensor<Self>,
+            seeds: IntTensor<Self>,
+            top_k: usize,
+            top_p: f32,
+            temperature: f32,
+            index_dtype: IntDType,
+        ) -> IntTensor<Self> {
+            fallback::sample_same::<Self>(logits, seeds, top_k, top_p, temperature, index_dtype)
+        }
     }
 }
 

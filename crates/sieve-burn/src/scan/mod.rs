@@ -8,42 +8,34 @@ mod autodiff;
 #[cfg(feature = "cube")]
 mod cube;
 
-use burn::backend::{Backend, Dispatch, backend_extension};
+use burn::backend::Dispatch;
 use burn::tensor::{AsIndex, Tensor};
 use sieve::scan::ScanOp;
 
 use crate::tensor::*;
 use crate::values::Values;
 
-/// Inclusive scans along a dim. One method per op, Float and Int operands as one
-/// [`Values`]; default bodies are the stock-Burn fallbacks (`fallback.rs`).
-#[backend_extension(
-    Autodiff,
-    // burn's `fusion` feature is always on in this crate, so Fusion is listed unconditionally.
-    Fusion,
-    Cube: cfg(feature = "cube"),
-    Flex: cfg(feature = "flex"),
-    NdArray: cfg(feature = "ndarray"),
-    LibTorch: cfg(feature = "tch"),
-    Remote: cfg(feature = "remote"),
-)]
-pub trait ScanOps: Backend {
-    /// The inclusive scan along `dim` with `op` (any dim, any layout): `cumsum` (Int: wrapping
-    /// on overflow), `cumprod`, `cummin`, `cummax`. A running minimum or maximum is NaN from a
-    /// lane's first NaN on; the kernels keep the latest of equal values and the latest NaN
-    /// (PyTorch's rule); the stock fallbacks give the same numbers, the zero's sign and NaN's
-    /// payload being the backend's own op's.
-    #[fusion(meta = |x, _, _| x.clone())]
-    fn sieve_cumulative(#[extension_type] x: Values<Self>, dim: usize, op: ScanOp) -> Values<Self> {
-        match (x, op) {
-            (Values::Float(x), ScanOp::Sum) => Values::Float(Self::float_cumsum(x, dim)),
-            (Values::Float(x), ScanOp::Prod) => Values::Float(Self::float_cumprod(x, dim)),
-            (Values::Float(x), ScanOp::Min) => Values::Float(Self::float_cummin(x, dim)),
-            (Values::Float(x), ScanOp::Max) => Values::Float(Self::float_cummax(x, dim)),
-            (Values::Int(x), ScanOp::Sum) => Values::Int(Self::int_cumsum(x, dim)),
-            (Values::Int(x), ScanOp::Prod) => Values::Int(Self::int_cumprod(x, dim)),
-            (Values::Int(x), ScanOp::Min) => Values::Int(Self::int_cummin(x, dim)),
-            (Values::Int(x), ScanOp::Max) => Values::Int(Self::int_cummax(x, dim)),
+extension_trait! {
+    /// Inclusive scans along a dim. One method per op, Float and Int operands as one
+    /// [`Values`]; default bodies are the stock-Burn fallbacks (`fallback.rs`).
+    pub trait ScanOps {
+        /// The inclusive scan along `dim` with `op` (any dim, any layout): `cumsum` (Int: wrapping
+        /// on overflow), `cumprod`, `cummin`, `cummax`. A running minimum or maximum is NaN from a
+        /// lane's first NaN on; the kernels keep the latest of equal values and the latest NaN
+        /// (PyTorch's rule); the stock fallbacks give the same numbers, the zero's sign and NaN's
+        /// payload being the backend's own op's.
+        #[fusion(meta = |x, _, _| x.clone())]
+        fn sieve_cumulative(#[extension_type] x: Values<Self>, dim: usize, op: ScanOp) -> Values<Self> {
+            match (x, op) {
+                (Values::Float(x), ScanOp::Sum) => Values::Float(Self::float_cumsum(x, dim)),
+                (Values::Float(x), ScanOp::Prod) => Values::Float(Self::float_cumprod(x, dim)),
+                (Values::Float(x), ScanOp::Min) => Values::Float(Self::float_cummin(x, dim)),
+                (Values::Float(x), ScanOp::Max) => Values::Float(Self::float_cummax(x, dim)),
+                (Values::Int(x), ScanOp::Sum) => Values::Int(Self::int_cumsum(x, dim)),
+                (Values::Int(x), ScanOp::Prod) => Values::Int(Self::int_cumprod(x, dim)),
+                (Values::Int(x), ScanOp::Min) => Values::Int(Self::int_cummin(x, dim)),
+                (Values::Int(x), ScanOp::Max) => Values::Int(Self::int_cummax(x, dim)),
+            }
         }
     }
 }

@@ -10,92 +10,84 @@ mod autodiff;
 #[cfg(feature = "cube")]
 mod cube;
 
-use burn::backend::{Backend, Dispatch, backend_extension, get_device_settings, tensor::IntTensor};
+use burn::backend::{Dispatch, get_device_settings, tensor::IntTensor};
 use burn::tensor::{AsIndex, Int, IntDType, Tensor};
 
 use crate::fallback;
 use crate::tensor::*;
 use crate::values::Values;
 
-/// Stable sorts, top-k and searches of sorted sequences. One method per op, Float and Int operands as one
-/// [`Values`]; default bodies are the stock-Burn fallbacks (`fallback.rs`).
-#[backend_extension(
-    Autodiff,
-    // burn's `fusion` feature is always on in this crate, so Fusion is listed unconditionally.
-    Fusion,
-    Cube: cfg(feature = "cube"),
-    Flex: cfg(feature = "flex"),
-    NdArray: cfg(feature = "ndarray"),
-    LibTorch: cfg(feature = "tch"),
-    Remote: cfg(feature = "remote"),
-)]
-pub trait SortOps: Backend {
-    /// Stable sort along `dim` (keys in PyTorch's order, NaN largest; equal keys keep their
-    /// input order in both directions): the sorted values and each one's source index.
-    #[fusion(meta = meta::sort_with_indices)]
-    fn sieve_sort_with_indices(
-        #[extension_type] x: Values<Self>,
-        dim: usize,
-        descending: bool,
-        index_dtype: IntDType,
-    ) -> (Values<Self>, IntTensor<Self>) {
-        fallback::sort_with_indices::<Self>(x, dim, descending, index_dtype)
-    }
+extension_trait! {
+    /// Stable sorts, top-k and searches of sorted sequences. One method per op, Float and Int operands as one
+    /// [`Values`]; default bodies are the stock-Burn fallbacks (`fallback.rs`).
+    pub trait SortOps {
+        /// Stable sort along `dim` (keys in PyTorch's order, NaN largest; equal keys keep their
+        /// input order in both directions): the sorted values and each one's source index.
+        #[fusion(meta = meta::sort_with_indices)]
+        fn sieve_sort_with_indices(
+            #[extension_type] x: Values<Self>,
+            dim: usize,
+            descending: bool,
+            index_dtype: IntDType,
+        ) -> (Values<Self>, IntTensor<Self>) {
+            fallback::sort_with_indices::<Self>(x, dim, descending, index_dtype)
+        }
 
-    /// [`SortOps::sieve_sort_with_indices`] without the indices.
-    #[fusion(meta = |x, _, _| x.clone())]
-    fn sieve_sort(#[extension_type] x: Values<Self>, dim: usize, descending: bool) -> Values<Self> {
-        let index_dtype = get_device_settings::<Self>(&x.device()).int_dtype;
-        fallback::sort_with_indices::<Self>(x, dim, descending, index_dtype).0
-    }
+        /// [`SortOps::sieve_sort_with_indices`] without the indices.
+        #[fusion(meta = |x, _, _| x.clone())]
+        fn sieve_sort(#[extension_type] x: Values<Self>, dim: usize, descending: bool) -> Values<Self> {
+            let index_dtype = get_device_settings::<Self>(&x.device()).int_dtype;
+            fallback::sort_with_indices::<Self>(x, dim, descending, index_dtype).0
+        }
 
-    /// [`SortOps::sieve_sort_with_indices`]'s indices alone.
-    #[fusion(meta = meta::argsort)]
-    fn sieve_argsort(
-        #[extension_type] x: Values<Self>,
-        dim: usize,
-        descending: bool,
-        index_dtype: IntDType,
-    ) -> IntTensor<Self> {
-        fallback::sort_with_indices::<Self>(x, dim, descending, index_dtype).1
-    }
+        /// [`SortOps::sieve_sort_with_indices`]'s indices alone.
+        #[fusion(meta = meta::argsort)]
+        fn sieve_argsort(
+            #[extension_type] x: Values<Self>,
+            dim: usize,
+            descending: bool,
+            index_dtype: IntDType,
+        ) -> IntTensor<Self> {
+            fallback::sort_with_indices::<Self>(x, dim, descending, index_dtype).1
+        }
 
-    /// Top-k along `dim`: the first `k` of a stable sort, descending when `largest` (ties to
-    /// the lower index, NaN largest), ascending otherwise; the values and their source
-    /// indices, `x`'s shape with `dim` cut to `k`. `sorted == false` may order the chosen set
-    /// freely (it is the same set). `strategy` indexes `sieve::topk::TopkStrategy::ALL`
-    /// (0 = Auto; the fallback ignores it).
-    #[fusion(meta = meta::topk)]
-    fn sieve_topk(
-        #[extension_type] x: Values<Self>,
-        k: usize,
-        dim: usize,
-        largest: bool,
-        sorted: bool,
-        strategy: usize,
-        index_dtype: IntDType,
-    ) -> (Values<Self>, IntTensor<Self>) {
-        let _ = (sorted, strategy);
-        let (values, indices) = fallback::sort_with_indices::<Self>(x, dim, largest, index_dtype);
-        let cut = fallback::first_along(&values.shape(), dim, k);
-        (values.slice(&cut), Self::int_slice(indices, &cut))
-    }
+        /// Top-k along `dim`: the first `k` of a stable sort, descending when `largest` (ties to
+        /// the lower index, NaN largest), ascending otherwise; the values and their source
+        /// indices, `x`'s shape with `dim` cut to `k`. `sorted == false` may order the chosen set
+        /// freely (it is the same set). `strategy` indexes `sieve::topk::TopkStrategy::ALL`
+        /// (0 = Auto; the fallback ignores it).
+        #[fusion(meta = meta::topk)]
+        fn sieve_topk(
+            #[extension_type] x: Values<Self>,
+            k: usize,
+            dim: usize,
+            largest: bool,
+            sorted: bool,
+            strategy: usize,
+            index_dtype: IntDType,
+        ) -> (Values<Self>, IntTensor<Self>) {
+            let _ = (sorted, strategy);
+            let (values, indices) = fallback::sort_with_indices::<Self>(x, dim, largest, index_dtype);
+            let cut = fallback::first_along(&values.shape(), dim, k);
+            (values.slice(&cut), Self::int_slice(indices, &cut))
+        }
 
-    /// For every element of `values`, how many elements of the 1-D ascending `sorted` come
-    /// before it in sieve's order (`right`: counting equal ones too): `torch.searchsorted`.
-    /// An Int tensor of `values`' shape (`sorted` of the same kind). Fallback: a binary search
-    /// on the host.
-    #[fusion(meta = meta::searchsorted)]
-    fn sieve_searchsorted(
-        #[extension_type] sorted: Values<Self>,
-        #[extension_type] values: Values<Self>,
-        right: bool,
-        index_dtype: IntDType,
-    ) -> IntTensor<Self> {
-        let device = values.device();
-        let sorted = sorted.read("searchsorted");
-        let values = values.read("searchsorted");
-        fallback::searchsorted::<Self>(&sorted, &values, right, index_dtype, &device)
+        /// For every element of `values`, how many elements of the 1-D ascending `sorted` come
+        /// before it in sieve's order (`right`: counting equal ones too): `torch.searchsorted`.
+        /// An Int tensor of `values`' shape (`sorted` of the same kind). Fallback: a binary search
+        /// on the host.
+        #[fusion(meta = meta::searchsorted)]
+        fn sieve_searchsorted(
+            #[extension_type] sorted: Values<Self>,
+            #[extension_type] values: Values<Self>,
+            right: bool,
+            index_dtype: IntDType,
+        ) -> IntTensor<Self> {
+            let device = values.device();
+            let sorted = sorted.read("searchsorted");
+            let values = values.read("searchsorted");
+            fallback::searchsorted::<Self>(&sorted, &values, right, index_dtype, &device)
+        }
     }
 }
 

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Written in the twenty-eighth session (no GPU was lent) for the next one. Everything that
+# session landed ran on lavapipe only; these calls put it on the H200 first, then
+# `bench/gpu_session28.sh` (a, b, c) takes the measurements planned before it.
+#   v  The suite through CUDA (6 processes) and Vulkan (3), every module but the property
+#      suite (28's `b`) and `dtypes_sort`, within LIMIT (500 s); memcheck over `topk::` and
+#      `sort::`, racecheck over `topk::` (the kernels whose launch changed: the chunked
+#      passes' `ChunkGrid`, the shared `gather_rows`). Files: v.tgz.
+#   ab The Burn ops' host cost before and after sieve-burn's `Values` operands and family
+#      traits (Fusion now records an extension-enum operand): the CUDA bench at c7b0b90 and at
+#      the new HEAD, alternating processes (old, new, old, new), 30 ms samples, the host-bound
+#      rows (cumsum 2^20 and 2^24, top-k [16384, 128] k = 8 and [64, 128256] k = 50,
+#      sort_with_indices [16384, 128], mask_select and argwhere 2^24). Carry [".gpu-ab",
+#      ".gl"] (both binaries; the tree and .gpu together exceed the call's 64 MiB). Files:
+#      ab.tgz.
+# usage: bash bench/gpu_session29.sh <v|ab>
+set -uo pipefail
+here="$(dirname "$0")"
+source "$here/gpu_prelude.sh"
+stage_out
+case "$1" in
+v)
+  export LIMIT=${LIMIT:-500}
+  SKIP="dtypes_sort|props::" split_suite cuda 6 ""
+  SKIP="dtypes_sort|props::" split_suite vulkan 3 ""
+  sanitize "topk:: sort:: --skip dtypes_sort" "topk::"
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack v
+  ;;
+ab)
+  for f in .gpu-ab/*.xz; do xz -d -f "$f"; done; chmod +x .gpu-ab/*
+  T=topk_with_indices
+  R="--case cumsum:1048576:f32 --case cumsum:16777216:f32 --case $T:16384x128:f32:k=8
+     --case $T:64x128256:f32:k=50 --case sort_with_indices:16384x128:f32
+     --case mask_select:16777216:f32:density=0.5 --case argwhere:16777216:bool"
+  for round in 1 2; do
+    for v in old new; do
+      timeout 120 .gpu-ab/sieve-bench-cuda-$v --runs 10 --sample-ms 30 --with raw=none --no-burn \
+        --json "$OUT/$v-$round.json" $R > "$OUT/$v-$round.txt" 2>&1
+      echo "== $v round $round rc=$? at ${SECONDS}s"
+      grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/$v-$round.txt" | grep -v skipped | cut -c1-150
+      pack ab
+    done
+  done
+  ;;
+esac
