@@ -312,6 +312,32 @@ fn every_op_every_dim_on_ndarray() {
     every_op_on(&Device::ndarray(), false, "ndarray");
 }
 
+/// The four scans (one Burn op, `sieve_cumulative`, told apart by its `ScanOp`) and the same
+/// scan of a Float and an Int tensor (one op, told apart by the `Values` kind), queued together
+/// on one Fusion stream before anything is read: each result is its own operator's and kind's.
+#[test]
+fn scans_queued_together_keep_their_operator_and_kind() {
+    let _serial = serial();
+    let device = Device::default();
+    let data = [3.0f32, -1.0, 2.0, 0.5, -2.0, 4.0];
+    let x = Tensor::<1>::from_floats(data, &device);
+    let k = Tensor::<1, Int>::from_ints([3, -1, 2, 5, -2, 4], &device);
+    let queued = (
+        sieve_burn::cumsum(x.clone(), 0),
+        sieve_burn::cumprod(x.clone(), 0),
+        sieve_burn::cummin(x.clone(), 0),
+        sieve_burn::cummax(x, 0),
+        sieve_burn::cumsum(k.clone(), 0),
+        sieve_burn::cummax(k, 0),
+    );
+    assert_eq!(floats(queued.0), [3.0, 2.0, 4.0, 4.5, 2.5, 6.5]);
+    assert_eq!(floats(queued.1), [3.0, -3.0, -6.0, -3.0, 6.0, 24.0]);
+    assert_eq!(floats(queued.2), [3.0, -1.0, -1.0, -1.0, -2.0, -2.0]);
+    assert_eq!(floats(queued.3), [3.0, 3.0, 3.0, 3.0, 3.0, 4.0]);
+    assert_eq!(ints(queued.4), [3, 2, 4, 9, 7, 11]);
+    assert_eq!(ints(queued.5), [3, 3, 3, 5, 5, 5]);
+}
+
 /// PyTorch's rules, by hand: NaN sticks (the latest NaN's payload), the latest of equal values
 /// wins (so the sign of a zero is the latest zero's), products of zeros and infinities.
 #[test]
