@@ -20,8 +20,8 @@ use crate::tensor::*;
 use crate::values::Values;
 
 extension_trait! {
-    /// Compaction, run starts and the stable split. One method per op, Float and Int operands as one
-    /// [`Values`]; default bodies are the stock-Burn fallbacks (`fallback.rs`).
+    /// Compaction, run starts and the stable split. One method per op, Float and Int operands
+    /// as one [`Values`]; default bodies are the stock-Burn fallbacks (`fallback.rs`).
     pub trait CompactOps {
         /// Compaction with a static output shape. `per_row == false`: the whole tensor in
         /// row-major order, values `[numel]`, count `[1]`. `per_row == true`: `x` is `[rows, n]`,

@@ -25,7 +25,11 @@ extension_trait! {
         /// (PyTorch's rule); the stock fallbacks give the same numbers, the zero's sign and NaN's
         /// payload being the backend's own op's.
         #[fusion(meta = |x, _, _| x.clone())]
-        fn sieve_cumulative(#[extension_type] x: Values<Self>, dim: usize, op: ScanOp) -> Values<Self> {
+        fn sieve_cumulative(
+            #[extension_type] x: Values<Self>,
+            dim: usize,
+            op: ScanOp,
+        ) -> Values<Self> {
             match (x, op) {
                 (Values::Float(x), ScanOp::Sum) => Values::Float(Self::float_cumsum(x, dim)),
                 (Values::Float(x), ScanOp::Prod) => Values::Float(Self::float_cumprod(x, dim)),

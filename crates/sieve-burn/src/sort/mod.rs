@@ -18,8 +18,8 @@ use crate::tensor::*;
 use crate::values::Values;
 
 extension_trait! {
-    /// Stable sorts, top-k and searches of sorted sequences. One method per op, Float and Int operands as one
-    /// [`Values`]; default bodies are the stock-Burn fallbacks (`fallback.rs`).
+    /// Stable sorts, top-k and searches of sorted sequences. One method per op, Float and Int
+    /// operands as one [`Values`]; default bodies are the stock-Burn fallbacks (`fallback.rs`).
     pub trait SortOps {
         /// Stable sort along `dim` (keys in PyTorch's order, NaN largest; equal keys keep their
         /// input order in both directions): the sorted values and each one's source index.
@@ -35,7 +35,11 @@ extension_trait! {
 
         /// [`SortOps::sieve_sort_with_indices`] without the indices.
         #[fusion(meta = |x, _, _| x.clone())]
-        fn sieve_sort(#[extension_type] x: Values<Self>, dim: usize, descending: bool) -> Values<Self> {
+        fn sieve_sort(
+            #[extension_type] x: Values<Self>,
+            dim: usize,
+            descending: bool,
+        ) -> Values<Self> {
             let index_dtype = get_device_settings::<Self>(&x.device()).int_dtype;
             fallback::sort_with_indices::<Self>(x, dim, descending, index_dtype).0
         }
@@ -67,7 +71,8 @@ extension_trait! {
             index_dtype: IntDType,
         ) -> (Values<Self>, IntTensor<Self>) {
             let _ = (sorted, strategy);
-            let (values, indices) = fallback::sort_with_indices::<Self>(x, dim, largest, index_dtype);
+            let (values, indices) =
+                fallback::sort_with_indices::<Self>(x, dim, largest, index_dtype);
             let cut = fallback::first_along(&values.shape(), dim, k);
             (values.slice(&cut), Self::int_slice(indices, &cut))
         }
