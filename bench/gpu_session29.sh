@@ -12,7 +12,8 @@
 #      rows (cumsum 2^20 and 2^24, top-k [16384, 128] k = 8 and [64, 128256] k = 50,
 #      sort_with_indices [16384, 128], mask_select and argwhere 2^24). Carry [".gpu-ab",
 #      ".gl"] (both binaries; the tree and .gpu together exceed the call's 64 MiB). Files:
-#      ab.tgz.
+#      ab.tgz; then `python3 bench/compare.py new-1.json old-1.json` (and round 2) for the
+#      new/old ratio per row.
 # usage: bash bench/gpu_session29.sh <v|ab>
 set -uo pipefail
 here="$(dirname "$0")"
