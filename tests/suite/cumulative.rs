@@ -315,27 +315,53 @@ fn every_op_every_dim_on_ndarray() {
 /// The four scans (one Burn op, `sieve_cumulative`, told apart by its `ScanOp`) and the same
 /// scan of a Float and an Int tensor (one op, told apart by the `Values` kind), queued together
 /// on one Fusion stream before anything is read: each result is its own operator's and kind's.
+/// Three rounds in different orders, so a stream whose op sequence Fusion has seen before (and
+/// whose plan it replays) still runs each op with its own operator.
 #[test]
 fn scans_queued_together_keep_their_operator_and_kind() {
     let _serial = serial();
     let device = Device::default();
-    let data = [3.0f32, -1.0, 2.0, 0.5, -2.0, 4.0];
-    let x = Tensor::<1>::from_floats(data, &device);
+    let x = Tensor::<1>::from_floats([3.0f32, -1.0, 2.0, 0.5, -2.0, 4.0], &device);
     let k = Tensor::<1, Int>::from_ints([3, -1, 2, 5, -2, 4], &device);
-    let queued = (
-        sieve_burn::cumsum(x.clone(), 0),
-        sieve_burn::cumprod(x.clone(), 0),
-        sieve_burn::cummin(x.clone(), 0),
-        sieve_burn::cummax(x, 0),
-        sieve_burn::cumsum(k.clone(), 0),
-        sieve_burn::cummax(k, 0),
-    );
-    assert_eq!(floats(queued.0), [3.0, 2.0, 4.0, 4.5, 2.5, 6.5]);
-    assert_eq!(floats(queued.1), [3.0, -3.0, -6.0, -3.0, 6.0, 24.0]);
-    assert_eq!(floats(queued.2), [3.0, -1.0, -1.0, -1.0, -2.0, -2.0]);
-    assert_eq!(floats(queued.3), [3.0, 3.0, 3.0, 3.0, 3.0, 4.0]);
-    assert_eq!(ints(queued.4), [3, 2, 4, 9, 7, 11]);
-    assert_eq!(ints(queued.5), [3, 3, 3, 5, 5, 5]);
+    let want_float: [(ScanOp, [f32; 6]); 4] = [
+        (ScanOp::Sum, [3.0, 2.0, 4.0, 4.5, 2.5, 6.5]),
+        (ScanOp::Prod, [3.0, -3.0, -6.0, -3.0, 6.0, 24.0]),
+        (ScanOp::Min, [3.0, -1.0, -1.0, -1.0, -2.0, -2.0]),
+        (ScanOp::Max, [3.0, 3.0, 3.0, 3.0, 3.0, 4.0]),
+    ];
+    let want_int: [(ScanOp, [i64; 6]); 2] = [
+        (ScanOp::Sum, [3, 2, 4, 9, 7, 11]),
+        (ScanOp::Max, [3, 3, 3, 5, 5, 5]),
+    ];
+    let float_op = |op: ScanOp, t: Tensor<1>| match op {
+        ScanOp::Sum => sieve_burn::cumsum(t, 0),
+        ScanOp::Prod => sieve_burn::cumprod(t, 0),
+        ScanOp::Min => sieve_burn::cummin(t, 0),
+        ScanOp::Max => sieve_burn::cummax(t, 0),
+    };
+    let int_op = |op: ScanOp, t: Tensor<1, Int>| match op {
+        ScanOp::Sum => sieve_burn::cumsum(t, 0),
+        _ => sieve_burn::cummax(t, 0),
+    };
+    for round in [[0, 1, 2, 3], [0, 1, 2, 3], [3, 2, 1, 0]] {
+        // Everything queued first (floats, then ints), then read.
+        let floats_queued: Vec<_> = round
+            .iter()
+            .map(|&i| (i, float_op(want_float[i].0, x.clone())))
+            .collect();
+        let ints_queued: Vec<_> = [1, 0]
+            .iter()
+            .map(|&i| (i, int_op(want_int[i].0, k.clone())))
+            .collect();
+        for (i, got) in floats_queued {
+            let (op, want) = want_float[i];
+            assert_eq!(floats(got), want, "{} in round {round:?}", op.name());
+        }
+        for (i, got) in ints_queued {
+            let (op, want) = want_int[i];
+            assert_eq!(ints(got), want, "int {} in round {round:?}", op.name());
+        }
+    }
 }
 
 /// PyTorch's rules, by hand: NaN sticks (the latest NaN's payload), the latest of equal values
