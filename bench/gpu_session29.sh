@@ -2,10 +2,13 @@
 # Written in the twenty-eighth session (no GPU was lent) for the next one. Everything that
 # session landed ran on lavapipe only; these calls put it on the H200 first, then
 # `bench/gpu_session28.sh` (a, b, c) takes the measurements planned before it.
-#   v  The suite through CUDA (6 processes) and Vulkan (3), every module but the property
-#      suite (28's `b`) and `dtypes_sort`, within LIMIT (500 s); memcheck over `topk::` and
-#      `sort::`, racecheck over `topk::` (the kernels whose launch changed: the chunked
-#      passes' `ChunkGrid`, the shared `gather_rows`). Files: v.tgz.
+#   v  What this session changed, through CUDA (6 processes) and Vulkan (4), within LIMIT
+#      (500 s): every Burn op module (the adapter: `Values`, the family traits) and the raw
+#      top-k tests (the chunked passes' `ChunkGrid`, the shared `gather_rows`, which also
+#      decodes the sorts' 64-bit keys: `dtypes_ops::`); memcheck and racecheck over `topk::`.
+#      Not the raw sort/scan/compaction kernels (unchanged) nor `props::` (28's `b`). The
+#      whole suite in one call would outrun it (`25-b`: 50 sort and top-k tests, 9 processes,
+#      301 s; a process compiles its kernels one at a time). Files: v.tgz.
 #   ab The Burn ops' host cost before and after sieve-burn's `Values` operands and family
 #      traits (Fusion now records an extension-enum operand): the CUDA bench at c7b0b90 and at
 #      the new HEAD, alternating processes (old, new, old, new), 30 ms samples, the host-bound
@@ -22,9 +25,20 @@ stage_out
 case "$1" in
 v)
   export LIMIT=${LIMIT:-500}
-  SKIP="dtypes_sort|props::" split_suite cuda 6 ""
-  SKIP="dtypes_sort|props::" split_suite vulkan 3 ""
-  sanitize "topk:: sort:: --skip dtypes_sort" "topk::"
+  M="topk:: topk_ops:: sort_ops:: dtypes_ops:: burn_ops:: cumulative:: dims:: filter_ops::
+     split_ops:: sets:: sampling:: backends::"
+  names() { for m in $M; do .gpu/suite-$1 --list $m 2>/dev/null | grep ': test$'; done | sort -u; }
+  # split_suite takes one filter; list the modules' tests here and deal them the same way.
+  for s in cuda:6 vulkan:4; do
+    suite=${s%:*} groups=${s#*:}
+    mapfile -t all < <(names $suite | sed 's/: test$//' | grep -v -E "dtypes_sort|props::")
+    for ((g = 0; g < groups; g++)); do
+      mine=(); for ((i = g; i < ${#all[@]}; i += groups)); do mine+=("${all[$i]}"); done
+      timeout $LIMIT .gpu/suite-$suite --exact --test-threads 2 "${mine[@]}" \
+        > "$OUT/tests-$suite-$g.txt" 2>&1 &
+    done
+  done
+  sanitize "topk::" "topk::"
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   pack v
