@@ -16,7 +16,7 @@ use super::{
 use crate::common::address::{
     AddressType, address_type, check_extent, check_index_capacity, check_index_dtype,
 };
-use crate::common::buffers::BufferRules;
+use crate::common::buffers::{BufferRules, bind, bind_optional};
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
 use crate::common::lookback::Workspace;
@@ -463,36 +463,31 @@ impl<'a> Run<'a> {
         self.client.empty(64)
     }
 
-    /// Input values, or a placeholder, as a binding of `elem_bytes`-sized elements.
-    fn input_arg(&self, handle: Option<&Handle>, elem_bytes: usize) -> BufferArg {
-        match handle {
-            // SAFETY: the caller's inputs hold `rows * len` elements; kernels bound every
-            // read by the row length.
-            Some(h) => unsafe { BufferArg::from_raw_parts(h.clone(), self.elements()) },
-            // SAFETY: never read (the config turns the loads off).
-            None => unsafe { BufferArg::from_raw_parts(self.placeholder(), 64 / elem_bytes) },
-        }
+    /// A caller buffer of `rows * len` elements (kernels bound every access by the row
+    /// length), or a placeholder where the config turns its loads or stores off.
+    fn input_arg(&self, handle: Option<&Handle>) -> BufferArg {
+        bind_optional(self.client, handle, self.elements())
     }
 
     fn values_arg(&self) -> BufferArg {
-        self.input_arg(self.io.values, self.io.value_dtype.size_bytes())
+        self.input_arg(self.io.values)
     }
 
     fn mask_arg(&self) -> BufferArg {
-        self.input_arg(self.mask, self.mask_bytes)
+        self.input_arg(self.mask)
     }
 
     fn values_out_arg(&self) -> BufferArg {
-        self.input_arg(self.io.values_out, self.io.value_dtype.size_bytes())
+        self.input_arg(self.io.values_out)
     }
 
     fn indices_out_arg(&self) -> BufferArg {
-        self.input_arg(self.io.indices_out, self.io.index_dtype.size_bytes())
+        self.input_arg(self.io.indices_out)
     }
 
+    /// The caller's counts hold `rows` elements; one write per row.
     fn counts_arg(&self) -> BufferArg {
-        // SAFETY: the caller's counts hold `rows` elements; one write per row.
-        unsafe { BufferArg::from_raw_parts(self.io.counts.clone(), self.problem.rows) }
+        bind(self.io.counts, self.problem.rows)
     }
 
     fn value_elem(&self) -> ElemType {

@@ -12,7 +12,7 @@ use super::{
     TileBlueprint,
 };
 use crate::common::address::{AddressType, address_type, check_extent};
-use crate::common::buffers::BufferRules;
+use crate::common::buffers::{BufferRules, bind};
 use crate::common::fold::Fold;
 use crate::common::grid::cube_count_1d;
 use crate::common::lookback::Workspace;
@@ -352,10 +352,10 @@ impl Pass<'_> {
         [self.dtype.elem_type(), self.dtype.accumulator().elem_type()]
     }
 
+    /// The caller's buffers hold `rows * len` elements (the kernels bound every access by
+    /// `row_vectors` per row).
     fn buffer(&self, handle: &Handle, problem: ScanProblem) -> BufferArg {
-        // SAFETY: the caller's buffers hold `rows * len` elements (the kernels bound every
-        // access by `row_vectors` per row).
-        unsafe { BufferArg::from_raw_parts(handle.clone(), problem.rows * problem.len) }
+        bind(handle, problem.rows * problem.len)
     }
 
     fn reduce_then_scan(

@@ -12,8 +12,7 @@ use super::{SortIo, SortOptions, SortOrder, SortProblem, SortStrategy, SortTunin
 use crate::common::address::{
     AddressType, address_type, check_extent, check_index_capacity, check_index_dtype,
 };
-use crate::common::buffers::BufferRules;
-use crate::common::buffers::{bind, bind_optional};
+use crate::common::buffers::{BufferRules, bind, bind_optional};
 use crate::common::fill::fill_zero;
 use crate::common::gather::{RowGather, gather_rows};
 use crate::common::grid::cube_count_1d;
