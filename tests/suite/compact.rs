@@ -812,3 +812,231 @@ fn bad_calls_get_clear_errors() {
     let e = bits(3, Dtype::F32);
     assert!(e.contains("io.value_dtype"), "{e}");
 }
+
+/// What a counted compaction wrote: the count step one wrote, then step two's outputs of
+/// exactly that many elements (values f32, indices i32).
+struct Counted {
+    count: usize,
+    values: Vec<f32>,
+    indices: Vec<i32>,
+}
+
+/// Both steps of a counted compaction of one f32 row with i32 indices, the workspace sized
+/// by `counted_tiles` (or `workspace` elements when given); `total` overrides the count read
+/// back (to test a wrong one); outputs get `spare` poisoned slots past the total, read back
+/// too.
+#[allow(clippy::too_many_arguments)]
+fn run_counted(
+    client: &Client,
+    values: &[f32],
+    flags: Flags<'_>,
+    options: CompactOptions,
+    workspace: Option<usize>,
+    total: Option<usize>,
+    spare: usize,
+) -> Result<Counted, SieveError> {
+    let len = values.len();
+    let input = upload(client, values);
+    let tiles_io = |workspace| compact::CountedIo {
+        values: Some(&input),
+        value_dtype: Dtype::F32,
+        write_values: true,
+        write_indices: true,
+        index_dtype: Dtype::I32,
+        workspace,
+        workspace_dtype: Dtype::U32,
+    };
+    let scratch = client.empty(64);
+    let tiles = compact::counted_tiles(client, flags, tiles_io(&scratch), len, options)?;
+    let workspace = client.empty(4 * workspace.unwrap_or(tiles).max(1));
+    let io = tiles_io(&workspace);
+    let count = poisoned(client, 1, POISON_INDEX);
+    compact::count_survivors(client, flags, io, len, &count, options)?;
+    let count = download::<i32>(client, count, 1)[0] as usize;
+    let total = total.unwrap_or(count);
+    let slots = total + spare;
+    let values_out = poisoned(client, slots.max(1), POISON_F32);
+    let indices_out = poisoned(client, slots.max(1), POISON_INDEX);
+    compact::write_survivors(
+        client,
+        flags,
+        io,
+        len,
+        total,
+        Some(&values_out),
+        Some(&indices_out),
+        options,
+    )?;
+    Ok(Counted {
+        count,
+        values: download(client, values_out, slots),
+        indices: download(client, indices_out, slots),
+    })
+}
+
+/// The counted compaction (count, then write into outputs of exactly the count: what
+/// `mask_select`, `argwhere` and `unique` run) against the CPU twin: masks, comparisons and
+/// run starts; densities 0 to 1; every length across a tiny tile boundary and a few around
+/// the default tiles; a total below the count writes no slot past it.
+#[test]
+fn counted_compaction_matches_reference() {
+    let client = client();
+    let caps = DeviceCaps::of(&client);
+    let (mut rng, seed) = rng("counted_compaction_matches_reference");
+    let tiny = tiny_scan_tuning(&caps);
+    let tile = (tiny.units_per_cube * tiny.elements_per_unit) as usize;
+    let storage = mask_storage(&caps);
+    let mut cases: Vec<(usize, Option<sieve::scan::ScanTuning>)> =
+        (0..=2 * tile + 1).map(|len| (len, Some(tiny))).collect();
+    cases.extend([1, 2, 4097, 8191, 8193, 65_537].map(|len| (len, None)));
+    for (len, tuning) in cases {
+        let options = CompactOptions {
+            strategy: CompactStrategy::Auto,
+            tuning,
+        };
+        for density in [0.0, 0.01, 0.5, 1.0] {
+            let values: Vec<f32> = (0..len).map(|_| rng.random_range(-100.0..100.0)).collect();
+            let mask = random_flags(&mut rng, len, density);
+            let mask_handle = upload_mask(&client, &mask, storage);
+            let threshold = 100.0 - 200.0 * density;
+            let runs: Vec<f32> = (0..len).map(|i| (i / 3) as f32).collect();
+            let inputs = [
+                (
+                    "mask",
+                    &values,
+                    Flags::Mask {
+                        mask: &mask_handle,
+                        storage,
+                    },
+                    mask.clone(),
+                ),
+                (
+                    "greater",
+                    &values,
+                    Flags::Compare {
+                        rule: FlagRule::Greater,
+                        threshold,
+                    },
+                    reference::compare_flags(&values, FlagRule::Greater, threshold),
+                ),
+                (
+                    "run starts",
+                    &runs,
+                    Flags::RunStarts,
+                    reference::run_start_flags(&runs, len.max(1)),
+                ),
+            ];
+            for (name, values, flags, want_flags) in inputs {
+                let case = format!(
+                    "seed {seed}: {name} len {len} density {density} tiny tiles {}",
+                    tuning.is_some()
+                );
+                let want = reference::compact_rows(values, &want_flags, 1, len, Rejected::Drop);
+                let count = want.counts[0];
+                let got = run_counted(&client, values, flags, options, None, None, 2)
+                    .unwrap_or_else(|e| panic!("{case}: {e}"));
+                assert_eq!(got.count, count, "{case}: count");
+                let mut values_want: Vec<u32> = want.values[..count]
+                    .iter()
+                    .map(|v| v.unwrap().to_bits())
+                    .collect();
+                values_want.extend([POISON_F32.to_bits(); 2]);
+                let got_bits: Vec<u32> = got.values.iter().map(|v| v.to_bits()).collect();
+                assert_same(&got_bits, &values_want, &format!("{case}: values (bits)"));
+                let mut indices_want: Vec<i32> = want.indices[..count]
+                    .iter()
+                    .map(|i| i.unwrap() as i32)
+                    .collect();
+                indices_want.extend([POISON_INDEX; 2]);
+                assert_same(&got.indices, &indices_want, &format!("{case}: indices"));
+                if count > 2 {
+                    // A total below the count: the first `total` slots as before, none past.
+                    let total = count - 2;
+                    let short = run_counted(&client, values, flags, options, None, Some(total), 2)
+                        .unwrap_or_else(|e| panic!("{case}: {e}"));
+                    let mut short_want = got.indices[..total].to_vec();
+                    short_want.extend([POISON_INDEX; 2]);
+                    assert_same(&short.indices, &short_want, &format!("{case}: short total"));
+                }
+            }
+        }
+    }
+}
+
+/// Bad calls to the counted compaction are refused by name before anything launches.
+#[test]
+fn counted_compaction_errors_name_the_argument() {
+    let client = client();
+    let values: Vec<f32> = (0..5000).map(|i| i as f32).collect();
+    let flags = Flags::Compare {
+        rule: FlagRule::Greater,
+        threshold: 10.0,
+    };
+    let tiny = tiny_scan_tuning(&DeviceCaps::of(&client));
+    let options = CompactOptions {
+        strategy: CompactStrategy::Auto,
+        tuning: Some(tiny),
+    };
+    let small = run_counted(&client, &values, flags, options, Some(1), None, 0);
+    assert!(
+        matches!(
+            small,
+            Err(SieveError::BufferTooSmall {
+                name: "io.workspace",
+                ..
+            })
+        ),
+        "{:?}",
+        small.err()
+    );
+    let gather = CompactOptions {
+        strategy: CompactStrategy::Gather,
+        tuning: None,
+    };
+    let refused = run_counted(&client, &values, flags, gather, None, None, 0);
+    assert!(
+        matches!(refused, Err(SieveError::UnsupportedStrategy { .. })),
+        "{:?}",
+        refused.err()
+    );
+    let input = upload(&client, &values);
+    let workspace = client.empty(4 * 5000);
+    let io = compact::CountedIo {
+        values: Some(&input),
+        value_dtype: Dtype::F32,
+        write_values: true,
+        write_indices: false,
+        index_dtype: Dtype::I32,
+        workspace: &workspace,
+        workspace_dtype: Dtype::I32,
+    };
+    let count = client.empty(4);
+    let options = CompactOptions::default();
+    let dtype = compact::count_survivors(&client, flags, io, 5000, &count, options);
+    assert!(format!("{:?}", dtype.err()).contains("io.workspace_dtype"));
+    let io = compact::CountedIo {
+        workspace_dtype: Dtype::U32,
+        ..io
+    };
+    let out = client.empty(4 * 5000);
+    let wrong = |values_out, indices_out, total| {
+        compact::write_survivors(
+            &client,
+            flags,
+            io,
+            5000,
+            total,
+            values_out,
+            indices_out,
+            options,
+        )
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
+    };
+    assert!(wrong(None, None, 3).contains("values_out"));
+    assert!(wrong(Some(&out), Some(&out), 3).contains("indices_out"));
+    assert!(wrong(Some(&out), None, 5001).contains("total"));
+    let tiny_out = client.empty(4);
+    assert!(wrong(Some(&tiny_out), None, 3).contains("io.values_out"));
+}

@@ -72,6 +72,7 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
     row_vectors: usize,
     tiles_per_row: usize,
     total_tiles: usize,
+    out_len: usize,
     #[comptime] with_offsets: bool,
     #[comptime] config: CompactConfig,
     #[define(E, M, I, C)] _dtypes: [ElemType; 4],
@@ -108,12 +109,16 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
     let mut row_total = total as usize;
     if with_offsets {
         offset = usize::cast_from(tile_offsets[tile]);
-        row_total = usize::cast_from(tile_offsets[last]) + usize::cast_from(tile_counts[last]);
+        // Only rejected elements are placed after the row total (`Drop` may bind no counts).
+        if comptime!(config.rejected != Rejected::Drop) {
+            row_total = usize::cast_from(tile_offsets[last]) + usize::cast_from(tile_counts[last]);
+        }
     }
     let placement = TilePlacement {
         out_row_base: row_base * ranks[0].vector_size().comptime(),
         offset,
         row_total,
+        out_len,
     };
     scatter_tile::<E, I, N>(
         &held,
@@ -130,6 +135,26 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
     if tile == last && UNIT_POS == 0 {
         counts[row] = I::cast_from(offset + total as usize);
     }
+}
+
+/// The counted compaction's total, one unit per row: the row's last tile offset plus its
+/// count (from [`count_tiles_kernel`] and the exclusive scan of its counts).
+#[cube(launch_unchecked, address_type = "dynamic")]
+pub(crate) fn row_totals_kernel<C: Numeric, I: Numeric>(
+    tile_counts: &[C],
+    tile_offsets: &[C],
+    counts: &mut [I],
+    tiles_per_row: usize,
+    rows: usize,
+    #[define(C, I)] _dtypes: [ElemType; 2],
+) {
+    let row = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    if row >= rows {
+        terminate!();
+    }
+    let last = (row + 1) * tiles_per_row - 1;
+    counts[row] =
+        I::cast_from(usize::cast_from(tile_offsets[last]) + usize::cast_from(tile_counts[last]));
 }
 
 /// Single pass: rank every tile, find its offset by decoupled look-back, write its
@@ -149,6 +174,7 @@ pub(crate) fn scatter_lookback_kernel<E: Numeric, M: Numeric, I: Numeric, N: Siz
     row_vectors: usize,
     tiles_per_row: usize,
     total_tiles: usize,
+    out_len: usize,
     #[comptime] config: CompactConfig,
     #[define(E, M, I)] _dtypes: [ElemType; 3],
 ) {
@@ -192,6 +218,7 @@ pub(crate) fn scatter_lookback_kernel<E: Numeric, M: Numeric, I: Numeric, N: Siz
         out_row_base: row_base * ranks[0].vector_size().comptime(),
         offset: offset as usize,
         row_total: 0usize,
+        out_len,
     };
     scatter_tile::<E, I, N>(
         &held,

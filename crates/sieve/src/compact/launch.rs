@@ -5,18 +5,18 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::kernels::{
-    count_tiles_kernel, gather_kernel, scatter_lookback_kernel, scatter_tiles_kernel,
-    write_flags_kernel, zero_tail_kernel,
+    count_tiles_kernel, gather_kernel, row_totals_kernel, scatter_lookback_kernel,
+    scatter_tiles_kernel, write_flags_kernel, zero_tail_kernel,
 };
 use super::tile::CompactConfig;
 use super::{
-    CompactIo, CompactOptions, CompactProblem, CompactStrategy, FlagRule, Flags, MaskStorage,
-    Rejected,
+    CompactIo, CompactOptions, CompactProblem, CompactStrategy, CountedIo, FlagRule, Flags,
+    MaskStorage, Rejected,
 };
 use crate::common::address::{
     AddressType, address_type, check_extent, check_index_capacity, check_index_dtype,
 };
-use crate::common::buffers::{BufferRules, bind, bind_optional};
+use crate::common::buffers::{BufferRules, bind, bind_optional, placeholder};
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
 use crate::common::lookback::Workspace;
@@ -54,7 +54,7 @@ pub fn compact(
         "problem.rows * problem.len",
         problem.rows * problem.len,
     )?;
-    check_buffers(client, &flags, &io, problem)?;
+    check_buffers(client, &flags, &io, problem, problem.rows * problem.len)?;
     if problem.rows == 0 {
         return Ok(strategy);
     }
@@ -63,49 +63,7 @@ pub fn compact(
         fill_zero(client, io.counts, problem.rows, io.index_dtype.elem_type());
         return Ok(strategy);
     }
-    let (rule, threshold, mask, mask_storage) = match flags {
-        Flags::Mask { mask, storage } => (
-            FlagRule::Mask,
-            InputScalar::new(0, io.value_dtype.elem_type()),
-            Some(mask),
-            storage,
-        ),
-        Flags::Compare { rule, threshold } => {
-            let (rule, threshold) = comparison(rule, threshold, io.value_dtype);
-            (rule, threshold, None, MaskStorage::U32)
-        }
-        Flags::BitClear { bit } => (
-            FlagRule::BitClear,
-            InputScalar::new(bit, io.value_dtype.elem_type()),
-            None,
-            MaskStorage::U32,
-        ),
-        Flags::RunStarts => (
-            FlagRule::RunStart,
-            InputScalar::new(0, io.value_dtype.elem_type()),
-            None,
-            MaskStorage::U32,
-        ),
-    };
-    let run = Run {
-        client,
-        io,
-        problem,
-        mask,
-        mask_elem: match mask_storage {
-            MaskStorage::U8 => ElemType::UInt(UIntKind::U8),
-            MaskStorage::U32 => ElemType::UInt(UIntKind::U32),
-        },
-        mask_bytes: match mask_storage {
-            MaskStorage::U8 => 1,
-            MaskStorage::U32 => 4,
-        },
-        threshold,
-        rule,
-        tuning,
-        elementwise_units: caps.cube_units(ELEMENTWISE_UNITS),
-        caps: &caps,
-    };
+    let run = Run::new(client, &caps, flags, io, problem, tuning);
     match strategy {
         CompactStrategy::Scatter => run.scatter(rejected)?,
         CompactStrategy::ScatterLookback => {
@@ -118,6 +76,192 @@ pub fn compact(
         CompactStrategy::Auto => unreachable!("resolve_strategy never returns Auto"),
     }
     Ok(strategy)
+}
+
+/// The workspace a counted compaction of a row of `len` elements takes on any device at its
+/// default tiles ([`count_survivors`]): elements and their dtype (u32, or i64 for rows past
+/// `u32::MAX` elements). A bound that needs no device, so a caller that must declare the
+/// workspace before it has one (Burn's Fusion) can size it; [`counted_tiles`] is the exact
+/// need of one call.
+pub fn counted_workspace(len: usize) -> (usize, Dtype) {
+    // Default tiles hold at least 16 elements a unit and 16 units (any device has 64).
+    let elements = len.div_ceil(COUNTED_MIN_TILE).max(1);
+    let dtype = if len > U32_ROW {
+        Dtype::I64
+    } else {
+        Dtype::U32
+    };
+    (elements, dtype)
+}
+
+/// The smallest tile (in elements) [`counted_workspace`] allows for.
+const COUNTED_MIN_TILE: usize = 256;
+
+/// The tiles a counted compaction of `io` over a row of `len` elements cuts it into: the
+/// workspace elements [`count_survivors`] and [`write_survivors`] need.
+///
+/// Errors as [`count_survivors`] would on its arguments (the workspace is not checked).
+pub fn counted_tiles(
+    client: &Client,
+    flags: Flags<'_>,
+    io: CountedIo<'_>,
+    len: usize,
+    options: CompactOptions,
+) -> Result<usize, SieveError> {
+    let caps = DeviceCaps::of(client);
+    let scratch = client.empty(64);
+    let (compact_io, tuning) = counted_setup(client, &caps, flags, &io, len, options, &scratch)?;
+    let run = Run::new(client, &caps, flags, compact_io, problem_of(len), tuning);
+    Ok(run.layout(tuning.max_vector_size).total_tiles)
+}
+
+/// Step one of a compaction of one row into outputs of exactly its survivors: the survivor
+/// count of the row of `len` elements (written to `count`, one element of `io.index_dtype`)
+/// and each tile's offset (to `io.workspace`, for [`write_survivors`]). The caller reads the
+/// count, allocates outputs of that many elements and calls [`write_survivors`] with the same
+/// `flags`, `io`, `len` and options. Launches three kernels (count, its scan, the total) and
+/// never waits; nothing is written past the workspace's [`counted_tiles`] elements.
+///
+/// The same flags and `Drop` semantics as [`compact`] (`rows = 1`), through the `Scatter`
+/// strategy (`Auto` is it; a forced other one is refused).
+///
+/// Errors before anything launches: as [`compact`] does, or a workspace smaller than
+/// [`counted_tiles`] or of another dtype than u32 or i64 (u32 only for rows of at most
+/// `u32::MAX` elements).
+pub fn count_survivors(
+    client: &Client,
+    flags: Flags<'_>,
+    io: CountedIo<'_>,
+    len: usize,
+    count: &Handle,
+    options: CompactOptions,
+) -> Result<(), SieveError> {
+    let caps = DeviceCaps::of(client);
+    let (compact_io, tuning) = counted_setup(client, &caps, flags, &io, len, options, count)?;
+    if len == 0 {
+        fill_zero(client, count, 1, io.index_dtype.elem_type());
+        return Ok(());
+    }
+    let run = Run::new(client, &caps, flags, compact_io, problem_of(len), tuning);
+    run.check_workspace(&io)?;
+    run.count_survivors(io.workspace, io.workspace_dtype)
+}
+
+/// Step two of [`count_survivors`]: writes the row's `total` survivors (the count step one
+/// wrote) to `values_out` and `indices_out` (as `io.write_values` and `io.write_indices` ask),
+/// which hold at least `total` elements, reading the tile offsets step one left in
+/// `io.workspace`. One kernel; nothing launches when `total` is 0. A `total` other than step
+/// one's count writes no slot past `total` (the survivors it cannot place are dropped).
+///
+/// Errors before anything launches: as [`count_survivors`], an output missing (or given where
+/// `io` asks for none), or one smaller than `total`.
+#[allow(clippy::too_many_arguments)]
+pub fn write_survivors(
+    client: &Client,
+    flags: Flags<'_>,
+    io: CountedIo<'_>,
+    len: usize,
+    total: usize,
+    values_out: Option<&Handle>,
+    indices_out: Option<&Handle>,
+    options: CompactOptions,
+) -> Result<(), SieveError> {
+    for (name, given, asked) in [
+        ("values_out", values_out.is_some(), io.write_values),
+        ("indices_out", indices_out.is_some(), io.write_indices),
+    ] {
+        if given != asked {
+            return Err(SieveError::invalid(
+                name,
+                if given { "Some" } else { "None" },
+                format!(
+                    "{} (io.write_{} says so; the two steps must agree)",
+                    if asked { "Some" } else { "None" },
+                    &name[..name.len() - 4]
+                ),
+            ));
+        }
+    }
+    if total > len {
+        return Err(SieveError::invalid(
+            "total",
+            total,
+            format!("0..={len} (survivors of a row of len elements)"),
+        ));
+    }
+    let caps = DeviceCaps::of(client);
+    let scratch = client.empty(64);
+    let (mut compact_io, tuning) =
+        counted_setup(client, &caps, flags, &io, len, options, &scratch)?;
+    compact_io.values_out = values_out;
+    compact_io.indices_out = indices_out;
+    check_buffers(client, &flags, &compact_io, problem_of(len), total)?;
+    if len == 0 || total == 0 {
+        return Ok(());
+    }
+    let mut run = Run::new(client, &caps, flags, compact_io, problem_of(len), tuning);
+    run.check_workspace(&io)?;
+    run.out_len = total;
+    run.write_survivors(io.workspace, io.workspace_dtype);
+    Ok(())
+}
+
+fn problem_of(len: usize) -> CompactProblem {
+    CompactProblem { rows: 1, len }
+}
+
+/// The checks both steps of a counted compaction make (as [`compact`]'s), and the
+/// [`CompactIo`] and tuning they share: the outputs stand in as `stand_in` (only their
+/// presence picks the tiles), the count as `count`.
+#[allow(clippy::too_many_arguments)]
+fn counted_setup<'a>(
+    client: &Client,
+    caps: &DeviceCaps,
+    flags: Flags<'a>,
+    io: &CountedIo<'a>,
+    len: usize,
+    options: CompactOptions,
+    count: &'a Handle,
+) -> Result<(CompactIo<'a>, ScanTuning), SieveError> {
+    let compact_io = CompactIo {
+        values: io.values,
+        value_dtype: io.value_dtype,
+        values_out: io.write_values.then_some(count),
+        indices_out: io.write_indices.then_some(count),
+        counts: count,
+        index_dtype: io.index_dtype,
+    };
+    let problem = problem_of(len);
+    validate(caps, &flags, &compact_io, problem)?;
+    if !matches!(
+        options.strategy,
+        CompactStrategy::Auto | CompactStrategy::Scatter
+    ) {
+        return Err(SieveError::UnsupportedStrategy {
+            strategy: options.strategy.name(),
+            device: caps.describe(),
+            reason: "a counted compaction runs the scatter (its tile offsets are the workspace)",
+        });
+    }
+    match io.workspace_dtype {
+        Dtype::U32 if len <= U32_ROW => {}
+        Dtype::I64 => caps.check_dtype(Dtype::I64)?,
+        other => {
+            return Err(SieveError::invalid(
+                "io.workspace_dtype",
+                other,
+                "u32 (rows of at most u32::MAX elements) or i64",
+            ));
+        }
+    }
+    let tuning = options
+        .tuning
+        .unwrap_or_else(|| compact_tuning(caps, false, &flags, &compact_io));
+    check_tuning(caps, &tuning)?;
+    check_extent(client, caps, "len", len)?;
+    check_buffers(client, &flags, &compact_io, problem, 0)?;
+    BufferRules::of(client).check_dtype("count", count, 1, io.index_dtype)?;
+    Ok((compact_io, tuning))
 }
 
 /// The comparison the kernels run for `value <rule> threshold` on values of `dtype`, with the
@@ -312,13 +456,15 @@ fn validate(
     Ok(())
 }
 
-/// Every caller buffer holds what the call reads or writes through it: `[rows, len]` elements,
-/// `rows` counts (checked last, before anything launches; `rows * len` is validated).
+/// Every caller buffer holds what the call reads or writes through it: `[rows, len]` inputs,
+/// `outputs` elements of each output, `rows` counts (checked last, before anything launches;
+/// `rows * len` is validated).
 fn check_buffers(
     client: &Client,
     flags: &Flags<'_>,
     io: &CompactIo<'_>,
     problem: CompactProblem,
+    outputs: usize,
 ) -> Result<(), SieveError> {
     let rules = BufferRules::of(client);
     let elements = problem.rows * problem.len;
@@ -330,8 +476,8 @@ fn check_buffers(
         rules.check("flags.mask", mask, elements, elem, bytes)?;
     }
     rules.check_optional("io.values", io.values, elements, io.value_dtype)?;
-    rules.check_optional("io.values_out", io.values_out, elements, io.value_dtype)?;
-    rules.check_optional("io.indices_out", io.indices_out, elements, io.index_dtype)?;
+    rules.check_optional("io.values_out", io.values_out, outputs, io.value_dtype)?;
+    rules.check_optional("io.indices_out", io.indices_out, outputs, io.index_dtype)?;
     rules.check_dtype("io.counts", io.counts, problem.rows, io.index_dtype)
 }
 
@@ -389,6 +535,8 @@ struct Run<'a> {
     threshold: InputScalar,
     rule: FlagRule,
     tuning: ScanTuning,
+    /// Elements each output binds: `rows * len`, or a counted compaction's total.
+    out_len: usize,
     /// Units of the elementwise kernels on this device.
     elementwise_units: u32,
     /// Read once by [`compact`], handed to the nested scans.
@@ -404,6 +552,60 @@ struct Layout {
 }
 
 impl<'a> Run<'a> {
+    fn new(
+        client: &'a Client,
+        caps: &'a DeviceCaps,
+        flags: Flags<'a>,
+        io: CompactIo<'a>,
+        problem: CompactProblem,
+        tuning: ScanTuning,
+    ) -> Self {
+        let (rule, threshold, mask, mask_storage) = match flags {
+            Flags::Mask { mask, storage } => (
+                FlagRule::Mask,
+                InputScalar::new(0, io.value_dtype.elem_type()),
+                Some(mask),
+                storage,
+            ),
+            Flags::Compare { rule, threshold } => {
+                let (rule, threshold) = comparison(rule, threshold, io.value_dtype);
+                (rule, threshold, None, MaskStorage::U32)
+            }
+            Flags::BitClear { bit } => (
+                FlagRule::BitClear,
+                InputScalar::new(bit, io.value_dtype.elem_type()),
+                None,
+                MaskStorage::U32,
+            ),
+            Flags::RunStarts => (
+                FlagRule::RunStart,
+                InputScalar::new(0, io.value_dtype.elem_type()),
+                None,
+                MaskStorage::U32,
+            ),
+        };
+        Run {
+            client,
+            io,
+            problem,
+            mask,
+            mask_elem: match mask_storage {
+                MaskStorage::U8 => ElemType::UInt(UIntKind::U8),
+                MaskStorage::U32 => ElemType::UInt(UIntKind::U32),
+            },
+            mask_bytes: match mask_storage {
+                MaskStorage::U8 => 1,
+                MaskStorage::U32 => 4,
+            },
+            threshold,
+            rule,
+            tuning,
+            elementwise_units: caps.cube_units(ELEMENTWISE_UNITS),
+            out_len: problem.rows * problem.len,
+            caps,
+        }
+    }
+
     fn elements(&self) -> usize {
         self.problem.rows * self.problem.len
     }
@@ -458,11 +660,6 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// A binding for a buffer the kernel does not touch (its config says so).
-    fn placeholder(&self) -> Handle {
-        self.client.empty(64)
-    }
-
     /// A caller buffer of `rows * len` elements (kernels bound every access by the row
     /// length), or a placeholder where the config turns its loads or stores off.
     fn input_arg(&self, handle: Option<&Handle>) -> BufferArg {
@@ -477,12 +674,14 @@ impl<'a> Run<'a> {
         self.input_arg(self.mask)
     }
 
+    /// Outputs bind `out_len` elements: every slot a kernel writes is below it (the scatters
+    /// check survivors' slots against it: `tile::scatter_tile`).
     fn values_out_arg(&self) -> BufferArg {
-        self.input_arg(self.io.values_out)
+        bind_optional(self.client, self.io.values_out, self.out_len)
     }
 
     fn indices_out_arg(&self) -> BufferArg {
-        self.input_arg(self.io.indices_out)
+        bind_optional(self.client, self.io.indices_out, self.out_len)
     }
 
     /// The caller's counts hold `rows` elements; one write per row.
@@ -501,66 +700,98 @@ impl<'a> Run<'a> {
     /// Portable: count tiles, scan the counts, rank and scatter.
     fn scatter(&self, rejected: Rejected) -> Result<(), SieveError> {
         let layout = self.layout(self.tuning.max_vector_size);
-        let config = self.config(rejected, layout.vector_size);
-        let cube_dim = CubeDim::new_1d(config.blueprint.units);
-        let grid = cube_count_1d(self.client, layout.total_tiles);
-        let with_offsets = layout.tiles_per_row > 1;
         let count_dtype = self.tile_count_dtype();
-        let count_bytes = count_dtype.size_bytes();
-        let (tile_counts, tile_offsets) = if with_offsets {
-            let counts = self.client.empty(layout.total_tiles * count_bytes);
-            let offsets = self.client.empty(layout.total_tiles * count_bytes);
-            // SAFETY: one count per tile; surplus cubes return before touching memory.
-            unsafe {
-                count_tiles_kernel::launch_unchecked(
-                    self.client,
-                    grid.clone(),
-                    cube_dim,
-                    self.address(),
-                    layout.vector_size,
-                    self.values_arg(),
-                    self.mask_arg(),
-                    self.threshold,
-                    BufferArg::from_raw_parts(counts.clone(), layout.total_tiles),
-                    layout.row_vectors,
-                    layout.tiles_per_row,
-                    layout.total_tiles,
-                    config,
-                    [self.value_elem(), self.mask_elem, count_dtype.elem_type()],
-                );
-            }
-            scan_with(
+        if layout.tiles_per_row == 1 {
+            // One tile a row: its offset is 0, and the scatter counts it.
+            let (counts, offsets) = (placeholder(self.client), placeholder(self.client));
+            self.launch_scatter(rejected, &layout, counts, offsets, false, count_dtype);
+            return Ok(());
+        }
+        let tile_offsets = self
+            .client
+            .empty(layout.total_tiles * count_dtype.size_bytes());
+        let tile_counts = self.count_tiles(&layout, &tile_offsets, count_dtype)?;
+        self.launch_scatter(
+            rejected,
+            &layout,
+            bind(&tile_counts, layout.total_tiles),
+            bind(&tile_offsets, layout.total_tiles),
+            true,
+            count_dtype,
+        );
+        Ok(())
+    }
+
+    /// Counts every tile's survivors and scans them per row into `tile_offsets` (exclusive,
+    /// `C` = `count_dtype`); returns the counts.
+    fn count_tiles(
+        &self,
+        layout: &Layout,
+        tile_offsets: &Handle,
+        count_dtype: Dtype,
+    ) -> Result<Handle, SieveError> {
+        let config = self.config(Rejected::Drop, layout.vector_size);
+        let tile_counts = self
+            .client
+            .empty(layout.total_tiles * count_dtype.size_bytes());
+        // SAFETY: one count per tile; surplus cubes return before touching memory.
+        unsafe {
+            count_tiles_kernel::launch_unchecked(
                 self.client,
-                self.caps,
-                &counts,
-                &offsets,
-                ScanProblem {
-                    rows: self.problem.rows,
-                    len: layout.tiles_per_row,
-                },
-                count_dtype,
-                ScanKind::Exclusive,
-                ScanOptions {
-                    strategy: ScanStrategy::ReduceThenScan,
-                    tuning: None,
-                },
-            )?;
-            (counts, offsets)
-        } else {
-            (self.placeholder(), self.placeholder())
-        };
-        let workspace_len = if with_offsets {
-            layout.total_tiles
-        } else {
-            64 / count_bytes
-        };
-        // SAFETY: as above; outputs are written at slots below `len` of each row (ranks are
-        // bounded by the row's element count), counts once per row.
+                cube_count_1d(self.client, layout.total_tiles),
+                CubeDim::new_1d(config.blueprint.units),
+                self.address(),
+                layout.vector_size,
+                self.values_arg(),
+                self.mask_arg(),
+                self.threshold,
+                bind(&tile_counts, layout.total_tiles),
+                layout.row_vectors,
+                layout.tiles_per_row,
+                layout.total_tiles,
+                config,
+                [self.value_elem(), self.mask_elem, count_dtype.elem_type()],
+            );
+        }
+        scan_with(
+            self.client,
+            self.caps,
+            &tile_counts,
+            tile_offsets,
+            ScanProblem {
+                rows: self.problem.rows,
+                len: layout.tiles_per_row,
+            },
+            count_dtype,
+            ScanKind::Exclusive,
+            ScanOptions {
+                strategy: ScanStrategy::ReduceThenScan,
+                tuning: None,
+            },
+        )?;
+        Ok(tile_counts)
+    }
+
+    /// The scatter's last pass: ranks every tile again and writes its elements, offset by
+    /// `tile_offsets` (`with_offsets`; else every row is one tile). Writes the counts.
+    fn launch_scatter(
+        &self,
+        rejected: Rejected,
+        layout: &Layout,
+        tile_counts: BufferArg,
+        tile_offsets: BufferArg,
+        with_offsets: bool,
+        count_dtype: Dtype,
+    ) {
+        let config = self.config(rejected, layout.vector_size);
+        // SAFETY: surplus cubes return before touching memory; outputs are written at slots
+        // below `len` of each row (ranks are bounded by the row's element count) and below
+        // `out_len`, counts once per row.
         unsafe {
             scatter_tiles_kernel::launch_unchecked(
                 self.client,
-                grid,
-                cube_dim,
+                cube_count_1d(self.client, layout.total_tiles),
+                CubeDim::new_1d(config.blueprint.units),
                 self.address(),
                 layout.vector_size,
                 self.values_arg(),
@@ -569,11 +800,12 @@ impl<'a> Run<'a> {
                 self.values_out_arg(),
                 self.indices_out_arg(),
                 self.counts_arg(),
-                BufferArg::from_raw_parts(tile_counts, workspace_len),
-                BufferArg::from_raw_parts(tile_offsets, workspace_len),
+                tile_counts,
+                tile_offsets,
                 layout.row_vectors,
                 layout.tiles_per_row,
                 layout.total_tiles,
+                self.out_len,
                 with_offsets,
                 config,
                 [
@@ -584,7 +816,58 @@ impl<'a> Run<'a> {
                 ],
             );
         }
+    }
+
+    /// A counted compaction's workspace holds a tile offset for every tile.
+    fn check_workspace(&self, io: &CountedIo<'_>) -> Result<(), SieveError> {
+        let tiles = self.layout(self.tuning.max_vector_size).total_tiles;
+        BufferRules::of(self.client).check_dtype(
+            "io.workspace",
+            io.workspace,
+            tiles,
+            io.workspace_dtype,
+        )
+    }
+
+    /// [`count_survivors`]: the tiles' offsets into `workspace` (as `workspace_dtype`), then
+    /// the row's total into the counts.
+    fn count_survivors(
+        &self,
+        workspace: &Handle,
+        workspace_dtype: Dtype,
+    ) -> Result<(), SieveError> {
+        let layout = self.layout(self.tuning.max_vector_size);
+        let tile_counts = self.count_tiles(&layout, workspace, workspace_dtype)?;
+        // SAFETY: one unit per row, bounds-checked; reads the row's last tile.
+        unsafe {
+            row_totals_kernel::launch_unchecked(
+                self.client,
+                cube_count_1d(self.client, 1),
+                CubeDim::new_1d(1),
+                self.address(),
+                bind(&tile_counts, layout.total_tiles),
+                bind(workspace, layout.total_tiles),
+                self.counts_arg(),
+                layout.tiles_per_row,
+                self.problem.rows,
+                [workspace_dtype.elem_type(), self.index_elem()],
+            );
+        }
         Ok(())
+    }
+
+    /// [`write_survivors`]: the scatter's last pass from the offsets in `workspace`.
+    fn write_survivors(&self, workspace: &Handle, workspace_dtype: Dtype) {
+        let layout = self.layout(self.tuning.max_vector_size);
+        // The row's count was step one's; `Drop` reads no tile counts.
+        self.launch_scatter(
+            Rejected::Drop,
+            &layout,
+            placeholder(self.client),
+            bind(workspace, layout.total_tiles),
+            true,
+            workspace_dtype,
+        );
     }
 
     /// One pass with decoupled look-back (`Drop` placement).
@@ -612,6 +895,7 @@ impl<'a> Run<'a> {
                 layout.row_vectors,
                 layout.tiles_per_row,
                 layout.total_tiles,
+                self.out_len,
                 config,
                 [self.value_elem(), self.mask_elem, self.index_elem()],
             );

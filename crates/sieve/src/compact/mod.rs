@@ -46,7 +46,7 @@ mod launch;
 pub mod reference;
 mod tile;
 
-pub use launch::compact;
+pub use launch::{compact, count_survivors, counted_tiles, counted_workspace, write_survivors};
 
 use cubecl::server::Handle;
 
@@ -194,6 +194,28 @@ pub struct CompactIo<'a> {
     pub counts: &'a Handle,
     /// The dtype of `indices_out` and `counts`: `I32`, `U32` or `I64`.
     pub index_dtype: Dtype,
+}
+
+/// The buffers of a counted compaction of one row, shared by its two steps
+/// ([`count_survivors`], then [`write_survivors`] into outputs of exactly the count): both
+/// steps must be given the same `io`, as the tiles are chosen from it.
+#[derive(Debug, Clone, Copy)]
+pub struct CountedIo<'a> {
+    /// Input values, as [`CompactIo::values`].
+    pub values: Option<&'a Handle>,
+    /// The dtype of `values` and of the values written.
+    pub value_dtype: Dtype,
+    /// Step two writes the survivors' values.
+    pub write_values: bool,
+    /// Step two writes the survivors' positions.
+    pub write_indices: bool,
+    /// The dtype of the count and the positions: `I32`, `U32` or `I64`.
+    pub index_dtype: Dtype,
+    /// Every tile's offset, written by step one and read by step two: [`counted_tiles`]
+    /// elements at least ([`counted_workspace`] is enough at default tiles).
+    pub workspace: &'a Handle,
+    /// The workspace's dtype: u32 (rows of at most `u32::MAX` elements) or i64.
+    pub workspace_dtype: Dtype,
 }
 
 /// Options of one compaction call.

@@ -176,6 +176,10 @@ pub struct TilePlacement {
     pub offset: usize,
     /// Survivors of the whole row (read only when rejected elements are placed).
     pub row_total: usize,
+    /// Slots of the outputs: a survivor's slot at or past it is not written (a counted
+    /// compaction's outputs hold the total its caller read; a wrong one loses survivors
+    /// instead of writing past them).
+    pub out_len: usize,
 }
 
 /// Writes each element of a ranked tile to its slot: a survivor to `offset` + its rank among
@@ -212,8 +216,8 @@ pub fn scatter_tile<E: Numeric, I: Numeric, N: Size>(
                 // Survivors of the row before this element (ranks are inclusive, from the
                 // vector's prefix: `scan_registers`).
                 let before = row_before + (r.extract(j) - f.extract(j)) as usize;
-                if f.extract(j) == 1u32 {
-                    let slot = placement.out_row_base + before;
+                let slot = placement.out_row_base + before;
+                if f.extract(j) == 1u32 && slot < placement.out_len {
                     write_slot::<E, I>(
                         values_out,
                         indices_out,
