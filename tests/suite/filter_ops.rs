@@ -277,7 +277,7 @@ fn gradient_lands_on_selected_positions() {
     // Exact-size form.
     let x = Tensor::<2>::from_data(TensorData::new(xs.clone(), shape), &device).require_grad();
     let w = Tensor::<1>::from_data(TensorData::new(ws[..count].to_vec(), [count]), &device);
-    let loss = (sieve_burn::mask_select(x.clone(), m.clone()) * w).sum();
+    let loss = (sieve_burn::mask_select(x.clone(), m.clone()) * w).sum() + x.clone().sum() * 0.0;
     let grads = loss.backward();
     let got = f32s(x.grad(&grads).unwrap());
     assert_same(&got, &want, &format!("seed {seed}: mask_select gradient"));
@@ -292,6 +292,21 @@ fn gradient_lands_on_selected_positions() {
         &want,
         &format!("seed {seed}: mask_select_padded gradient"),
     );
+    // Nothing selected: an empty result, whose gradient reaches nothing.
+    let x = Tensor::<2>::from_data(TensorData::new(xs_zero(n), shape), &device).require_grad();
+    let none = Tensor::<2, Bool>::from_data(TensorData::new(vec![false; n], shape), &device);
+    let selected = sieve_burn::mask_select(x.clone(), none);
+    assert_eq!(selected.dims(), [0]);
+    let grads = (selected.sum() + x.clone().sum() * 0.0).backward();
+    assert_same(
+        &f32s(x.grad(&grads).unwrap()),
+        &vec![0.0; n],
+        "nothing selected: gradient",
+    );
+}
+
+fn xs_zero(n: usize) -> Vec<f32> {
+    (0..n).map(|i| i as f32).collect()
 }
 
 #[test]

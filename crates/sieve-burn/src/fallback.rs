@@ -85,13 +85,31 @@ pub fn argwhere<B: Backend>(
     (positions.int(), count)
 }
 
-/// `CompactOps::sieve_run_starts`: the run-start mask of the flat tensor (the first element,
-/// and each element unequal to the one before it), compacted by it.
-pub fn run_starts<B: Backend>(
-    x: Values<B>,
-    positions: bool,
+/// The count step of a counted compaction on a stock backend: a placeholder workspace (the
+/// stock path keeps no tile offsets) beside the `count`.
+pub fn counted<B: Backend>(
+    count: IntTensor<B>,
     index_dtype: IntDType,
-) -> (Values<B>, IntTensor<B>, IntTensor<B>) {
+) -> (IntTensor<B>, IntTensor<B>) {
+    let workspace = B::int_zeros(Shape::new([1]), &count.device(), index_dtype);
+    (workspace, count)
+}
+
+/// How many elements of `mask` are true, `[1]` of `index_dtype`.
+pub fn mask_count<B: Backend>(mask: BoolTensor<B>, index_dtype: IntDType) -> IntTensor<B> {
+    let n = mask.shape().num_elements();
+    let flags = B::bool_into_int(B::bool_reshape(mask, Shape::new([n])), index_dtype);
+    B::int_sum(flags)
+}
+
+/// How many runs of equal elements the flat `x` holds, `[1]` of `index_dtype`.
+pub fn run_count<B: Backend>(x: Values<B>, index_dtype: IntDType) -> IntTensor<B> {
+    mask_count::<B>(run_start_mask(x).1, index_dtype)
+}
+
+/// The flat `x` and its run-start mask: the first element, and each element unequal to the
+/// one before it.
+fn run_start_mask<B: Backend>(x: Values<B>) -> (Values<B>, BoolTensor<B>) {
     let n = x.shape().num_elements();
     let device = x.device();
     let bools = get_device_settings::<B>(&device).bool_dtype;
@@ -104,6 +122,17 @@ pub fn run_starts<B: Backend>(
         let later = x.clone().slice(&[Slice::new(1, None, 1)]);
         B::bool_cat(vec![first, later.unequal(earlier)], 0)
     };
+    (x, mask)
+}
+
+/// `CompactOps::sieve_run_starts`: the flat tensor compacted by its run-start mask.
+pub fn run_starts<B: Backend>(
+    x: Values<B>,
+    positions: bool,
+    index_dtype: IntDType,
+) -> (Values<B>, IntTensor<B>, IntTensor<B>) {
+    let device = x.device();
+    let (x, mask) = run_start_mask(x);
     if positions {
         // One running count of the mask: the starts' positions, then their values by them
         // (past the count, position 0's value: the contract leaves those slots unspecified).

@@ -75,19 +75,22 @@ fn advice(backend: DispatchDeviceId) -> (&'static str, &'static str) {
 }
 
 /// The functions that call a trait op, where their names are not the op's own.
-const CALLERS: [(&str, &str); 5] = [
+const CALLERS: [(&str, &str); 8] = [
     ("cumulative", "cumsum/cumprod/cummin/cummax"),
-    ("compact", "mask_select/compact_rows"),
+    ("compact", "mask_select_padded/compact_rows"),
+    ("mask_select_count", "mask_select"),
+    ("argwhere_count", "argwhere/nonzero"),
+    ("argwhere", "argwhere/nonzero"),
+    ("run_starts_count", "unique/unique_consecutive"),
     ("run_starts", "unique/unique_consecutive"),
     ("partition", "stable_partition"),
-    ("prefix", "mask_select/unique"),
 ];
 
-/// The panic message for trait op `op` (`sieve_sort`, `sieve_bool_argwhere`, ...) on a tensor
+/// The panic message for trait op `op` (`sieve_sort`, `sieve_argwhere_count`, ...) on a tensor
 /// of one of `candidates`, the backends Burn has and this build does not serve.
 fn message(op: &str, candidates: &[DispatchDeviceId]) -> String {
-    // `sieve_sort` -> "sieve_burn::sort"; `sieve_bool_argwhere` -> "sieve_burn::argwhere (bool
-    // tensor)"; `sieve_cumulative` -> "sieve_burn::cumsum/cumprod/cummin/cummax".
+    // `sieve_sort` -> "sieve_burn::sort"; `sieve_int_split_by_bit` -> "sieve_burn::split_by_bit
+    // (int tensor)"; `sieve_cumulative` -> "sieve_burn::cumsum/cumprod/cummin/cummax".
     let op = op.strip_prefix("sieve_").unwrap_or(op);
     let head = ["int", "bool"]
         .into_iter()
@@ -178,8 +181,8 @@ mod tests {
             ),
             "{text}"
         );
-        let text = message("sieve_bool_argwhere", &[DispatchDeviceId::Remote]);
-        assert!(text.contains("argwhere (bool tensor)") && text.contains("`remote` feature"));
+        let text = message("sieve_argwhere_count", &[DispatchDeviceId::Remote]);
+        assert!(text.contains("argwhere/nonzero") && text.contains("`remote` feature"));
         let text = message("sieve_topk", &[DispatchDeviceId::LibTorch]);
         assert!(text.contains("LibTorch backend: enable sieve-burn's `tch` feature"));
     }

@@ -6,7 +6,7 @@ use burn::backend::autodiff::{
     grads::Gradients,
     ops::{Backward, Ops, OpsKind},
 };
-use burn::backend::tensor::{BoolTensor, IntTensor};
+use burn::backend::tensor::{BoolTensor, FloatTensor, IntTensor};
 use burn::backend::{Backend, TensorMetadata};
 use burn::tensor::{IntDType, Shape};
 use sieve::scan::ScanOp;
@@ -32,9 +32,7 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> CompactOps for Autodiff<B, C>
                 return (int_values(values), counts);
             }
         };
-        /// Output slot `s` of a row holds the row's `s`-th survivor, so input element `i`'s
-        /// gradient is the output gradient at its slot (the running count of the mask up to
-        /// it, minus one) when it survived, and zero otherwise. Padding slots feed nothing.
+        /// Output slot `s` of a row holds the row's `s`-th survivor: see [`survivors_grad`].
         #[derive(Debug)]
         struct CompactBackward;
 
@@ -64,21 +62,7 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> CompactOps for Autodiff<B, C>
                     } else {
                         (1, shape.num_elements())
                     };
-                    let rows_shape = Shape::new([rows, len]);
-                    let grad = if rows * len == 0 {
-                        B::float_reshape(grad, shape)
-                    } else {
-                        let mask = B::bool_reshape(mask, rows_shape.clone());
-                        let flags = B::bool_into_int(mask.clone(), index_dtype);
-                        let slots = B::int_clamp_min(
-                            B::int_sub_scalar(int_scan::<B>(flags, 1, ScanOp::Sum), 1i64.into()),
-                            0i64.into(),
-                        );
-                        let grad = B::float_reshape(grad, rows_shape);
-                        let gathered = B::float_gather(1, grad, slots);
-                        let kept = B::float_mask_fill(gathered, B::bool_not(mask), 0.0f64.into());
-                        B::float_reshape(kept, shape)
-                    };
+                    let grad = survivors_grad::<B>(grad, mask, shape, rows, len, index_dtype);
                     grads.register::<B>(node.id, grad);
                 }
             }
@@ -108,22 +92,116 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> CompactOps for Autodiff<B, C>
         }
     }
 
-    /// Not differentiable (as `torch.unique`): the values leave the graph.
-    fn sieve_run_starts(
+    fn sieve_mask_select_count(
         x: Values<Self>,
-        positions: bool,
-        index_dtype: IntDType,
-    ) -> (Values<Self>, IntTensor<Self>, IntTensor<Self>) {
-        let (values, positions, count) =
-            B::sieve_run_starts(inner_values(x), positions, index_dtype);
-        (outer_values(values), positions, count)
-    }
-
-    fn sieve_bool_argwhere(
         mask: BoolTensor<Self>,
         index_dtype: IntDType,
     ) -> (IntTensor<Self>, IntTensor<Self>) {
-        B::sieve_bool_argwhere(mask, index_dtype)
+        B::sieve_mask_select_count(inner_values(x), mask, index_dtype)
+    }
+
+    fn sieve_mask_select(
+        x: Values<Self>,
+        mask: BoolTensor<Self>,
+        workspace: IntTensor<Self>,
+        count: usize,
+        index_dtype: IntDType,
+    ) -> Values<Self> {
+        let x = match x {
+            Values::Float(x) => x,
+            Values::Int(x) => {
+                let values =
+                    B::sieve_mask_select(Values::Int(x), mask, workspace, count, index_dtype);
+                return int_values(values);
+            }
+        };
+        /// Output `s` holds the `s`-th survivor: see [`survivors_grad`].
+        #[derive(Debug)]
+        struct SelectBackward;
+
+        #[derive(Debug, Clone)]
+        struct State<B: Backend> {
+            mask: BoolTensor<B>,
+            shape: Shape,
+            index_dtype: IntDType,
+        }
+
+        impl<B: Backend + SieveOps> Backward<B, 1> for SelectBackward {
+            type State = State<B>;
+
+            fn backward(self, ops: Ops<State<B>, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
+                let [parent] = ops.parents;
+                let grad = grads.consume::<B>(&ops.node);
+                let State {
+                    mask,
+                    shape,
+                    index_dtype,
+                } = ops.state;
+                if let Some(node) = parent {
+                    let len = shape.num_elements();
+                    let grad = survivors_grad::<B>(grad, mask, shape, 1, len, index_dtype);
+                    grads.register::<B>(node.id, grad);
+                }
+            }
+        }
+
+        match SelectBackward
+            .prepare::<C>([x.node()])
+            .compute_bound()
+            .stateful()
+        {
+            OpsKind::Tracked(prep) => {
+                let state = State {
+                    mask: mask.clone(),
+                    shape: x.primitive().shape(),
+                    index_dtype,
+                };
+                let x = Values::Float(x.primitive().clone());
+                let values = B::sieve_mask_select(x, mask, workspace, count, index_dtype);
+                Values::Float(prep.finish(state, values.float()))
+            }
+            OpsKind::UnTracked(prep) => {
+                let x = Values::Float(x.into_primitive());
+                let values = B::sieve_mask_select(x, mask, workspace, count, index_dtype);
+                Values::Float(prep.finish(values.float()))
+            }
+        }
+    }
+
+    fn sieve_argwhere_count(
+        mask: BoolTensor<Self>,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>) {
+        B::sieve_argwhere_count(mask, index_dtype)
+    }
+
+    fn sieve_argwhere(
+        mask: BoolTensor<Self>,
+        workspace: IntTensor<Self>,
+        count: usize,
+        index_dtype: IntDType,
+    ) -> IntTensor<Self> {
+        B::sieve_argwhere(mask, workspace, count, index_dtype)
+    }
+
+    fn sieve_run_starts_count(
+        x: Values<Self>,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>) {
+        B::sieve_run_starts_count(inner_values(x), index_dtype)
+    }
+
+    /// Not differentiable (as `torch.unique`): the values leave the graph.
+    fn sieve_run_starts(
+        x: Values<Self>,
+        workspace: IntTensor<Self>,
+        count: usize,
+        positions: bool,
+        index_dtype: IntDType,
+    ) -> (Values<Self>, IntTensor<Self>) {
+        let (values, positions) =
+            B::sieve_run_starts(inner_values(x), workspace, count, positions, index_dtype);
+        (outer_values(values), positions)
     }
 
     fn sieve_partition(
@@ -156,49 +234,44 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> CompactOps for Autodiff<B, C>
     ) -> (IntTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
         B::sieve_int_split_by_bit(keys, bit, dim, index_dtype)
     }
+}
 
-    fn sieve_prefix(x: Values<Self>, len: usize) -> Values<Self> {
-        let x = match x {
-            Values::Float(x) => x,
-            Values::Int(x) => return int_values(B::sieve_prefix(Values::Int(x), len)),
-        };
-        /// The prefix's gradient lands on the first `len` elements; the rest get zero.
-        #[derive(Debug)]
-        struct PrefixBackward;
-
-        impl<B: Backend + SieveOps> Backward<B, 1> for PrefixBackward {
-            type State = usize;
-
-            fn backward(self, ops: Ops<usize, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
-                let [parent] = ops.parents;
-                let grad = grads.consume::<B>(&ops.node);
-                let total = ops.state;
-                if let Some(node) = parent {
-                    let len = grad.shape().num_elements();
-                    let padding = B::float_zeros(
-                        Shape::new([total - len]),
-                        &grad.device(),
-                        grad.dtype().into(),
-                    );
-                    grads.register::<B>(node.id, B::float_cat(vec![grad, padding], 0));
-                }
-            }
-        }
-
-        let total = x.primitive().shape().num_elements();
-        match PrefixBackward
-            .prepare::<C>([x.node()])
-            .compute_bound()
-            .stateful()
-        {
-            OpsKind::Tracked(prep) => {
-                let prefix = B::sieve_prefix(Values::Float(x.primitive().clone()), len);
-                Values::Float(prep.finish(total, prefix.float()))
-            }
-            OpsKind::UnTracked(prep) => {
-                let prefix = B::sieve_prefix(Values::Float(x.into_primitive()), len);
-                Values::Float(prep.finish(prefix.float()))
-            }
-        }
+/// The gradient of a compaction by `mask` (`x`'s `shape`) from its output gradient `grad`
+/// (`[rows, width]` once reshaped: `width` is the row length of a padded compaction, or a
+/// one-row compaction's count): output slot `s` of a row holds the row's `s`-th survivor, so
+/// input element `i`'s gradient is the output gradient at its slot (the running count of the
+/// mask up to it, minus one) when it survived, and zero otherwise. Slots past the survivors
+/// (padding) feed nothing.
+fn survivors_grad<B: Backend + SieveOps>(
+    grad: FloatTensor<B>,
+    mask: BoolTensor<B>,
+    shape: Shape,
+    rows: usize,
+    len: usize,
+    index_dtype: IntDType,
+) -> FloatTensor<B> {
+    let mut width = grad.shape().num_elements() / rows.max(1);
+    if rows * len == 0 {
+        return B::float_reshape(grad, shape);
     }
+    let mut grad = grad;
+    if width == 0 {
+        // Nothing survived: one zero slot to gather from (which the mask then drops). The
+        // gradient is used, not dropped: zeros made without it read stale memory through
+        // Fusion once beside a sum's gradient (`filter_ops::gradient_lands_on_selected_positions`,
+        // on lavapipe; not traced further).
+        let zero = B::float_zeros(Shape::new([1]), &grad.device(), grad.dtype().into());
+        grad = B::float_cat(vec![grad, zero], 0);
+        width = 1;
+    }
+    let mask = B::bool_reshape(mask, Shape::new([rows, len]));
+    let flags = B::bool_into_int(mask.clone(), index_dtype);
+    let slots = B::int_clamp_min(
+        B::int_sub_scalar(int_scan::<B>(flags, 1, ScanOp::Sum), 1i64.into()),
+        0i64.into(),
+    );
+    let grad = B::float_reshape(grad, Shape::new([rows, width]));
+    let gathered = B::float_gather(1, grad, slots);
+    let kept = B::float_mask_fill(gathered, B::bool_not(mask), 0.0f64.into());
+    B::float_reshape(kept, shape)
 }

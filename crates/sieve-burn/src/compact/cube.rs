@@ -3,10 +3,9 @@
 use burn::backend::DType;
 use burn::tensor::{BoolStore, IntDType, Shape};
 use burn_cubecl::{CubeBackend, kernel::into_contiguous, ops::permute, tensor::CubeTensor};
-use cubecl::zspace::{Strides, metadata::Metadata};
 use sieve::Dtype;
 use sieve::compact::{
-    self, CompactIo, CompactOptions, CompactProblem, Flags, MaskStorage, Rejected,
+    self, CompactIo, CompactOptions, CompactProblem, CountedIo, Flags, MaskStorage, Rejected,
 };
 
 use super::CompactOps;
@@ -26,39 +25,61 @@ impl CompactOps for CubeBackend {
         (kind.wrap(values), counts)
     }
 
-    fn sieve_run_starts(
+    fn sieve_mask_select_count(
         x: Values<Self>,
-        positions: bool,
+        mask: CubeTensor,
         index_dtype: IntDType,
-    ) -> (Values<Self>, CubeTensor, CubeTensor) {
-        let (kind, x) = Kind::of(x);
-        let (values, positions, count) = run_starts(x, positions, index_dtype);
-        (kind.wrap(values), positions, count)
+    ) -> (CubeTensor, CubeTensor) {
+        let (_, x) = Kind::of(x);
+        Counted::new("mask_select", Some(x), Some(mask), true, false, index_dtype).count()
     }
 
-    fn sieve_bool_argwhere(mask: CubeTensor, index_dtype: IntDType) -> (CubeTensor, CubeTensor) {
-        let mask = into_contiguous(mask);
-        let len = mask.meta.num_elements();
-        let dtype: DType = index_dtype.into();
-        let positions = empty_of(&mask, Shape::new([len]), dtype);
-        let count = empty_of(&mask, Shape::new([1]), dtype);
-        compact::compact(
-            &mask.client,
-            mask_flags(&mask),
-            CompactIo {
-                values: None,
-                value_dtype: Dtype::U32,
-                values_out: None,
-                indices_out: Some(&positions.handle),
-                counts: &count.handle,
-                index_dtype: sieve_index_dtype("argwhere", index_dtype),
-            },
-            CompactProblem { rows: 1, len },
-            Rejected::Drop,
-            CompactOptions::default(),
-        )
-        .unwrap_or_else(|e| panic!("argwhere: {e}"));
-        (positions, count)
+    fn sieve_mask_select(
+        x: Values<Self>,
+        mask: CubeTensor,
+        workspace: CubeTensor,
+        count: usize,
+        index_dtype: IntDType,
+    ) -> Values<Self> {
+        let (kind, x) = Kind::of(x);
+        let counted = Counted::new("mask_select", Some(x), Some(mask), true, false, index_dtype);
+        let (values, _) = counted.write(workspace, count);
+        kind.wrap(values.expect("values asked for"))
+    }
+
+    fn sieve_argwhere_count(mask: CubeTensor, index_dtype: IntDType) -> (CubeTensor, CubeTensor) {
+        Counted::new("argwhere", None, Some(mask), false, true, index_dtype).count()
+    }
+
+    fn sieve_argwhere(
+        mask: CubeTensor,
+        workspace: CubeTensor,
+        count: usize,
+        index_dtype: IntDType,
+    ) -> CubeTensor {
+        let counted = Counted::new("argwhere", None, Some(mask), false, true, index_dtype);
+        let (_, positions) = counted.write(workspace, count);
+        positions.expect("positions asked for")
+    }
+
+    fn sieve_run_starts_count(x: Values<Self>, index_dtype: IntDType) -> (CubeTensor, CubeTensor) {
+        let (_, x) = Kind::of(x);
+        Counted::new("unique", Some(x), None, true, false, index_dtype).count()
+    }
+
+    fn sieve_run_starts(
+        x: Values<Self>,
+        workspace: CubeTensor,
+        count: usize,
+        positions: bool,
+        index_dtype: IntDType,
+    ) -> (Values<Self>, CubeTensor) {
+        let (kind, x) = Kind::of(x);
+        let counted = Counted::new("unique", Some(x), None, true, positions, index_dtype);
+        let like = counted.like().clone();
+        let (values, at) = counted.write(workspace, count);
+        let at = at.unwrap_or_else(|| empty_of(&like, Shape::new([0]), index_dtype.into()));
+        (kind.wrap(values.expect("values asked for")), at)
     }
 
     fn sieve_partition(
@@ -80,11 +101,6 @@ impl CompactOps for CubeBackend {
         index_dtype: IntDType,
     ) -> (CubeTensor, CubeTensor, CubeTensor) {
         split("split_by_bit", keys, SplitBy::Bit(bit), dim, index_dtype)
-    }
-
-    fn sieve_prefix(x: Values<Self>, len: usize) -> Values<Self> {
-        let (kind, x) = Kind::of(x);
-        kind.wrap(prefix_view(x, len))
     }
 }
 
@@ -110,16 +126,126 @@ fn mask_flags(mask: &CubeTensor) -> Flags<'_> {
     }
 }
 
-/// The first `len` elements of a 1-D tensor as a view of its buffer: no kernel, no copy.
-fn prefix_view(x: CubeTensor, len: usize) -> CubeTensor {
-    let mut x = into_contiguous(x);
-    assert!(
-        x.meta.num_dims() == 1 && len <= x.meta.num_elements(),
-        "prefix: {len} elements of a tensor of shape {:?}",
-        x.meta.shape()
-    );
-    x.meta = Box::new(Metadata::new(Shape::new([len]), Strides::new(&[1])));
-    x
+/// The flat operands of a counted compaction (`mask_select`, `argwhere`, the run starts of
+/// `unique`), contiguous, and what its second step writes: both steps build the same one, as
+/// the tiles are chosen from it.
+struct Counted {
+    op: &'static str,
+    x: Option<CubeTensor>,
+    mask: Option<CubeTensor>,
+    write_values: bool,
+    write_indices: bool,
+    index_dtype: IntDType,
+}
+
+impl Counted {
+    fn new(
+        op: &'static str,
+        x: Option<CubeTensor>,
+        mask: Option<CubeTensor>,
+        write_values: bool,
+        write_indices: bool,
+        index_dtype: IntDType,
+    ) -> Self {
+        if let (Some(x), Some(mask)) = (&x, &mask) {
+            assert_eq!(
+                x.meta.shape(),
+                mask.meta.shape(),
+                "{op}: mask shape {:?} must equal the input shape {:?}",
+                mask.meta.shape(),
+                x.meta.shape()
+            );
+        }
+        Counted {
+            op,
+            x: x.map(into_contiguous),
+            mask: mask.map(into_contiguous),
+            write_values,
+            write_indices,
+            index_dtype,
+        }
+    }
+
+    /// The operand outputs are allocated beside.
+    fn like(&self) -> &CubeTensor {
+        self.x.as_ref().or(self.mask.as_ref()).expect("an operand")
+    }
+
+    fn len(&self) -> usize {
+        self.like().meta.num_elements()
+    }
+
+    fn flags(&self) -> Flags<'_> {
+        self.mask.as_ref().map_or(Flags::RunStarts, mask_flags)
+    }
+
+    fn io<'a>(&'a self, workspace: &'a CubeTensor) -> CountedIo<'a> {
+        CountedIo {
+            values: self.x.as_ref().map(|x| &x.handle),
+            value_dtype: self
+                .x
+                .as_ref()
+                .map_or(Dtype::U32, |x| sieve_dtype(self.op, x.dtype)),
+            write_values: self.write_values,
+            write_indices: self.write_indices,
+            index_dtype: sieve_index_dtype(self.op, self.index_dtype),
+            workspace: &workspace.handle,
+            workspace_dtype: match workspace.dtype {
+                DType::U32 => Dtype::U32,
+                _ => Dtype::I64,
+            },
+        }
+    }
+
+    /// Step one: the workspace (`compact::counted_workspace` elements, as `meta::counted`
+    /// declares it) and the count `[1]`.
+    fn count(self) -> (CubeTensor, CubeTensor) {
+        let len = self.len();
+        let (elements, dtype) = compact::counted_workspace(len);
+        let dtype = match dtype {
+            Dtype::U32 => DType::U32,
+            _ => DType::I64,
+        };
+        let workspace = empty_of(self.like(), Shape::new([elements]), dtype);
+        let count = empty_of(self.like(), Shape::new([1]), self.index_dtype.into());
+        compact::count_survivors(
+            &self.like().client,
+            self.flags(),
+            self.io(&workspace),
+            len,
+            &count.handle,
+            CompactOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", self.op));
+        (workspace, count)
+    }
+
+    /// Step two: `[count]` values and positions, as asked for.
+    fn write(
+        self,
+        workspace: CubeTensor,
+        count: usize,
+    ) -> (Option<CubeTensor>, Option<CubeTensor>) {
+        let shape = Shape::new([count]);
+        let values = self
+            .write_values
+            .then(|| empty_of(self.like(), shape.clone(), self.like().dtype));
+        let indices = self
+            .write_indices
+            .then(|| empty_of(self.like(), shape, self.index_dtype.into()));
+        compact::write_survivors(
+            &self.like().client,
+            self.flags(),
+            self.io(&workspace),
+            self.len(),
+            count,
+            values.as_ref().map(|t| &t.handle),
+            indices.as_ref().map(|t| &t.handle),
+            CompactOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", self.op));
+        (values, indices)
+    }
 }
 
 /// The public op a compaction serves, for its panic messages.
@@ -142,19 +268,6 @@ fn compact_by_mask(
     let op = compact_op(per_row, pad);
     let (values, _, counts) = compact_values(op, x, Some(mask), per_row, pad, false, index_dtype);
     (values, counts)
-}
-
-/// `CompactOps::sieve_run_starts`: the positions an empty `[0]` tensor
-/// where not asked for.
-fn run_starts(
-    x: CubeTensor,
-    positions: bool,
-    index_dtype: IntDType,
-) -> (CubeTensor, CubeTensor, CubeTensor) {
-    let (values, at, count) =
-        compact_values("unique", x, None, false, false, positions, index_dtype);
-    let at = at.unwrap_or_else(|| empty_of(&values, Shape::new([0]), index_dtype.into()));
-    (values, at, count)
 }
 
 /// Compacts `x` by `mask` (same shape; `None`: by run starts, each element unequal to the one
@@ -274,4 +387,90 @@ fn split(
         None => t,
     };
     (restore(values), restore(indices), restore(counts))
+}
+
+#[cfg(test)]
+mod tests {
+    use burn::backend::get_device_settings;
+    use burn::backend::ops::{FloatTensorOps, IntTensorOps};
+    use burn::tensor::{TensorData, try_read_sync};
+
+    use super::*;
+
+    fn read_count(count: CubeTensor) -> usize {
+        let data = try_read_sync(CubeBackend::int_into_data(count))
+            .unwrap()
+            .unwrap();
+        data.iter::<i64>().next().unwrap() as usize
+    }
+
+    /// The counted ops' results hold buffers of their own size, not the input's: 10 of
+    /// 100,000 elements selected take 10 elements of memory (the full-size output and a view
+    /// of it pinned all 100,000 before).
+    #[test]
+    fn counted_results_hold_only_their_elements() {
+        let device = cubecl::Device::default();
+        let n = 100_000;
+        let x = CubeBackend::float_from_data(
+            TensorData::new((0..n).map(|i| i as f32).collect::<Vec<_>>(), [n]),
+            &device,
+        );
+        let bools = get_device_settings::<CubeBackend>(&device).bool_dtype;
+        let rest = CubeBackend::float_remainder_scalar(x.clone(), 10_000.0.into());
+        let mask = CubeBackend::float_equal_elem(rest, 7.0.into(), bools);
+        let it = IntDType::I32;
+        let (workspace, count) =
+            CubeBackend::sieve_mask_select_count(Values::Float(x.clone()), mask.clone(), it);
+        let count = read_count(count);
+        assert_eq!(count, 10);
+        let values = CubeBackend::sieve_mask_select(
+            Values::Float(x.clone()),
+            mask.clone(),
+            workspace,
+            10,
+            it,
+        )
+        .float();
+        assert!(
+            values.handle.size() < 1024,
+            "{} bytes",
+            values.handle.size()
+        );
+        let got = try_read_sync(CubeBackend::float_into_data(values))
+            .unwrap()
+            .unwrap();
+        let want: Vec<f32> = (0..10).map(|i| (i * 10_000 + 7) as f32).collect();
+        assert_eq!(got.iter::<f32>().collect::<Vec<_>>(), want);
+
+        let (workspace, count) = CubeBackend::sieve_argwhere_count(mask.clone(), it);
+        assert_eq!(read_count(count), 10);
+        let positions = CubeBackend::sieve_argwhere(mask, workspace, 10, it);
+        assert!(
+            positions.handle.size() < 1024,
+            "{} bytes",
+            positions.handle.size()
+        );
+        let got = try_read_sync(CubeBackend::int_into_data(positions))
+            .unwrap()
+            .unwrap();
+        let want: Vec<i64> = (0..10).map(|i| i * 10_000 + 7).collect();
+        assert_eq!(got.iter::<i64>().collect::<Vec<_>>(), want);
+
+        // Runs of 20,000 equal values: five run starts.
+        let runs = CubeBackend::float_floor(CubeBackend::float_div_scalar(x, 20_000.0.into()));
+        let (workspace, count) =
+            CubeBackend::sieve_run_starts_count(Values::Float(runs.clone()), it);
+        assert_eq!(read_count(count), 5);
+        let (values, at) =
+            CubeBackend::sieve_run_starts(Values::Float(runs), workspace, 5, true, it);
+        let values = values.float();
+        assert!(values.handle.size() < 1024 && at.handle.size() < 1024);
+        let got = try_read_sync(CubeBackend::int_into_data(at))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            got.iter::<i64>().collect::<Vec<_>>(),
+            [0, 20_000, 40_000, 60_000, 80_000]
+        );
+    }
 }

@@ -41,28 +41,88 @@ extension_trait! {
             fallback::compact::<Self>(x, mask, per_row, index_dtype)
         }
 
-        /// The first element of every run of equal elements of `x` (row-major; NaNs equal to
-        /// each other, -0.0 equal to +0.0), compacted: values `[numel]` (the first `count`
-        /// defined; over sorted `x`, its distinct values), their row-major positions `[numel]`
-        /// when `positions` (else `[0]`), and the count `[1]`; positions and count of dtype
-        /// `index_dtype`.
-        #[fusion(meta = meta::run_starts)]
-        fn sieve_run_starts(
+        /// Step one of [`mask_select`]: the survivor count of the flat `x` by `mask` (same
+        /// shape), `[1]` of `index_dtype`, and the workspace step two reads (its tiles'
+        /// offsets). Nothing waits; the caller reads the count, then calls step two with it.
+        #[fusion(meta = meta::count)]
+        fn sieve_mask_select_count(
             #[extension_type] x: Values<Self>,
-            positions: bool,
-            index_dtype: IntDType,
-        ) -> (Values<Self>, IntTensor<Self>, IntTensor<Self>) {
-            fallback::run_starts::<Self>(x, positions, index_dtype)
-        }
-
-        /// Row-major positions of the true elements of `mask`, `[numel]` (the first `count` are
-        /// defined), and their count `[1]`, both of dtype `index_dtype`.
-        #[fusion(meta = meta::argwhere)]
-        fn sieve_bool_argwhere(
             mask: BoolTensor<Self>,
             index_dtype: IntDType,
         ) -> (IntTensor<Self>, IntTensor<Self>) {
-            fallback::argwhere::<Self>(mask, index_dtype)
+            let _ = x;
+            let count = fallback::mask_count::<Self>(mask, index_dtype);
+            fallback::counted::<Self>(count, index_dtype)
+        }
+
+        /// Step two of [`mask_select`]: the elements of the flat `x` where `mask` is true,
+        /// `[count]` (`count` being step one's), from step one's `workspace`.
+        #[fusion(meta = meta::mask_select)]
+        fn sieve_mask_select(
+            #[extension_type] x: Values<Self>,
+            mask: BoolTensor<Self>,
+            workspace: IntTensor<Self>,
+            count: usize,
+            index_dtype: IntDType,
+        ) -> Values<Self> {
+            let _ = workspace;
+            let (values, _) = fallback::compact::<Self>(x, mask, false, index_dtype);
+            values.slice(&[fallback::prefix_slice(count)])
+        }
+
+        /// Step one of [`argwhere`]: the count of true elements of `mask`, `[1]` of
+        /// `index_dtype`, and step two's workspace.
+        #[fusion(meta = meta::argwhere_count)]
+        fn sieve_argwhere_count(
+            mask: BoolTensor<Self>,
+            index_dtype: IntDType,
+        ) -> (IntTensor<Self>, IntTensor<Self>) {
+            let count = fallback::mask_count::<Self>(mask, index_dtype);
+            fallback::counted::<Self>(count, index_dtype)
+        }
+
+        /// Step two of [`argwhere`]: the row-major positions of the true elements of `mask`,
+        /// `[count]` of `index_dtype`.
+        #[fusion(meta = meta::argwhere)]
+        fn sieve_argwhere(
+            mask: BoolTensor<Self>,
+            workspace: IntTensor<Self>,
+            count: usize,
+            index_dtype: IntDType,
+        ) -> IntTensor<Self> {
+            let _ = workspace;
+            let (positions, _) = fallback::argwhere::<Self>(mask, index_dtype);
+            Self::int_slice(positions, &[fallback::prefix_slice(count)])
+        }
+
+        /// Step one of the run starts (`unique`): how many elements of the flat `x` start a
+        /// run of equal elements (NaNs equal to each other, -0.0 equal to +0.0), `[1]` of
+        /// `index_dtype`, and step two's workspace.
+        #[fusion(meta = meta::count_runs)]
+        fn sieve_run_starts_count(
+            #[extension_type] x: Values<Self>,
+            index_dtype: IntDType,
+        ) -> (IntTensor<Self>, IntTensor<Self>) {
+            let count = fallback::run_count::<Self>(x, index_dtype);
+            fallback::counted::<Self>(count, index_dtype)
+        }
+
+        /// Step two of the run starts: the first element of every run, in order, `[count]`,
+        /// and their row-major positions (`[count]` of `index_dtype` when `positions`, else
+        /// `[0]`).
+        #[fusion(meta = meta::run_starts)]
+        fn sieve_run_starts(
+            #[extension_type] x: Values<Self>,
+            workspace: IntTensor<Self>,
+            count: usize,
+            positions: bool,
+            index_dtype: IntDType,
+        ) -> (Values<Self>, IntTensor<Self>) {
+            let _ = workspace;
+            let (values, at, _) = fallback::run_starts::<Self>(x, positions, index_dtype);
+            let first = [fallback::prefix_slice(count)];
+            let at = if positions { Self::int_slice(at, &first) } else { at };
+            (values.slice(&first), at)
         }
 
         /// Stable partition of every row along `dim`: the elements where `mask` is true first,
@@ -89,20 +149,13 @@ extension_trait! {
         ) -> (IntTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
             fallback::split_by_bit::<Self>(keys, bit, dim, index_dtype)
         }
-
-        /// The first `len` elements of a 1-D tensor: the exact-size result of a compaction once
-        /// its count is read. A view of the same buffer on the cube backends (Burn's `narrow`
-        /// copies there); a slice elsewhere.
-        #[fusion(meta = meta::prefix)]
-        fn sieve_prefix(#[extension_type] x: Values<Self>, len: usize) -> Values<Self> {
-            x.slice(&[fallback::prefix_slice(len)])
-        }
     }
 }
 
 /// Output specs of the ops with tuple outputs, for Fusion (which records them before the
 /// kernel runs). They must match what the backends return; nothing checks it.
 mod meta {
+    use burn::backend::DType;
     use burn::backend::fusion::custom::TensorSpec;
     use burn::tensor::{IntDType, Shape};
 
@@ -125,33 +178,78 @@ mod meta {
         )
     }
 
-    /// Run starts' values `[numel]` (`x`'s dtype), positions (`[numel]`, or `[0]` when not asked
-    /// for) and count `[1]`.
-    pub(super) fn run_starts(
-        x: &ValuesMetadata,
-        positions: &bool,
-        index_dtype: &IntDType,
-    ) -> (ValuesMetadata, TensorSpec, TensorSpec) {
-        let spec = x.spec();
-        let n = spec.shape.num_elements();
+    /// A counted compaction's workspace (`sieve::compact::counted_workspace` of the element
+    /// count: enough at default tiles on any device) and its count `[1]`.
+    fn counted(elements: usize, index_dtype: &IntDType) -> (TensorSpec, TensorSpec) {
+        let (len, dtype) = sieve::compact::counted_workspace(elements);
+        let dtype = match dtype {
+            sieve::Dtype::U32 => DType::U32,
+            _ => DType::I64,
+        };
         (
-            x.with(TensorSpec::new(Shape::new([n]), spec.dtype)),
-            TensorSpec::new(
-                Shape::new([if *positions { n } else { 0 }]),
-                (*index_dtype).into(),
-            ),
+            TensorSpec::new(Shape::new([len]), dtype),
             TensorSpec::new(Shape::new([1]), (*index_dtype).into()),
         )
     }
 
-    /// Positions `[numel]` and count `[1]`.
-    pub(super) fn argwhere(mask: &TensorSpec, index_dtype: &IntDType) -> (TensorSpec, TensorSpec) {
+    pub(super) fn count(
+        x: &ValuesMetadata,
+        _mask: &TensorSpec,
+        index_dtype: &IntDType,
+    ) -> (TensorSpec, TensorSpec) {
+        counted(x.spec().shape.num_elements(), index_dtype)
+    }
+
+    pub(super) fn argwhere_count(
+        mask: &TensorSpec,
+        index_dtype: &IntDType,
+    ) -> (TensorSpec, TensorSpec) {
+        counted(mask.shape.num_elements(), index_dtype)
+    }
+
+    pub(super) fn count_runs(
+        x: &ValuesMetadata,
+        index_dtype: &IntDType,
+    ) -> (TensorSpec, TensorSpec) {
+        counted(x.spec().shape.num_elements(), index_dtype)
+    }
+
+    /// `[count]` of `x`'s kind and dtype.
+    pub(super) fn mask_select(
+        x: &ValuesMetadata,
+        _mask: &TensorSpec,
+        _workspace: &TensorSpec,
+        count: &usize,
+        _index_dtype: &IntDType,
+    ) -> ValuesMetadata {
+        x.with(TensorSpec::new(Shape::new([*count]), x.spec().dtype))
+    }
+
+    /// Positions `[count]`.
+    pub(super) fn argwhere(
+        _mask: &TensorSpec,
+        _workspace: &TensorSpec,
+        count: &usize,
+        index_dtype: &IntDType,
+    ) -> TensorSpec {
+        TensorSpec::new(Shape::new([*count]), (*index_dtype).into())
+    }
+
+    /// Run starts' values `[count]` (`x`'s dtype) and positions (`[count]`, or `[0]` when not
+    /// asked for).
+    pub(super) fn run_starts(
+        x: &ValuesMetadata,
+        _workspace: &TensorSpec,
+        count: &usize,
+        positions: &bool,
+        index_dtype: &IntDType,
+    ) -> (ValuesMetadata, TensorSpec) {
         (
+            x.with(TensorSpec::new(Shape::new([*count]), x.spec().dtype)),
             TensorSpec::new(
-                Shape::new([mask.shape.num_elements()]),
+                Shape::new([if *positions { *count } else { 0 }]),
                 (*index_dtype).into(),
             ),
-            TensorSpec::new(Shape::new([1]), (*index_dtype).into()),
         )
     }
 
@@ -188,11 +286,6 @@ mod meta {
             TensorSpec::new(counts_shape(&x.shape, dim), (*index_dtype).into()),
         )
     }
-
-    /// `[len]` of `x`'s kind and dtype: the prefix of a compaction's output.
-    pub(super) fn prefix(x: &ValuesMetadata, len: &usize) -> ValuesMetadata {
-        x.with(TensorSpec::new(Shape::new([*len]), x.spec().dtype))
-    }
 }
 
 fn check_mask_shape(op: &str, x: &Shape, mask: &Shape) {
@@ -212,9 +305,9 @@ async fn read_count(count: Tensor<1, Int>) -> usize {
 }
 
 /// The elements of `x` where `mask` is true, in row-major order, like Burn's
-/// `Tensor::mask_select` and `torch.masked_select`: on the device in one pass over the input
-/// (two where cubes have no forward progress), and one read of the 4-byte count to size the
-/// result. Float and Int; any rank; views. Differentiable for Float (the gradient lands on
+/// `Tensor::mask_select` and `torch.masked_select`: on the device, the survivors counted, the
+/// count read (the one wait), then written into a result of exactly that size (which holds
+/// no more memory than it shows). Float and Int; any rank; views. Differentiable for Float (the gradient lands on
 /// the selected positions, zero elsewhere). Use [`mask_select_padded`] where a graph must not
 /// wait for the device.
 ///
@@ -260,34 +353,34 @@ pub async fn mask_select_async<const D: usize, K: SieveKind>(
     check_mask_shape("mask_select", &x.shape(), &mask.shape());
     check_served("mask_select", &x, DtypeUse::Values);
     let it = index_dtype(&x);
-    let (values, count) =
-        Dispatch::sieve_compact(operand(x), mask.into_dispatch(), false, false, it);
-    let values = from_values::<1, K>(values);
+    let mask = mask.into_dispatch();
+    let (workspace, count) =
+        Dispatch::sieve_mask_select_count(operand(x.clone()), mask.clone(), it);
     let n = read_count(Tensor::from_dispatch(count)).await;
-    first(values, n)
+    from_values(Dispatch::sieve_mask_select(
+        operand(x),
+        mask,
+        workspace,
+        n,
+        it,
+    ))
 }
 
 /// The first element of every run of equal elements of `x` (NaNs equal, -0.0 == +0.0), in
-/// order, and their positions in `x` when `positions`: one compaction by run starts and one
-/// read of its count.
+/// order, and their positions in `x` when `positions`: a counted compaction by run starts
+/// (one read of its count, outputs of exactly that size).
 pub(crate) fn run_starts<K: SieveKind>(
     x: Tensor<1, K>,
     positions: bool,
 ) -> (Tensor<1, K>, Option<Tensor<1, Int>>) {
     check_served("unique", &x, DtypeUse::Values);
     let it = index_dtype(&x);
-    let (values, at, count) = Dispatch::sieve_run_starts(operand(x), positions, it);
+    let (workspace, count) = Dispatch::sieve_run_starts_count(operand(x.clone()), it);
     let n = try_read_sync(read_count(Tensor::from_dispatch(count)))
         .expect("unique: the count could not be read synchronously");
-    let values = first(from_values::<1, K>(values), n);
-    let at = positions.then(|| first(Tensor::<1, Int>::from_dispatch(at), n));
-    (values, at)
-}
-
-/// The first `n` elements of a compaction's output, without copying them where the backend
-/// can (Burn's `narrow` copies on the cube backends, and refuses length 0).
-fn first<K: SieveKind>(t: Tensor<1, K>, n: usize) -> Tensor<1, K> {
-    from_values(Dispatch::sieve_prefix(operand(t), n))
+    let (values, at) = Dispatch::sieve_run_starts(operand(x), workspace, n, positions, it);
+    let at = positions.then(|| Tensor::<1, Int>::from_dispatch(at));
+    (from_values(values), at)
 }
 
 /// [`mask_select`] without waiting for the device: the selected values first, in row-major
@@ -382,10 +475,11 @@ pub fn argwhere<const D: usize>(mask: Tensor<D, Bool>) -> Tensor<2, Int> {
 pub async fn argwhere_async<const D: usize>(mask: Tensor<D, Bool>) -> Tensor<2, Int> {
     let shape = mask.shape();
     let it = index_dtype(&mask);
-    let (positions, count) =
-        <Dispatch as CompactOps>::sieve_bool_argwhere(mask.into_dispatch(), it);
+    let mask = mask.into_dispatch();
+    let (workspace, count) = <Dispatch as CompactOps>::sieve_argwhere_count(mask.clone(), it);
     let n = read_count(Tensor::from_dispatch(count)).await;
-    let positions = first(Tensor::<1, Int>::from_dispatch(positions), n);
+    let positions =
+        Tensor::<1, Int>::from_dispatch(Dispatch::sieve_argwhere(mask, workspace, n, it));
     if D == 1 || n == 0 {
         return positions.reshape([n, D]);
     }
