@@ -32,64 +32,14 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> CompactOps for Autodiff<B, C>
                 return (int_values(values), counts);
             }
         };
-        /// Output slot `s` of a row holds the row's `s`-th survivor: see [`survivors_grad`].
-        #[derive(Debug)]
-        struct CompactBackward;
-
-        #[derive(Debug, Clone)]
-        struct State<B: Backend> {
-            mask: BoolTensor<B>,
-            shape: Shape,
-            per_row: bool,
-            index_dtype: IntDType,
-        }
-
-        impl<B: Backend + SieveOps> Backward<B, 1> for CompactBackward {
-            type State = State<B>;
-
-            fn backward(self, ops: Ops<State<B>, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
-                let [parent] = ops.parents;
-                let grad = grads.consume::<B>(&ops.node);
-                let State {
-                    mask,
-                    shape,
-                    per_row,
-                    index_dtype,
-                } = ops.state;
-                if let Some(node) = parent {
-                    let (rows, len) = if per_row {
-                        (shape[0], shape[1])
-                    } else {
-                        (1, shape.num_elements())
-                    };
-                    let grad = survivors_grad::<B>(grad, mask, shape, rows, len, index_dtype);
-                    grads.register::<B>(node.id, grad);
-                }
-            }
-        }
-
-        match CompactBackward
-            .prepare::<C>([x.node()])
-            .compute_bound()
-            .stateful()
-        {
-            OpsKind::Tracked(prep) => {
-                let state = State {
-                    mask: mask.clone(),
-                    shape: x.primitive().shape(),
-                    per_row,
-                    index_dtype,
-                };
-                let x = Values::Float(x.primitive().clone());
-                let (values, counts) = B::sieve_compact(x, mask, per_row, pad, index_dtype);
-                (Values::Float(prep.finish(state, values.float())), counts)
-            }
-            OpsKind::UnTracked(prep) => {
-                let x = Values::Float(x.into_primitive());
-                let (values, counts) = B::sieve_compact(x, mask, per_row, pad, index_dtype);
-                (Values::Float(prep.finish(values.float())), counts)
-            }
-        }
+        let mut counts = None;
+        let values = compacted::<B, C>(x, mask.clone(), per_row, index_dtype, |x| {
+            let (values, row_counts) =
+                B::sieve_compact(Values::Float(x), mask, per_row, pad, index_dtype);
+            counts = Some(row_counts);
+            values.float()
+        });
+        (Values::Float(values), counts.expect("the forward ran"))
     }
 
     fn sieve_mask_select_count(
@@ -115,57 +65,10 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> CompactOps for Autodiff<B, C>
                 return int_values(values);
             }
         };
-        /// Output `s` holds the `s`-th survivor: see [`survivors_grad`].
-        #[derive(Debug)]
-        struct SelectBackward;
-
-        #[derive(Debug, Clone)]
-        struct State<B: Backend> {
-            mask: BoolTensor<B>,
-            shape: Shape,
-            index_dtype: IntDType,
-        }
-
-        impl<B: Backend + SieveOps> Backward<B, 1> for SelectBackward {
-            type State = State<B>;
-
-            fn backward(self, ops: Ops<State<B>, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
-                let [parent] = ops.parents;
-                let grad = grads.consume::<B>(&ops.node);
-                let State {
-                    mask,
-                    shape,
-                    index_dtype,
-                } = ops.state;
-                if let Some(node) = parent {
-                    let len = shape.num_elements();
-                    let grad = survivors_grad::<B>(grad, mask, shape, 1, len, index_dtype);
-                    grads.register::<B>(node.id, grad);
-                }
-            }
-        }
-
-        match SelectBackward
-            .prepare::<C>([x.node()])
-            .compute_bound()
-            .stateful()
-        {
-            OpsKind::Tracked(prep) => {
-                let state = State {
-                    mask: mask.clone(),
-                    shape: x.primitive().shape(),
-                    index_dtype,
-                };
-                let x = Values::Float(x.primitive().clone());
-                let values = B::sieve_mask_select(x, mask, workspace, count, index_dtype);
-                Values::Float(prep.finish(state, values.float()))
-            }
-            OpsKind::UnTracked(prep) => {
-                let x = Values::Float(x.into_primitive());
-                let values = B::sieve_mask_select(x, mask, workspace, count, index_dtype);
-                Values::Float(prep.finish(values.float()))
-            }
-        }
+        let values = compacted::<B, C>(x, mask.clone(), false, index_dtype, |x| {
+            B::sieve_mask_select(Values::Float(x), mask, workspace, count, index_dtype).float()
+        });
+        Values::Float(values)
     }
 
     fn sieve_argwhere_count(
@@ -233,6 +136,70 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> CompactOps for Autodiff<B, C>
         index_dtype: IntDType,
     ) -> (IntTensor<Self>, IntTensor<Self>, IntTensor<Self>) {
         B::sieve_int_split_by_bit(keys, bit, dim, index_dtype)
+    }
+}
+
+/// The Float result of a compaction of `x` by `mask` (`forward`, on the inner backend),
+/// tracked: its gradient is [`survivors_grad`]'s (`per_row`: `x` is `[rows, n]`, each row
+/// compacted on its own; else the flat tensor).
+fn compacted<B: Backend + SieveOps, C: CheckpointStrategy>(
+    x: FloatTensor<Autodiff<B, C>>,
+    mask: BoolTensor<B>,
+    per_row: bool,
+    index_dtype: IntDType,
+    forward: impl FnOnce(FloatTensor<B>) -> FloatTensor<B>,
+) -> FloatTensor<Autodiff<B, C>> {
+    /// Output slot `s` of a row holds the row's `s`-th survivor: see [`survivors_grad`].
+    #[derive(Debug)]
+    struct CompactBackward;
+
+    #[derive(Debug, Clone)]
+    struct State<B: Backend> {
+        mask: BoolTensor<B>,
+        shape: Shape,
+        per_row: bool,
+        index_dtype: IntDType,
+    }
+
+    impl<B: Backend + SieveOps> Backward<B, 1> for CompactBackward {
+        type State = State<B>;
+
+        fn backward(self, ops: Ops<State<B>, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
+            let [parent] = ops.parents;
+            let grad = grads.consume::<B>(&ops.node);
+            let State {
+                mask,
+                shape,
+                per_row,
+                index_dtype,
+            } = ops.state;
+            if let Some(node) = parent {
+                let (rows, len) = if per_row {
+                    (shape[0], shape[1])
+                } else {
+                    (1, shape.num_elements())
+                };
+                let grad = survivors_grad::<B>(grad, mask, shape, rows, len, index_dtype);
+                grads.register::<B>(node.id, grad);
+            }
+        }
+    }
+
+    match CompactBackward
+        .prepare::<C>([x.node()])
+        .compute_bound()
+        .stateful()
+    {
+        OpsKind::Tracked(prep) => {
+            let state = State {
+                mask,
+                shape: x.primitive().shape(),
+                per_row,
+                index_dtype,
+            };
+            prep.finish(state, forward(x.primitive().clone()))
+        }
+        OpsKind::UnTracked(prep) => prep.finish(forward(x.into_primitive())),
     }
 }
 
