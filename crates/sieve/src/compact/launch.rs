@@ -119,8 +119,9 @@ pub fn counted_tiles(
 /// count of the row of `len` elements (written to `count`, one element of `io.index_dtype`)
 /// and each tile's offset (to `io.workspace`, for [`write_survivors`]). The caller reads the
 /// count, allocates outputs of that many elements and calls [`write_survivors`] with the same
-/// `flags`, `io`, `len` and options. Launches three kernels (count, its scan, the total) and
-/// never waits; nothing is written past the workspace's [`counted_tiles`] elements.
+/// `flags`, `io`, `len` and options. Launches three kernels (count, its scan, the total; the
+/// count alone where the row is one tile) and never waits; nothing is written past the
+/// workspace's [`counted_tiles`] elements.
 ///
 /// The same flags and `Drop` semantics as [`compact`] (`rows = 1`), through the `Scatter`
 /// strategy (`Auto` is it; a forced other one is refused).
@@ -730,29 +731,10 @@ impl<'a> Run<'a> {
         tile_offsets: &Handle,
         count_dtype: Dtype,
     ) -> Result<Handle, SieveError> {
-        let config = self.config(Rejected::Drop, layout.vector_size);
         let tile_counts = self
             .client
             .empty(layout.total_tiles * count_dtype.size_bytes());
-        // SAFETY: one count per tile; surplus cubes return before touching memory.
-        unsafe {
-            count_tiles_kernel::launch_unchecked(
-                self.client,
-                cube_count_1d(self.client, layout.total_tiles),
-                CubeDim::new_1d(config.blueprint.units),
-                self.address(),
-                layout.vector_size,
-                self.values_arg(),
-                self.mask_arg(),
-                self.threshold,
-                bind(&tile_counts, layout.total_tiles),
-                layout.row_vectors,
-                layout.tiles_per_row,
-                layout.total_tiles,
-                config,
-                [self.value_elem(), self.mask_elem, count_dtype.elem_type()],
-            );
-        }
+        self.launch_count(layout, bind(&tile_counts, layout.total_tiles), count_dtype);
         scan_with(
             self.client,
             self.caps,
@@ -770,6 +752,30 @@ impl<'a> Run<'a> {
             },
         )?;
         Ok(tile_counts)
+    }
+
+    /// The scatter's count pass: every tile's survivors into `tile_counts` (of `count_dtype`).
+    fn launch_count(&self, layout: &Layout, tile_counts: BufferArg, count_dtype: Dtype) {
+        let config = self.config(Rejected::Drop, layout.vector_size);
+        // SAFETY: one count per tile; surplus cubes return before touching memory.
+        unsafe {
+            count_tiles_kernel::launch_unchecked(
+                self.client,
+                cube_count_1d(self.client, layout.total_tiles),
+                CubeDim::new_1d(config.blueprint.units),
+                self.address(),
+                layout.vector_size,
+                self.values_arg(),
+                self.mask_arg(),
+                self.threshold,
+                tile_counts,
+                layout.row_vectors,
+                layout.tiles_per_row,
+                layout.total_tiles,
+                config,
+                [self.value_elem(), self.mask_elem, count_dtype.elem_type()],
+            );
+        }
     }
 
     /// The scatter's last pass: ranks every tile again and writes its elements, offset by
@@ -837,6 +843,11 @@ impl<'a> Run<'a> {
         workspace_dtype: Dtype,
     ) -> Result<(), SieveError> {
         let layout = self.layout(self.tuning.max_vector_size);
+        if layout.total_tiles == 1 {
+            // One tile: its count is the total, and its offset 0 (no scan; step two knows).
+            self.launch_count(&layout, self.counts_arg(), self.io.index_dtype);
+            return Ok(());
+        }
         let tile_counts = self.count_tiles(&layout, workspace, workspace_dtype)?;
         // SAFETY: one unit per row, bounds-checked; reads the row's last tile.
         unsafe {
@@ -859,13 +870,19 @@ impl<'a> Run<'a> {
     /// [`write_survivors`]: the scatter's last pass from the offsets in `workspace`.
     fn write_survivors(&self, workspace: &Handle, workspace_dtype: Dtype) {
         let layout = self.layout(self.tuning.max_vector_size);
-        // The row's count was step one's; `Drop` reads no tile counts.
+        // The row's count was step one's; `Drop` reads no tile counts; one tile's offset is 0.
+        let with_offsets = layout.total_tiles > 1;
+        let offsets = if with_offsets {
+            bind(workspace, layout.total_tiles)
+        } else {
+            placeholder(self.client)
+        };
         self.launch_scatter(
             Rejected::Drop,
             &layout,
             placeholder(self.client),
-            bind(workspace, layout.total_tiles),
-            true,
+            offsets,
+            with_offsets,
             workspace_dtype,
         );
     }
