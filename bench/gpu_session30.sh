@@ -24,7 +24,14 @@
 #      binaries; the tree and .gpu together exceed the call's 64 MiB). Files: ab.tgz; then
 #      `python3 bench/compare.py new-1.json old-1.json` (and round 2) for the new/old ratio
 #      per row.
-# usage: bash bench/gpu_session30.sh <v|ab>
+#   c  (added after `29-a`/`29-b` ran) The counted compaction without its totals kernel (the
+#      scan's last pass writes the count): old/new/old/new CUDA bench processes on the
+#      compaction rows and `unique` 2^24 (30 ms samples), then `compact::`, `filter_ops::`,
+#      `sets::`, `scan::`, `scans::` and `cumulative::` through CUDA (3 processes) and Vulkan
+#      (2), memcheck and racecheck over `compact::` and `filter_ops::`. Carry [".gpu",
+#      ".gpu-ab", ".gl"] with only the two suites in .gpu and the old and new CUDA benches in
+#      .gpu-ab (all four benches with the suites exceed the call's 64 MiB). Files: c.tgz.
+# usage: bash bench/gpu_session30.sh <v|ab|c>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -71,5 +78,29 @@ ab)
       pack ab
     done
   done
+  ;;
+c)
+  for f in .gpu-ab/*.xz; do xz -d -f "$f"; done; chmod +x .gpu-ab/*
+  R="--case mask_select:16777216:f32:density=0.5 --case mask_select:16777216:f32:density=0.01
+     --case argwhere:16777216:bool --case argwhere:268435456:bool
+     --case mask_select:268435456:f32:density=0.5 --case unique:16777216:f32:distinct=65536
+     --case cumsum:1048576:f32"
+  for round in 1 2; do
+    for v in old new; do
+      timeout 60 .gpu-ab/sieve-bench-cuda-$v --runs 10 --sample-ms 30 --with raw=none --no-burn \
+        --json "$OUT/$v-$round.json" $R > "$OUT/$v-$round.txt" 2>&1
+      echo "== $v round $round rc=$? at ${SECONDS}s"
+      grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/$v-$round.txt" | grep -v skipped | grep auto | cut -c1-130
+      pack c
+    done
+  done
+  export LIMIT=${LIMIT:-300}
+  M="compact:: filter_ops:: sets:: scan:: scans:: cumulative::"
+  export SKIP="dtypes_sort|dtypes_scan"
+  split_suite cuda 3 "$M"; split_suite vulkan 2 "$M"
+  sanitize "compact:: filter_ops::" "compact:: filter_ops::"
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack c
   ;;
 esac

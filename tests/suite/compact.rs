@@ -844,7 +844,6 @@ fn run_counted(
         write_indices: true,
         index_dtype: Dtype::I32,
         workspace,
-        workspace_dtype: Dtype::U32,
     };
     let scratch = client.empty(64);
     let tiles = compact::counted_tiles(client, flags, tiles_io(&scratch), len, options)?;
@@ -1008,16 +1007,15 @@ fn counted_compaction_errors_name_the_argument() {
         write_indices: false,
         index_dtype: Dtype::I32,
         workspace: &workspace,
-        workspace_dtype: Dtype::I32,
     };
-    let count = client.empty(4);
     let options = CompactOptions::default();
-    let dtype = compact::count_survivors(&client, flags, io, 5000, &count, options);
-    assert!(format!("{:?}", dtype.err()).contains("io.workspace_dtype"));
-    let io = compact::CountedIo {
-        workspace_dtype: Dtype::U32,
+    let count = client.empty(4);
+    let float_index = compact::CountedIo {
+        index_dtype: Dtype::F32,
         ..io
     };
+    let refused = compact::count_survivors(&client, flags, float_index, 5000, &count, options);
+    assert!(format!("{:?}", refused.err()).contains("io.index_dtype"));
     let out = client.empty(4 * 5000);
     let wrong = |values_out, indices_out, total| {
         compact::write_survivors(

@@ -190,10 +190,6 @@ impl Counted {
             write_indices: self.write_indices,
             index_dtype: sieve_index_dtype(self.op, self.index_dtype),
             workspace: &workspace.handle,
-            workspace_dtype: match workspace.dtype {
-                DType::U32 => Dtype::U32,
-                _ => Dtype::I64,
-            },
         }
     }
 
@@ -201,12 +197,8 @@ impl Counted {
     /// declares it) and the count `[1]`.
     fn count(self) -> (CubeTensor, CubeTensor) {
         let len = self.len();
-        let (elements, dtype) = compact::counted_workspace(len);
-        let dtype = match dtype {
-            Dtype::U32 => DType::U32,
-            _ => DType::I64,
-        };
-        let workspace = empty_of(self.like(), Shape::new([elements]), dtype);
+        let elements = compact::counted_workspace(len);
+        let workspace = empty_of(self.like(), Shape::new([elements]), self.index_dtype.into());
         let count = empty_of(self.like(), Shape::new([1]), self.index_dtype.into());
         compact::count_survivors(
             &self.like().client,

@@ -155,7 +155,6 @@ extension_trait! {
 /// Output specs of the ops with tuple outputs, for Fusion (which records them before the
 /// kernel runs). They must match what the backends return; nothing checks it.
 mod meta {
-    use burn::backend::DType;
     use burn::backend::fusion::custom::TensorSpec;
     use burn::tensor::{IntDType, Shape};
 
@@ -179,15 +178,11 @@ mod meta {
     }
 
     /// A counted compaction's workspace (`sieve::compact::counted_workspace` of the element
-    /// count: enough at default tiles on any device) and its count `[1]`.
+    /// count: enough at default tiles on any device) and its count `[1]`, both `index_dtype`.
     fn counted(elements: usize, index_dtype: &IntDType) -> (TensorSpec, TensorSpec) {
-        let (len, dtype) = sieve::compact::counted_workspace(elements);
-        let dtype = match dtype {
-            sieve::Dtype::U32 => DType::U32,
-            _ => DType::I64,
-        };
+        let len = sieve::compact::counted_workspace(elements);
         (
-            TensorSpec::new(Shape::new([len]), dtype),
+            TensorSpec::new(Shape::new([len]), (*index_dtype).into()),
             TensorSpec::new(Shape::new([1]), (*index_dtype).into()),
         )
     }

@@ -137,26 +137,6 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
     }
 }
 
-/// The counted compaction's total, one unit per row: the row's last tile offset plus its
-/// count (from [`count_tiles_kernel`] and the exclusive scan of its counts).
-#[cube(launch_unchecked, address_type = "dynamic")]
-pub(crate) fn row_totals_kernel<C: Numeric, I: Numeric>(
-    tile_counts: &[C],
-    tile_offsets: &[C],
-    counts: &mut [I],
-    tiles_per_row: usize,
-    rows: usize,
-    #[define(C, I)] _dtypes: [ElemType; 2],
-) {
-    let row = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
-    if row >= rows {
-        terminate!();
-    }
-    let last = (row + 1) * tiles_per_row - 1;
-    counts[row] =
-        I::cast_from(usize::cast_from(tile_offsets[last]) + usize::cast_from(tile_counts[last]));
-}
-
 /// Single pass: rank every tile, find its offset by decoupled look-back, write its
 /// survivors. **Needs forward progress between cubes** (see `common::lookback`). The row's
 /// last tile writes the row's count. `Drop` only: the row total is not known while writing.

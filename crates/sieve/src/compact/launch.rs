@@ -5,8 +5,8 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::kernels::{
-    count_tiles_kernel, gather_kernel, row_totals_kernel, scatter_lookback_kernel,
-    scatter_tiles_kernel, write_flags_kernel, zero_tail_kernel,
+    count_tiles_kernel, gather_kernel, scatter_lookback_kernel, scatter_tiles_kernel,
+    write_flags_kernel, zero_tail_kernel,
 };
 use super::tile::CompactConfig;
 use super::{
@@ -21,7 +21,7 @@ use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
 use crate::common::lookback::Workspace;
 use crate::radix::keys::KeyKind;
-use crate::scan::launch::{check_tuning, scan_with, vector_size_for};
+use crate::scan::launch::{check_tuning, scan_totals_with, scan_with, vector_size_for};
 use crate::scan::{ScanKind, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
 use crate::{DeviceCaps, Dtype, SieveError};
 
@@ -79,19 +79,12 @@ pub fn compact(
 }
 
 /// The workspace a counted compaction of a row of `len` elements takes on any device at its
-/// default tiles ([`count_survivors`]): elements and their dtype (u32, or i64 for rows past
-/// `u32::MAX` elements). A bound that needs no device, so a caller that must declare the
-/// workspace before it has one (Burn's Fusion) can size it; [`counted_tiles`] is the exact
-/// need of one call.
-pub fn counted_workspace(len: usize) -> (usize, Dtype) {
+/// default tiles ([`count_survivors`]), in elements of the index dtype. A bound that needs no
+/// device, so a caller that must declare the workspace before it has one (Burn's Fusion) can
+/// size it; [`counted_tiles`] is the exact need of one call.
+pub fn counted_workspace(len: usize) -> usize {
     // Default tiles hold at least 16 elements a unit and 16 units (any device has 64).
-    let elements = len.div_ceil(COUNTED_MIN_TILE).max(1);
-    let dtype = if len > U32_ROW {
-        Dtype::I64
-    } else {
-        Dtype::U32
-    };
-    (elements, dtype)
+    len.div_ceil(COUNTED_MIN_TILE).max(1)
 }
 
 /// The smallest tile (in elements) [`counted_workspace`] allows for.
@@ -119,16 +112,15 @@ pub fn counted_tiles(
 /// count of the row of `len` elements (written to `count`, one element of `io.index_dtype`)
 /// and each tile's offset (to `io.workspace`, for [`write_survivors`]). The caller reads the
 /// count, allocates outputs of that many elements and calls [`write_survivors`] with the same
-/// `flags`, `io`, `len` and options. Launches three kernels (count, its scan, the total; the
-/// count alone where the row is one tile) and never waits; nothing is written past the
-/// workspace's [`counted_tiles`] elements.
+/// `flags`, `io`, `len` and options. Launches two kernels (the count, and its scan, which also
+/// writes the total; the count alone where the row is one tile) and never waits; nothing is
+/// written past the workspace's [`counted_tiles`] elements.
 ///
 /// The same flags and `Drop` semantics as [`compact`] (`rows = 1`), through the `Scatter`
 /// strategy (`Auto` is it; a forced other one is refused).
 ///
 /// Errors before anything launches: as [`compact`] does, or a workspace smaller than
-/// [`counted_tiles`] or of another dtype than u32 or i64 (u32 only for rows of at most
-/// `u32::MAX` elements).
+/// [`counted_tiles`] elements of `io.index_dtype`.
 pub fn count_survivors(
     client: &Client,
     flags: Flags<'_>,
@@ -145,7 +137,7 @@ pub fn count_survivors(
     }
     let run = Run::new(client, &caps, flags, compact_io, problem_of(len), tuning);
     run.check_workspace(&io)?;
-    run.count_survivors(io.workspace, io.workspace_dtype)
+    run.count_survivors(io.workspace)
 }
 
 /// Step two of [`count_survivors`]: writes the row's `total` survivors (the count step one
@@ -203,7 +195,7 @@ pub fn write_survivors(
     let mut run = Run::new(client, &caps, flags, compact_io, problem_of(len), tuning);
     run.check_workspace(&io)?;
     run.out_len = total;
-    run.write_survivors(io.workspace, io.workspace_dtype);
+    run.write_survivors(io.workspace);
     Ok(())
 }
 
@@ -243,17 +235,6 @@ fn counted_setup<'a>(
             device: caps.describe(),
             reason: "a counted compaction runs the scatter (its tile offsets are the workspace)",
         });
-    }
-    match io.workspace_dtype {
-        Dtype::U32 if len <= U32_ROW => {}
-        Dtype::I64 => caps.check_dtype(Dtype::I64)?,
-        other => {
-            return Err(SieveError::invalid(
-                "io.workspace_dtype",
-                other,
-                "u32 (rows of at most u32::MAX elements) or i64",
-            ));
-        }
     }
     let tuning = options
         .tuning
@@ -831,44 +812,38 @@ impl<'a> Run<'a> {
             "io.workspace",
             io.workspace,
             tiles,
-            io.workspace_dtype,
+            io.index_dtype,
         )
     }
 
-    /// [`count_survivors`]: the tiles' offsets into `workspace` (as `workspace_dtype`), then
-    /// the row's total into the counts.
-    fn count_survivors(
-        &self,
-        workspace: &Handle,
-        workspace_dtype: Dtype,
-    ) -> Result<(), SieveError> {
+    /// [`count_survivors`]: the tiles' counts, their exclusive scan into `workspace` and the
+    /// row's total into the counts (all of the index dtype).
+    fn count_survivors(&self, workspace: &Handle) -> Result<(), SieveError> {
         let layout = self.layout(self.tuning.max_vector_size);
+        let dtype = self.io.index_dtype;
         if layout.total_tiles == 1 {
             // One tile: its count is the total, and its offset 0 (no scan; step two knows).
-            self.launch_count(&layout, self.counts_arg(), self.io.index_dtype);
+            self.launch_count(&layout, self.counts_arg(), dtype);
             return Ok(());
         }
-        let tile_counts = self.count_tiles(&layout, workspace, workspace_dtype)?;
-        // SAFETY: one unit per row, bounds-checked; reads the row's last tile.
-        unsafe {
-            row_totals_kernel::launch_unchecked(
-                self.client,
-                cube_count_1d(self.client, 1),
-                CubeDim::new_1d(1),
-                self.address(),
-                bind(&tile_counts, layout.total_tiles),
-                bind(workspace, layout.total_tiles),
-                self.counts_arg(),
-                layout.tiles_per_row,
-                self.problem.rows,
-                [workspace_dtype.elem_type(), self.index_elem()],
-            );
-        }
-        Ok(())
+        let tile_counts = self.client.empty(layout.total_tiles * dtype.size_bytes());
+        self.launch_count(&layout, bind(&tile_counts, layout.total_tiles), dtype);
+        scan_totals_with(
+            self.client,
+            self.caps,
+            &tile_counts,
+            workspace,
+            self.io.counts,
+            ScanProblem {
+                rows: self.problem.rows,
+                len: layout.tiles_per_row,
+            },
+            dtype,
+        )
     }
 
     /// [`write_survivors`]: the scatter's last pass from the offsets in `workspace`.
-    fn write_survivors(&self, workspace: &Handle, workspace_dtype: Dtype) {
+    fn write_survivors(&self, workspace: &Handle) {
         let layout = self.layout(self.tuning.max_vector_size);
         // The row's count was step one's; `Drop` reads no tile counts; one tile's offset is 0.
         let with_offsets = layout.total_tiles > 1;
@@ -883,7 +858,7 @@ impl<'a> Run<'a> {
             placeholder(self.client),
             offsets,
             with_offsets,
-            workspace_dtype,
+            self.io.index_dtype,
         );
     }
 

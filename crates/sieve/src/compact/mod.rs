@@ -209,13 +209,11 @@ pub struct CountedIo<'a> {
     pub write_values: bool,
     /// Step two writes the survivors' positions.
     pub write_indices: bool,
-    /// The dtype of the count and the positions: `I32`, `U32` or `I64`.
+    /// The dtype of the count, the positions and the workspace: `I32`, `U32` or `I64`.
     pub index_dtype: Dtype,
     /// Every tile's offset, written by step one and read by step two: [`counted_tiles`]
-    /// elements at least ([`counted_workspace`] is enough at default tiles).
+    /// elements of `index_dtype` at least ([`counted_workspace`] is enough at default tiles).
     pub workspace: &'a Handle,
-    /// The workspace's dtype: u32 (rows of at most `u32::MAX` elements) or i64.
-    pub workspace_dtype: Dtype,
 }
 
 /// Options of one compaction call.

@@ -42,17 +42,21 @@ pub(crate) fn reduce_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
 }
 
 /// Reduce-then-scan, last pass: scan every tile and add its offset (the exclusive scan of
-/// the tile sums, when a row has more than one tile).
+/// the tile sums, when a row has more than one tile). With `write_totals`, each row's last
+/// tile also writes the row's total (the fold of all of it) to `totals[row]`.
 #[cube(launch_unchecked, address_type = "dynamic")]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn scan_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
     input: &[Vector<E, N>],
     output: &mut [Vector<E, N>],
     tile_offsets: &[A],
+    totals: &mut [A],
     row_vectors: usize,
     tiles_per_row: usize,
     total_tiles: usize,
     #[comptime] exclusive: bool,
     #[comptime] with_offsets: bool,
+    #[comptime] write_totals: bool,
     #[comptime] blueprint: TileBlueprint,
     #[define(E, A)] _dtypes: [ElemType; 2],
 ) {
@@ -60,11 +64,13 @@ pub(crate) fn scan_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
     if tile >= total_tiles {
         terminate!();
     }
-    let row_base = (tile / tiles_per_row) * row_vectors;
-    let tile_start = (tile % tiles_per_row) * comptime!(blueprint.tile_vectors());
+    let row = tile / tiles_per_row;
+    let part = tile % tiles_per_row;
+    let row_base = row * row_vectors;
+    let tile_start = part * comptime!(blueprint.tile_vectors());
     let mut values = Array::<Vector<A, N>>::new(comptime!(blueprint.vectors_per_unit as usize));
     let mut prefixes = Array::<A>::new(comptime!(blueprint.vectors_per_unit as usize));
-    scan_tile::<E, A, N>(
+    let total = scan_tile::<E, A, N>(
         input,
         &mut values,
         &mut prefixes,
@@ -89,6 +95,9 @@ pub(crate) fn scan_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
         exclusive,
         blueprint,
     );
+    if write_totals && part == tiles_per_row - 1 && UNIT_POS == 0 {
+        totals[row] = combine::<A>(offset, total, blueprint.fold);
+    }
 }
 
 /// Single pass with decoupled look-back (Merrill & Garland): tiles are taken in order from a

@@ -12,7 +12,7 @@ use super::{
     TileBlueprint,
 };
 use crate::common::address::{AddressType, address_type, check_extent};
-use crate::common::buffers::{BufferRules, bind};
+use crate::common::buffers::{BufferRules, bind, bind_optional};
 use crate::common::fold::Fold;
 use crate::common::grid::cube_count_1d;
 use crate::common::lookback::Workspace;
@@ -143,9 +143,41 @@ fn scan_op_with(
     if lookback {
         pass.lookback(input, output, problem, exclusive);
     } else {
-        pass.reduce_then_scan(input, output, problem, exclusive);
+        pass.reduce_then_scan(input, output, problem, exclusive, None);
     }
     Ok(strategy)
+}
+
+/// The exclusive reduce-then-scan of `rows` rows of `len` counts (`dtype`, an integer) from
+/// `input` into `output`, each row's total also written to `totals` (`rows` elements of
+/// `dtype`): for the counted compaction, whose caller reads the total. Inputs as
+/// [`scan_with`]'s; the caller has checked the buffers.
+pub(crate) fn scan_totals_with(
+    client: &Client,
+    caps: &DeviceCaps,
+    input: &Handle,
+    output: &Handle,
+    totals: &Handle,
+    problem: ScanProblem,
+    dtype: Dtype,
+) -> Result<(), SieveError> {
+    let tuning = ScanTuning::for_device(caps, false);
+    check_tuning(caps, &tuning)?;
+    if problem.rows == 0 || problem.len == 0 {
+        return Ok(());
+    }
+    let pass = Pass {
+        client,
+        tuning,
+        dtype,
+        fold: Fold {
+            op: ScanOp::Sum,
+            elem: dtype,
+            ieee_nan_compare: caps.ieee_nan_compare,
+        },
+    };
+    pass.reduce_then_scan(input, output, problem, true, Some(totals));
+    Ok(())
 }
 
 /// Units of a [`scan_columns`] cube.
@@ -358,12 +390,15 @@ impl Pass<'_> {
         bind(handle, problem.rows * problem.len)
     }
 
+    /// Reduce-then-scan; with `totals`, each row's total written there (`rows` elements of
+    /// the accumulator).
     fn reduce_then_scan(
         &self,
         input: &Handle,
         output: &Handle,
         problem: ScanProblem,
         exclusive: bool,
+        totals: Option<&Handle>,
     ) {
         let layout = self.layout(problem, input, output);
         let accumulator = self.dtype.accumulator();
@@ -407,13 +442,15 @@ impl Pass<'_> {
                     len: layout.tiles_per_row,
                 },
                 true,
+                None,
             );
             offsets
         } else {
             // Not read (`with_offsets` is false); a binding is still needed.
             self.client.empty(accumulator.size_bytes())
         };
-        // SAFETY: as above; tile offsets hold one value per tile when read.
+        // SAFETY: as above; tile offsets hold one value per tile when read, totals one per row
+        // when written.
         unsafe {
             scan_tiles_kernel::launch_unchecked(
                 self.client,
@@ -424,11 +461,13 @@ impl Pass<'_> {
                 self.buffer(input, problem),
                 self.buffer(output, problem),
                 BufferArg::from_raw_parts(offsets, layout.total_tiles.max(1)),
+                bind_optional(self.client, totals, problem.rows),
                 layout.row_vectors,
                 layout.tiles_per_row,
                 layout.total_tiles,
                 exclusive,
                 with_offsets,
+                totals.is_some(),
                 layout.blueprint,
                 self.dtypes(),
             );
