@@ -31,7 +31,10 @@
 #      (2), memcheck and racecheck over `compact::` and `filter_ops::`. Carry [".gpu",
 #      ".gpu-ab", ".gl"] with only the two suites in .gpu and the old and new CUDA benches in
 #      .gpu-ab (all four benches with the suites exceed the call's 64 MiB). Files: c.tgz.
-# usage: bash bench/gpu_session30.sh <v|ab|c>
+#   r  (for the session after the twenty-ninth) racecheck over `topk::` at this code, which `29-a`
+#      cut after 12 tests: the module's tests dealt over 4 compute-sanitizer processes (each
+#      its own client and JIT), LIMIT 540 s. Carry [".gpu", ".gl"]. Files: r.tgz.
+# usage: bash bench/gpu_session30.sh <v|ab|c|r>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -78,6 +81,18 @@ ab)
       pack ab
     done
   done
+  ;;
+r)
+  mapfile -t names < <(.gpu/suite-cuda --list topk:: 2>/dev/null | grep ': test$' | sed 's/: test$//' \
+    | grep -v -E "dtypes_sort|topk_ops")
+  for ((g = 0; g < 4; g++)); do
+    mine=(); for ((i = g; i < ${#names[@]}; i += 4)); do mine+=("${names[$i]}"); done
+    SIEVE_PROP_CASES=20 timeout ${LIMIT:-540} compute-sanitizer --tool racecheck --error-exitcode 9 \
+      .gpu/suite-cuda --exact --test-threads 2 "${mine[@]}" > "$OUT/racecheck-cuda-$g.txt" 2>&1 &
+  done
+  wait
+  echo "== racecheck done at ${SECONDS}s"; suite_summary
+  pack r
   ;;
 c)
   for f in .gpu-ab/*.xz; do xz -d -f "$f"; done; chmod +x .gpu-ab/*
