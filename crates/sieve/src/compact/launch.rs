@@ -21,8 +21,8 @@ use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
 use crate::common::lookback::Workspace;
 use crate::radix::keys::KeyKind;
-use crate::scan::launch::{check_tuning, scan_totals_with, scan_with, vector_size_for};
-use crate::scan::{ScanKind, ScanOptions, ScanProblem, ScanStrategy, ScanTuning};
+use crate::scan::launch::{check_tuning, scan_counts_with, scan_with, vector_size_for};
+use crate::scan::{ScanKind, ScanOptions, ScanProblem, ScanTuning};
 use crate::{DeviceCaps, Dtype, SieveError};
 
 /// Compacts (or splits) every row of a `[rows, len]` problem; see the module docs for the
@@ -204,8 +204,8 @@ fn problem_of(len: usize) -> CompactProblem {
 }
 
 /// The checks both steps of a counted compaction make (as [`compact`]'s), and the
-/// [`CompactIo`] and tuning they share: the outputs stand in as `stand_in` (only their
-/// presence picks the tiles), the count as `count`.
+/// [`CompactIo`] and tuning they share: `count` stands in for the outputs too (only their
+/// presence picks the tiles; step two puts its own in).
 #[allow(clippy::too_many_arguments)]
 fn counted_setup<'a>(
     client: &Client,
@@ -692,7 +692,7 @@ impl<'a> Run<'a> {
         let tile_offsets = self
             .client
             .empty(layout.total_tiles * count_dtype.size_bytes());
-        let tile_counts = self.count_tiles(&layout, &tile_offsets, count_dtype)?;
+        let tile_counts = self.count_tiles(&layout, &tile_offsets, count_dtype, None)?;
         self.launch_scatter(
             rejected,
             &layout,
@@ -705,32 +705,29 @@ impl<'a> Run<'a> {
     }
 
     /// Counts every tile's survivors and scans them per row into `tile_offsets` (exclusive,
-    /// `C` = `count_dtype`); returns the counts.
+    /// `C` = `count_dtype`), with `totals` each row's total there too; returns the counts.
     fn count_tiles(
         &self,
         layout: &Layout,
         tile_offsets: &Handle,
         count_dtype: Dtype,
+        totals: Option<&Handle>,
     ) -> Result<Handle, SieveError> {
         let tile_counts = self
             .client
             .empty(layout.total_tiles * count_dtype.size_bytes());
         self.launch_count(layout, bind(&tile_counts, layout.total_tiles), count_dtype);
-        scan_with(
+        scan_counts_with(
             self.client,
             self.caps,
             &tile_counts,
             tile_offsets,
+            totals,
             ScanProblem {
                 rows: self.problem.rows,
                 len: layout.tiles_per_row,
             },
             count_dtype,
-            ScanKind::Exclusive,
-            ScanOptions {
-                strategy: ScanStrategy::ReduceThenScan,
-                tuning: None,
-            },
         )?;
         Ok(tile_counts)
     }
@@ -826,20 +823,8 @@ impl<'a> Run<'a> {
             self.launch_count(&layout, self.counts_arg(), dtype);
             return Ok(());
         }
-        let tile_counts = self.client.empty(layout.total_tiles * dtype.size_bytes());
-        self.launch_count(&layout, bind(&tile_counts, layout.total_tiles), dtype);
-        scan_totals_with(
-            self.client,
-            self.caps,
-            &tile_counts,
-            workspace,
-            self.io.counts,
-            ScanProblem {
-                rows: self.problem.rows,
-                len: layout.tiles_per_row,
-            },
-            dtype,
-        )
+        self.count_tiles(&layout, workspace, dtype, Some(self.io.counts))?;
+        Ok(())
     }
 
     /// [`write_survivors`]: the scatter's last pass from the offsets in `workspace`.

@@ -129,16 +129,7 @@ fn scan_op_with(
     if problem.rows == 0 || problem.len == 0 {
         return Ok(strategy);
     }
-    let pass = Pass {
-        client,
-        tuning,
-        dtype,
-        fold: Fold {
-            op,
-            elem: dtype,
-            ieee_nan_compare: caps.ieee_nan_compare,
-        },
-    };
+    let pass = Pass::new(client, caps, tuning, dtype, op);
     let exclusive = kind == ScanKind::Exclusive;
     if lookback {
         pass.lookback(input, output, problem, exclusive);
@@ -149,34 +140,26 @@ fn scan_op_with(
 }
 
 /// The exclusive reduce-then-scan of `rows` rows of `len` counts (`dtype`, an integer) from
-/// `input` into `output`, each row's total also written to `totals` (`rows` elements of
-/// `dtype`): for the counted compaction, whose caller reads the total. Inputs as
-/// [`scan_with`]'s; the caller has checked the buffers.
-pub(crate) fn scan_totals_with(
+/// `input` into `output` at default tiles, with `totals` each row's total also written there
+/// (`rows` elements of `dtype`): the compaction's tile offsets (and, for the counted
+/// compaction, its count). The caller's workspaces, so no buffer checks.
+pub(crate) fn scan_counts_with(
     client: &Client,
     caps: &DeviceCaps,
     input: &Handle,
     output: &Handle,
-    totals: &Handle,
+    totals: Option<&Handle>,
     problem: ScanProblem,
     dtype: Dtype,
 ) -> Result<(), SieveError> {
+    caps.check_dtype(dtype)?;
     let tuning = ScanTuning::for_device(caps, false);
     check_tuning(caps, &tuning)?;
     if problem.rows == 0 || problem.len == 0 {
         return Ok(());
     }
-    let pass = Pass {
-        client,
-        tuning,
-        dtype,
-        fold: Fold {
-            op: ScanOp::Sum,
-            elem: dtype,
-            ieee_nan_compare: caps.ieee_nan_compare,
-        },
-    };
-    pass.reduce_then_scan(input, output, problem, true, Some(totals));
+    let pass = Pass::new(client, caps, tuning, dtype, ScanOp::Sum);
+    pass.reduce_then_scan(input, output, problem, true, totals);
     Ok(())
 }
 
@@ -355,7 +338,26 @@ struct Layout {
     address: AddressType,
 }
 
-impl Pass<'_> {
+impl<'a> Pass<'a> {
+    fn new(
+        client: &'a Client,
+        caps: &DeviceCaps,
+        tuning: ScanTuning,
+        dtype: Dtype,
+        op: ScanOp,
+    ) -> Self {
+        Pass {
+            client,
+            tuning,
+            dtype,
+            fold: Fold {
+                op,
+                elem: dtype,
+                ieee_nan_compare: caps.ieee_nan_compare,
+            },
+        }
+    }
+
     fn layout(&self, problem: ScanProblem, input: &Handle, output: &Handle) -> Layout {
         let elem_bytes = self.dtype.size_bytes();
         let vector_size = vector_size_for(
