@@ -13,7 +13,8 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use sieve::compact::{
-    self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, Flags, MaskStorage, Rejected,
+    self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, CountedIo, Flags,
+    MaskStorage, Rejected,
 };
 use sieve::{DeviceCaps, Dtype};
 
@@ -266,11 +267,15 @@ fn raw_rows(
     let out = bench.client.empty(4 * n.max(1));
     let counts = bench.client.empty(4 * rows.max(1));
     let asked = case.params.get("strategy").map(String::as_str);
+    // `raw=none`: no raw rows; `raw=<strategy>` (or `counted`): that one only.
+    let only: String = case.param_or("raw", String::from("all"));
     // `alloc=per_call`: also time each strategy with outputs allocated on every call.
     let per_call = case.params.get("alloc").is_some_and(|a| a == "per_call");
     let mut out_rows = Vec::new();
     for strategy in CompactStrategy::ALL.into_iter().skip(1) {
-        if asked.is_some_and(|a| a != "auto" && a != strategy.name()) {
+        if asked.is_some_and(|a| a != "auto" && a != strategy.name())
+            || (only != "all" && only != strategy.name())
+        {
             continue;
         }
         let mut extra = vec![("strategy", strategy.name())];
@@ -341,6 +346,128 @@ fn raw_rows(
             })));
         }
     }
+    if rows == 1 && (only == "all" || only == "counted") {
+        out_rows.extend(counted_rows(
+            case,
+            inputs,
+            bench,
+            floor,
+            &mask,
+            values.as_ref(),
+        ));
+    }
+    out_rows
+}
+
+/// Where a Burn op's count read costs its time, without Burn or Fusion (issue 16: the counted
+/// compaction through Vulkan): `strategy=counted` is what `mask_select` / `argwhere` do
+/// through the raw API (count and scan, read the count, outputs of exactly that size
+/// allocated, the scatter); `strategy=scatter, read=1` the scatter into outputs allocated once
+/// with the count read after it (the read at the end, no allocation). Both against the
+/// plain `strategy=scatter` row, which reads nothing.
+fn counted_rows(
+    case: &Case,
+    inputs: &Inputs,
+    bench: &Bench<'_>,
+    floor: u64,
+    mask: &Handle,
+    values: Option<&Handle>,
+) -> Vec<Row> {
+    let n = case.numel();
+    let client = bench.client;
+    let flags = Flags::Mask {
+        mask,
+        storage: inputs.storage,
+    };
+    let workspace = client.empty(4 * compact::counted_workspace(n));
+    let count = client.empty(4);
+    let io = CountedIo {
+        values,
+        value_dtype: Dtype::F32,
+        write_values: values.is_some(),
+        write_indices: values.is_none(),
+        index_dtype: Dtype::I32,
+        workspace: &workspace,
+    };
+    let read_count = |count: &Handle| -> usize {
+        let bytes = client.read_one(count.clone()).expect("read back");
+        bytemuck::cast_slice::<u8, i32>(&bytes[..4])[0] as usize
+    };
+    let counted = || -> (Handle, usize) {
+        compact::count_survivors(client, flags, io, n, &count, CompactOptions::default())
+            .expect("count_survivors");
+        let total = read_count(&count);
+        let out = client.empty(4 * total.max(1));
+        compact::write_survivors(
+            client,
+            flags,
+            io,
+            n,
+            total,
+            values.is_some().then_some(&out),
+            values.is_none().then_some(&out),
+            CompactOptions::default(),
+        )
+        .expect("write_survivors");
+        (out, total)
+    };
+    let want: Vec<u32> = (0..n)
+        .filter(|&i| inputs.mask[i])
+        .map(|i| match values {
+            Some(_) => inputs.values[i].to_bits(),
+            None => i as u32,
+        })
+        .collect();
+    let mut out_rows = Vec::new();
+    let row = bench.row(case, "sieve", floor, &[("strategy", "counted")]);
+    let (out, total) = counted();
+    let got = client.read_one(out).expect("read back");
+    let got: &[u32] = bytemuck::cast_slice(&got[..4 * total]);
+    out_rows.push(row.checked(mismatch(got, &want), || {
+        bench.time_raw(|| {
+            let _ = counted();
+        })
+    }));
+
+    // The scatter into outputs made once, its count read after it.
+    let out = client.empty(4 * n.max(1));
+    let counts = client.empty(4);
+    let row = bench.row(
+        case,
+        "sieve",
+        floor,
+        &[("strategy", "scatter"), ("read", "1")],
+    );
+    let scatter_then_read = || -> usize {
+        compact::compact(
+            client,
+            flags,
+            CompactIo {
+                values,
+                value_dtype: Dtype::F32,
+                values_out: values.is_some().then_some(&out),
+                indices_out: values.is_none().then_some(&out),
+                counts: &counts,
+                index_dtype: Dtype::I32,
+            },
+            CompactProblem { rows: 1, len: n },
+            Rejected::Drop,
+            CompactOptions {
+                strategy: CompactStrategy::Scatter,
+                tuning: None,
+            },
+        )
+        .expect("compaction");
+        read_count(&counts)
+    };
+    let total = scatter_then_read();
+    let got = client.read_one(out.clone()).expect("read back");
+    let got: &[u32] = bytemuck::cast_slice(&got[..4 * total]);
+    out_rows.push(row.checked(mismatch(got, &want), || {
+        bench.time_raw(|| {
+            let _ = scatter_then_read();
+        })
+    }));
     out_rows
 }
 
