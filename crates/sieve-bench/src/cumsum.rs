@@ -184,9 +184,12 @@ fn run_rank<const D: usize>(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     rows
 }
 
-/// The forced strategies to time: the one named by `strategy=` (other than `auto`), else both.
+/// The forced strategies to time: the one named by `strategy=` or `raw=` (other than `auto`),
+/// none at `raw=none`, else both.
 fn raw_strategies(case: &Case) -> Vec<ScanStrategy> {
-    match case.params.get("strategy").map(String::as_str) {
+    let named = case.params.get("raw").or(case.params.get("strategy"));
+    match named.map(String::as_str) {
+        Some("none") => vec![],
         Some("reduce_then_scan") => vec![ScanStrategy::ReduceThenScan],
         Some("decoupled_lookback") => vec![ScanStrategy::DecoupledLookback],
         _ => vec![
