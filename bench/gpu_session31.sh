@@ -10,7 +10,8 @@
 #       1.53x / 1.41x): the Burn op, the raw counted compaction (count, read, exact outputs,
 #       scatter: `raw=counted`), the raw scatter with its count read after it and the plain raw
 #       scatter, at 2^28 (and 2^24 for issue 15's marks), with the copy rows with and without a
-#       16-byte read; then the rows `30-a` lost (sampling, sorts, the short top-k rows), CUDA
+#       16-byte read, and the Burn ops followed by a flush (`flush=1`: the queued scatter
+#       dispatched while the host returns); then the rows `30-a` lost (sampling, sorts, the short top-k rows), CUDA
 #       and Vulkan, and torch's filter / topk / sample / sort rows. Benches built at `95f127d`
 #       in .gpu30 (carry [".gpu30", ".gl"]). Files: ca.tgz.
 # usage: bash bench/gpu_session31.sh <rb|ca>
@@ -39,7 +40,8 @@ ca)
   F="--case copy:16777216:f32 --case copy:16777216:f32:read=1
      --case argwhere:268435456:bool:raw=counted --case argwhere:268435456:bool:raw=scatter
      --case mask_select:268435456:f32:density=0.5,raw=counted --case mask_select:268435456:f32:density=0.5,raw=scatter
-     --case argwhere:16777216:bool:raw=counted --case mask_select:16777216:f32:density=0.01,raw=counted"
+     --case argwhere:16777216:bool:raw=counted --case mask_select:16777216:f32:density=0.01,raw=counted
+     --case argwhere:268435456:bool:raw=none,flush=1 --case mask_select:268435456:f32:density=0.5,raw=none,flush=1"
   L="--case top_k_top_p_sample:64x128256:f32:k=50,p=0.9,t=0.8 --case top_k_top_p_sample:256x128256:f32:k=50,p=0.9,t=0.8
      --case sort_with_indices:16777216:f32 --case sort_with_indices:16384x128:f32
      --case sort_with_indices:64x128256:f32:descending=true --case searchsorted:16777216:f32:keys=1048576
