@@ -41,7 +41,8 @@ ca)
      --case argwhere:268435456:bool:raw=counted --case argwhere:268435456:bool:raw=scatter
      --case mask_select:268435456:f32:density=0.5,raw=counted --case mask_select:268435456:f32:density=0.5,raw=scatter
      --case argwhere:16777216:bool:raw=counted --case mask_select:16777216:f32:density=0.01,raw=counted
-     --case argwhere:268435456:bool:raw=none,flush=1 --case mask_select:268435456:f32:density=0.5,raw=none,flush=1"
+     --case argwhere:268435456:bool:raw=none,flush=1 --case mask_select:268435456:f32:density=0.5,raw=none,flush=1
+     --case argwhere:16777216:bool:raw=none,flush=1 --case mask_select:16777216:f32:density=0.5,raw=none,flush=1"
   L="--case top_k_top_p_sample:64x128256:f32:k=50,p=0.9,t=0.8 --case top_k_top_p_sample:256x128256:f32:k=50,p=0.9,t=0.8
      --case sort_with_indices:16777216:f32 --case sort_with_indices:16384x128:f32
      --case sort_with_indices:64x128256:f32:descending=true --case searchsorted:16777216:f32:keys=1048576
