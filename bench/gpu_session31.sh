@@ -15,7 +15,10 @@
 #       (sampling, sorts, the short top-k rows) through CUDA with WITH_L=1 (the session had
 #       about 300 s of device time left: not run then). Benches built at `95f127d`
 #       in .gpu30 (carry [".gpu30", ".gl"]). Files: ca.tgz.
-# usage: bash bench/gpu_session31.sh <rb|ca>
+#   cb  `ca`'s core in under 100 s (the device time left kept shrinking while no machine was
+#       lent): argwhere 2^28 only, raw counted / scatter with its read after / the Burn op with
+#       `flush=1`, and the copy rows with and without a read, Vulkan then CUDA. Files: cb.tgz.
+# usage: bash bench/gpu_session31.sh <rb|ca|cb>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -56,6 +59,16 @@ ca)
   [ -n "${WITH_L:-}" ] && timeout 50 $C --no-burn --runs 10 --sample-ms 30 --with raw=none --json "$OUT/cuda-big.json" $L > "$OUT/rows-cuda-big.txt" 2>&1
   for f in "$OUT"/rows-*.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-150; done
   ;;
-*) echo "usage: $0 <rb|ca>"; exit 2 ;;
+cb)
+  for f in .gpu30/sieve-bench-*.xz; do xz -d -f "$f"; done; chmod +x .gpu30/*
+  R="--case copy:16777216:f32 --case copy:16777216:f32:read=1 --case argwhere:268435456:bool:raw=counted
+     --case argwhere:268435456:bool:raw=scatter --case argwhere:268435456:bool:raw=none,flush=1"
+  timeout 60 .gpu30/sieve-bench-vknr --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan.json" $R > "$OUT/rows-vulkan.txt" 2>&1
+  echo "== vulkan rc=$? at ${SECONDS}s"; pack cb
+  timeout 30 .gpu30/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda.json" $R > "$OUT/rows-cuda.txt" 2>&1
+  echo "== cuda rc=$? at ${SECONDS}s"
+  for f in "$OUT"/rows-*.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-150; done
+  ;;
+*) echo "usage: $0 <rb|ca|cb>"; exit 2 ;;
 esac
 pack $1
