@@ -18,7 +18,15 @@
 #   cb  `ca`'s core in under 100 s (the device time left kept shrinking while no machine was
 #       lent): argwhere 2^28 only, raw counted / scatter with its read after / the Burn op with
 #       `flush=1`, and the copy rows with and without a read, Vulkan then CUDA. Files: cb.tgz.
-# usage: bash bench/gpu_session31.sh <rb|ca|cb>
+#   cd  (for the next session) the `dispatch-compact` branch (`f29010b`: the counted
+#       compactions flush Fusion after queuing their scatter, from 2^26 elements) against main
+#       (`95f127d`), alternating processes main/branch/main/branch through Vulkan (2 s warm-up
+#       a row) and CUDA, 30 ms samples, the Burn op rows only: argwhere and mask_select at 2^28
+#       and 2^24, unique 2^24 (2^28's host check alone would outrun a process's limit); then `cb`'s rows (where the counted form's time goes).
+#       Carry [".gpu30", ".gl"] with the four benches in .gpu30 (main's two, built at `95f127d`,
+#       and the branch's `*-dispatch`). Files: cd.tgz; then `python3 bench/compare.py
+#       <branch>.json <main>.json` per runtime and round.
+# usage: bash bench/gpu_session31.sh <rb|ca|cb|cd>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -69,6 +77,32 @@ cb)
   echo "== cuda rc=$? at ${SECONDS}s"
   for f in "$OUT"/rows-*.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-150; done
   ;;
-*) echo "usage: $0 <rb|ca|cb>"; exit 2 ;;
+cd)
+  for f in .gpu30/*.xz; do xz -d -f "$f"; done; chmod +x .gpu30/*
+  R="--case argwhere:268435456:bool --case mask_select:268435456:f32:density=0.5
+     --case argwhere:16777216:bool --case mask_select:16777216:f32:density=0.01
+     --case unique:16777216:f32:distinct=65536"
+  for round in 1 2; do
+    for v in main dispatch; do
+      b=.gpu30/sieve-bench-vknr; [ $v = dispatch ] && b=$b-dispatch
+      timeout 60 $b --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --with raw=none \
+        --json "$OUT/vulkan-$v-$round.json" $R > "$OUT/rows-vulkan-$v-$round.txt" 2>&1
+      echo "== vulkan $v $round rc=$? at ${SECONDS}s"
+      b=.gpu30/sieve-bench-cuda; [ $v = dispatch ] && b=$b-dispatch
+      timeout 35 $b --no-burn --runs 10 --sample-ms 30 --with raw=none \
+        --json "$OUT/cuda-$v-$round.json" $R > "$OUT/rows-cuda-$v-$round.txt" 2>&1
+      echo "== cuda $v $round rc=$? at ${SECONDS}s"
+      pack cd
+    done
+  done
+  C="--case copy:16777216:f32 --case copy:16777216:f32:read=1 --case argwhere:268435456:bool:raw=counted
+     --case argwhere:268435456:bool:raw=scatter --case argwhere:16777216:bool:raw=counted"
+  timeout 60 .gpu30/sieve-bench-vknr --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan-counted.json" $C > "$OUT/rows-vulkan-counted.txt" 2>&1
+  echo "== vulkan counted rc=$? at ${SECONDS}s"
+  timeout 30 .gpu30/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda-counted.json" $C > "$OUT/rows-cuda-counted.txt" 2>&1
+  echo "== cuda counted rc=$? at ${SECONDS}s"
+  for f in "$OUT"/rows-*-1.txt "$OUT"/rows-*-counted.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-140; done
+  ;;
+*) echo "usage: $0 <rb|ca|cb|cd>"; exit 2 ;;
 esac
 pack $1
