@@ -23,8 +23,9 @@
 #       (`95f127d`), alternating processes main/branch/main/branch through Vulkan (2 s warm-up
 #       a row) and CUDA, 30 ms samples, the Burn op rows only: argwhere and mask_select at 2^28
 #       and 2^24, unique 2^24 (2^28's host check alone would outrun a process's limit); then `cb`'s rows (where the counted form's time goes).
-#       Carry [".gpu30", ".gl"] with the four benches in .gpu30 (main's two, built at `95f127d`,
-#       and the branch's `*-dispatch`). Files: cd.tgz; then `python3 bench/compare.py
+#       Carry [".gpu30", ".gpu30d", ".gl"]: main's two benches (built at `95f127d`) in .gpu30,
+#       the branch's (`*-dispatch`, Vulkan built at `ebeedbd`, CUDA at `f29010b`: the same code) in
+#       .gpu30d. Files: cd.tgz; then `python3 bench/compare.py
 #       <branch>.json <main>.json` per runtime and round.
 # usage: bash bench/gpu_session31.sh <rb|ca|cb|cd>
 set -uo pipefail
@@ -78,17 +79,17 @@ cb)
   for f in "$OUT"/rows-*.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-150; done
   ;;
 cd)
-  for f in .gpu30/*.xz; do xz -d -f "$f"; done; chmod +x .gpu30/*
+  for f in .gpu30/*.xz .gpu30d/*.xz; do xz -d -f "$f"; done; chmod +x .gpu30/* .gpu30d/*
   R="--case argwhere:268435456:bool --case mask_select:268435456:f32:density=0.5
      --case argwhere:16777216:bool --case mask_select:16777216:f32:density=0.01
      --case unique:16777216:f32:distinct=65536"
   for round in 1 2; do
     for v in main dispatch; do
-      b=.gpu30/sieve-bench-vknr; [ $v = dispatch ] && b=$b-dispatch
+      b=.gpu30/sieve-bench-vknr; [ $v = dispatch ] && b=.gpu30d/sieve-bench-vknr-dispatch
       timeout 60 $b --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --with raw=none \
         --json "$OUT/vulkan-$v-$round.json" $R > "$OUT/rows-vulkan-$v-$round.txt" 2>&1
       echo "== vulkan $v $round rc=$? at ${SECONDS}s"
-      b=.gpu30/sieve-bench-cuda; [ $v = dispatch ] && b=$b-dispatch
+      b=.gpu30/sieve-bench-cuda; [ $v = dispatch ] && b=.gpu30d/sieve-bench-cuda-dispatch
       timeout 35 $b --no-burn --runs 10 --sample-ms 30 --with raw=none \
         --json "$OUT/cuda-$v-$round.json" $R > "$OUT/rows-cuda-$v-$round.txt" 2>&1
       echo "== cuda $v $round rc=$? at ${SECONDS}s"
