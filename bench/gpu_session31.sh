@@ -27,7 +27,16 @@
 #       the branch's (`*-dispatch`, Vulkan built at `ebeedbd`, CUDA at `f29010b`: the same code) in
 #       .gpu30d. Files: cd.tgz; then `python3 bench/compare.py
 #       <branch>.json <main>.json` per runtime and round.
-# usage: bash bench/gpu_session31.sh <rb|ca|cb|cd>
+#   ce  (for the next session) the `sparse-values` branch (`cc477e4`: a counted mask
+#       compaction with at most one survivor in 16 loads values only for vectors with a
+#       survivor) against main, alternating processes main/branch/main/branch through CUDA and
+#       Vulkan (2 s warm-up a row), 30 ms samples: mask_select at 2^28 densities 0.01, 0.05 and
+#       0.5 (the last unchanged: the dense path) and 2^24 at 0.01, each with the raw counted
+#       row (`raw=counted`, the kernels without Burn). Carry [".gpu30", ".gpu30s", ".gl"]
+#       (the branch's benches, `*-sparse`, in .gpu30s). Files: ce.tgz; then
+#       `python3 bench/compare.py` per runtime and round. Issue 15's mark: mask_select 2^28 at
+#       density 0.01 <= torch (0.720-0.740; sieve 0.738 in `25-c`).
+# usage: bash bench/gpu_session31.sh <rb|ca|cb|cd|ce>
 set -uo pipefail
 here="$(dirname "$0")"
 source "$here/gpu_prelude.sh"
@@ -104,6 +113,23 @@ cd)
   echo "== cuda counted rc=$? at ${SECONDS}s"
   for f in "$OUT"/rows-*-1.txt "$OUT"/rows-*-counted.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-140; done
   ;;
-*) echo "usage: $0 <rb|ca|cb|cd>"; exit 2 ;;
+ce)
+  for f in .gpu30/*.xz .gpu30s/*.xz; do xz -d -f "$f"; done; chmod +x .gpu30/* .gpu30s/*
+  R="--case mask_select:268435456:f32:density=0.01,raw=counted --case mask_select:268435456:f32:density=0.05,raw=counted
+     --case mask_select:268435456:f32:density=0.5,raw=counted --case mask_select:16777216:f32:density=0.01,raw=counted"
+  for round in 1 2; do
+    for v in main sparse; do
+      b=.gpu30/sieve-bench-cuda; [ $v = sparse ] && b=.gpu30s/sieve-bench-cuda-sparse
+      timeout 45 $b --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda-$v-$round.json" $R > "$OUT/rows-cuda-$v-$round.txt" 2>&1
+      echo "== cuda $v $round rc=$? at ${SECONDS}s"
+      b=.gpu30/sieve-bench-vknr; [ $v = sparse ] && b=.gpu30s/sieve-bench-vknr-sparse
+      timeout 70 $b --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan-$v-$round.json" $R > "$OUT/rows-vulkan-$v-$round.txt" 2>&1
+      echo "== vulkan $v $round rc=$? at ${SECONDS}s"
+      pack ce
+    done
+  done
+  for f in "$OUT"/rows-*-1.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-140; done
+  ;;
+*) echo "usage: $0 <rb|ca|cb|cd|ce>"; exit 2 ;;
 esac
 pack $1
