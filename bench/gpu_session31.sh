@@ -123,7 +123,7 @@ ce)
       timeout 45 $b --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda-$v-$round.json" $R > "$OUT/rows-cuda-$v-$round.txt" 2>&1
       echo "== cuda $v $round rc=$? at ${SECONDS}s"
       b=.gpu30/sieve-bench-vknr; [ $v = sparse ] && b=.gpu30s/sieve-bench-vknr-sparse
-      timeout 70 $b --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan-$v-$round.json" $R > "$OUT/rows-vulkan-$v-$round.txt" 2>&1
+      timeout 90 $b --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan-$v-$round.json" $R > "$OUT/rows-vulkan-$v-$round.txt" 2>&1
       echo "== vulkan $v $round rc=$? at ${SECONDS}s"
       pack ce
     done
