@@ -7,8 +7,8 @@
 #      scan, filter, sort, top-k, sampling and set rows in the same call (issue 17's sampling
 #      and unique marks through CUDA too). The copy rows with `read=1` (each call
 #      also reads 16 bytes back) against the plain ones: one small read's round trip on each
-#      runtime, the count read's reproduction; then those and argwhere / mask_select through
-#      Vulkan with SIEVE_VK_READ=inline (the patched read path). Files: a.tgz (then
+#      runtime, the count read's reproduction (the inline-read step that followed was measured
+#      in `30-a` and dropped). Files: a.tgz (then
 #      `python3 bench/table.py` over cuda.json / vulkan.json / torch.json).
 #   b  `props::` through Vulkan (three processes) and CUDA (three), at the suite's default
 #      cases. Files: b.tgz.
