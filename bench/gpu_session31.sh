@@ -36,9 +36,17 @@
 #       (the branch's benches, `*-sparse`, in .gpu30s). Files: ce.tgz; then
 #       `python3 bench/compare.py` per runtime and round. Issue 15's mark: mask_select 2^28 at
 #       density 0.01 <= torch (0.720-0.740; sieve 0.738 in `25-c`).
-# usage: bash bench/gpu_session31.sh <rb|ca|cb|cd|ce>
+#   cf  (if `sparse-values` is merged) its tests on the H200: `compact::`, `filter_ops::`,
+#       `sets::`, `dtypes_ops::every_dtype_through_every_op` and `props::filter_property`
+#       through CUDA (3 processes) and Vulkan (2), memcheck and racecheck over `compact::` and
+#       `filter_ops::`. Suites built from `cc477e4` (the tests as `feafd05`, which only folds
+#       two checks into a loop) in .gpu30ss (carry [".gpu30ss", ".gl"]); they stand in for
+#       .gpu's. Files: cf.tgz.
+# usage: bash bench/gpu_session31.sh <rb|ca|cb|cd|ce|cf>
 set -uo pipefail
 here="$(dirname "$0")"
+# `cf` runs the branch's suites where the prelude looks for them.
+[ "${1:-}" = cf ] && mkdir -p .gpu && cp .gpu30ss/*.xz .gpu/
 source "$here/gpu_prelude.sh"
 stage_out
 case "$1" in
@@ -130,6 +138,22 @@ ce)
   done
   for f in "$OUT"/rows-*-1.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-140; done
   ;;
-*) echo "usage: $0 <rb|ca|cb|cd|ce>"; exit 2 ;;
+cf)
+  export LIMIT=${LIMIT:-480}
+  M="compact:: filter_ops:: sets:: dtypes_ops::every_dtype_through_every_op props::filter_property"
+  for s in cuda:3 vulkan:2; do
+    suite=${s%:*} groups=${s#*:}
+    mapfile -t all < <(for m in $M; do .gpu/suite-$suite --list $m 2>/dev/null | grep ': test$'; done \
+      | sort -u | sed 's/: test$//')
+    for ((g = 0; g < groups; g++)); do
+      mine=(); for ((i = g; i < ${#all[@]}; i += groups)); do mine+=("${all[$i]}"); done
+      timeout $LIMIT .gpu/suite-$suite --exact --test-threads 2 "${mine[@]}" > "$OUT/tests-$suite-$g.txt" 2>&1 &
+    done
+  done
+  sanitize "compact:: filter_ops::" "compact::;filter_ops::"
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  ;;
+*) echo "usage: $0 <rb|ca|cb|cd|ce|cf>"; exit 2 ;;
 esac
 pack $1
