@@ -39,8 +39,7 @@
 #   cf  (if `sparse-values` is merged) its tests on the H200: `compact::`, `filter_ops::`,
 #       `sets::`, `dtypes_ops::every_dtype_through_every_op` and `props::filter_property`
 #       through CUDA (3 processes) and Vulkan (2), memcheck and racecheck over `compact::` and
-#       `filter_ops::`. Suites built from `cc477e4` (the tests as `feafd05`, which only folds
-#       two checks into a loop) in .gpu30ss (carry [".gpu30ss", ".gl"]); they stand in for
+#       `filter_ops::`. Suites built from `feafd05` (the branch's head) in .gpu30ss (carry [".gpu30ss", ".gl"]); they stand in for
 #       .gpu's. Files: cf.tgz.
 # usage: bash bench/gpu_session31.sh <rb|ca|cb|cd|ce|cf>
 set -uo pipefail
