@@ -393,7 +393,7 @@ fn counted_rows(
         let bytes = client.read_one(count.clone()).expect("read back");
         bytemuck::cast_slice::<u8, i32>(&bytes[..4])[0] as usize
     };
-    let counted = || -> (Handle, usize) {
+    let counted = || -> Handle {
         compact::count_survivors(client, flags, io, n, &count, CompactOptions::default())
             .expect("count_survivors");
         let total = read_count(&count);
@@ -409,21 +409,26 @@ fn counted_rows(
             CompactOptions::default(),
         )
         .expect("write_survivors");
-        (out, total)
+        out
     };
-    let want: Vec<u32> = (0..n)
-        .filter(|&i| inputs.mask[i])
-        .map(|i| match values {
-            Some(_) => inputs.values[i].to_bits(),
-            None => i as u32,
-        })
-        .collect();
+    // Both rows write one row of survivors and its count.
+    let check = |out: &Handle, count: &Handle| {
+        check_raw(
+            client,
+            inputs,
+            out,
+            count,
+            1,
+            n,
+            Rejected::Drop,
+            values.is_some(),
+        )
+    };
     let mut out_rows = Vec::new();
     let row = bench.row(case, "sieve", floor, &[("strategy", "counted")]);
-    let (out, total) = counted();
-    let got = client.read_one(out).expect("read back");
-    let got: &[u32] = bytemuck::cast_slice(&got[..4 * total]);
-    out_rows.push(row.checked(mismatch(got, &want), || {
+    let out = counted();
+    let wrong = check(&out, &count);
+    out_rows.push(row.checked(wrong, || {
         bench.time_raw(|| {
             let _ = counted();
         })
@@ -460,10 +465,9 @@ fn counted_rows(
         .expect("compaction");
         read_count(&counts)
     };
-    let total = scatter_then_read();
-    let got = client.read_one(out.clone()).expect("read back");
-    let got: &[u32] = bytemuck::cast_slice(&got[..4 * total]);
-    out_rows.push(row.checked(mismatch(got, &want), || {
+    scatter_then_read();
+    let wrong = check(&out, &counts);
+    out_rows.push(row.checked(wrong, || {
         bench.time_raw(|| {
             let _ = scatter_then_read();
         })
@@ -485,8 +489,9 @@ fn check_raw(
 ) -> Option<String> {
     let got_counts = client.read_one(counts.clone()).expect("read back");
     let got_counts: &[i32] = bytemuck::cast_slice(&got_counts[..4 * rows]);
+    // The whole output: a counted compaction's holds only its survivors.
     let got = client.read_one(out.clone()).expect("read back");
-    let got: &[u32] = bytemuck::cast_slice(&got[..4 * rows * len]);
+    let got: &[u32] = bytemuck::cast_slice(&got);
     for (r, &count) in got_counts.iter().enumerate() {
         let base = r * len;
         let want: Vec<u32> = (0..len)
@@ -506,7 +511,14 @@ fn check_raw(
         if rejected == Rejected::Zero {
             slots.resize(len, 0);
         }
-        if let Some(why) = mismatch(&got[base..base + slots.len()], &slots) {
+        let Some(got) = got.get(base..base + slots.len()) else {
+            return Some(format!(
+                "row {r}: the output holds {} elements, not the {} its slots need",
+                got.len(),
+                base + slots.len()
+            ));
+        };
+        if let Some(why) = mismatch(got, &slots) {
             return Some(format!("row {r}: {why}"));
         }
     }
