@@ -29,7 +29,7 @@ use crate::common::fold::{Fold, ScanOp};
 use crate::common::grid::{cube_count_1d, linear_cube_index};
 use crate::radix::keys::{KeyKind, logit_bits};
 use crate::radix::tile::RadixBlueprint;
-use crate::random::{output_extent, seed_words, uniform_of, words_of};
+use crate::random::{neg_ln_uniform_of, output_extent, seed_words, words_of};
 use crate::sort::launch::sort_keyed;
 use crate::sort::{SortIo, SortOptions, SortOrder, SortProblem};
 use crate::topk::tile::ranks_in_row;
@@ -377,8 +377,7 @@ fn draw_kernel<I: Numeric>(
             }
             if keep {
                 let id = candidate_id(ids, &ranked_ids, base, j, layout);
-                let u = uniform_of(seed_lo, seed_hi, id);
-                let score = s - (-u.ln()).ln();
+                let score = s - neg_ln_uniform_of(seed_lo, seed_hi, id).ln();
                 if score > top {
                     top = score;
                     top_slot = j as u32;
