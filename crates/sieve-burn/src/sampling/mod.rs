@@ -546,9 +546,22 @@ fn nucleus(sorted: Tensor<2>, slot: Tensor<2, Int>, p: Tensor<2>) -> Tensor<2, B
         .bool_or(p.greater_equal_elem(1.0))
 }
 
-/// `-ln(-ln u)`.
+/// `-ln(-ln u)`, with `-ln u` taken as the draw kernel takes it (`sieve::random`'s
+/// `neg_ln_uniform_of`): near `u = 1`, from `w = 1 - u` (exact for `u >= 1/2`) by its series,
+/// where f32's `ln(u)` would keep only an absolute ~6e-8 of a result as small as 3e-8.
 fn gumbel(u: Tensor<2>) -> Tensor<2> {
-    u.log().neg().log().neg()
+    let w = u.clone().neg().add_scalar(1.0);
+    let near_one = w.clone().lower_elem(1.0 / 64.0);
+    let series = w
+        .clone()
+        .mul_scalar(0.25)
+        .add_scalar(1.0 / 3.0)
+        .mul(w.clone())
+        .add_scalar(0.5)
+        .mul(w.clone())
+        .add_scalar(1.0)
+        .mul(w);
+    u.log().neg().mask_where(near_one, series).log().neg()
 }
 
 /// Gumbel-max over the `keep` tokens of `scaled` (vocab order), greedy rows taking their
