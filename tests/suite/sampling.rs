@@ -912,3 +912,83 @@ fn whole_rows_rank_nan_low_at_every_strategy() {
         }
     }
 }
+
+/// `sample_from_logits` and `min_p_sample` (the Burn ops' own draw: Gumbel-max over the kept
+/// logits, with `-ln u` near `u = 1` from its series) against `reference::sample_row` with no
+/// cut, token for token (up to scores tied within rounding, as `check_token` allows), on
+/// `[64, 3000]` rows of logits on a grid of halves with NaN, -inf and +inf, all-equal and
+/// all-NaN rows, at two temperatures and greedy. `min_p`'s reference is the same draw over
+/// the row with every logit under `min_p * p_max` set to -inf; its threshold lies midway
+/// between two grid steps of `(x - max) / T`, so no rounding decides which logit is kept.
+#[test]
+fn unfiltered_and_min_p_draws_match_the_reference() {
+    use crate::common::rng;
+    use rand::Rng;
+    use sieve::sample::reference::{RowParams, sample_row};
+    let _device = serial();
+    let device = Device::default();
+    let (mut rng, seed) = rng("unfiltered_and_min_p_draws_match_the_reference");
+    let (rows, vocab) = (64usize, 3000usize);
+    let mut data = Vec::with_capacity(rows * vocab);
+    for r in 0..rows {
+        data.extend((0..vocab).map(|j| match r % 8 {
+            0 if rng.random_range(0..20) == 0 => f32::NAN,
+            0 if rng.random_range(0..50) == 0 => f32::NEG_INFINITY,
+            1 if j % 101 == 5 => f32::NAN,
+            1 => 1.5,
+            2 if j == 17 || j == vocab - 3 => f32::INFINITY,
+            3 => f32::NAN,
+            4 if j % 2 == 0 => f32::NEG_INFINITY,
+            _ => rng.random_range(-16i32..=16) as f32 * 0.5,
+        }));
+    }
+    // Below 2^31: the same words as an i64 tensor's low word.
+    let seeds: Vec<u32> = (0..rows).map(|_| rng.random_range(0..1u32 << 30)).collect();
+    let x = Tensor::<2>::from_data(TensorData::new(data.clone(), [rows, vocab]), &device);
+    let s = Tensor::<1, Int>::from_data(
+        TensorData::new(seeds.iter().map(|&s| s as i64).collect::<Vec<_>>(), [rows]),
+        &device,
+    );
+    for t in [1.0f32, 0.7, 0.0] {
+        let params = |r: usize| RowParams {
+            seed: (seeds[r], 0),
+            k: 0,
+            p: 1.0,
+            t,
+        };
+        let got = i64s(sample_from_logits(x.clone(), t, s.clone()));
+        for (r, &got) in got.iter().enumerate() {
+            let row = &data[r * vocab..(r + 1) * vocab];
+            let (ids, want) = sample_row(row, 0, params(r));
+            let case = format!("seed {seed}: sample_from_logits, T {t}, row {r}");
+            check_token(&case, got, &want, &ids);
+        }
+        // `(x - max) / T` steps by `0.5 / T`: the threshold 3.5 steps under the best.
+        let step = 0.5 / if t > 0.0 { t as f64 } else { 1.0 };
+        let min_p = (-3.5 * step).exp();
+        let got = i64s(min_p_sample(x.clone(), min_p as f32, t, s.clone()));
+        for (r, &got) in got.iter().enumerate() {
+            let row = &data[r * vocab..(r + 1) * vocab];
+            let clamp = |v: f32| if v == f32::INFINITY { f32::MAX } else { v };
+            let best = row
+                .iter()
+                .filter(|v| !v.is_nan())
+                .map(|&v| clamp(v))
+                .fold(f32::NEG_INFINITY, f32::max);
+            let kept: Vec<f32> = row
+                .iter()
+                .map(|&v| {
+                    let d = (clamp(v) as f64 - best as f64) * step / 0.5;
+                    if v.is_nan() || !best.is_finite() || d.exp() >= min_p {
+                        v
+                    } else {
+                        f32::NEG_INFINITY
+                    }
+                })
+                .collect();
+            let (ids, want) = sample_row(&kept, 0, params(r));
+            let case = format!("seed {seed}: min_p_sample {min_p}, T {t}, row {r}");
+            check_token(&case, got, &want, &ids);
+        }
+    }
+}

@@ -228,3 +228,115 @@ fn default_tuning_on_few_long_rows() {
         }
     }
 }
+
+/// Rows past the one-cube-per-row limit (2^17 keys at default tunings) take the device-wide
+/// select through the public ops at default tunings: specials with runs of one value, sorted
+/// and reversed rows (the orders that mislead the bounds), Float and Int, both directions,
+/// `sorted: false` (the same set), the transposed view along dim 0, and `kthvalue` / `median`
+/// over such rows.
+#[test]
+fn default_tuning_on_rows_past_the_row_cube() {
+    let device = Device::default();
+    let (mut rng, seed) = rng("default_tuning_on_rows_past_the_row_cube");
+    let len = 140_001usize;
+    let shape = [3usize, len];
+    let data: Vec<f32> = (0..3 * len)
+        .map(|i| match i / len {
+            0 if (i / 7000) % 3 == 1 => 1.5,
+            0 => special_f32(&mut rng),
+            // Ascending, then descending: the sample's tiles hold the row's extremes.
+            1 => (i % len) as f32 * 0.25 - 9000.0,
+            _ => (len - i % len) as f32 * -0.5,
+        })
+        .collect();
+    let flat: Vec<u32> = data.iter().map(|v| v.to_bits()).collect();
+    let x = Tensor::<2>::from_data(TensorData::new(data.clone(), shape), &device);
+    let ints: Vec<i32> = (0..len as i32).rev().map(|v| v / 3).collect();
+    let xi = Tensor::<2, Int>::from_data(TensorData::new(ints.clone(), [1, len]), &device);
+    for k in [1, 1000, 70_000] {
+        for largest in [true, false] {
+            let case = format!("seed {seed}: {shape:?} k {k} largest {largest}");
+            let (indices, source) = first_k_along(&data, &shape, 1, k, largest);
+            let want: Vec<u32> = source.iter().map(|&s| flat[s]).collect();
+            let (values, got) = if largest {
+                sieve_burn::topk_with_indices(x.clone(), k, 1)
+            } else {
+                sieve_burn::bottomk_with_indices(x.clone(), k, 1)
+            };
+            assert_same(&bits(values), &want, &format!("{case}: values"));
+            assert_same(&i64s(got), &indices, &format!("{case}: indices"));
+
+            // Unsorted: the same (index, value) pairs per row.
+            let options = TopKOptions {
+                largest,
+                sorted: false,
+                ..TopKOptions::default()
+            };
+            let (values, got) = sieve_burn::topk_with_options(x.clone(), k, 1, options);
+            let (values, got) = (bits(values), i64s(got));
+            for r in 0..shape[0] {
+                let row = r * k..(r + 1) * k;
+                let mut have: Vec<(i64, u32)> = got[row.clone()]
+                    .iter()
+                    .copied()
+                    .zip(values[row.clone()].iter().copied())
+                    .collect();
+                let mut wanted: Vec<(i64, u32)> = indices[row.clone()]
+                    .iter()
+                    .copied()
+                    .zip(want[row].iter().copied())
+                    .collect();
+                have.sort_unstable();
+                wanted.sort_unstable();
+                assert_same(&have, &wanted, &format!("{case}: unsorted, row {r}"));
+            }
+
+            // Int, reversed with runs of three.
+            let (indices, source) = first_k_along(&ints, &[1, len], 1, k, largest);
+            let want: Vec<i64> = source.iter().map(|&s| ints[s] as i64).collect();
+            let (values, got) = if largest {
+                sieve_burn::topk_with_indices(xi.clone(), k, 1)
+            } else {
+                sieve_burn::bottomk_with_indices(xi.clone(), k, 1)
+            };
+            assert_same(&i64s(values), &want, &format!("{case}: int values"));
+            assert_same(&i64s(got), &indices, &format!("{case}: int indices"));
+        }
+    }
+    // The transposed view, along dim 0.
+    let t = x.clone().swap_dims(0, 1);
+    let tdata: Vec<f32> = (0..len)
+        .flat_map(|j| (0..3).map(move |r| (r, j)))
+        .map(|(r, j)| data[r * len + j])
+        .collect();
+    let tflat: Vec<u32> = tdata.iter().map(|v| v.to_bits()).collect();
+    let (indices, source) = first_k_along(&tdata, &[len, 3], 0, 1000, true);
+    let want: Vec<u32> = source.iter().map(|&s| tflat[s]).collect();
+    let (values, got) = sieve_burn::topk_with_indices(t, 1000, 0);
+    let case = format!("seed {seed}: transposed, dim 0");
+    assert_same(&bits(values), &want, &format!("{case}: values"));
+    assert_same(&i64s(got), &indices, &format!("{case}: indices"));
+    // Order statistics: the k-th smallest (1-based) along the row, ties to the lower index,
+    // and the lower median.
+    for (kth, name) in [(70_000usize, "kthvalue"), ((len - 1) / 2 + 1, "median")] {
+        let (indices, source) = first_k_along(&data, &shape, 1, kth, false);
+        let (values, got) = if name == "median" {
+            sieve_burn::median(x.clone(), 1)
+        } else {
+            sieve_burn::kthvalue(x.clone(), kth, 1)
+        };
+        let (values, got) = (bits(values), i64s(got));
+        for r in 0..shape[0] {
+            let last = r * kth + kth - 1;
+            let (mut value, mut index) = (flat[source[last]], indices[last]);
+            // As torch's, a median of a lane holding a NaN is its first NaN.
+            let first_nan = data[r * len..(r + 1) * len].iter().position(|v| v.is_nan());
+            if let (Some(j), "median") = (first_nan, name) {
+                (value, index) = (flat[r * len + j], j as i64);
+            }
+            let case = format!("seed {seed}: {name} row {r}");
+            assert_eq!(values[r], value, "{case}: value");
+            assert_eq!(got[r], index, "{case}: index");
+        }
+    }
+}
