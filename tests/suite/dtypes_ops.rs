@@ -9,7 +9,8 @@
 //! `Tensor::from_data` in that dtype (exact bits) and, for one case, with Burn's `cast` from
 //! the default dtype of its kind. Every value output must keep the input's dtype, every index
 //! and count output must be the device's default int dtype. Views: a transposed tensor along
-//! dim 0 through the sort and the scan.
+//! dim 0 through the sort and the scan. The scans also run down the columns of `[lanes,
+//! columns]` tensors wide enough for the in-place column scan at each of its vector widths.
 //!
 //! Exactness where the contract leaves bits open (docs/SEMANTICS.md): float sums take halves
 //! and products factors +-1, +-2, +-0.5 (at most 120 of magnitude != 1 a row), so every
@@ -577,6 +578,48 @@ fn check_scans<T: El>(env: &Env, rng: &mut StdRng, len: usize, case: &str) {
     }
 }
 
+/// The four scans along dim 0 of `[lanes, columns]` tensors, which the device scans in place
+/// down the columns (`sieve::scan::scan_columns`, one unit per column or per vector of 2 or 4
+/// neighbouring ones): shapes that take each vector width on every device (2^18 and
+/// 131,074 columns: vectors of 4 and 2; 2,049: one column a unit where the device prefers
+/// columns from so few, as lavapipe does), each lane scanned by the CPU reference.
+fn check_column_scans<T: El>(env: &Env, rng: &mut StdRng, case: &str) {
+    let works = env.supports(T::SIEVE);
+    for (lanes, columns) in [(3usize, 1usize << 18), (3, 131_074), (4, 2049)] {
+        for op in [ScanOp::Sum, ScanOp::Prod, ScanOp::Min, ScanOp::Max] {
+            // `scan_rows`' exact terms, `ROWS` rows of them (`lanes * columns` is even).
+            let data = scan_rows::<T>(rng, op, lanes * columns / ROWS);
+            let by_lane = transposed_as(&data, lanes, columns);
+            let want = scan_rows_op(&by_lane, columns, lanes, op, false);
+            let want = transposed_as(&want, columns, lanes);
+            let case = format!("{case} cum{} down [{lanes}, {columns}]", op.name());
+            let widened = T::SIEVE.accumulator() != T::SIEVE && T::SIEVE.is_float();
+            let any_nan = matches!(op, ScanOp::Sum | ScanOp::Prod) || widened || !env.kernels();
+            let any_zero = op == ScanOp::Sum || !env.kernels();
+            let x = tensor(&data, lanes, columns, &env.device);
+            let got = env.run(works, T::SIEVE, &case, || {
+                let y = match op {
+                    ScanOp::Sum => sieve_burn::cumsum(x, 0),
+                    ScanOp::Prod => sieve_burn::cumprod(x, 0),
+                    ScanOp::Min => sieve_burn::cummin(x, -2),
+                    ScanOp::Max => sieve_burn::cummax(x, 0),
+                };
+                values::<T, 2>(y, &case)
+            });
+            if let Some(got) = got {
+                assert_bits(&got, &want, any_nan, any_zero, &case);
+            }
+        }
+    }
+}
+
+/// A row-major `[rows, cols]` buffer transposed to `[cols, rows]`.
+fn transposed_as<T: Copy>(data: &[T], rows: usize, cols: usize) -> Vec<T> {
+    (0..cols)
+        .flat_map(|c| (0..rows).map(move |r| data[r * cols + c]))
+        .collect()
+}
+
 /// The filter ops and the split, by a mask of the values (`> 0`).
 fn check_filters<T: El>(env: &Env, data: &[T], len: usize, case: &str) {
     let (device, works, dtype) = (&env.device, env.supports(T::SIEVE), T::SIEVE);
@@ -759,6 +802,7 @@ fn every_op<T: El>(env: &Env, rng: &mut StdRng, skipped: &mut Vec<String>, test:
         check_filters(env, &data, len, &case);
         check_positions(env, &data, len, &case);
     }
+    check_column_scans::<T>(env, rng, &format!("{test}: {dtype}"));
     // Burn's cast from the kind's default dtype makes the same tensor as from_data.
     let len = 33;
     let small: Vec<i32> = (0..ROWS * len).map(|_| rng.random_range(0..100)).collect();
