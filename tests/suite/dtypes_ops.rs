@@ -976,7 +976,8 @@ type NamedOp = (&'static str, Box<dyn Fn(Tensor<1, Int>)>);
 
 /// A dtype the device lacks is refused by the op itself, before anything is queued: no read
 /// of the result is needed to see the error (under Fusion the kernels' own refusal would come
-/// only at the read). 64-bit keys sort everywhere, so the sort is tried on the narrow ones.
+/// only at the read), each naming the public op. 64-bit keys sort everywhere, so the sort is
+/// tried on the narrow ones.
 #[test]
 fn a_dtype_the_device_lacks_is_refused_at_the_call() {
     let _device = serial();
@@ -1004,11 +1005,29 @@ fn a_dtype_the_device_lacks_is_refused_at_the_call() {
         // Made from host bytes: no kernel touches the buffer before the op.
         let data = TensorData::from_bytes_vec(vec![0u8; 8], [8 / dtype.size_bytes()], burn_dtype);
         let x = Tensor::<1, Int>::from_data(data, (&device, burn_dtype));
-        let ops: [NamedOp; 4] = [
+        let ops: [NamedOp; 10] = [
             ("cumsum", Box::new(|x| drop(sieve_burn::cumsum(x, 0)))),
             ("cummax", Box::new(|x| drop(sieve_burn::cummax(x, 0)))),
             ("sort", Box::new(|x| drop(sieve_burn::sort(x, 0)))),
             ("topk", Box::new(|x| drop(sieve_burn::topk(x, 1, 0)))),
+            (
+                "kthvalue",
+                Box::new(|x| drop(sieve_burn::kthvalue(x, 1, 0))),
+            ),
+            ("median", Box::new(|x| drop(sieve_burn::median(x, 0)))),
+            (
+                "searchsorted",
+                Box::new(|x| drop(sieve_burn::searchsorted(x.clone(), x, false))),
+            ),
+            ("unique", Box::new(|x| drop(sieve_burn::unique(x)))),
+            (
+                "unique_with",
+                Box::new(|x| drop(sieve_burn::unique_with(x, true, true))),
+            ),
+            (
+                "unique_consecutive",
+                Box::new(|x| drop(sieve_burn::unique_consecutive(x, false, false))),
+            ),
         ];
         for (op, call) in ops {
             let x = x.clone();
@@ -1026,7 +1045,10 @@ fn a_dtype_the_device_lacks_is_refused_at_the_call() {
                 "{test}: {op} of {dtype}: {message}"
             );
         }
-        eprintln!("{test}: {dtype} refused at the call by cumsum, cummax, sort and top-k");
+        eprintln!(
+            "{test}: {dtype} refused at the call by the scans, the sort, top-k, the order \
+             statistics, searchsorted and unique"
+        );
     }
 }
 

@@ -7,7 +7,7 @@
 use burn::tensor::{AsIndex, Int, Tensor};
 
 use crate::SieveKind;
-use crate::tensor::positions;
+use crate::tensor::{DtypeUse, check_served, positions};
 
 /// [`unique_with`]'s outputs.
 #[derive(Debug, Clone)]
@@ -34,7 +34,7 @@ pub struct Unique<const D: usize, K: burn::tensor::kind::Basic> {
 /// assert_eq!(values.into_data().iter::<i64>().collect::<Vec<_>>(), [1, 2, 3]);
 /// ```
 pub fn unique<const D: usize, K: SieveKind>(x: Tensor<D, K>) -> Tensor<1, K> {
-    unique_with(x, false, false).values
+    flat_groups("unique", x, true, false, false).values
 }
 
 /// [`unique`] with, on request, the inverse (each element's position in the values) and the
@@ -44,7 +44,7 @@ pub fn unique_with<const D: usize, K: SieveKind>(
     return_inverse: bool,
     return_counts: bool,
 ) -> Unique<D, K> {
-    flat_groups(x, true, return_inverse, return_counts)
+    flat_groups("unique_with", x, true, return_inverse, return_counts)
 }
 
 /// The first of every run of equal consecutive elements of `x` (all of it, row-major), with
@@ -55,7 +55,13 @@ pub fn unique_consecutive<const D: usize, K: SieveKind>(
     return_inverse: bool,
     return_counts: bool,
 ) -> Unique<D, K> {
-    flat_groups(x, false, return_inverse, return_counts)
+    flat_groups(
+        "unique_consecutive",
+        x,
+        false,
+        return_inverse,
+        return_counts,
+    )
 }
 
 /// The `k`-th smallest element along `dim` (`k` counts from 1, as `torch.kthvalue`) and its
@@ -70,6 +76,7 @@ pub fn kthvalue<const D: usize, K: SieveKind>(
     let dim = dim
         .try_dim_index(D)
         .unwrap_or_else(|e| panic!("kthvalue: {e}"));
+    check_served("kthvalue", &x, DtypeUse::Keys);
     let len = x.dims()[dim];
     assert!(
         (1..=len).contains(&k),
@@ -101,6 +108,7 @@ pub fn median<const D: usize, K: SieveKind>(
     let dim = dim
         .try_dim_index(D)
         .unwrap_or_else(|e| panic!("median: {e}"));
+    check_served("median", &x, DtypeUse::Keys);
     let len = x.dims()[dim];
     assert!(
         len > 0,
@@ -122,13 +130,18 @@ pub fn median<const D: usize, K: SieveKind>(
     )
 }
 
-/// [`unique_with`] (`sort`) or [`unique_consecutive`] of `x`, flattened.
+/// [`unique_with`] (`sort`) or [`unique_consecutive`] of `x`, flattened; `op` names the
+/// public op in a refusal.
 fn flat_groups<const D: usize, K: SieveKind>(
+    op: &str,
     x: Tensor<D, K>,
     sort: bool,
     return_inverse: bool,
     return_counts: bool,
 ) -> Unique<D, K> {
+    // The groups' values are moved as values: the device must have the dtype (refused here,
+    // naming the public op, before the sort or the compaction inside would).
+    check_served(op, &x, DtypeUse::Values);
     let shape = x.shape();
     let n = shape.num_elements();
     let flat = x.reshape([n]);

@@ -546,6 +546,7 @@ pub fn searchsorted<const D: usize, K: SieveKind>(
         values.dtype(),
         sorted_sequence.dtype()
     );
+    check_served("searchsorted", &values, DtypeUse::Keys);
     let index_dtype = values.device().settings().int_dtype;
     Tensor::from_dispatch(Dispatch::sieve_searchsorted(
         operand(sorted_sequence),
