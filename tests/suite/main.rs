@@ -14,6 +14,7 @@ mod dtypes_scan;
 mod dtypes_sort;
 mod filter_ops;
 mod huge;
+mod index_dtypes;
 mod props;
 mod sampling;
 mod scan;
