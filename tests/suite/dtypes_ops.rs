@@ -3,8 +3,9 @@
 //! family, top-k family, the four scans, the filter ops and the split, at default tunings on
 //! the test device (Fusion over the cube backend), against the CPU references, bit for bit.
 //!
-//! Per dtype: `[2, len]` tensors (lengths 1, 129 and 8,193: across the scan's and the
-//! compaction's default tile) of the dtype's adversarial values (MIN, MAX, 0, +-1; for floats
+//! Per dtype: `[2, len]` tensors (lengths 1, 129, 257 and 8,193: across the scan's and the
+//! compaction's default tile; the sorts one past the in-cube sort's capacity, and top-k on rows
+//! of 40,000 at k = 5, 300 and 20,001: every select path) of the dtype's adversarial values (MIN, MAX, 0, +-1; for floats
 //! -0.0, NaNs of several payloads, +-inf, subnormals) among random bits and ties, made with
 //! `Tensor::from_data` in that dtype (exact bits) and, for one case, with Burn's `cast` from
 //! the default dtype of its kind. Every value output must keep the input's dtype, every index
@@ -46,7 +47,7 @@ use sieve_burn::SieveKind;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 const ROWS: usize = 2;
-const LENGTHS: [usize; 3] = [1, 129, 8193];
+const LENGTHS: [usize; 4] = [1, 129, 257, 8193];
 
 /// An element type under test, with its Burn tensor kind.
 trait El: Element + SortKey + ScanElement + FlagElement + bytemuck::Pod + std::fmt::Debug {
@@ -481,7 +482,16 @@ fn check_sorts<T: El>(env: &Env, data: &[T], len: usize, case: &str) {
             &format!("{case} view indices"),
         );
     }
-    for k in [len.min(5), len / 2 + 1, len] {
+    check_topk(env, data, len, &[len.min(5), len / 2 + 1, len], case);
+}
+
+/// The top-k family at each `k` of `ks`, both directions, sorted and not.
+fn check_topk<T: El>(env: &Env, data: &[T], len: usize, ks: &[usize], case: &str) {
+    let device = &env.device;
+    let x = || tensor(data, ROWS, len, device);
+    let works = env.supports(T::SIEVE) || T::SIEVE.size_bytes() == 8;
+    let dtype = T::SIEVE;
+    for &k in ks {
         for largest in [true, false] {
             let order = first_k(&sort_rows(data, ROWS, len, largest), len, k);
             let (want, want_idx) = (gather(data, &order, len), as_i64(&order));
@@ -801,6 +811,24 @@ fn every_op<T: El>(env: &Env, rng: &mut StdRng, skipped: &mut Vec<String>, test:
         check_scans::<T>(env, rng, len, &case);
         check_filters(env, &data, len, &case);
         check_positions(env, &data, len, &case);
+    }
+    // The sorts' and selects' size-dependent paths: one past the in-cube sort's capacity (the
+    // device-wide sort), and rows long enough for the one-cube-per-row select's minima bound
+    // (k = 5), its sampled bound (k = 300) and, at 2 k > len, the sort's slice. Kernels only
+    // (the stock ops have no such paths).
+    if let Some(caps) = &env.caps {
+        let past = sieve::sort::SortTuning::for_device(caps).in_cube_capacity(caps) + 1;
+        let data = random_rows::<T>(rng, ROWS * past);
+        check_sorts(
+            env,
+            &data,
+            past,
+            &format!("{test}: {dtype} [{ROWS}, {past}]"),
+        );
+        let len = 40_000;
+        let data = random_rows::<T>(rng, ROWS * len);
+        let case = format!("{test}: {dtype} [{ROWS}, {len}]");
+        check_topk(env, &data, len, &[5, 300, 20_001], &case);
     }
     check_column_scans::<T>(env, rng, &format!("{test}: {dtype}"));
     // Burn's cast from the kind's default dtype makes the same tensor as from_data.
