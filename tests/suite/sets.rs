@@ -1,13 +1,14 @@
 //! Set operations and order statistics (`sieve_burn::{unique, unique_with, unique_consecutive,
 //! searchsorted, bucketize, kthvalue, median}`, issue 17) against CPU references in sieve's
-//! order (`SortKey::order`: NaNs equal and last, -0.0 == +0.0), f32 and i32, on the test
+//! order (`SortKey::order`: NaNs equal and last, -0.0 == +0.0), f32 and i32 (unique and the
+//! order statistics also f64, f16, i64 and u32; views, rank 3 along every dim), on the test
 //! device at default tunings and on Flex: random data with many ties, NaNs, both zeros,
 //! infinities, sorted and reversed inputs, lengths across the compaction and sort tiles,
 //! empty tensors; and the gradient of `kthvalue`/`median` (it goes to the chosen element).
 
 use crate::common::{i64s, panic_message, rng, serial};
 
-use burn::tensor::{Device, Int, Tensor, TensorData};
+use burn::tensor::{DType, Device, Int, Tensor, TensorData};
 use rand::Rng;
 use sieve::sort::reference::{SortKey, sort_rows};
 use sieve_burn::SieveKind;
@@ -59,6 +60,7 @@ fn search_reference<T: SortKey>(sorted: &[T], v: &T, right: bool) -> i64 {
 
 trait Elem: SortKey + Copy + std::fmt::Debug + burn::tensor::Element + bytemuck::Pod {
     type Kind: SieveKind;
+    const DTYPE: DType;
     fn draw(rng: &mut rand::rngs::StdRng) -> Self;
     fn bits(self) -> u64;
     fn is_nan(self) -> bool;
@@ -66,6 +68,7 @@ trait Elem: SortKey + Copy + std::fmt::Debug + burn::tensor::Element + bytemuck:
 
 impl Elem for f32 {
     type Kind = burn::tensor::Float;
+    const DTYPE: DType = DType::F32;
     fn draw(rng: &mut rand::rngs::StdRng) -> f32 {
         match rng.random_range(0..20) {
             0 => f32::NAN,
@@ -87,6 +90,7 @@ impl Elem for f32 {
 
 impl Elem for i32 {
     type Kind = Int;
+    const DTYPE: DType = DType::I32;
     fn draw(rng: &mut rand::rngs::StdRng) -> i32 {
         match rng.random_range(0..10) {
             0 => i32::MIN,
@@ -102,8 +106,93 @@ impl Elem for i32 {
     }
 }
 
+impl Elem for f64 {
+    type Kind = burn::tensor::Float;
+    const DTYPE: DType = DType::F64;
+    fn draw(rng: &mut rand::rngs::StdRng) -> f64 {
+        match rng.random_range(0..20) {
+            0 => f64::NAN,
+            1 => -0.0,
+            2 => 0.0,
+            3 => f64::INFINITY,
+            4 => f64::NEG_INFINITY,
+            5 => f64::from_bits(0x7ff8_0000_1234_0000), // another NaN payload
+            // Equal in their top 32 bits: the key's low word decides.
+            6 => 1.0 + f64::EPSILON * rng.random_range(1..4) as f64,
+            _ => rng.random_range(-6..6) as f64 * 0.5,
+        }
+    }
+    fn bits(self) -> u64 {
+        self.to_bits()
+    }
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+}
+
+impl Elem for half::f16 {
+    type Kind = burn::tensor::Float;
+    const DTYPE: DType = DType::F16;
+    fn draw(rng: &mut rand::rngs::StdRng) -> half::f16 {
+        match rng.random_range(0..20) {
+            0 => half::f16::NAN,
+            1 => half::f16::NEG_ZERO,
+            2 => half::f16::ZERO,
+            3 => half::f16::INFINITY,
+            4 => half::f16::NEG_INFINITY,
+            5 => half::f16::from_bits(0x7e12), // another NaN payload
+            _ => half::f16::from_f32(rng.random_range(-6..6) as f32 * 0.5),
+        }
+    }
+    fn bits(self) -> u64 {
+        self.to_bits() as u64
+    }
+    fn is_nan(self) -> bool {
+        half::f16::is_nan(self)
+    }
+}
+
+impl Elem for i64 {
+    type Kind = Int;
+    const DTYPE: DType = DType::I64;
+    fn draw(rng: &mut rand::rngs::StdRng) -> i64 {
+        match rng.random_range(0..10) {
+            0 => i64::MIN,
+            1 => i64::MAX,
+            // Equal in their low 32 bits: the key's high word decides.
+            2 => (rng.random_range(-2i64..2) << 32) | 7,
+            _ => rng.random_range(-20..20),
+        }
+    }
+    fn bits(self) -> u64 {
+        self as u64
+    }
+    fn is_nan(self) -> bool {
+        false
+    }
+}
+
+impl Elem for u32 {
+    type Kind = Int;
+    const DTYPE: DType = DType::U32;
+    fn draw(rng: &mut rand::rngs::StdRng) -> u32 {
+        match rng.random_range(0..10) {
+            0 => 0,
+            1 => u32::MAX,
+            2 => 1 << 31,
+            _ => rng.random_range(0..40),
+        }
+    }
+    fn bits(self) -> u64 {
+        self as u64
+    }
+    fn is_nan(self) -> bool {
+        false
+    }
+}
+
 fn tensor<T: Elem>(v: &[T], device: &Device) -> Tensor<1, T::Kind> {
-    Tensor::from_data(TensorData::new(v.to_vec(), [v.len()]), device)
+    Tensor::from_data(TensorData::new(v.to_vec(), [v.len()]), (device, T::DTYPE))
 }
 
 fn read<T: Elem>(t: Tensor<1, T::Kind>) -> Vec<T> {
@@ -197,9 +286,35 @@ fn check_unique<T: Elem>(device: &Device, test: &str) {
             (0..12).map(|_| T::draw(&mut rng)).collect::<Vec<T>>(),
             [3, 4],
         ),
-        device,
+        (device, T::DTYPE),
     );
     let flat: Vec<T> = read::<T>(x.clone().reshape([12]));
+    // A permuted view: grouped in its own (logical) row-major order, the inverse in its shape.
+    let view = x.clone().swap_dims(0, 1);
+    let logical: Vec<T> = read::<T>(view.clone().reshape([12]));
+    let want = unique_reference(&logical);
+    let got = sieve_burn::unique_with(view.clone(), true, true);
+    assert_same_bits(
+        &read::<T>(got.values),
+        &want.0,
+        &format!("{test}: view values"),
+    );
+    let inverse = got.inverse.unwrap();
+    assert_eq!(inverse.dims(), [4, 3], "{test}: view inverse shape");
+    assert_eq!(i64s(inverse), want.1, "{test}: view inverse");
+    assert_eq!(i64s(got.counts.unwrap()), want.2, "{test}: view counts");
+    let want = consecutive_reference(&logical);
+    let got = sieve_burn::unique_consecutive(view, true, false);
+    assert_same_bits(
+        &read::<T>(got.values),
+        &want.0,
+        &format!("{test}: view runs"),
+    );
+    assert_eq!(
+        i64s(got.inverse.unwrap()),
+        want.1,
+        "{test}: view runs inverse"
+    );
     let got = sieve_burn::unique_with(x, true, false);
     assert!(got.counts.is_none());
     let inverse = got.inverse.unwrap();
@@ -266,7 +381,8 @@ fn check_search<T: Elem>(device: &Device, test: &str) {
         s
     };
     let q: Vec<T> = (0..6).map(|_| T::draw(&mut rng)).collect();
-    let queries = Tensor::<2, T::Kind>::from_data(TensorData::new(q.clone(), [2, 3]), device);
+    let queries =
+        Tensor::<2, T::Kind>::from_data(TensorData::new(q.clone(), [2, 3]), (device, T::DTYPE));
     let got = sieve_burn::searchsorted(tensor(&sorted, device), queries, false);
     assert_eq!(got.dims(), [2, 3]);
     let want: Vec<i64> = q
@@ -278,15 +394,29 @@ fn check_search<T: Elem>(device: &Device, test: &str) {
 
 fn check_order_statistics<T: Elem>(device: &Device, test: &str) {
     let (mut rng, _) = rng(test);
-    for (rows, len) in [(1usize, 1usize), (3, 2), (4, 7), (2, 129), (5, 1000)] {
+    // Rows past rank by counting's (the in-cube sort, the one-cube-per-row select).
+    for (rows, len) in [
+        (1usize, 1usize),
+        (3, 2),
+        (4, 7),
+        (2, 129),
+        (5, 1000),
+        (2, 5000),
+        (1, 40_000),
+    ] {
         let x: Vec<T> = (0..rows * len).map(|_| T::draw(&mut rng)).collect();
         let order = sort_rows(&x, rows, len, false);
-        let t = || Tensor::<2, T::Kind>::from_data(TensorData::new(x.clone(), [rows, len]), device);
+        let t = || {
+            Tensor::<2, T::Kind>::from_data(
+                TensorData::new(x.clone(), [rows, len]),
+                (device, T::DTYPE),
+            )
+        };
         let case = format!(
             "{test} {device:?} {}: [{rows}, {len}]",
             std::any::type_name::<T>()
         );
-        for k in [1, len.div_ceil(2), len] {
+        for k in [1, len.min(50), len.min(300), len.div_ceil(2), len] {
             let (values, indices) = sieve_burn::kthvalue(t(), k, 1);
             assert_eq!(values.dims(), [rows, 1]);
             let want_i: Vec<i64> = (0..rows).map(|r| order[r * len + k - 1] as i64).collect();
@@ -325,6 +455,33 @@ fn check_order_statistics<T: Elem>(device: &Device, test: &str) {
             &format!("{case}: median dim 0"),
         );
     }
+    // Rank 3, along every dim (negative too).
+    let shape = [3usize, 4, 5];
+    let x: Vec<T> = (0..60).map(|_| T::draw(&mut rng)).collect();
+    for dim in [-1isize, 0, 1] {
+        let d = dim.rem_euclid(3) as usize;
+        let t =
+            Tensor::<3, T::Kind>::from_data(TensorData::new(x.clone(), shape), (device, T::DTYPE));
+        let k = 2;
+        let (values, indices) = sieve_burn::kthvalue(t, k, dim);
+        let mut dims = shape;
+        dims[d] = 1;
+        assert_eq!(values.dims(), dims, "{test}: kthvalue dim {dim} shape");
+        let n = 60 / shape[d];
+        let (mut want_i, mut want_v) = (vec![0i64; n], vec![x[0]; n]);
+        for lane in crate::common::lanes(&shape, d) {
+            let row: Vec<T> = lane.at.iter().map(|&p| x[p]).collect();
+            let j = sort_rows(&row, 1, row.len(), false)[k - 1];
+            want_i[lane.out(1, 0)] = j as i64;
+            want_v[lane.out(1, 0)] = row[j];
+        }
+        let case = format!(
+            "{test} {device:?} {}: kthvalue [3, 4, 5] dim {dim}",
+            std::any::type_name::<T>()
+        );
+        assert_eq!(i64s(indices.reshape([n])), want_i, "{case}: indices");
+        assert_same_bits(&read::<T>(values.reshape([n])), &want_v, &case);
+    }
 }
 
 #[test]
@@ -333,6 +490,10 @@ fn unique_and_unique_consecutive_match_the_reference() {
     for device in [Device::default(), Device::flex()] {
         check_unique::<f32>(&device, "unique");
         check_unique::<i32>(&device, "unique");
+        check_unique::<f64>(&device, "unique");
+        check_unique::<half::f16>(&device, "unique");
+        check_unique::<i64>(&device, "unique");
+        check_unique::<u32>(&device, "unique");
     }
 }
 
@@ -514,6 +675,10 @@ fn searchsorted_and_bucketize_match_the_reference() {
     for device in [Device::default(), Device::flex()] {
         check_search::<f32>(&device, "searchsorted");
         check_search::<i32>(&device, "searchsorted");
+        check_search::<f64>(&device, "searchsorted");
+        check_search::<half::f16>(&device, "searchsorted");
+        check_search::<i64>(&device, "searchsorted");
+        check_search::<u32>(&device, "searchsorted");
     }
 }
 
@@ -576,6 +741,10 @@ fn kthvalue_and_median_match_the_reference() {
     for device in [Device::default(), Device::flex()] {
         check_order_statistics::<f32>(&device, "order statistics");
         check_order_statistics::<i32>(&device, "order statistics");
+        check_order_statistics::<f64>(&device, "order statistics");
+        check_order_statistics::<half::f16>(&device, "order statistics");
+        check_order_statistics::<i64>(&device, "order statistics");
+        check_order_statistics::<u32>(&device, "order statistics");
     }
 }
 
