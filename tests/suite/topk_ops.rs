@@ -191,30 +191,38 @@ fn default_tuning_at_every_short_row_length() {
 
 /// The public op at default tunings on a few long rows, which the one-cube-per-row radix
 /// select cuts into chunks on a device with more multiprocessors than rows (each chunk's top-k
-/// sorted and merged): chunk boundaries that fall inside runs of equal values,
-/// and `k` past a chunk's share of the row. [40, 33 000]: cut in two only where the device
+/// sorted and merged): chunk boundaries that fall inside runs of equal values, rows in
+/// ascending and descending order (with ties), and `k` past a chunk's share of the row.
+/// [40, 33 000]: cut in two only where the device
 /// reports more than 40 multiprocessors, or none (wgpu: up to 128 cubes, `27-g`).
 #[test]
 fn default_tuning_on_few_long_rows() {
     let device = Device::default();
     let (mut rng, seed) = rng("default_tuning_on_few_long_rows");
-    for shape in [[1usize, 70_001], [2, 40_000], [3, 33_333], [40, 33_000]] {
+    for (shape, order) in [
+        ([1usize, 70_001], "specials"),
+        ([2, 40_000], "specials"),
+        ([2, 40_000], "sorted"),
+        ([2, 40_000], "reversed"),
+        ([3, 33_333], "specials"),
+        ([40, 33_000], "specials"),
+    ] {
         let n = shape[0] * shape[1];
-        // Specials, and runs of one value long enough to cross a chunk boundary.
+        // Specials, and runs of one value long enough to cross a chunk boundary; or rows in
+        // ascending or descending order with runs of ties (the orders that mislead the bounds).
         let data: Vec<f32> = (0..n)
-            .map(|i| {
-                if (i / 5000) % 3 == 1 {
-                    1.5
-                } else {
-                    special_f32(&mut rng)
-                }
+            .map(|i| match order {
+                "sorted" => (i % shape[1] / 3) as f32 - 100.0,
+                "reversed" => (shape[1] - i % shape[1]) as f32 * 0.25,
+                _ if (i / 5000) % 3 == 1 => 1.5,
+                _ => special_f32(&mut rng),
             })
             .collect();
         let flat: Vec<u32> = data.iter().map(|v| v.to_bits()).collect();
         let x = Tensor::<2>::from_data(TensorData::new(data.clone(), shape), &device);
         for k in [1, 50, 1000, 20_000] {
             for largest in [true, false] {
-                let case = format!("seed {seed}: {shape:?} k {k} largest {largest}");
+                let case = format!("seed {seed}: {shape:?} {order} k {k} largest {largest}");
                 let (indices, source) = first_k_along(&data, &shape, 1, k, largest);
                 let want: Vec<u32> = source.iter().map(|&s| flat[s]).collect();
                 let (values, got) = if largest {
