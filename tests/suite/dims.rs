@@ -158,7 +158,22 @@ fn out_of_range_dims_panic_with_burns_own_message() {
     let x = Tensor::<2>::from_data([[3.0, 1.0, 2.0], [6.0, 5.0, 4.0]], &device);
     let keys = x.clone().int();
     for dim in [2i64, 3, -3, -4] {
-        let cases: [(&str, Option<String>, Option<String>); 11] = [
+        let cases: [(&str, Option<String>, Option<String>); 14] = [
+            (
+                "cumprod",
+                panic_message(|| drop(sieve_burn::cumprod(x.clone(), dim))),
+                panic_message(|| drop(x.clone().cumprod(dim))),
+            ),
+            (
+                "cummin",
+                panic_message(|| drop(sieve_burn::cummin(x.clone(), dim))),
+                panic_message(|| drop(x.clone().cummin(dim))),
+            ),
+            (
+                "cummax (Int)",
+                panic_message(|| drop(sieve_burn::cummax(keys.clone(), dim))),
+                panic_message(|| drop(keys.clone().cummax(dim))),
+            ),
             (
                 "cumsum",
                 panic_message(|| drop(sieve_burn::cumsum(x.clone(), dim))),

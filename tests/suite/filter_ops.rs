@@ -6,7 +6,7 @@
 use crate::common;
 
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
-use common::{assert_same, f32s, i64s, rng};
+use common::{assert_same, f32s, i64s, panic_message, rng};
 use rand::{Rng, rngs::StdRng};
 
 const DENSITIES: [f64; 4] = [0.0, 0.001, 0.5, 1.0];
@@ -245,13 +245,51 @@ fn empty_tensors_work() {
     assert_eq!(i64s(counts), vec![0, 0, 0]);
 }
 
+/// Every op that takes a mask names the op and both shapes when they differ, before anything
+/// is queued.
 #[test]
-#[should_panic(expected = "mask shape")]
 fn mismatched_mask_is_named() {
     let device = Device::default();
-    let x = Tensor::<2>::ones([2, 3], &device);
-    let m = Tensor::<2, Bool>::from_data([[true, false], [true, true]], &device);
-    let _ = sieve_burn::mask_select(x, m);
+    let x = || Tensor::<2>::ones([2, 3], &device);
+    let m = || Tensor::<2, Bool>::from_data([[true, false], [true, true]], &device);
+    let calls: [(&str, Box<dyn Fn()>); 5] = [
+        (
+            "mask_select",
+            Box::new(|| drop(sieve_burn::mask_select(x(), m()))),
+        ),
+        (
+            "mask_select_padded",
+            Box::new(|| drop(sieve_burn::mask_select_padded(x(), m()))),
+        ),
+        (
+            "compact_rows",
+            Box::new(|| drop(sieve_burn::compact_rows(x(), m()))),
+        ),
+        (
+            "stable_partition",
+            Box::new(|| drop(sieve_burn::stable_partition(x(), m(), 1))),
+        ),
+        (
+            "mask_select_async",
+            Box::new(|| {
+                drop(burn::tensor::try_read_sync(sieve_burn::mask_select_async(
+                    x(),
+                    m(),
+                )))
+            }),
+        ),
+    ];
+    for (op, call) in calls {
+        let message = panic_message(call).unwrap_or_else(|| panic!("{op} took the wrong mask"));
+        assert!(
+            // The async twin names the op it serves.
+            message.starts_with(&format!("{}: mask shape", op.trim_end_matches("_async")))
+                && message.contains("[2, 2]")
+                && message.contains("must equal the input shape")
+                && message.contains("[2, 3]"),
+            "{op}: {message}"
+        );
+    }
 }
 
 #[test]

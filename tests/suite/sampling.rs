@@ -527,6 +527,73 @@ fn bad_calls_get_clear_errors() {
         ))
     });
     assert!(m.contains("invalid argument `top_p`: 1 values"), "{m}");
+    // Every per-row parameter of every op: one value a row, or the op names it.
+    let one_k = || Tensor::<1, Int>::from_data([1i64], &device);
+    let one = || Tensor::<1>::from_data([0.5f32], &device);
+    let s = || seeds(0..2, &device);
+    let calls: [(&str, &str, Box<dyn Fn()>); 6] = [
+        (
+            "top_k_top_p_sample",
+            "top_k",
+            Box::new(|| drop(top_k_top_p_sample(x.clone(), one_k(), 1.0, 1.0, s()))),
+        ),
+        (
+            "top_k_top_p_sample",
+            "temperature",
+            Box::new(|| drop(top_k_top_p_sample(x.clone(), 1, 1.0, one(), s()))),
+        ),
+        (
+            "min_p_sample",
+            "min_p",
+            Box::new(|| drop(min_p_sample(x.clone(), one(), 1.0, s()))),
+        ),
+        (
+            "min_p_sample",
+            "temperature",
+            Box::new(|| drop(min_p_sample(x.clone(), 0.1, one(), s()))),
+        ),
+        (
+            "sample_from_logits",
+            "temperature",
+            Box::new(|| drop(sample_from_logits(x.clone(), one(), s()))),
+        ),
+        (
+            "top_k_mask_logits",
+            "top_k",
+            Box::new(|| drop(top_k_mask_logits(x.clone(), one_k()))),
+        ),
+    ];
+    for (op, name, call) in calls {
+        let m = message(&*call);
+        assert!(
+            m.contains(op) && m.contains(&format!("invalid argument `{name}`: 1 values")),
+            "{op} {name}: {m}"
+        );
+    }
+    // Rows need a vocab of at least one token.
+    let no_vocab = || Tensor::<2>::zeros([2, 0], &device);
+    for (op, call) in [
+        (
+            "top_k_top_p_sample",
+            Box::new(|| drop(top_k_top_p_sample(no_vocab(), 1, 1.0, 1.0, s()))) as Box<dyn Fn()>,
+        ),
+        (
+            "min_p_sample",
+            Box::new(|| drop(min_p_sample(no_vocab(), 0.1, 1.0, s()))),
+        ),
+        (
+            "sample_from_logits",
+            Box::new(|| drop(sample_from_logits(no_vocab(), 1.0, s()))),
+        ),
+    ] {
+        let m = message(&*call);
+        assert!(
+            m.contains(&format!(
+                "{op}: invalid argument `logits`: a vocab of 0 tokens"
+            )),
+            "{op}: {m}"
+        );
+    }
     // Empty batches draw nothing; empty filters return their input.
     let empty = || Tensor::<2>::zeros([0, 5], &device);
     assert!(

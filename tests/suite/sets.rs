@@ -808,4 +808,45 @@ fn bad_calls_get_clear_errors() {
         m.contains("median: invalid argument `x`: dim 1 has length 0"),
         "{m}"
     );
+    let m = message(&|| {
+        drop(sieve_burn::kthvalue(
+            Tensor::<2>::zeros([0, 5], &device),
+            1,
+            0,
+        ))
+    });
+    assert!(
+        m.contains("kthvalue: invalid argument `k` = 1: expected 1..=0"),
+        "{m}"
+    );
+    // Dims out of range, both signs: Burn's own words after the op's name.
+    for dim in [2isize, -3] {
+        let m = message(&|| drop(sieve_burn::kthvalue(x.clone(), 1, dim)));
+        assert!(
+            m.starts_with("kthvalue: ")
+                && m.contains(&format!("dimension {dim} out of bounds: 0..2")),
+            "{m}"
+        );
+        let m = message(&|| drop(sieve_burn::median(x.clone(), dim)));
+        assert!(
+            m.starts_with("median: ")
+                && m.contains(&format!("dimension {dim} out of bounds: 0..2")),
+            "{m}"
+        );
+    }
+    // searchsorted's two tensors must share a dtype.
+    let keys = Tensor::<1>::from_data(TensorData::new(vec![1.0f32, 2.0], [2]), &device);
+    let queries = Tensor::<1>::from_data(TensorData::new(vec![1.5f64], [1]), (&device, DType::F64));
+    let m = message(&|| {
+        drop(sieve_burn::searchsorted(
+            keys.clone(),
+            queries.clone(),
+            false,
+        ))
+    });
+    assert!(
+        m.contains("searchsorted: invalid argument `values`: dtype F64")
+            && m.contains("expected the dtype of `sorted_sequence` (F32)"),
+        "{m}"
+    );
 }
