@@ -1059,3 +1059,177 @@ fn unfiltered_and_min_p_draws_match_the_reference() {
         }
     }
 }
+
+/// The filters and the per-row draw at a vocab of 20,000 (many scan and sort tiles), against
+/// exact references: `top_k_mask_logits` with one `k` a row (0, 1, 5000, past the vocab) on
+/// logits with ties and NaN; `top_p_renorm_probs` on dyadic probabilities (multiples of
+/// 2^-20, so every prefix sum is exact in f32 in any order) at a `p` equal to a prefix sum
+/// (the token it reaches is cut: its predecessors do not sum to less than `p`), 0 (the first
+/// token only) and 1 (everything, renormalised), and a row of zeros, which is no
+/// distribution and comes back NaN (0 / 0, as the usual torch recipe gives); and
+/// `top_k_top_p_sample` with a per-row `k`, `p` and temperature (the whole row sorted, then
+/// the draw) token for token against `reference::sample_row`.
+#[test]
+fn filters_and_per_row_draws_at_a_large_vocab() {
+    use crate::common::rng;
+    use rand::Rng;
+    use sieve::sample::reference::{RowParams, sample_row};
+    let _device = serial();
+    let device = Device::default();
+    let (mut rng, seed) = rng("filters_and_per_row_draws_at_a_large_vocab");
+    let (rows, vocab) = (4usize, 20_000usize);
+    let data: Vec<f32> = (0..rows * vocab)
+        .map(|_| match rng.random_range(0..40) {
+            0 => f32::NAN,
+            _ => rng.random_range(-64i32..64) as f32 * 0.25,
+        })
+        .collect();
+    let x = Tensor::<2>::from_data(TensorData::new(data.clone(), [rows, vocab]), &device);
+
+    // Top-k masks, one k a row.
+    let ks = [0i64, 1, 5000, vocab as i64 + 3];
+    let k = Tensor::<1, Int>::from_data(TensorData::new(ks.to_vec(), [rows]), &device);
+    let got = f32s(top_k_mask_logits(x.clone(), PerRow::Each(k)));
+    for r in 0..rows {
+        let row = &data[r * vocab..(r + 1) * vocab];
+        let (ids, _) = sample_row(
+            row,
+            0,
+            RowParams {
+                seed: (0, 0),
+                k: 0,
+                p: 1.0,
+                t: 1.0,
+            },
+        );
+        let mut want = vec![f32::NEG_INFINITY; vocab];
+        let k = if ks[r] <= 0 {
+            vocab
+        } else {
+            (ks[r] as usize).min(vocab)
+        };
+        for &id in &ids[..k] {
+            let v = row[id as usize];
+            want[id as usize] = if v.is_nan() { f32::NEG_INFINITY } else { v };
+        }
+        let got: Vec<u32> = got[r * vocab..(r + 1) * vocab]
+            .iter()
+            .map(|v| v.to_bits())
+            .collect();
+        let want: Vec<u32> = want.iter().map(|v| v.to_bits()).collect();
+        crate::common::assert_same(
+            &got,
+            &want,
+            &format!("seed {seed}: top_k_mask_logits row {r} k {}", ks[r]),
+        );
+    }
+
+    // Top-p on dyadic probabilities.
+    let unit = 1u64 << 20;
+    let mut counts: Vec<Vec<u64>> = Vec::new();
+    for r in 0..rows {
+        if r == 3 {
+            counts.push(vec![0; vocab]);
+            continue;
+        }
+        // Ties on purpose: few distinct counts, summing to exactly 2^20.
+        let mut c: Vec<u64> = (0..vocab)
+            .map(|_| [0u64, 13, 40, 52][rng.random_range(0..4)])
+            .collect();
+        let total: u64 = c.iter().sum();
+        assert!(total < unit, "the draw's counts must leave room");
+        c[rng.random_range(0..vocab)] += unit - total;
+        counts.push(c);
+    }
+    // Row 0: p a prefix sum of its stable descending order (37 tokens); row 1: 0; row 2: 1.
+    let order = |c: &[u64]| {
+        let mut ids: Vec<usize> = (0..vocab).collect();
+        ids.sort_by(|&a, &b| c[b].cmp(&c[a]));
+        ids
+    };
+    let prefix: u64 = order(&counts[0])
+        .iter()
+        .take(37)
+        .map(|&i| counts[0][i])
+        .sum();
+    let ps = [prefix as f32 / unit as f32, 0.0, 1.0, 0.5];
+    let probs: Vec<f32> = counts
+        .iter()
+        .flatten()
+        .map(|&c| c as f32 / unit as f32)
+        .collect();
+    let p = Tensor::<1>::from_data(TensorData::new(ps.to_vec(), [rows]), &device);
+    let got = f32s(top_p_renorm_probs(
+        Tensor::<2>::from_data(TensorData::new(probs, [rows, vocab]), &device),
+        PerRow::Each(p),
+    ));
+    for r in 0..rows {
+        let got = &got[r * vocab..(r + 1) * vocab];
+        if r == 3 {
+            assert!(
+                got.iter().all(|v| v.is_nan()),
+                "seed {seed}: a row of zeros: {:?}",
+                &got[..8]
+            );
+            continue;
+        }
+        let c = &counts[r];
+        let ids = order(c);
+        let limit = (ps[r] as f64 * unit as f64) as u64;
+        let mut kept = vec![false; vocab];
+        let mut before = 0u64;
+        for (slot, &i) in ids.iter().enumerate() {
+            kept[i] = slot == 0 || before < limit || ps[r] >= 1.0;
+            before += c[i];
+        }
+        if r == 0 {
+            assert_eq!(
+                kept.iter().filter(|&&k| k).count(),
+                37,
+                "seed {seed}: the prefix's tokens"
+            );
+        }
+        let total: u64 = (0..vocab).filter(|&i| kept[i]).map(|i| c[i]).sum();
+        for i in 0..vocab {
+            let want = if kept[i] {
+                c[i] as f64 / total as f64
+            } else {
+                0.0
+            };
+            assert!(
+                (got[i] as f64 - want).abs() <= 1e-6 * want.max(1e-30) + 1e-12,
+                "seed {seed}: top_p_renorm_probs row {r} token {i}: got {}, expected {want}",
+                got[i]
+            );
+        }
+    }
+
+    // Per-row k, p and temperature through the draw.
+    let params: Vec<RowParams> = (0..rows)
+        .map(|r| RowParams {
+            seed: (rng.random_range(0..1u32 << 30), 0),
+            k: [0i64, -1, 7, vocab as i64 + 3][r],
+            p: [0.5f32, 1.0, 0.9, 0.0][r],
+            t: [0.7f32, 1.0, 0.0, 1.3][r],
+        })
+        .collect();
+    let k: Vec<i64> = params.iter().map(|p| p.k).collect();
+    let p: Vec<f32> = params.iter().map(|p| p.p).collect();
+    let t: Vec<f32> = params.iter().map(|p| p.t).collect();
+    let s: Vec<i64> = params.iter().map(|p| p.seed.0 as i64).collect();
+    let got = i64s(top_k_top_p_sample(
+        x,
+        PerRow::Each(Tensor::<1, Int>::from_data(
+            TensorData::new(k, [rows]),
+            &device,
+        )),
+        PerRow::Each(Tensor::<1>::from_data(TensorData::new(p, [rows]), &device)),
+        PerRow::Each(Tensor::<1>::from_data(TensorData::new(t, [rows]), &device)),
+        Tensor::<1, Int>::from_data(TensorData::new(s, [rows]), &device),
+    ));
+    for r in 0..rows {
+        let (ids, want) = sample_row(&data[r * vocab..(r + 1) * vocab], 0, params[r]);
+        let case = format!("seed {seed}: per-row draw, row {r}, {:?}", params[r]);
+        check_token(&case, got[r], &want, &ids);
+    }
+}

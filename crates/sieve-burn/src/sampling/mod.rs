@@ -365,7 +365,8 @@ pub fn top_k_mask_logits(logits: Tensor<2>, top_k: impl Into<PerRow<usize, Int>>
 /// `probs` (`[batch, vocab]`, each row a distribution) with every token outside its row's
 /// top-p set (the smallest prefix of the stable descending order whose probabilities reach
 /// `top_p`, and always the first token) set to 0 and the rest renormalised to sum to 1, in
-/// `probs`' dtype. NaN probabilities count as 0; `top_p >= 1` only renormalises.
+/// `probs`' dtype. NaN probabilities count as 0; `top_p >= 1` only renormalises. A row with
+/// no positive probability is no distribution: it comes back NaN (0 / 0, as torch's recipe).
 pub fn top_p_renorm_probs(probs: Tensor<2>, top_p: impl Into<PerRow<f32, Float>>) -> Tensor<2> {
     let op = "top_p_renorm_probs";
     let dtype = probs.dtype();
