@@ -1233,3 +1233,87 @@ fn filters_and_per_row_draws_at_a_large_vocab() {
         check_token(&case, got[r], &want, &ids);
     }
 }
+
+/// What a caller may hand the draws besides f32 logits and i64 seeds: seeds as i32, u32 and u64
+/// tensors (below 2^31: the same words, so the same tokens), f16 logits (the draw over their
+/// exact widening), and logits that are a view (the last position of a `[batch, 3, vocab]`
+/// tensor, as a decoder's last-token logits are), through every draw.
+#[test]
+fn seed_dtypes_half_logits_and_views_draw_the_same() {
+    use crate::common::rng;
+    use rand::Rng;
+    use sieve::sample::reference::{RowParams, sample_row};
+    let _device = serial();
+    let device = Device::default();
+    let (mut rng, seed) = rng("seed_dtypes_half_logits_and_views_draw_the_same");
+    let (rows, vocab) = (8usize, 1000usize);
+    // f16-exact logits, so the f16 tensor holds the same values.
+    let data: Vec<f32> = (0..rows * vocab)
+        .map(|_| rng.random_range(-64i32..64) as f32 * 0.125)
+        .collect();
+    let s: Vec<i64> = (0..rows).map(|_| rng.random_range(0..1i64 << 31)).collect();
+    let x = Tensor::<2>::from_data(TensorData::new(data.clone(), [rows, vocab]), &device);
+    let seeds_as = |dtype: DType| {
+        Tensor::<1, Int>::from_data(TensorData::new(s.clone(), [rows]), (&device, dtype))
+    };
+    let draws = |x: Tensor<2>, seeds: Tensor<1, Int>| {
+        [
+            i64s(top_k_top_p_sample(x.clone(), 50, 0.9, 0.8, seeds.clone())),
+            i64s(top_k_top_p_sample(x.clone(), 0, 0.9, 0.8, seeds.clone())),
+            i64s(min_p_sample(x.clone(), 0.05, 0.8, seeds.clone())),
+            i64s(sample_from_logits(x, 0.8, seeds)),
+        ]
+    };
+    let want = draws(x.clone(), seeds_as(DType::I64));
+    // The reference for the fused draw (the Burn ops' own draws are checked in
+    // `unfiltered_and_min_p_draws_match_the_reference`).
+    for r in 0..rows {
+        let params = RowParams {
+            seed: (s[r] as u32, 0),
+            k: 50,
+            p: 0.9,
+            t: 0.8,
+        };
+        let (ids, reference) = sample_row(&data[r * vocab..(r + 1) * vocab], 50, params);
+        check_token(
+            &format!("seed {seed}: row {r}"),
+            want[0][r],
+            &reference,
+            &ids,
+        );
+    }
+    for dtype in [DType::I32, DType::U32, DType::U64] {
+        let got = draws(x.clone(), seeds_as(dtype));
+        assert_eq!(got, want, "seed {seed}: seeds as {dtype:?}");
+    }
+    let half = Tensor::<2>::from_data(
+        TensorData::new(data.clone(), [rows, vocab]),
+        (&device, DType::F16),
+    );
+    assert_eq!(half.dtype(), DType::F16);
+    assert_eq!(
+        draws(half, seeds_as(DType::I64)),
+        want,
+        "seed {seed}: f16 logits"
+    );
+    // The last of three positions of each row, as a view.
+    let mut wide = vec![0.0f32; rows * 3 * vocab];
+    for r in 0..rows {
+        for p in 0..3 {
+            for j in 0..vocab {
+                wide[(r * 3 + p) * vocab + j] = if p == 2 {
+                    data[r * vocab + j]
+                } else {
+                    rng.random_range(-8.0f32..8.0)
+                };
+            }
+        }
+    }
+    let wide = Tensor::<3>::from_data(TensorData::new(wide, [rows, 3, vocab]), &device);
+    let last = wide.narrow(1, 2, 1).reshape([rows, vocab]);
+    assert_eq!(
+        draws(last, seeds_as(DType::I64)),
+        want,
+        "seed {seed}: last-position view"
+    );
+}

@@ -7,7 +7,7 @@
 use burn::tensor::{AsIndex, Int, Tensor};
 
 use crate::SieveKind;
-use crate::tensor::{DtypeUse, check_served, positions};
+use crate::tensor::{DtypeUse, check_served, dim_index, positions};
 
 /// [`unique_with`]'s outputs.
 #[derive(Debug, Clone)]
@@ -73,9 +73,7 @@ pub fn kthvalue<const D: usize, K: SieveKind>(
     k: usize,
     dim: impl AsIndex,
 ) -> (Tensor<D, K>, Tensor<D, Int>) {
-    let dim = dim
-        .try_dim_index(D)
-        .unwrap_or_else(|e| panic!("kthvalue: {e}"));
+    let dim = dim_index("Kthvalue", dim, D);
     check_served("kthvalue", &x, DtypeUse::Keys);
     let len = x.dims()[dim];
     assert!(
@@ -105,9 +103,8 @@ pub fn median<const D: usize, K: SieveKind>(
     x: Tensor<D, K>,
     dim: impl AsIndex,
 ) -> (Tensor<D, K>, Tensor<D, Int>) {
-    let dim = dim
-        .try_dim_index(D)
-        .unwrap_or_else(|e| panic!("median: {e}"));
+    // Burn's `median` names itself so.
+    let dim = dim_index("Median", dim, D);
     check_served("median", &x, DtypeUse::Keys);
     let len = x.dims()[dim];
     assert!(
