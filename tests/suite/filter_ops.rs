@@ -196,6 +196,29 @@ fn argwhere_and_nonzero_every_rank() {
                 assert_same(&i64s(tensor), &want_d, &format!("{case}: nonzero dim {d}"));
             }
         }
+        // Rank 4, and a permuted view of it (coordinates in the view's own order).
+        let shape = [2usize, 3, 5, 7];
+        let mask = random_mask(&mut rng, shape.iter().product(), density);
+        let t = Tensor::<4, Bool>::from_data(TensorData::new(mask.clone(), shape), &device);
+        let got = sieve_burn::argwhere(t.clone());
+        let want = coordinates(&mask, &shape);
+        assert_eq!(got.dims(), [want.len() / 4, 4], "{case}");
+        assert_same(&i64s(got), &want, &format!("{case}: rank 4"));
+        let view = t.permute([3, 1, 0, 2]);
+        let vshape = [7usize, 3, 2, 5];
+        let logical: Vec<bool> = (0..mask.len())
+            .map(|i| {
+                let (a, b, c, d) = (i / 30, i / 10 % 3, i / 5 % 2, i % 5);
+                // View index (a, b, c, d) is source (c, b, d, a).
+                mask[((c * 3 + b) * 5 + d) * 7 + a]
+            })
+            .collect();
+        let want = coordinates(&logical, &vshape);
+        assert_same(
+            &i64s(sieve_burn::argwhere(view)),
+            &want,
+            &format!("{case}: a permuted view"),
+        );
     }
 }
 
