@@ -29,15 +29,8 @@ case "$1" in
 sa)
   export LIMIT=${LIMIT:-500}
   M="sampling:: sets:: topk_ops:: filter_ops:: index_dtypes:: dims:: dtypes_ops::every_dtype_through_every_op dtypes_ops::a_dtype"
-  for s in cuda:3 vulkan:3; do
-    suite=${s%:*} groups=${s#*:}
-    mapfile -t all < <(for m in $M; do .gpu/suite-$suite --list $m 2>/dev/null | grep ': test$'; done \
-      | sort -u | sed 's/: test$//' | grep -v -E "dtypes_sort|_on_flex|_on_ndarray")
-    for ((g = 0; g < groups; g++)); do
-      mine=(); for ((i = g; i < ${#all[@]}; i += groups)); do mine+=("${all[$i]}"); done
-      timeout $LIMIT .gpu/suite-$suite --exact --test-threads 2 "${mine[@]}" > "$OUT/tests-$suite-$g.txt" 2>&1 &
-    done
-  done
+  export SKIP="dtypes_sort|_on_flex|_on_ndarray"
+  split_suite cuda 3 "$M"; split_suite vulkan 3 "$M"
   SIEVE_PROP_CASES=20 timeout $LIMIT compute-sanitizer --tool memcheck --error-exitcode 9 \
     .gpu/suite-cuda --test-threads 2 sampling:: index_dtypes:: > "$OUT/memcheck-cuda.txt" 2>&1 &
   wait
@@ -68,15 +61,7 @@ tt)
 tf)
   export LIMIT=${LIMIT:-480}
   M="topk:: topk_ops:: sampling:: small_devices:: sets::"
-  for s in cuda:3 vulkan:2; do
-    suite=${s%:*} groups=${s#*:}
-    mapfile -t all < <(for m in $M; do .gpu/suite-$suite --list $m 2>/dev/null | grep ': test$'; done \
-      | sort -u | sed 's/: test$//' | grep -v -E "dtypes_sort")
-    for ((g = 0; g < groups; g++)); do
-      mine=(); for ((i = g; i < ${#all[@]}; i += groups)); do mine+=("${all[$i]}"); done
-      timeout $LIMIT .gpu/suite-$suite --exact --test-threads 2 "${mine[@]}" > "$OUT/tests-$suite-$g.txt" 2>&1 &
-    done
-  done
+  split_suite cuda 3 "$M"; split_suite vulkan 2 "$M"
   sanitize "topk::" "topk::minima_bound_and_its_fallback topk::every_length_across_a_tile_boundary"
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary

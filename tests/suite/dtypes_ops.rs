@@ -557,11 +557,7 @@ fn check_scans<T: El>(env: &Env, rng: &mut StdRng, len: usize, case: &str) {
         let data = scan_rows::<T>(rng, op, len);
         let want = scan_rows_op(&data, ROWS, len, op, false);
         let case = format!("{case} cum{}", op.name());
-        // Sums and products may give any NaN; f16 and bf16 go through f32 and back. Burn's
-        // stock cummin/cummax keep their own zero signs and NaN payloads.
-        let widened = T::SIEVE.accumulator() != T::SIEVE && T::SIEVE.is_float();
-        let any_nan = matches!(op, ScanOp::Sum | ScanOp::Prod) || widened || !env.kernels();
-        let any_zero = op == ScanOp::Sum || !env.kernels();
+        let (any_nan, any_zero) = open_bits::<T>(env, op);
         let x = tensor(&data, ROWS, len, &env.device);
         let got = env.run(works, T::SIEVE, &case, || {
             let y = match op {
@@ -588,6 +584,16 @@ fn check_scans<T: El>(env: &Env, rng: &mut StdRng, len: usize, case: &str) {
     }
 }
 
+/// Which bits a scan's output leaves open (see the module docs): any NaN payload of a sum or a
+/// product, or where f16 and bf16 pass through f32, or where Burn's stock ops run; either
+/// zero sign of a sum, or under the stock ops.
+fn open_bits<T: El>(env: &Env, op: ScanOp) -> (bool, bool) {
+    let widened = T::SIEVE.accumulator() != T::SIEVE && T::SIEVE.is_float();
+    let any_nan = matches!(op, ScanOp::Sum | ScanOp::Prod) || widened || !env.kernels();
+    let any_zero = op == ScanOp::Sum || !env.kernels();
+    (any_nan, any_zero)
+}
+
 /// The four scans along dim 0 of `[lanes, columns]` tensors, which the device scans in place
 /// down the columns (`sieve::scan::scan_columns`, one unit per column or per vector of 2 or 4
 /// neighbouring ones): shapes that take each vector width on every device (2^18 and
@@ -603,9 +609,7 @@ fn check_column_scans<T: El>(env: &Env, rng: &mut StdRng, case: &str) {
             let want = scan_rows_op(&by_lane, columns, lanes, op, false);
             let want = transposed_as(&want, columns, lanes);
             let case = format!("{case} cum{} down [{lanes}, {columns}]", op.name());
-            let widened = T::SIEVE.accumulator() != T::SIEVE && T::SIEVE.is_float();
-            let any_nan = matches!(op, ScanOp::Sum | ScanOp::Prod) || widened || !env.kernels();
-            let any_zero = op == ScanOp::Sum || !env.kernels();
+            let (any_nan, any_zero) = open_bits::<T>(env, op);
             let x = tensor(&data, lanes, columns, &env.device);
             let got = env.run(works, T::SIEVE, &case, || {
                 let y = match op {

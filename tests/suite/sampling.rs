@@ -5,7 +5,9 @@
 //! (fixed seeds: deterministic), and the filters on their own.
 #![cfg_attr(feature = "ndarray", allow(deprecated))] // Device::ndarray
 
-use crate::common::{f32s, i64s, panic_message, serial};
+use crate::common::{f32s, i64s, panic_message, rng, serial};
+use rand::Rng;
+use sieve::sample::reference::{RowParams, sample_row};
 
 use burn::tensor::{DType, Device, Int, Tensor, TensorData};
 use sieve::random::reference;
@@ -621,10 +623,9 @@ fn bad_calls_get_clear_errors() {
 /// perturbed scores that close may order either way).
 #[test]
 fn draw_kernel_matches_the_reference() {
-    use crate::common::{client, download, rng, upload};
-    use rand::Rng;
+    use crate::common::{client, download, upload};
     use sieve::Dtype;
-    use sieve::sample::reference::{RowParams, draw_row};
+    use sieve::sample::reference::draw_row;
     let _device = serial();
     let client = client();
     let (mut rng, seed) = rng("draw_kernel_matches_the_reference");
@@ -888,10 +889,8 @@ fn check_token(case: &str, got: i64, want: &sieve::sample::reference::RowDraw, i
 /// ranks the top-k's per-chunk candidates itself.
 #[test]
 fn whole_rows_rank_nan_low_at_every_strategy() {
-    use crate::common::{client, download, rng, upload};
-    use rand::Rng;
+    use crate::common::{client, download, upload};
     use sieve::Dtype;
-    use sieve::sample::reference::{RowParams, sample_row};
     let _device = serial();
     let client = client();
     let device = Device::default();
@@ -989,9 +988,6 @@ fn whole_rows_rank_nan_low_at_every_strategy() {
 /// between two grid steps of `(x - max) / T`, so no rounding decides which logit is kept.
 #[test]
 fn unfiltered_and_min_p_draws_match_the_reference() {
-    use crate::common::rng;
-    use rand::Rng;
-    use sieve::sample::reference::{RowParams, sample_row};
     let _device = serial();
     let device = Device::default();
     let (mut rng, seed) = rng("unfiltered_and_min_p_draws_match_the_reference");
@@ -1071,9 +1067,6 @@ fn unfiltered_and_min_p_draws_match_the_reference() {
 /// the draw) token for token against `reference::sample_row`.
 #[test]
 fn filters_and_per_row_draws_at_a_large_vocab() {
-    use crate::common::rng;
-    use rand::Rng;
-    use sieve::sample::reference::{RowParams, sample_row};
     let _device = serial();
     let device = Device::default();
     let (mut rng, seed) = rng("filters_and_per_row_draws_at_a_large_vocab");
@@ -1240,9 +1233,6 @@ fn filters_and_per_row_draws_at_a_large_vocab() {
 /// tensor, as a decoder's last-token logits are), through every draw.
 #[test]
 fn seed_dtypes_half_logits_and_views_draw_the_same() {
-    use crate::common::rng;
-    use rand::Rng;
-    use sieve::sample::reference::{RowParams, sample_row};
     let _device = serial();
     let device = Device::default();
     let (mut rng, seed) = rng("seed_dtypes_half_logits_and_views_draw_the_same");

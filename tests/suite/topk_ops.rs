@@ -189,6 +189,27 @@ fn default_tuning_at_every_short_row_length() {
     }
 }
 
+/// `topk_with_indices` (or `bottomk_with_indices`) of `x` (`data`, row-major `shape`) along
+/// dim 1 against the first `k` of the stable CPU sort, values bit for bit.
+fn check_first_k(
+    x: &Tensor<2>,
+    data: &[f32],
+    shape: &[usize; 2],
+    k: usize,
+    largest: bool,
+    case: &str,
+) {
+    let (indices, source) = first_k_along(data, shape, 1, k, largest);
+    let want: Vec<u32> = source.iter().map(|&s| data[s].to_bits()).collect();
+    let (values, got) = if largest {
+        sieve_burn::topk_with_indices(x.clone(), k, 1)
+    } else {
+        sieve_burn::bottomk_with_indices(x.clone(), k, 1)
+    };
+    assert_same(&bits(values), &want, &format!("{case}: values"));
+    assert_same(&i64s(got), &indices, &format!("{case}: indices"));
+}
+
 /// The public op at default tunings on a few long rows, which the one-cube-per-row radix
 /// select cuts into chunks on a device with more multiprocessors than rows (each chunk's top-k
 /// sorted and merged): chunk boundaries that fall inside runs of equal values, rows in
@@ -218,20 +239,11 @@ fn default_tuning_on_few_long_rows() {
                 _ => special_f32(&mut rng),
             })
             .collect();
-        let flat: Vec<u32> = data.iter().map(|v| v.to_bits()).collect();
         let x = Tensor::<2>::from_data(TensorData::new(data.clone(), shape), &device);
         for k in [1, 50, 1000, 20_000] {
             for largest in [true, false] {
                 let case = format!("seed {seed}: {shape:?} {order} k {k} largest {largest}");
-                let (indices, source) = first_k_along(&data, &shape, 1, k, largest);
-                let want: Vec<u32> = source.iter().map(|&s| flat[s]).collect();
-                let (values, got) = if largest {
-                    sieve_burn::topk_with_indices(x.clone(), k, 1)
-                } else {
-                    sieve_burn::bottomk_with_indices(x.clone(), k, 1)
-                };
-                assert_same(&bits(values), &want, &format!("{case}: values"));
-                assert_same(&i64s(got), &indices, &format!("{case}: indices"));
+                check_first_k(&x, &data, &shape, k, largest, &case);
             }
         }
     }
@@ -264,15 +276,9 @@ fn default_tuning_on_rows_past_the_row_cube() {
     for k in [1, 1000, 70_000] {
         for largest in [true, false] {
             let case = format!("seed {seed}: {shape:?} k {k} largest {largest}");
+            check_first_k(&x, &data, &shape, k, largest, &case);
             let (indices, source) = first_k_along(&data, &shape, 1, k, largest);
             let want: Vec<u32> = source.iter().map(|&s| flat[s]).collect();
-            let (values, got) = if largest {
-                sieve_burn::topk_with_indices(x.clone(), k, 1)
-            } else {
-                sieve_burn::bottomk_with_indices(x.clone(), k, 1)
-            };
-            assert_same(&bits(values), &want, &format!("{case}: values"));
-            assert_same(&i64s(got), &indices, &format!("{case}: indices"));
 
             // Unsorted: the same (index, value) pairs per row.
             let options = TopKOptions {
