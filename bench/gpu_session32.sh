@@ -43,19 +43,9 @@ tt)
      --case $T:64x128256:f32:k=1000,dist=tied --case $T:16384x128:f32:k=8
      --case $T:64x128256:f32:k=50,raw=radix_select --case $T:64x128256:f32:k=50,dist=tied,raw=radix_select
      --case top_k_top_p_sample:64x128256:f32:k=50,p=0.9,t=0.8"
-  for round in 1 2; do
-    for v in main tied; do
-      b=.gpu30/sieve-bench-cuda; [ $v = tied ] && b=.gpu31t/sieve-bench-cuda-tied
-      timeout 45 $b --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda-$v-$round.json" $R > "$OUT/rows-cuda-$v-$round.txt" 2>&1
-      echo "== cuda $v $round rc=$? at ${SECONDS}s"
-      b=.gpu30/sieve-bench-vknr; [ $v = tied ] && b=.gpu31t/sieve-bench-vknr-tied
-      timeout 90 $b --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan-$v-$round.json" $R > "$OUT/rows-vulkan-$v-$round.txt" 2>&1
-      echo "== vulkan $v $round rc=$? at ${SECONDS}s"
-      pack tt
-    done
-  done
+  ab_benches tied .gpu30 .gpu31t "$R" tt
   timeout 60 python3 bench/torch_reference.py "$OUT/torch.json" --only=topk,sample > "$OUT/torch.txt" 2>&1
-  echo "== torch rc=$? at ${SECONDS}s"
+  echo "== torch rc=$? at ${SECONDS}s"; pack tt
   for f in "$OUT"/rows-*-1.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-140; done
   ;;
 tf)
