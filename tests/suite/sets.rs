@@ -390,6 +390,27 @@ fn check_search<T: Elem>(device: &Device, test: &str) {
         .map(|v| search_reference(&sorted, v, false))
         .collect();
     assert_eq!(i64s(got), want, "{test}: [2, 3] queries");
+    // Views: the sequence a slice of a longer sorted tensor (an offset into its buffer), the
+    // queries a transposed tensor (read in its logical order).
+    let long: Vec<T> = {
+        let mut s: Vec<T> = (0..4000).map(|_| T::draw(&mut rng)).collect();
+        s.sort_by(T::order);
+        s
+    };
+    let slice = &long[1000..3001];
+    let q: Vec<T> = (0..60).map(|_| T::draw(&mut rng)).collect();
+    let queries =
+        Tensor::<2, T::Kind>::from_data(TensorData::new(q.clone(), [6, 10]), (device, T::DTYPE));
+    let got = sieve_burn::searchsorted(
+        tensor(&long, device).narrow(0, 1000, 2001),
+        queries.transpose(),
+        true,
+    );
+    assert_eq!(got.dims(), [10, 6]);
+    let want: Vec<i64> = (0..60)
+        .map(|i| search_reference(slice, &q[(i % 6) * 10 + i / 6], true))
+        .collect();
+    assert_eq!(i64s(got), want, "{test}: views");
 }
 
 fn check_order_statistics<T: Elem>(device: &Device, test: &str) {
