@@ -268,6 +268,9 @@ fn empty_tensors_work() {
     assert_eq!(i64s(counts), vec![0, 0, 0]);
 }
 
+/// An op's name and a call of it.
+type NamedCall<'a> = (&'static str, Box<dyn Fn() + 'a>);
+
 /// Every op that takes a mask names the op and both shapes when they differ, before anything
 /// is queued.
 #[test]
@@ -275,7 +278,7 @@ fn mismatched_mask_is_named() {
     let device = Device::default();
     let x = || Tensor::<2>::ones([2, 3], &device);
     let m = || Tensor::<2, Bool>::from_data([[true, false], [true, true]], &device);
-    let calls: [(&str, Box<dyn Fn()>); 5] = [
+    let calls: [NamedCall; 5] = [
         (
             "mask_select",
             Box::new(|| drop(sieve_burn::mask_select(x(), m()))),

@@ -499,6 +499,9 @@ fn the_filters_on_their_own() {
     }
 }
 
+/// An op's name, the parameter a call of it gets wrong, and the call.
+type ParamCall<'a> = (&'static str, &'static str, Box<dyn Fn() + 'a>);
+
 #[test]
 fn bad_calls_get_clear_errors() {
     let _device = serial();
@@ -533,7 +536,7 @@ fn bad_calls_get_clear_errors() {
     let one_k = || Tensor::<1, Int>::from_data([1i64], &device);
     let one = || Tensor::<1>::from_data([0.5f32], &device);
     let s = || seeds(0..2, &device);
-    let calls: [(&str, &str, Box<dyn Fn()>); 6] = [
+    let calls: [ParamCall; 6] = [
         (
             "top_k_top_p_sample",
             "top_k",
