@@ -117,8 +117,13 @@ impl DeviceCaps {
         DeviceCaps {
             runtime,
             device_name: properties.identity.name.clone(),
+            // The plane code takes whole planes of a power-of-two width that the cube's
+            // units are a multiple of: a device reporting no such width runs without planes.
             plane_ops: properties.features.plane.contains(Plane::Ops)
-                && limits.plane_ops.unwrap_or(true),
+                && limits.plane_ops.unwrap_or(true)
+                && hardware.plane_size_min >= 1
+                && hardware.plane_size_max.is_power_of_two()
+                && hardware.plane_size_min <= hardware.plane_size_max,
             plane_size_min: hardware.plane_size_min,
             plane_size_max: hardware.plane_size_max,
             max_units_per_cube: limits

@@ -74,7 +74,10 @@ pub struct UnitPrefix {
 
 /// Exclusive prefix sum of one `u32` per unit across the cube (`units` = the cube's size):
 /// a plane scan, then the planes' totals through the spine; unit-serial without planes.
-/// Every unit must call it (it synchronises the cube).
+/// Every unit must call it (it synchronises the cube). It may be called back to back with no
+/// barrier between: each spine slot is written and read by one plane only (one unit without
+/// planes), and the next call's plane scan orders those lanes' reads before the slot is
+/// written again.
 #[cube]
 pub fn cube_exclusive_sum(
     value: u32,

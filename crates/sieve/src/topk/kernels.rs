@@ -265,7 +265,9 @@ pub(crate) fn radix_digit_kernel(
         histograms[row * row_bins + d] = 0u32;
         d += CUBE_DIM as usize;
     }
-    // Uniform per cube.
+    // Uniform per cube (`shared_from` comes from the read-only key ranges). Unit 0's store
+    // may land while other units still load the row's state: safe only because it leaves
+    // `sampled` (the exit above) as it was and those units use nothing else before leaving.
     if shift >= row_state.shared_from {
         if UNIT_POS == 0 {
             row_state.bound |= shared_digit(min, shift, digit_bits);
