@@ -10,8 +10,10 @@
 #       of a third sweep) against main's benches (`95f127d`, .gpu30), alternating processes
 #       main/branch/main/branch through CUDA and Vulkan (2 s warm-up a row), 30 ms samples:
 #       [64, 128256] k = 50 uniform and tied (issue 15: tied <= 0.5x torch, 0.52x in `25-c`),
-#       k = 1000 tied, [16384, 128] k = 8 (rank by counting: its minima bound's staging
-#       changed too), the raw row select beside each, the sampling row; torch's top-k and
+#       k = 1000 uniform and tied (the row's sampled bound: its staging's code changed),
+#       [4096, 32768] k = 64 (the minima bound on uniform rows), [16384, 128] k = 8 (rank by
+#       counting: its minima bound's staging changed too), the raw row select beside the
+#       k = 50 rows, the sampling row; torch's top-k and
 #       sampling rows in the same call. Carry [".gpu30", ".gpu31t", ".gl"]. Files: tt.tgz; then
 #       `python3 bench/compare.py <branch>.json <main>.json` per runtime and round.
 #   tf  (if `tt` shows the branch no slower anywhere) the branch's tests on the H200:
@@ -41,6 +43,7 @@ tt)
   T=topk_with_indices
   R="--case $T:64x128256:f32:k=50 --case $T:64x128256:f32:k=50,dist=tied
      --case $T:64x128256:f32:k=1000,dist=tied --case $T:16384x128:f32:k=8
+     --case $T:64x128256:f32:k=1000 --case $T:4096x32768:f32:k=64
      --case $T:64x128256:f32:k=50,raw=radix_select --case $T:64x128256:f32:k=50,dist=tied,raw=radix_select
      --case top_k_top_p_sample:64x128256:f32:k=50,p=0.9,t=0.8"
   ab_benches tied .gpu30 .gpu31t "$R" tt
