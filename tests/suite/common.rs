@@ -223,6 +223,30 @@ pub fn first_k_along<T: sieve::sort::reference::SortKey>(
     (indices, source)
 }
 
+/// `topk_with_indices` (`largest`) or `bottomk_with_indices` of `x` (`data`, row-major
+/// `shape`) along `dim` against the first `k` of the stable CPU sort, values bit for bit.
+/// Returns the expected indices and value bits, for the caller's further checks.
+pub fn check_first_k<const D: usize>(
+    x: &burn::tensor::Tensor<D>,
+    data: &[f32],
+    shape: &[usize],
+    dim: usize,
+    k: usize,
+    largest: bool,
+    case: &str,
+) -> (Vec<i64>, Vec<u32>) {
+    let (indices, source) = first_k_along(data, shape, dim, k, largest);
+    let want: Vec<u32> = source.iter().map(|&s| data[s].to_bits()).collect();
+    let (values, got) = if largest {
+        sieve_burn::topk_with_indices(x.clone(), k, dim)
+    } else {
+        sieve_burn::bottomk_with_indices(x.clone(), k, dim)
+    };
+    assert_same(&bits(values), &want, &format!("{case}: values"));
+    assert_same(&i64s(got), &indices, &format!("{case}: indices"));
+    (indices, want)
+}
+
 /// What a device test starts with: the device held for it alone ([`serial`]; released when
 /// this is dropped), its client and capabilities, and the test's name for messages.
 pub struct Setup {

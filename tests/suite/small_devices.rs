@@ -718,15 +718,7 @@ fn burn_topk_at_default_tunings() {
                 let case = format!("seed {seed}: {limits:?} {shape:?} k {k}");
                 for largest in [true, false] {
                     let case = format!("{case} largest {largest}");
-                    let (indices, source) = first_k_along(&values, &shape, 1, k, largest);
-                    let want: Vec<u32> = source.iter().map(|&s| values[s].to_bits()).collect();
-                    let (v, i) = if largest {
-                        sieve_burn::topk_with_indices(x.clone(), k, 1)
-                    } else {
-                        sieve_burn::bottomk_with_indices(x.clone(), k, 1)
-                    };
-                    assert_same(&bits(v), &want, &format!("{case}: values"));
-                    assert_same(&i64s(i), &indices, &format!("{case}: indices"));
+                    let (indices, want) = check_first_k(&x, &values, &shape, 1, k, largest, &case);
                     if largest {
                         let v = sieve_burn::topk(x.clone(), k, 1);
                         assert_same(&bits(v), &want, &format!("{case}: topk"));

@@ -7,7 +7,7 @@
 use crate::common;
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
-use common::{assert_same, bits, first_k_along, i64s, rng, special_f32};
+use common::{assert_same, bits, check_first_k, first_k_along, i64s, rng, special_f32};
 use rand::Rng;
 use sieve::topk::TopkStrategy;
 use sieve_burn::TopKOptions;
@@ -19,7 +19,6 @@ fn float_topk_every_dim_k_and_direction() {
     for shape in [[3usize, 33, 5], [2, 1500, 1], [1, 1, 1]] {
         let n: usize = shape.iter().product();
         let data: Vec<f32> = (0..n).map(|_| special_f32(&mut rng)).collect();
-        let flat: Vec<u32> = data.iter().map(|v| v.to_bits()).collect();
         let x = Tensor::<3>::from_data(TensorData::new(data.clone(), shape), &device);
         for dim in 0..3 {
             let len = shape[dim];
@@ -28,15 +27,7 @@ fn float_topk_every_dim_k_and_direction() {
             for k in ks {
                 for largest in [true, false] {
                     let case = format!("seed {seed}: {shape:?} dim {dim} k {k} largest {largest}");
-                    let (indices, source) = first_k_along(&data, &shape, dim, k, largest);
-                    let want: Vec<u32> = source.iter().map(|&s| flat[s]).collect();
-                    let (values, got) = if largest {
-                        sieve_burn::topk_with_indices(x.clone(), k, dim)
-                    } else {
-                        sieve_burn::bottomk_with_indices(x.clone(), k, dim)
-                    };
-                    assert_same(&bits(values), &want, &format!("{case}: values"));
-                    assert_same(&i64s(got), &indices, &format!("{case}: indices"));
+                    let (indices, want) = check_first_k(&x, &data, &shape, dim, k, largest, &case);
                     if largest {
                         let values = sieve_burn::topk(x.clone(), k, dim);
                         assert_same(&bits(values), &want, &format!("{case}: topk"));
@@ -173,41 +164,15 @@ fn default_tuning_at_every_short_row_length() {
     for shape in shapes {
         let n = shape[0] * shape[1];
         let data: Vec<f32> = (0..n).map(|_| special_f32(&mut rng)).collect();
-        let flat: Vec<u32> = data.iter().map(|v| v.to_bits()).collect();
         let x = Tensor::<2>::from_data(TensorData::new(data.clone(), shape), &device);
         let len = shape[1];
         let mut ks = vec![1, 10.min(len), 53.min(len), 64.min(len), len];
         ks.dedup();
         for k in ks {
             let case = format!("seed {seed}: {shape:?} k {k}");
-            let (indices, source) = first_k_along(&data, &shape, 1, k, true);
-            let want: Vec<u32> = source.iter().map(|&s| flat[s]).collect();
-            let (values, got) = sieve_burn::topk_with_indices(x.clone(), k, 1);
-            assert_same(&bits(values), &want, &format!("{case}: values"));
-            assert_same(&i64s(got), &indices, &format!("{case}: indices"));
+            check_first_k(&x, &data, &shape, 1, k, true, &case);
         }
     }
-}
-
-/// `topk_with_indices` (or `bottomk_with_indices`) of `x` (`data`, row-major `shape`) along
-/// dim 1 against the first `k` of the stable CPU sort, values bit for bit.
-fn check_first_k(
-    x: &Tensor<2>,
-    data: &[f32],
-    shape: &[usize; 2],
-    k: usize,
-    largest: bool,
-    case: &str,
-) {
-    let (indices, source) = first_k_along(data, shape, 1, k, largest);
-    let want: Vec<u32> = source.iter().map(|&s| data[s].to_bits()).collect();
-    let (values, got) = if largest {
-        sieve_burn::topk_with_indices(x.clone(), k, 1)
-    } else {
-        sieve_burn::bottomk_with_indices(x.clone(), k, 1)
-    };
-    assert_same(&bits(values), &want, &format!("{case}: values"));
-    assert_same(&i64s(got), &indices, &format!("{case}: indices"));
 }
 
 /// The public op at default tunings on a few long rows, which the one-cube-per-row radix
@@ -243,7 +208,7 @@ fn default_tuning_on_few_long_rows() {
         for k in [1, 50, 1000, 20_000] {
             for largest in [true, false] {
                 let case = format!("seed {seed}: {shape:?} {order} k {k} largest {largest}");
-                check_first_k(&x, &data, &shape, k, largest, &case);
+                check_first_k(&x, &data, &shape, 1, k, largest, &case);
             }
         }
     }
@@ -276,9 +241,7 @@ fn default_tuning_on_rows_past_the_row_cube() {
     for k in [1, 1000, 70_000] {
         for largest in [true, false] {
             let case = format!("seed {seed}: {shape:?} k {k} largest {largest}");
-            check_first_k(&x, &data, &shape, k, largest, &case);
-            let (indices, source) = first_k_along(&data, &shape, 1, k, largest);
-            let want: Vec<u32> = source.iter().map(|&s| flat[s]).collect();
+            let (indices, want) = check_first_k(&x, &data, &shape, 1, k, largest, &case);
 
             // Unsorted: the same (index, value) pairs per row.
             let options = TopKOptions {
@@ -323,13 +286,8 @@ fn default_tuning_on_rows_past_the_row_cube() {
         .flat_map(|j| (0..3).map(move |r| (r, j)))
         .map(|(r, j)| data[r * len + j])
         .collect();
-    let tflat: Vec<u32> = tdata.iter().map(|v| v.to_bits()).collect();
-    let (indices, source) = first_k_along(&tdata, &[len, 3], 0, 1000, true);
-    let want: Vec<u32> = source.iter().map(|&s| tflat[s]).collect();
-    let (values, got) = sieve_burn::topk_with_indices(t, 1000, 0);
     let case = format!("seed {seed}: transposed, dim 0");
-    assert_same(&bits(values), &want, &format!("{case}: values"));
-    assert_same(&i64s(got), &indices, &format!("{case}: indices"));
+    check_first_k(&t, &tdata, &[len, 3], 0, 1000, true, &case);
     // Order statistics: the k-th smallest (1-based) along the row, ties to the lower index,
     // and the lower median.
     for (kth, name) in [(70_000usize, "kthvalue"), ((len - 1) / 2 + 1, "median")] {
