@@ -85,7 +85,13 @@ pub(crate) fn seed_words(seeds: &[u32], row: usize, #[comptime] wide_seeds: bool
 /// [`reference::uniform`]).
 #[cube]
 pub(crate) fn uniform_of(lo: u32, hi: u32, j: u32) -> f32 {
-    (f32::cast_from(top_bits_of(lo, hi, j)) + 0.5f32) * (1.0f32 / 16_777_216.0f32)
+    half_step_of(top_bits_of(lo, hi, j))
+}
+
+/// `(m + 0.5) / 2^24` for a 24-bit `m`: exact in f32.
+#[cube]
+fn half_step_of(m: u32) -> f32 {
+    (f32::cast_from(m) + 0.5f32) * (1.0f32 / 16_777_216.0f32)
 }
 
 /// The top 24 random bits `m` of counter `j` under the seed words `(lo, hi)`.
@@ -104,8 +110,8 @@ fn top_bits_of(lo: u32, hi: u32, j: u32) -> u32 {
 #[cube]
 pub(crate) fn neg_ln_uniform_of(lo: u32, hi: u32, j: u32) -> f32 {
     let m = top_bits_of(lo, hi, j);
-    let w = (f32::cast_from(0x00FF_FFFFu32 - m) + 0.5f32) * (1.0f32 / 16_777_216.0f32);
-    let u = (f32::cast_from(m) + 0.5f32) * (1.0f32 / 16_777_216.0f32);
+    let w = half_step_of(0x00FF_FFFFu32 - m);
+    let u = half_step_of(m);
     if w < 0.015625f32 {
         w * (1.0f32 + w * (0.5f32 + w * (0.333_333_34f32 + w * 0.25f32)))
     } else {
