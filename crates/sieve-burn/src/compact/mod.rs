@@ -363,12 +363,12 @@ pub async fn mask_select_async<const D: usize, K: SieveKind>(
 
 /// The first element of every run of equal elements of `x` (NaNs equal, -0.0 == +0.0), in
 /// order, and their positions in `x` when `positions`: a counted compaction by run starts
-/// (one read of its count, outputs of exactly that size).
+/// (one read of its count, outputs of exactly that size). Its caller (`sets::flat_groups`) has
+/// refused a dtype the device lacks, naming the public op.
 pub(crate) fn run_starts<K: SieveKind>(
     x: Tensor<1, K>,
     positions: bool,
 ) -> (Tensor<1, K>, Option<Tensor<1, Int>>) {
-    check_served("unique", &x, DtypeUse::Values);
     let it = index_dtype(&x);
     let (workspace, count) = Dispatch::sieve_run_starts_count(operand(x.clone()), it);
     let n = try_read_sync(read_count(Tensor::from_dispatch(count)))
