@@ -309,8 +309,9 @@ pub(crate) fn radix_digit_kernel(
 /// candidates as the device-wide gather does. With `try_bound` (the host's `k <=
 /// bound_max_k`: the kernel for larger `k` holds none of its code) the cube first tries
 /// [`minima_bound`] (two sweeps; sorted candidates); where too many keys lie under the bound
-/// but fewer than `k` below it (tied rows), the bound is the row's `k`-th key and the cube
-/// gathers by it ([`gather_row`]: one more sweep). With `try_sample` (larger `k`, where the
+/// but fewer than `k` below it (tied rows), the bound is the row's `k`-th key, the keys below
+/// it are ranked already and the cube takes the first ties ([`gather_row`] from the row's
+/// start, stopping once it has them: a tied row's are near its start). With `try_sample` (larger `k`, where the
 /// host found a sample rank for it: `sample_rank`, or `sample_rank_last` for a row's last
 /// chunk) the cube first tries [`sampled_row_select`] (one sweep, then the gather).
 /// Otherwise, or where those fail, it runs the MSB select over the row ([`cube_select`], one
@@ -355,6 +356,8 @@ pub(crate) fn row_select_kernel<K: Numeric>(
     let mut ranked = false;
     // Whether the boundary is known (the minima bound's tied case, or the sampled bound).
     let mut known = false;
+    // Whether the keys below the boundary are written already (the minima bound's tied case).
+    let mut ties_only = false;
     // The row's boundary: the bound where the minima bound finds it is the `k`-th key.
     let mut boundary = DigitSelect {
         prefix: 0u32,
@@ -369,9 +372,11 @@ pub(crate) fn row_select_kernel<K: Numeric>(
             cand_positions[out_base + candidate.rank as usize] = candidate.position;
         }
         // Too many keys under the bound, but fewer than `k` below it (tied rows): the bound
-        // is the row's `k`-th key, no digit passes needed.
+        // is the row's `k`-th key and the keys below it are ranked (written above); only the
+        // first ties remain to take, from the row's start.
         if !candidate.fits && candidate.below < k {
             known = true;
+            ties_only = true;
             boundary.prefix = candidate.bound;
             boundary.need = k - candidate.below;
         }
@@ -425,6 +430,7 @@ pub(crate) fn row_select_kernel<K: Numeric>(
             len,
             k,
             boundary,
+            ties_only,
             read,
             blueprint,
         );
@@ -433,7 +439,9 @@ pub(crate) fn row_select_kernel<K: Numeric>(
 
 /// The gather of [`row_select_kernel`], for one row (or chunk) of `len` keys from `row_base`,
 /// its `k` candidates written from `out_base`, by the row's boundary (`select.prefix`, of which
-/// the first `select.need` ties are taken).
+/// the first `select.need` ties are taken). With `ties_only` the keys below the boundary are
+/// written already and only the ties are taken. Tile by tile from the row's start, it stops
+/// once every key it must take is taken: a tied row's first ties are near its start.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn gather_row<K: Numeric>(
@@ -445,6 +453,7 @@ fn gather_row<K: Numeric>(
     len: usize,
     k: u32,
     select: DigitSelect,
+    ties_only: bool,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: RadixBlueprint,
 ) {
@@ -452,14 +461,18 @@ fn gather_row<K: Numeric>(
     let tiles = len.div_ceil(tile_keys);
     // `select.prefix` is the boundary: the `k - need` keys below it all go, then ties in
     // index order.
+    let below = k - select.need;
     let mut less = 0u32;
-    let mut equal = k - select.need;
-    for tile in 0..tiles {
+    let mut equal = below;
+    let mut tile = 0usize;
+    // Uniform per cube: the counts come from cube-wide sums.
+    while tile < tiles && (equal < k || (!ties_only && less < below)) {
         let slots = GatherSlots {
             out_base,
             less,
             equal,
             k,
+            ties_only,
         };
         let taken = gather_tile::<K>(
             values,
@@ -475,6 +488,7 @@ fn gather_row<K: Numeric>(
         );
         less += taken & 0xFFFFu32;
         equal += taken >> 16u32;
+        tile += 1;
     }
 }
 
@@ -562,6 +576,7 @@ pub(crate) fn gather_scatter_kernel<K: Numeric>(
                 less: tile_offsets[base],
                 equal,
                 k: limit,
+                ties_only: false,
             };
             gather_tile::<K>(
                 values,

@@ -262,6 +262,8 @@ pub struct GatherSlots {
     pub equal: u32,
     /// `k`: slots at or past it are not written (the surplus ties).
     pub k: u32,
+    /// Whether only the ties are written (the keys below the boundary are already).
+    pub ties_only: bool,
 }
 
 /// The gather of one tile. Each unit reads `elements_per_unit` consecutive keys of the tile
@@ -299,7 +301,9 @@ pub fn gather_tile<K: Numeric>(
     );
     let total = prefix.total;
     // Uniform per cube.
-    if (total & 0xFFFFu32) > 0u32 || ((total >> 16u32) > 0u32 && slots.equal < slots.k) {
+    if ((total & 0xFFFFu32) > 0u32 && !slots.ties_only)
+        || ((total >> 16u32) > 0u32 && slots.equal < slots.k)
+    {
         let mut less = slots.less + (prefix.before & 0xFFFFu32);
         let mut equal = slots.equal + (prefix.before >> 16u32);
         #[unroll]
@@ -308,9 +312,11 @@ pub fn gather_tile<K: Numeric>(
                 let key = held[e as usize];
                 let position = (first + e as usize) as u32;
                 if key < bound {
-                    // Always below k: fewer than k keys of the row are below the boundary.
-                    cand_keys[slots.out_base + less as usize] = key;
-                    cand_positions[slots.out_base + less as usize] = position;
+                    if !slots.ties_only {
+                        // Always below k: fewer than k keys of the row are below the boundary.
+                        cand_keys[slots.out_base + less as usize] = key;
+                        cand_positions[slots.out_base + less as usize] = position;
+                    }
                     less += 1u32;
                 } else if key == bound {
                     if equal < slots.k {
@@ -525,12 +531,18 @@ fn kth_smallest_by_counting(key: u32, k: u32, #[comptime] blueprint: RadixBluepr
 }
 
 /// One sweep over a row: its keys at or below `bound` go to `keys` (and, `with_positions`,
-/// their row positions to `positions`) in arrival order (slots from the shared counter
-/// `found`, which must start at 0 behind a barrier), while they fit `capacity`. The counter
-/// only grows, so a unit that sees it past the capacity stops appending but goes on
-/// counting. After a barrier `found[0]` is the number of keys staged, or more than `capacity`
-/// where they did not all fit. Returns the unit's count of keys below `bound` (with
-/// `count_below`; else 0). Every unit must call it.
+/// their row positions to `positions`) in arrival order, with slots from the shared counters
+/// `found` (which must start at 0 behind a barrier), while they fit `capacity`. A counter only
+/// grows, so a unit that sees it past its limit stops appending but the counts stay exact up
+/// to the limit.
+///
+/// Without `split_ties` one counter (`found[0]`) serves every key: after a barrier it is the
+/// number staged (slots `0..found[0]`), or more than `capacity` where they did not all fit.
+/// With `split_ties` keys below `bound` take slots from the front (`found[0]`, while under
+/// `capacity`) and keys equal to it from the back (`found[1]`: slot `capacity - 1 - t`, while
+/// `t < capacity - reserve`), so however many ties a row has, its first `reserve` keys below
+/// the bound are never overwritten: a tied row (fewer than `k` keys below its bound, with
+/// `reserve = k - 1`) keeps all of them staged. Every unit must call it.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn stage_under_bound<K: Numeric>(
@@ -541,17 +553,19 @@ fn stage_under_bound<K: Numeric>(
     row_base: usize,
     len: usize,
     bound: u32,
+    reserve: u32,
     #[comptime] capacity: u32,
-    #[comptime] count_below: bool,
+    #[comptime] split_ties: bool,
     #[comptime] with_positions: bool,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: RadixBlueprint,
-) -> u32 {
+) {
     let tile_keys = comptime!(blueprint.tile());
     let tiles = len.div_ceil(tile_keys);
+    let tie_limit = capacity - reserve;
     let mut held = Array::<u32>::new(blueprint.elements_per_unit as usize);
     let mut appending = true;
-    let mut below = 0u32;
+    let mut appending_ties = true;
     for tile in 0..tiles {
         let start = tile * tile_keys;
         let valid = load_tile_keys::<K>(values, &mut held, row_base, start, len, read, blueprint);
@@ -559,24 +573,36 @@ fn stage_under_bound<K: Numeric>(
         for e in 0..blueprint.elements_per_unit {
             let key = held[e as usize];
             if (valid >> e) & 1u32 == 1u32 && key <= bound {
-                if count_below && key < bound {
-                    below += 1u32;
-                }
-                if appending {
-                    let slot = found[0].fetch_add(1u32);
-                    if slot < capacity {
-                        keys[slot as usize] = key;
-                        if with_positions {
-                            positions[slot as usize] =
-                                (start + (e * CUBE_DIM + UNIT_POS) as usize) as u32;
+                // Past the staging area: not written.
+                let mut slot = 0xFFFF_FFFFu32;
+                if comptime!(split_ties) {
+                    if key < bound {
+                        if appending {
+                            slot = found[0].fetch_add(1u32);
                         }
+                    } else if appending_ties {
+                        let tie = found[1].fetch_add(1u32);
+                        if tie < tie_limit {
+                            slot = capacity - 1u32 - tie;
+                        }
+                    }
+                } else if appending {
+                    slot = found[0].fetch_add(1u32);
+                }
+                if slot < capacity {
+                    keys[slot as usize] = key;
+                    if with_positions {
+                        positions[slot as usize] =
+                            (start + (e * CUBE_DIM + UNIT_POS) as usize) as u32;
                     }
                 }
             }
         }
         appending = found[0].load() <= capacity;
+        if comptime!(split_ties) {
+            appending_ties = found[1].load() <= tie_limit;
+        }
     }
-    below
 }
 
 /// The row's boundary (its `k`-th smallest key, 1-based, and that key's rank among its
@@ -638,6 +664,7 @@ pub fn sampled_row_select<K: Numeric>(
         row_base,
         len,
         bound,
+        0u32,
         capacity,
         false,
         false,
@@ -682,10 +709,11 @@ pub struct SampledSelect {
 }
 
 /// One unit's share of [`minima_bound`]: whether few enough keys lay under the bound (`fits`,
-/// the same for every unit), and if so the radix key, row position and rank of the candidate
-/// the unit ranked (`rank` is `u32::MAX` when it ranked none); if not, the bound and how many
-/// keys of the row lie below it (`below`, the same for every unit): where that is under `k`,
-/// the bound is the row's `k`-th key.
+/// the same for every unit), and the radix key, row position and rank of the candidate the
+/// unit ranked (`rank` is `u32::MAX` when it ranked none); the bound, and (with `count_below`)
+/// how many keys of the row lie below it where they did not fit (`below`, the same for every
+/// unit; past `CUBE_DIM` it may stop counting): where that is under `k`, the bound is the
+/// row's `k`-th key and the keys below it are ranked already.
 #[derive(CubeType, Clone, Copy)]
 pub struct BoundedRank {
     pub fits: bool,
@@ -708,12 +736,13 @@ pub struct BoundedRank {
 ///    among them by (key, position), which is its rank in the row.
 ///
 /// For random data about `k` keys qualify. Where more than `CUBE_DIM` do (all-equal or
-/// low-entropy rows: the bound is then a common key) `fits` is false and nothing is ranked;
-/// then `below` counts the row's keys under the bound, and where that is under `k` the bound
-/// is the row's `k`-th key (the caller gathers by it), else the caller ranks by its full
-/// method (`count_below`: whether to count them at all; `below` stays 0 otherwise). The
-/// rank-by-counting cube and the one-cube-per-row radix select both try it first for small
-/// `k`. Every unit must call it.
+/// low-entropy rows: the bound is then a common key) `fits` is false. With `count_below` the
+/// keys below the bound are staged apart from its ties (the first `k - 1` of them always
+/// kept), so where fewer than `k` lie below it (a tied row: the bound is the row's `k`-th key)
+/// they are ranked among themselves all the same, and the caller takes the first `k - below`
+/// ties in row order. Otherwise (or without `count_below`) nothing is ranked and the caller
+/// ranks by its full method. The rank-by-counting cube and the one-cube-per-row radix select
+/// both try it first for small `k`. Every unit must call it.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 pub fn minima_bound<K: Numeric>(
@@ -729,12 +758,13 @@ pub fn minima_bound<K: Numeric>(
     let capacity = comptime!(blueprint.units);
     let mut keys = Shared::<[u32]>::new_slice(comptime!(blueprint.units as usize));
     let mut positions = Shared::<[u32]>::new_slice(comptime!(blueprint.units as usize));
-    let found = Shared::<[Atomic<u32>]>::new_slice(1usize);
+    let found = Shared::<[Atomic<u32>]>::new_slice(2usize);
     if UNIT_POS == 0 {
         found[0].store(0u32);
+        found[1].store(0u32);
     }
     let smallest = unit_min_key::<K>(values, row_base, len, read, blueprint);
-    // The `k`-th smallest of the units' minima; its first sync also orders the counter's
+    // The `k`-th smallest of the units' minima; its first sync also orders the counters'
     // clear before any add.
     let bound = if comptime!(blueprint.units <= COUNTED_KTH_UNITS) {
         kth_smallest_by_counting(smallest, k, blueprint)
@@ -755,7 +785,12 @@ pub fn minima_bound<K: Numeric>(
         )
         .prefix
     };
-    let below = stage_under_bound::<K>(
+    // Keys below the bound from the front, ties from the back ([`stage_under_bound`]).
+    let mut reserve = 0u32;
+    if comptime!(count_below) {
+        reserve = k - 1u32;
+    }
+    stage_under_bound::<K>(
         values,
         &mut keys,
         &mut positions,
@@ -763,6 +798,7 @@ pub fn minima_bound<K: Numeric>(
         row_base,
         len,
         bound,
+        reserve,
         capacity,
         count_below,
         true,
@@ -770,26 +806,41 @@ pub fn minima_bound<K: Numeric>(
         blueprint,
     );
     sync_cube();
-    let count = found[0].load();
+    let below = found[0].load();
+    let mut ties = 0u32;
+    if comptime!(count_below) {
+        ties = found[1].load();
+    }
+    let fits = below + ties <= capacity && ties <= capacity - reserve;
     let mut result = BoundedRank {
-        fits: count <= capacity,
+        fits,
         key: 0u32,
         position: 0u32,
         rank: 0xFFFF_FFFFu32,
         bound,
         below: 0u32,
     };
-    // Uniform per cube.
-    if count_below && !result.fits {
-        result.below = cube_exclusive_sum(below, blueprint.units, blueprint.use_planes).total;
+    // Staged keys to rank: all of them where they fit; in a tied row, the keys below.
+    let mut count = 0u32;
+    if fits {
+        count = below + ties;
+    } else if comptime!(count_below) {
+        result.below = below;
+        if below < k {
+            count = below;
+        }
     }
-    if result.fits && UNIT_POS < count {
-        let key = keys[UNIT_POS as usize];
-        let position = positions[UNIT_POS as usize];
+    // Uniform per cube. Key `i` of the `count` is in slot `i` when below the front's end,
+    // else in the tie at the back (`staged_slot`).
+    if UNIT_POS < count {
+        let slot = staged_slot(UNIT_POS, below, capacity);
+        let key = keys[slot as usize];
+        let position = positions[slot as usize];
         let mut rank = 0u32;
         for j in 0..count {
-            let other = keys[j as usize];
-            if other < key || (other == key && positions[j as usize] < position) {
+            let other_slot = staged_slot(j, below, capacity);
+            let other = keys[other_slot as usize];
+            if other < key || (other == key && positions[other_slot as usize] < position) {
                 rank += 1u32;
             }
         }
@@ -798,4 +849,15 @@ pub fn minima_bound<K: Numeric>(
         result.rank = rank;
     }
     result
+}
+
+/// Where [`stage_under_bound`] put the `i`-th of the keys it staged, `below` of them from the
+/// front and the rest (ties, with `split_ties`) from the back of `capacity` slots.
+#[cube]
+fn staged_slot(i: u32, below: u32, #[comptime] capacity: u32) -> u32 {
+    let mut slot = i;
+    if i >= below {
+        slot = capacity - 1u32 - (i - below);
+    }
+    slot
 }
