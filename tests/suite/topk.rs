@@ -669,7 +669,7 @@ fn minima_bound_and_its_fallback() {
     let tiny = tiny_tuning(&client);
     let units = tiny.row_units_per_cube as usize;
     for len in [units / 2 + 1, units, 3 * units + 5, 1000] {
-        let rows = 5;
+        let rows = 6;
         let keys: Vec<f32> = (0..rows * len)
             .map(|i| match i / len {
                 // Distinct-ish random keys.
@@ -682,6 +682,16 @@ fn minima_bound_and_its_fallback() {
                         -f32::INFINITY
                     } else {
                         0.5
+                    }
+                }
+                // One common key with a few random keys on either side of it anywhere in
+                // the row (the last position too): a tied row with keys that outrank the
+                // bound, however many ties came before them.
+                4 => {
+                    if rng.random_range(0..16) == 0 || i % len == len - 1 {
+                        rng.random_range(-2.0f32..2.0)
+                    } else {
+                        1.0
                     }
                 }
                 // NaN (largest) and -0.0 / +0.0 (equal) scattered over random keys.

@@ -178,7 +178,8 @@ fn default_tuning_at_every_short_row_length() {
 /// The public op at default tunings on a few long rows, which the one-cube-per-row radix
 /// select cuts into chunks on a device with more multiprocessors than rows (each chunk's top-k
 /// sorted and merged): chunk boundaries that fall inside runs of equal values, rows in
-/// ascending and descending order (with ties), and `k` past a chunk's share of the row.
+/// ascending and descending order (with ties), rows of few values or of one value with a few
+/// outliers (the minima bound's tied rows), and `k` past a chunk's share of the row.
 /// [40, 33 000]: cut in two only where the device
 /// reports more than 40 multiprocessors, or none (wgpu: up to 128 cubes, `27-g`).
 #[test]
@@ -190,6 +191,8 @@ fn default_tuning_on_few_long_rows() {
         ([2, 40_000], "specials"),
         ([2, 40_000], "sorted"),
         ([2, 40_000], "reversed"),
+        ([2, 40_000], "tied"),
+        ([2, 40_000], "outliers"),
         ([3, 33_333], "specials"),
         ([40, 33_000], "specials"),
     ] {
@@ -200,6 +203,14 @@ fn default_tuning_on_few_long_rows() {
             .map(|i| match order {
                 "sorted" => (i % shape[1] / 3) as f32 - 100.0,
                 "reversed" => (shape[1] - i % shape[1]) as f32 * 0.25,
+                // 16 values (quantized scores): the minima bound's tied rows.
+                "tied" => rng.random_range(0..16) as f32 * 0.5,
+                // One common value with a few keys on either side anywhere in the row (the
+                // last position too): tied rows with ~40 keys that outrank the ties.
+                "outliers" if rng.random_range(0..512) == 0 || i % shape[1] == shape[1] - 1 => {
+                    rng.random_range(-2.0f32..2.0)
+                }
+                "outliers" => 1.0,
                 _ if (i / 5000) % 3 == 1 => 1.5,
                 _ => special_f32(&mut rng),
             })
