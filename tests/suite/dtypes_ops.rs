@@ -634,6 +634,26 @@ fn transposed_as<T: Copy>(data: &[T], rows: usize, cols: usize) -> Vec<T> {
         .collect()
 }
 
+/// `mask_select` by a sparse mask (one element in 64): the counted scatter then reads a
+/// values vector only where it holds a survivor (for values of 4 bytes or more); rows of 8192,
+/// 8194 and 8195 elements (vectors of 4, 2 and 1 where the dtype takes them).
+fn check_sparse_mask<T: El>(env: &Env, data: &[T], case: &str) {
+    for n in [8192usize, 8194, 8195] {
+        let row = &data[..n];
+        let flags: Vec<bool> = (0..n).map(|i| (i * 37 + 11) % 64 == 0).collect();
+        let want: Vec<T> = (0..n).filter(|&i| flags[i]).map(|i| row[i]).collect();
+        let case = format!("{case} sparse mask_select [1, {n}]");
+        let x = tensor(row, 1, n, &env.device);
+        let mask = Tensor::<2, Bool>::from_data(TensorData::new(flags, [1, n]), &env.device);
+        let got = env.run(env.supports(T::SIEVE), T::SIEVE, &case, || {
+            values::<T, 1>(sieve_burn::mask_select(x, mask), &case)
+        });
+        if let Some(got) = got {
+            assert_bits(&got, &want, false, false, &case);
+        }
+    }
+}
+
 /// The filter ops and the split, by a mask of the values (`> 0`).
 fn check_filters<T: El>(env: &Env, data: &[T], len: usize, case: &str) {
     let (device, works, dtype) = (&env.device, env.supports(T::SIEVE), T::SIEVE);
@@ -816,6 +836,11 @@ fn every_op<T: El>(env: &Env, rng: &mut StdRng, skipped: &mut Vec<String>, test:
         check_filters(env, &data, len, &case);
         check_positions(env, &data, len, &case);
     }
+    check_sparse_mask(
+        env,
+        &random_rows::<T>(rng, 8195),
+        &format!("{test}: {dtype}"),
+    );
     // The sorts' and selects' size-dependent paths: one past the in-cube sort's capacity (the
     // device-wide sort), and rows long enough for the one-cube-per-row select's minima bound
     // (k = 5), its sampled bound (k = 300) and, at 2 k > len, the sort's slice. Kernels only
