@@ -53,20 +53,21 @@ split_suite() {
       > "$OUT/tests-$1-$g.txt" 2>&1 &
   done
 }
-# ab_benches TAG MAIN BRANCH ROWS NAME: a branch's benches against main's, alternating processes
-# main/branch/main/branch, each through CUDA then Vulkan (2 s warm-up a row), 30 ms samples:
-# MAIN holds sieve-bench-cuda and sieve-bench-vknr, BRANCH the same names ending in -TAG;
-# JSON and logs in $OUT as {cuda,vulkan}-{main,TAG}-{1,2}.json / rows-*.txt; packs NAME.tgz
+# ab_benches TAG MAIN BRANCH ROWS NAME [PREFIX]: a branch's benches against main's, alternating
+# processes main/branch/main/branch, each through CUDA then Vulkan (2 s warm-up a row), 30 ms
+# samples (each process within AB_LIMIT seconds, 45 unless set; Vulkan's twice that): MAIN
+# holds sieve-bench-cuda and sieve-bench-vknr, BRANCH the same names ending in -TAG; JSON and
+# logs in $OUT as PREFIX{cuda,vulkan}-{main,TAG}-{1,2}.json / PREFIXrows-*.txt; packs NAME.tgz
 # after each pair (then `python3 bench/compare.py` per runtime and round).
 ab_benches() {
-  local tag=$1 main=$2 branch=$3 rows=$4 name=$5 round v b
+  local tag=$1 main=$2 branch=$3 rows=$4 name=$5 p=${6:-} round v b lim=${AB_LIMIT:-45}
   for round in 1 2; do
     for v in main $tag; do
       b=$main/sieve-bench-cuda; [ $v = $tag ] && b=$branch/sieve-bench-cuda-$tag
-      timeout 45 $b --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda-$v-$round.json" $rows > "$OUT/rows-cuda-$v-$round.txt" 2>&1
+      timeout $lim $b --no-burn --runs 10 --sample-ms 30 --json "$OUT/${p}cuda-$v-$round.json" $rows > "$OUT/${p}rows-cuda-$v-$round.txt" 2>&1
       echo "== cuda $v $round rc=$? at ${SECONDS}s"
       b=$main/sieve-bench-vknr; [ $v = $tag ] && b=$branch/sieve-bench-vknr-$tag
-      timeout 90 $b --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan-$v-$round.json" $rows > "$OUT/rows-vulkan-$v-$round.txt" 2>&1
+      timeout $((2 * lim)) $b --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/${p}vulkan-$v-$round.json" $rows > "$OUT/${p}rows-vulkan-$v-$round.txt" 2>&1
       echo "== vulkan $v $round rc=$? at ${SECONDS}s"
       pack $name
     done

@@ -8,7 +8,9 @@
 #       [64, 128256] k = 50 uniform and tied (issue 15: tied <= 0.5x torch, 0.52x in `25-c`),
 #       k = 1000 uniform and tied, [4096, 32768] k = 64 (the minima bound on uniform rows),
 #       [16384, 128] k = 8 (rank by counting), the raw row select beside the k = 50 rows, the
-#       sampling row; torch's top-k and sampling rows in the same call. Main's benches in
+#       sampling row; then (the same branch's sparse values load) mask_select 2^28 and 2^24
+#       at density 0.01 (issue 15: <= torch) and 2^28 at 0.5; torch's filter, top-k and
+#       sampling rows in the same call. Main's benches in
 #       .gpu32m, the branch's in .gpu32t (carry [".gpu32m", ".gpu32t", ".gl"]). Files: tt.tgz;
 #       then `python3 bench/compare.py <branch>.json <main>.json` per runtime and round.
 #   tf  Suites (in .gpu32ts; carry [".gpu32ts", ".gl"]): the modules the thirty-first
@@ -36,9 +38,14 @@ tt)
      --case $T:64x128256:f32:k=50,raw=radix_select --case $T:64x128256:f32:k=50,dist=tied,raw=radix_select
      --case top_k_top_p_sample:64x128256:f32:k=50,p=0.9,t=0.8"
   ab_benches tied .gpu32m .gpu32t "$R" tt
-  timeout 60 python3 bench/torch_reference.py "$OUT/torch.json" --only=topk,sample > "$OUT/torch.txt" 2>&1
+  # The sparse values load (the same branch): mask_select at density 0.01 (issue 15: <= torch
+  # at 2^24 and 2^28), and at 0.5 (not sparse: the same code as main's) beside them.
+  C="--case mask_select:268435456:f32:density=0.01 --case mask_select:16777216:f32:density=0.01
+     --case mask_select:268435456:f32:density=0.5"
+  AB_LIMIT=60 ab_benches tied .gpu32m .gpu32t "$C" tt sparse-
+  timeout 90 python3 bench/torch_reference.py "$OUT/torch.json" --only=filter,topk,sample > "$OUT/torch.txt" 2>&1
   echo "== torch rc=$? at ${SECONDS}s"; pack tt
-  for f in "$OUT"/rows-*-1.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-140; done
+  for f in "$OUT"/*rows-*-1.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-140; done
   ;;
 tf)
   export LIMIT=${LIMIT:-480}
