@@ -121,7 +121,8 @@ fn load_vector<E: Numeric, M: Numeric, N: Size>(
     (v, f)
 }
 
-/// Loads this unit's vectors of a tile: values into `held` (when the config reads them) and
+/// Loads this unit's vectors of a tile: values into `held` (when the config reads them; a
+/// sparse mask compaction reads only the vectors holding a survivor, after their flags) and
 /// flags into `flags` and `ranks` (which [`crate::scan::tile::scan_registers`] then ranks).
 /// Elements past the row's end get flag 0.
 #[cube]

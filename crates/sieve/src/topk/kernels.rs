@@ -311,9 +311,10 @@ pub(crate) fn radix_digit_kernel(
 /// [`minima_bound`] (two sweeps; sorted candidates); where too many keys lie under the bound
 /// but fewer than `k` below it (tied rows), the bound is the row's `k`-th key, the keys below
 /// it are ranked already and the cube takes the first ties ([`gather_row`] from the row's
-/// start, stopping once it has them: a tied row's are near its start). With `try_sample` (larger `k`, where the
-/// host found a sample rank for it: `sample_rank`, or `sample_rank_last` for a row's last
-/// chunk) the cube first tries [`sampled_row_select`] (one sweep, then the gather).
+/// start, stopping once it has them: a tied row's are near its start). With `try_sample`
+/// (larger `k`, where the host found a sample rank for it: `sample_rank`, or
+/// `sample_rank_last` for a row's last chunk) the cube first tries [`sampled_row_select`]
+/// (one sweep, then the gather).
 /// Otherwise, or where those fail, it runs the MSB select over the row ([`cube_select`], one
 /// sweep per digit it cannot skip) and the gather.
 #[cube(launch_unchecked, address_type = "dynamic")]

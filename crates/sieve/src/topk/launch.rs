@@ -1113,8 +1113,9 @@ impl Run<'_> {
     }
 
     /// The outputs from the chosen radix keys and positions, `per_row` a row (keys below the
-    /// boundary in index order, then the ties in index order, then padding of the largest
-    /// key), sorted by (key, index) first when asked or when `must_sort` (more than `k`).
+    /// boundary in index order, or in (key, index) order where the minima bound ranked them,
+    /// then the ties in index order, then padding of the largest key), sorted by (key, index)
+    /// first when asked or when `must_sort` (more than `k`).
     fn order_and_finish(
         &self,
         cand_keys: &Handle,

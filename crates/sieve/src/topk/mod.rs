@@ -58,8 +58,10 @@
 //!   `k`-th smallest of the units' minima bounds the row's `k`-th key from above (`k` distinct
 //!   units each read a key at or below it), so the keys under it, ranked among themselves,
 //!   are the answer: two sweeps of the row. Where more keys than units lie under it (low
-//!   entropy) but fewer than `k` below it, the bound is the row's `k`-th key and the radix
-//!   select's row cube gathers by it (one more sweep); otherwise the cube runs its full method.
+//!   entropy) but fewer than `k` below it, the bound is the row's `k`-th key: the radix
+//!   select's row cube stages the keys below it apart from the ties, so they are ranked all
+//!   the same, and takes the first ties from the row's start (stopping once it has them);
+//!   otherwise the cube runs its full method.
 //! - The row cube's *sampled bound* (larger `k`, [`TopkTuning::row_sample`]): one key a unit,
 //!   evenly spaced, is the sample; its key of rank `mu + 4 sqrt(mu) + 8` (`mu` its expected
 //!   share of the row's `k` smallest) the bound. One sweep stages the row's keys at or below
@@ -241,9 +243,10 @@ pub(crate) fn tile_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
 /// Shared memory of a one-cube-per-row radix select, every allocation counted (not every
 /// compiler overlaps allocations whose lifetimes do not: the SPIR-V path does not): a tile of
 /// keys (the sampled bound's sample and the keys under it), the digit bins, six words per unit
-/// (the scan spines of the gather's cube-wide sum, of the two digit selects and of the minima
-/// bound's count below, the minima bound's candidate keys and positions) and a few words (two
-/// digit choices of three words, the key range, the candidate counter). The kernel for larger
+/// (the scan spines of the gather's cube-wide sum and of the two digit selects, the minima
+/// bound's candidate keys and positions; one more than these need since the minima bound
+/// counts the keys below it without a scan, kept so every device picks the units it did) and
+/// a few words (two digit choices of three words, the key range, two candidate counters). The kernel for larger
 /// `k` needs less: its three selects and the gather hold four words per unit and about twenty
 /// more.
 pub(crate) fn row_shared_bytes(units: u32, elements_per_unit: u32) -> usize {

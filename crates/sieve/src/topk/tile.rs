@@ -271,7 +271,8 @@ pub struct GatherSlots {
 /// share cache lines, so they cost a striped load's traffic), so one cube-wide exclusive sum
 /// of the units' packed (below, equal) counts ranks every chosen key in index order: a key
 /// below the boundary goes to `slots.less + rank`, a key equal to it to `slots.equal + rank`
-/// if that is below `k`. A tile with nothing to write (no key below, and no tie whose slot is
+/// if that is below `k` (with `slots.ties_only` keys below are counted, not written: they
+/// are already). A tile with nothing to write (no key below, and no tie whose slot is
 /// below `k`; most tiles when `k` is small) writes nothing. Writes the radix key and the
 /// position within the row. Returns the tile's (below, equal) counts packed as
 /// `below | equal << 16`. Every unit must call it; a cube may call it tile after tile.
@@ -736,7 +737,8 @@ pub struct BoundedRank {
 ///    among them by (key, position), which is its rank in the row.
 ///
 /// For random data about `k` keys qualify. Where more than `CUBE_DIM` do (all-equal or
-/// low-entropy rows: the bound is then a common key) `fits` is false. With `count_below` the
+/// low-entropy rows: the bound is then a common key), or with `count_below` more than
+/// `CUBE_DIM - (k - 1)` ties, `fits` is false. With `count_below` the
 /// keys below the bound are staged apart from its ties (the first `k - 1` of them always
 /// kept), so where fewer than `k` lie below it (a tied row: the bound is the row's `k`-th key)
 /// they are ranked among themselves all the same, and the caller takes the first `k - below`
