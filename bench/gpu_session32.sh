@@ -18,13 +18,20 @@
 #       Vulkan (4), memcheck over `sampling::`, `index_dtypes::` and the minima-bound test,
 #       racecheck over the minima-bound and tile-boundary top-k tests. Files: tf.tgz.
 #   a   The standard rows through Vulkan and CUDA with torch's (as `gpu_session28.sh a`), from
-#       the benches in .gpu32m (carry [".gpu32m", ".gl"]). Files: a.tgz.
+#       the benches in A_DIR (carry [A_DIR, ".gl"]), and where the counted compaction's time
+#       goes (`gpu_session31.sh ca`'s rows: the raw counted compaction, the raw scatter, the
+#       Burn op with a flush after it, the copy with and without a 16-byte read; issue 16's
+#       mask_select / argwhere 2^28 through Vulkan at 1.73x / 1.74x CUDA). Files: a.tgz.
 # usage: bash bench/gpu_session32.sh <tt|tf|a>
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
 [ "${1:-}" = tf ] && cp .gpu32ts/*.xz .gpu/
-[ "${1:-}" = a ] && cp .gpu32m/*.xz .gpu/
+# `a` times the benches of A_DIR (.gpu32m unless set: main's; .gpu32t for the branch's, whose
+# names end in -tied).
+if [ "${1:-}" = a ]; then
+  for f in ${A_DIR:-.gpu32m}/*.xz; do b=${f##*/}; cp "$f" ".gpu/${b/-tied/}"; done
+fi
 source "$here/gpu_prelude.sh"
 stage_out
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/card.txt" 2>&1
@@ -77,6 +84,14 @@ a)
   echo "== cuda rc=$? at ${SECONDS}s"; pack a
   timeout 90 $C --no-burn --runs 10 --sample-ms 30 --with raw=none --json "$OUT/cuda-big.json" $BIG > "$OUT/rows-cuda-big.txt" 2>&1
   echo "== cuda big rc=$? at ${SECONDS}s"; pack a
+  W="--case copy:16777216:f32:read=1
+     --case argwhere:268435456:bool:raw=counted --case argwhere:268435456:bool:raw=scatter
+     --case mask_select:268435456:f32:density=0.5,raw=counted --case mask_select:268435456:f32:density=0.5,raw=scatter
+     --case argwhere:268435456:bool:raw=none,flush=1 --case mask_select:268435456:f32:density=0.5,raw=none,flush=1"
+  timeout 100 $V --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan-where.json" $W > "$OUT/rows-vulkan-where.txt" 2>&1
+  echo "== vulkan where rc=$? at ${SECONDS}s"; pack a
+  timeout 50 $C --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda-where.json" $W > "$OUT/rows-cuda-where.txt" 2>&1
+  echo "== cuda where rc=$? at ${SECONDS}s"; pack a
   timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=filter,sort,topk,sample,sets > "$OUT/torch.txt" 2>&1
   echo "== torch rc=$? at ${SECONDS}s"
   for f in "$OUT"/rows-*.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-150; done
