@@ -8,7 +8,8 @@
 #       [64, 128256] k = 50 uniform and tied (issue 15: tied <= 0.5x torch, 0.52x in `25-c`),
 #       k = 1000 uniform and tied, [4096, 32768] k = 64 (the minima bound on uniform rows),
 #       [16384, 128] k = 8 (rank by counting), the raw row select beside the k = 50 rows, the
-#       sampling row; then (the same branch's sparse values load) mask_select 2^28 and 2^24
+#       sampling row, the raw k = 50 row cut into 4 and 8 chunks a row (`split=264/528`; the
+#       default cuts it in 2 on a card of 132 multiprocessors: sampling's top-k); then (the same branch's sparse values load) mask_select 2^28 and 2^24
 #       at density 0.01 (issue 15: <= torch) and 2^28 at 0.5; torch's filter, top-k and
 #       sampling rows in the same call. Main's benches in
 #       .gpu32m, the branch's in .gpu32t (carry [".gpu32m", ".gpu32t", ".gl"]). Files: tt.tgz;
@@ -43,7 +44,8 @@ tt)
      --case $T:64x128256:f32:k=1000,dist=tied --case $T:16384x128:f32:k=8
      --case $T:64x128256:f32:k=1000 --case $T:4096x32768:f32:k=64
      --case $T:64x128256:f32:k=50,raw=radix_select --case $T:64x128256:f32:k=50,dist=tied,raw=radix_select
-     --case top_k_top_p_sample:64x128256:f32:k=50,p=0.9,t=0.8"
+     --case top_k_top_p_sample:64x128256:f32:k=50,p=0.9,t=0.8
+     --case $T:64x128256:f32:k=50,raw=radix_select,split=264/528"
   ab_benches tied .gpu32m .gpu32t "$R" tt
   # The sparse values load (the same branch): mask_select at density 0.01 (issue 15: <= torch
   # at 2^24 and 2^28), and at 0.5 (not sparse: the same code as main's) beside them.
