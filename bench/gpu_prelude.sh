@@ -55,7 +55,8 @@ split_suite() {
 }
 # ab_benches TAG MAIN BRANCH ROWS NAME [PREFIX]: a branch's benches against main's, alternating
 # processes main/branch/main/branch, each through CUDA then Vulkan (2 s warm-up a row), 30 ms
-# samples (each process within AB_LIMIT seconds, 45 unless set; Vulkan's twice that): MAIN
+# samples (each process within AB_LIMIT seconds, 45 unless set; Vulkan's twice that; CUDA
+# only with AB_RUNTIMES=cuda): MAIN
 # holds sieve-bench-cuda and sieve-bench-vknr, BRANCH the same names ending in -TAG; JSON and
 # logs in $OUT as PREFIX{cuda,vulkan}-{main,TAG}-{1,2}.json / PREFIXrows-*.txt; packs NAME.tgz
 # after each pair (then `python3 bench/compare.py` per runtime and round).
@@ -66,6 +67,7 @@ ab_benches() {
       b=$main/sieve-bench-cuda; [ $v = $tag ] && b=$branch/sieve-bench-cuda-$tag
       timeout $lim $b --no-burn --runs 10 --sample-ms 30 --json "$OUT/${p}cuda-$v-$round.json" $rows > "$OUT/${p}rows-cuda-$v-$round.txt" 2>&1
       echo "== cuda $v $round rc=$? at ${SECONDS}s"
+      [ "${AB_RUNTIMES:-cuda vulkan}" = cuda ] && { pack $name; continue; }
       b=$main/sieve-bench-vknr; [ $v = $tag ] && b=$branch/sieve-bench-vknr-$tag
       timeout $((2 * lim)) $b --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/${p}vulkan-$v-$round.json" $rows > "$OUT/${p}rows-vulkan-$v-$round.txt" 2>&1
       echo "== vulkan $v $round rc=$? at ${SECONDS}s"

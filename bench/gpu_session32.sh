@@ -15,7 +15,7 @@
 #       .gpu32m, the branch's in .gpu32t (carry [".gpu32m", ".gpu32t", ".gl"]). Files: tt.tgz;
 #       then `python3 bench/compare.py <branch>.json <main>.json` per runtime and round.
 #   tf  Suites (in .gpu32ts; carry [".gpu32ts", ".gl"]): the modules the thirty-first
-#       session's tests and fixes touch and the top-k modules, through CUDA (4 processes) and
+#       session's tests and fixes touch, the top-k modules and `compact::` (M overrides), through CUDA (4 processes) and
 #       Vulkan (4), memcheck over `sampling::`, `index_dtypes::` and the minima-bound test,
 #       racecheck over the minima-bound and tile-boundary top-k tests. Files: tf.tgz.
 #   a   The standard rows through Vulkan and CUDA with torch's (as `gpu_session28.sh a`), from
@@ -47,6 +47,7 @@ tt)
      --case top_k_top_p_sample:64x128256:f32:k=50,p=0.9,t=0.8
      --case $T:64x128256:f32:k=50,raw=radix_select,split=264/528"
   ab_benches tied .gpu32m .gpu32t "$R" tt
+  # (AB_RUNTIMES=cuda: CUDA only, when device time is short.)
   # The sparse values load (the same branch): mask_select at density 0.01 (issue 15: <= torch
   # at 2^24 and 2^28), and at 0.5 (not sparse: the same code as main's) beside them.
   C="--case mask_select:268435456:f32:density=0.01 --case mask_select:16777216:f32:density=0.01
@@ -58,7 +59,7 @@ tt)
   ;;
 tf)
   export LIMIT=${LIMIT:-480}
-  M="topk:: topk_ops:: sampling:: sets:: filter_ops:: index_dtypes:: dims:: small_devices:: dtypes_ops::every_dtype_through_every_op dtypes_ops::a_dtype"
+  M=${M:-"topk:: topk_ops:: sampling:: sets:: compact:: filter_ops:: index_dtypes:: dims:: small_devices:: dtypes_ops::every_dtype_through_every_op dtypes_ops::a_dtype"}
   export SKIP="dtypes_sort|_on_flex|_on_ndarray"
   split_suite cuda 4 "$M"; split_suite vulkan 4 "$M"
   sanitize "sampling:: index_dtypes:: topk::minima_bound_and_its_fallback" \
