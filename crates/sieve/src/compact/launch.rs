@@ -506,15 +506,6 @@ fn resolve_strategy(
     }
 }
 
-/// Whether a mask compaction of `elements` that writes `out_len` survivors reads a values
-/// vector only where it holds one ([`CompactConfig::sparse_values`]): where at most one element
-/// in 16 survives, for values of 4 bytes or more (at one in 16, 87% of the 32-byte sectors of
-/// 1-byte values hold a survivor anyway). Only a counted compaction knows `out_len` below
-/// `elements` before it writes.
-fn sparse_values(rule: FlagRule, dtype: Dtype, out_len: usize, elements: usize) -> bool {
-    rule == FlagRule::Mask && dtype.size_bytes() >= 4 && out_len <= elements / 16
-}
-
 /// One compaction call's fixed context.
 struct Run<'a> {
     client: &'a Client,
@@ -626,12 +617,6 @@ impl<'a> Run<'a> {
             write_values: self.io.values_out.is_some(),
             write_indices: self.io.indices_out.is_some(),
             rejected,
-            sparse_values: sparse_values(
-                self.rule,
-                self.io.value_dtype,
-                self.out_len,
-                self.problem.rows * self.problem.len,
-            ),
             blueprint: self.tuning.blueprint(vector_size),
         }
     }
@@ -977,23 +962,5 @@ impl<'a> Run<'a> {
             );
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sparse_values_only_for_few_survivors_of_a_mask_over_wide_values() {
-        let n = 1usize << 20;
-        assert!(sparse_values(FlagRule::Mask, Dtype::F32, n / 16, n));
-        assert!(sparse_values(FlagRule::Mask, Dtype::I64, 0, n));
-        assert!(!sparse_values(FlagRule::Mask, Dtype::F32, n / 16 + 1, n));
-        assert!(!sparse_values(FlagRule::Mask, Dtype::F16, 1, n));
-        assert!(!sparse_values(FlagRule::Mask, Dtype::U8, 1, n));
-        assert!(!sparse_values(FlagRule::Greater, Dtype::F32, 1, n));
-        // A call's full-size outputs (the uncounted forms) never take it.
-        assert!(!sparse_values(FlagRule::Mask, Dtype::F32, n, n));
     }
 }

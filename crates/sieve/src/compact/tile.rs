@@ -25,27 +25,13 @@ pub struct CompactConfig {
     /// Survivors' positions are written.
     pub write_indices: bool,
     pub rejected: Rejected,
-    /// A values vector is read only where it holds a survivor (after its mask): a mask
-    /// compaction that keeps few (the launch's `sparse_values`). Taken only with the mask rule,
-    /// values written and `Drop` placement ([`Self::defers_values`]): no other configuration
-    /// may store a lane it did not load.
-    pub sparse_values: bool,
     pub blueprint: TileBlueprint,
 }
 
 impl CompactConfig {
-    /// Input values are read with the flags: to write them, or to compare them (a sparse mask
-    /// compaction reads them later, where a vector holds a survivor).
+    /// Input values are read: to write them, or to compare them.
     pub fn load_values(&self) -> bool {
-        (self.write_values && !self.defers_values()) || self.rule != FlagRule::Mask
-    }
-
-    /// Values vectors are read only where they hold a survivor (see `sparse_values`).
-    pub fn defers_values(&self) -> bool {
-        self.sparse_values
-            && self.rule == FlagRule::Mask
-            && self.write_values
-            && self.rejected == Rejected::Drop
+        self.write_values || self.rule != FlagRule::Mask
     }
 
     pub fn load_mask(&self) -> bool {
@@ -121,8 +107,7 @@ fn load_vector<E: Numeric, M: Numeric, N: Size>(
     (v, f)
 }
 
-/// Loads this unit's vectors of a tile: values into `held` (when the config reads them; a
-/// sparse mask compaction reads only the vectors holding a survivor, after their flags) and
+/// Loads this unit's vectors of a tile: values into `held` (when the config reads them) and
 /// flags into `flags` and `ranks` (which [`crate::scan::tile::scan_registers`] then ranks).
 /// Elements past the row's end get flag 0.
 #[cube]
@@ -149,18 +134,6 @@ pub fn load_tile<E: Numeric, M: Numeric, N: Size>(
                 load_vector::<E, M, N>(values, mask, threshold, row_base, index, config);
             held[k as usize] = v;
             f = vector_flags;
-            if comptime!(config.defers_values()) {
-                // Only a vector with a survivor is read: at one survivor in 16 or fewer most
-                // 32-byte sectors of 4-byte values hold none.
-                let mut survivors = 0u32;
-                #[unroll]
-                for j in 0..f.vector_size() {
-                    survivors += f.extract(j);
-                }
-                if survivors > 0u32 {
-                    held[k as usize] = values[row_base + index];
-                }
-            }
         }
         flags[k as usize] = f;
         ranks[k as usize] = f;
