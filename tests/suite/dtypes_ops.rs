@@ -634,9 +634,9 @@ fn transposed_as<T: Copy>(data: &[T], rows: usize, cols: usize) -> Vec<T> {
         .collect()
 }
 
-/// `mask_select` by a sparse mask (one element in 64): the counted scatter then reads a
-/// values vector only where it holds a survivor (for values of 4 bytes or more); rows of 8192,
-/// 8194 and 8195 elements (vectors of 4, 2 and 1 where the dtype takes them).
+/// `mask_select` by a sparse mask (one element in 64: most tiles and vectors hold no
+/// survivor); rows of 8192, 8194 and 8195 elements (vectors of 4, 2 and 1 where the dtype
+/// takes them).
 fn check_sparse_mask<T: El>(env: &Env, data: &[T], case: &str) {
     for n in [8192usize, 8194, 8195] {
         let row = &data[..n];

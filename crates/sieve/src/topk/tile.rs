@@ -574,9 +574,10 @@ fn stage_under_bound<K: Numeric>(
         for e in 0..blueprint.elements_per_unit {
             let key = held[e as usize];
             if (valid >> e) & 1u32 == 1u32 && key <= bound {
-                // Past the staging area: not written.
-                let mut slot = 0xFFFF_FFFFu32;
+                let position = (start + (e * CUBE_DIM + UNIT_POS) as usize) as u32;
                 if comptime!(split_ties) {
+                    // Past the staging area: not written.
+                    let mut slot = 0xFFFF_FFFFu32;
                     if key < bound {
                         if appending {
                             slot = found[0].fetch_add(1u32);
@@ -587,21 +588,51 @@ fn stage_under_bound<K: Numeric>(
                             slot = capacity - 1u32 - tie;
                         }
                     }
+                    stage_key(
+                        keys,
+                        positions,
+                        slot,
+                        key,
+                        position,
+                        capacity,
+                        with_positions,
+                    );
                 } else if appending {
-                    slot = found[0].fetch_add(1u32);
-                }
-                if slot < capacity {
-                    keys[slot as usize] = key;
-                    if with_positions {
-                        positions[slot as usize] =
-                            (start + (e * CUBE_DIM + UNIT_POS) as usize) as u32;
-                    }
+                    let slot = found[0].fetch_add(1u32);
+                    stage_key(
+                        keys,
+                        positions,
+                        slot,
+                        key,
+                        position,
+                        capacity,
+                        with_positions,
+                    );
                 }
             }
         }
         appending = found[0].load() <= capacity;
         if comptime!(split_ties) {
             appending_ties = found[1].load() <= tie_limit;
+        }
+    }
+}
+
+/// Stages one key (and its position) in `slot`, unless that is past `capacity`.
+#[cube]
+fn stage_key(
+    keys: &mut Shared<[u32]>,
+    positions: &mut Shared<[u32]>,
+    slot: u32,
+    key: u32,
+    position: u32,
+    #[comptime] capacity: u32,
+    #[comptime] with_positions: bool,
+) {
+    if slot < capacity {
+        keys[slot as usize] = key;
+        if with_positions {
+            positions[slot as usize] = position;
         }
     }
 }
@@ -760,10 +791,13 @@ pub fn minima_bound<K: Numeric>(
     let capacity = comptime!(blueprint.units);
     let mut keys = Shared::<[u32]>::new_slice(comptime!(blueprint.units as usize));
     let mut positions = Shared::<[u32]>::new_slice(comptime!(blueprint.units as usize));
-    let found = Shared::<[Atomic<u32>]>::new_slice(2usize);
+    // One counter, or two where ties are staged apart (`count_below`).
+    let found = Shared::<[Atomic<u32>]>::new_slice(comptime!(1 + count_below as usize));
     if UNIT_POS == 0 {
         found[0].store(0u32);
-        found[1].store(0u32);
+        if comptime!(count_below) {
+            found[1].store(0u32);
+        }
     }
     let smallest = unit_min_key::<K>(values, row_base, len, read, blueprint);
     // The `k`-th smallest of the units' minima; its first sync also orders the counters'
@@ -810,10 +844,11 @@ pub fn minima_bound<K: Numeric>(
     sync_cube();
     let below = found[0].load();
     let mut ties = 0u32;
+    let mut fits = below <= capacity;
     if comptime!(count_below) {
         ties = found[1].load();
+        fits = below + ties <= capacity && ties <= capacity - reserve;
     }
-    let fits = below + ties <= capacity && ties <= capacity - reserve;
     let mut result = BoundedRank {
         fits,
         key: 0u32,
@@ -835,12 +870,12 @@ pub fn minima_bound<K: Numeric>(
     // Uniform per cube. Key `i` of the `count` is in slot `i` when below the front's end,
     // else in the tie at the back (`staged_slot`).
     if UNIT_POS < count {
-        let slot = staged_slot(UNIT_POS, below, capacity);
+        let slot = staged_slot(UNIT_POS, below, capacity, count_below);
         let key = keys[slot as usize];
         let position = positions[slot as usize];
         let mut rank = 0u32;
         for j in 0..count {
-            let other_slot = staged_slot(j, below, capacity);
+            let other_slot = staged_slot(j, below, capacity, count_below);
             let other = keys[other_slot as usize];
             if other < key || (other == key && positions[other_slot as usize] < position) {
                 rank += 1u32;
@@ -853,13 +888,16 @@ pub fn minima_bound<K: Numeric>(
     result
 }
 
-/// Where [`stage_under_bound`] put the `i`-th of the keys it staged, `below` of them from the
-/// front and the rest (ties, with `split_ties`) from the back of `capacity` slots.
+/// Where [`stage_under_bound`] put the `i`-th of the keys it staged: with `split_ties`,
+/// `below` of them from the front and the rest (ties) from the back of `capacity` slots;
+/// otherwise all from the front.
 #[cube]
-fn staged_slot(i: u32, below: u32, #[comptime] capacity: u32) -> u32 {
+fn staged_slot(i: u32, below: u32, #[comptime] capacity: u32, #[comptime] split_ties: bool) -> u32 {
     let mut slot = i;
-    if i >= below {
-        slot = capacity - 1u32 - (i - below);
+    if comptime!(split_ties) {
+        if i >= below {
+            slot = capacity - 1u32 - (i - below);
+        }
     }
     slot
 }
