@@ -892,6 +892,8 @@ pub fn minima_bound<K: Numeric>(
 /// `below` of them from the front and the rest (ties) from the back of `capacity` slots;
 /// otherwise all from the front.
 #[cube]
+// The comptime test and the runtime one do not combine into one `if` in a cube function.
+#[allow(clippy::collapsible_if)]
 fn staged_slot(i: u32, below: u32, #[comptime] capacity: u32, #[comptime] split_ties: bool) -> u32 {
     let mut slot = i;
     if comptime!(split_ties) {
