@@ -575,9 +575,9 @@ fn stage_under_bound<K: Numeric>(
             let key = held[e as usize];
             if (valid >> e) & 1u32 == 1u32 && key <= bound {
                 let position = (start + (e * CUBE_DIM + UNIT_POS) as usize) as u32;
+                // Past the staging area: not written.
+                let mut slot = 0xFFFF_FFFFu32;
                 if comptime!(split_ties) {
-                    // Past the staging area: not written.
-                    let mut slot = 0xFFFF_FFFFu32;
                     if key < bound {
                         if appending {
                             slot = found[0].fetch_add(1u32);
@@ -588,27 +588,18 @@ fn stage_under_bound<K: Numeric>(
                             slot = capacity - 1u32 - tie;
                         }
                     }
-                    stage_key(
-                        keys,
-                        positions,
-                        slot,
-                        key,
-                        position,
-                        capacity,
-                        with_positions,
-                    );
                 } else if appending {
-                    let slot = found[0].fetch_add(1u32);
-                    stage_key(
-                        keys,
-                        positions,
-                        slot,
-                        key,
-                        position,
-                        capacity,
-                        with_positions,
-                    );
+                    slot = found[0].fetch_add(1u32);
                 }
+                stage_key(
+                    keys,
+                    positions,
+                    slot,
+                    key,
+                    position,
+                    capacity,
+                    with_positions,
+                );
             }
         }
         appending = found[0].load() <= capacity;
