@@ -23,6 +23,10 @@
 #       goes (`gpu_session31.sh ca`'s rows: the raw counted compaction, the raw scatter, the
 #       Burn op with a flush after it, the copy with and without a 16-byte read; issue 16's
 #       mask_select / argwhere 2^28 through Vulkan at 1.73x / 1.74x CUDA). Files: a.tgz.
+# Ran in the thirty-second session: `AB_RUNTIMES=cuda ... tt` on an H100 (bench/results/h100/
+# 32-tt). Not run: `tf`, `a`, the Vulkan side of `tt`. The suites in .gpu32ts were built at
+# `4ae6c8c`; main's top-k staging was reshaped after that (`223c265`, the same logic): rebuild
+# them from main before `tf`.
 # usage: bash bench/gpu_session32.sh <tt|tf|a>
 set -uo pipefail
 here="$(dirname "$0")"
