@@ -246,9 +246,9 @@ pub(crate) fn tile_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
 /// (the scan spines of the gather's cube-wide sum and of the two digit selects, the minima
 /// bound's candidate keys and positions; one more than these need since the minima bound
 /// counts the keys below it without a scan, kept so every device picks the units it did) and
-/// a few words (two digit choices of three words, the key range, two candidate counters). The kernel for larger
-/// `k` needs less: its three selects and the gather hold four words per unit and about twenty
-/// more.
+/// a few words (two digit choices of three words, the key range, two candidate counters). The
+/// kernel for larger `k` needs less: its three selects and the gather hold four words per unit
+/// and about twenty more.
 pub(crate) fn row_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
     4 * (units as usize * elements_per_unit as usize + SELECT_DIGITS + 6 * units as usize + 12)
 }

@@ -591,39 +591,17 @@ fn stage_under_bound<K: Numeric>(
                 } else if appending {
                     slot = found[0].fetch_add(1u32);
                 }
-                stage_key(
-                    keys,
-                    positions,
-                    slot,
-                    key,
-                    position,
-                    capacity,
-                    with_positions,
-                );
+                if slot < capacity {
+                    keys[slot as usize] = key;
+                    if with_positions {
+                        positions[slot as usize] = position;
+                    }
+                }
             }
         }
         appending = found[0].load() <= capacity;
         if comptime!(split_ties) {
             appending_ties = found[1].load() <= tie_limit;
-        }
-    }
-}
-
-/// Stages one key (and its position) in `slot`, unless that is past `capacity`.
-#[cube]
-fn stage_key(
-    keys: &mut Shared<[u32]>,
-    positions: &mut Shared<[u32]>,
-    slot: u32,
-    key: u32,
-    position: u32,
-    #[comptime] capacity: u32,
-    #[comptime] with_positions: bool,
-) {
-    if slot < capacity {
-        keys[slot as usize] = key;
-        if with_positions {
-            positions[slot as usize] = position;
         }
     }
 }
