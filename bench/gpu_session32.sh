@@ -26,12 +26,12 @@
 # Ran in the thirty-second session: `AB_RUNTIMES=cuda ... tt` on an H100 (bench/results/h100/
 # 32-tt). Not run: `tf`, `a`, the Vulkan side of `tt`. The suites in .gpu32ts were built at
 # `4ae6c8c`; main's top-k staging was reshaped after that (`223c265`, the same logic): rebuild
-# them from main before `tf`.
+# them from main before `tf` (TS_DIR names the folder; the thirty-third session's: .gpu33ts).
 # usage: bash bench/gpu_session32.sh <tt|tf|a>
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
-[ "${1:-}" = tf ] && cp .gpu32ts/*.xz .gpu/
+[ "${1:-}" = tf ] && cp ${TS_DIR:-.gpu32ts}/*.xz .gpu/
 # `a` times the benches of A_DIR (.gpu32m unless set: main's; .gpu32t for the branch's, whose
 # names end in -tied).
 if [ "${1:-}" = a ]; then
