@@ -43,7 +43,9 @@ enum Shape {
     /// One cube per row, neither bound: digit passes only.
     RowCubeDigits,
     /// One cube per chunk of 7 or more keys, as many chunks as fit (`Bound`): each chunk's
-    /// top-k, merged by the candidates' sort.
+    /// top-k, merged by the candidates' sort. Rows of up to [`SPLIT_ROW_CUBE_MAX_LEN`] keys
+    /// are cut whatever their chunks' length; longer rows where their chunks are no longer
+    /// than that (small `k`), else device-wide.
     RowCubeSplit,
     /// Device-wide passes, the sampled bound tried first (where the row is long enough).
     DeviceWide,
@@ -65,6 +67,10 @@ const VARIANTS: [(TopkStrategy, Shape); 9] = [
     (TopkStrategy::SortAndSlice, Shape::Default),
 ];
 
+/// `Shape::RowCubeSplit`'s one-cube-per-row limit: the rows past it whose chunks fit it take
+/// the chunked row cube, as [2^24] at small `k` does at default tunings.
+const SPLIT_ROW_CUBE_MAX_LEN: usize = 50;
+
 /// The tuning that forces `shape` on top of `base` (`None`: the device's default).
 fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<TopkTuning> {
     let tuning = base.unwrap_or_else(|| default_tuning(client));
@@ -73,7 +79,8 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         Shape::Default => return base,
         Shape::Bound => (tuning.row_cube_max_len, 1),
         Shape::NoBound => (tuning.row_cube_max_len, 0),
-        Shape::RowCube | Shape::RowCubeSplit => (row_cube, 1),
+        Shape::RowCube => (row_cube, 1),
+        Shape::RowCubeSplit => (SPLIT_ROW_CUBE_MAX_LEN, 1),
         Shape::RowCubeSampled | Shape::RowCubeDigits => (row_cube, 0),
         Shape::DeviceWide | Shape::DeviceWideDigits => (0, tuning.bound_units_per_k),
     };

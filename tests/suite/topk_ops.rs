@@ -182,6 +182,8 @@ fn default_tuning_at_every_short_row_length() {
 /// outliers (the minima bound's tied rows), and `k` past a chunk's share of the row.
 /// [40, 33 000]: cut in two only where the device
 /// reports more than 40 multiprocessors, or none (wgpu: up to 128 cubes, `27-g`).
+/// [1, 300 007]: past the one-cube-per-row limit, cut into a dozen or more chunks for small
+/// `k` (the device-wide select for `k` whose candidates overflow the merge).
 #[test]
 fn default_tuning_on_few_long_rows() {
     let device = Device::default();
@@ -195,6 +197,8 @@ fn default_tuning_on_few_long_rows() {
         ([2, 40_000], "outliers"),
         ([3, 33_333], "specials"),
         ([40, 33_000], "specials"),
+        ([1, 300_007], "specials"),
+        ([1, 300_007], "tied"),
     ] {
         let n = shape[0] * shape[1];
         // Specials, and runs of one value long enough to cross a chunk boundary; or rows in
@@ -225,11 +229,12 @@ fn default_tuning_on_few_long_rows() {
     }
 }
 
-/// Rows past the one-cube-per-row limit (2^17 keys at default tunings) take the device-wide
-/// select through the public ops at default tunings: specials with runs of one value, sorted
-/// and reversed rows (the orders that mislead the bounds), Float and Int, both directions,
-/// `sorted: false` (the same set), the transposed view along dim 0, and `kthvalue` / `median`
-/// over such rows.
+/// Rows past the one-cube-per-row limit (2^17 keys at default tunings) through the public ops
+/// at default tunings: cut into chunks no longer than it for small `k` (1, and 1000 where the
+/// sort's one-cube capacity holds the candidates), the device-wide select for larger `k`
+/// (20,000 and 70,000 on every device); specials with runs of one value, sorted and reversed
+/// rows (the orders that mislead the bounds), Float and Int, both directions, `sorted: false`
+/// (the same set), the transposed view along dim 0, and `kthvalue` / `median` over such rows.
 #[test]
 fn default_tuning_on_rows_past_the_row_cube() {
     let device = Device::default();
@@ -249,7 +254,7 @@ fn default_tuning_on_rows_past_the_row_cube() {
     let x = Tensor::<2>::from_data(TensorData::new(data.clone(), shape), &device);
     let ints: Vec<i32> = (0..len as i32).rev().map(|v| v / 3).collect();
     let xi = Tensor::<2, Int>::from_data(TensorData::new(ints.clone(), [1, len]), &device);
-    for k in [1, 1000, 70_000] {
+    for k in [1, 1000, 20_000, 70_000] {
         for largest in [true, false] {
             let case = format!("seed {seed}: {shape:?} k {k} largest {largest}");
             let (indices, want) = check_first_k(&x, &data, &shape, 1, k, largest, &case);

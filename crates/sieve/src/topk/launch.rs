@@ -791,10 +791,12 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Radix select picks the one-cube-per-row path: rows up to
-    /// [`TopkTuning::row_cube_max_len`], and `k < len` (`k == len` takes every key).
+    /// Radix select picks the one-cube-per-row path where `k < len` (`k == len` takes every
+    /// key) and no cube's chunk exceeds [`TopkTuning::row_cube_max_len`] keys: rows up to that
+    /// length, and longer rows that [`Run::row_chunks`] cuts that fine (a few long rows with a
+    /// small `k`: one launch and the merge, where the device-wide passes take ten or more).
     fn row_cube(&self) -> bool {
-        self.problem.len <= self.tuning.row_cube_max_len && self.problem.k < self.problem.len
+        self.problem.k < self.problem.len && self.row_chunks().1 <= self.tuning.row_cube_max_len
     }
 
     /// [`row_select_kernel`] over `chunks` chunks of `chunk_len` keys a row: each chunk's `k`

@@ -42,7 +42,8 @@
 //!   after. Rows up to [`TopkTuning::row_cube_max_len`] run one cube per row, everything in
 //!   one launch (a few long rows cut into chunks, [`TopkTuning::row_split_cubes`], whose
 //!   candidates are merged by the sort: such rows come sorted even with `sorted: false`);
-//!   longer rows run device-wide passes. First the *sampled bound* (where a row has at
+//!   so do longer rows cut into chunks no longer than that (few rows, small `k`: at most
+//!   the sort's one-cube capacity of candidates a row); other rows run device-wide passes. First the *sampled bound* (where a row has at
 //!   least 16 tiles, [`TopkTuning::sample_tiles`]): the digit select over a sample of evenly
 //!   spaced whole tiles finds a key that, by the sample's odds, at least `k` keys of the row
 //!   reach and few lie below; one pass over the row counts each tile's keys under it, and
@@ -173,7 +174,9 @@ pub struct TopkTuning {
     /// costs (bins cleared and flushed, cube-wide sums, per-row atomics) once per chunk.
     pub target_cubes: u32,
     /// Rows up to this long run [`TopkStrategy::RadixSelect`] with one cube per row (one
-    /// launch, the row re-read from cache); longer rows run device-wide passes.
+    /// launch, the row re-read from cache), and so do longer rows that
+    /// [`TopkTuning::row_split_cubes`] cuts into chunks this short; other rows run
+    /// device-wide passes.
     pub row_cube_max_len: usize,
     /// Units of a one-cube-per-row radix select (a power of two, at least the plane width).
     pub row_units_per_cube: u32,
