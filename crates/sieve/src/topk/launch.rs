@@ -792,11 +792,18 @@ impl Run<'_> {
     }
 
     /// Radix select picks the one-cube-per-row path where `k < len` (`k == len` takes every
-    /// key) and no cube's chunk exceeds [`TopkTuning::row_cube_max_len`] keys: rows up to that
-    /// length, and longer rows that [`Run::row_chunks`] cuts that fine (a few long rows with a
-    /// small `k`: one launch and the merge, where the device-wide passes take ten or more).
+    /// key) for rows up to [`TopkTuning::row_cube_max_len`], and for longer rows that
+    /// [`Run::row_chunks`] cuts into chunks no longer than that with at most
+    /// [`TopkTuning::row_split_max_candidates`] candidates (a few long rows with a small `k`:
+    /// one launch and the merge, where the device-wide passes take ten or more).
     fn row_cube(&self) -> bool {
-        self.problem.k < self.problem.len && self.row_chunks().1 <= self.tuning.row_cube_max_len
+        let TopkProblem { len, k, .. } = self.problem;
+        let max_len = self.tuning.row_cube_max_len;
+        if k >= len || len <= max_len {
+            return k < len;
+        }
+        let (chunks, chunk_len) = self.row_chunks();
+        chunk_len <= max_len && chunks * k <= self.tuning.row_split_max_candidates
     }
 
     /// [`row_select_kernel`] over `chunks` chunks of `chunk_len` keys a row: each chunk's `k`

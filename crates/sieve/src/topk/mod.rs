@@ -43,7 +43,7 @@
 //!   one launch (a few long rows cut into chunks, [`TopkTuning::row_split_cubes`], whose
 //!   candidates are merged by the sort: such rows come sorted even with `sorted: false`);
 //!   so do longer rows cut into chunks no longer than that (few rows, small `k`: at most
-//!   the sort's one-cube capacity of candidates a row); other rows run device-wide passes. First the *sampled bound* (where a row has at
+//!   [`TopkTuning::row_split_max_candidates`] a row); other rows run device-wide passes. First the *sampled bound* (where a row has at
 //!   least 16 tiles, [`TopkTuning::sample_tiles`]): the digit select over a sample of evenly
 //!   spaced whole tiles finds a key that, by the sample's odds, at least `k` keys of the row
 //!   reach and few lie below; one pass over the row counts each tile's keys under it, and
@@ -186,6 +186,11 @@ pub struct TopkTuning {
     pub row_split_cubes: u32,
     /// The shortest chunk of a cut row (below it a cube's fixed costs dominate).
     pub row_chunk_min_len: usize,
+    /// Rows longer than [`TopkTuning::row_cube_max_len`] take the one-cube-per-row select
+    /// only where their candidates (`chunks * k`) are at most this many: the merge searches
+    /// every other chunk for each candidate, so it grows with `chunks^2 * k` while the
+    /// device-wide passes do not (0: such rows always run device-wide).
+    pub row_split_max_candidates: usize,
     /// A one-row cube tries the *minima bound* first for `k` up to its units over this (0:
     /// never). The smaller `k` is against the units, the fewer random keys lie under the
     /// bound (about `1.2 k` at a quarter) and the rarer a fallback.
@@ -233,6 +238,12 @@ pub const MAX_SAMPLE_TILES: u32 = 1 << 16;
 /// (`27-g`, ms): k = 1000 0.210 at 32 cubes (one chunk a row), 0.123 at 128, 0.126 at 256;
 /// k = 50 0.064 / 0.049 / 0.047; tied k = 1000 0.209 / 0.123, tied k = 50 0.118 / 0.076.
 const ROW_SPLIT_CUBES: u32 = 128;
+
+/// Candidates a row past the one-cube-per-row limit may have by default for the cut rows'
+/// select: on an H100 through CUDA at [2^24] (132 chunks, `bench/results/h100/33-lr`) 1,320
+/// (`k` = 10) took 0.130 ms against the device-wide passes' 0.200, 4,224 (`k` = 32) 0.176
+/// against 0.201, 13,200 (`k` = 100) 0.211 against 0.202: the largest measured win.
+const ROW_SPLIT_MAX_CANDIDATES: usize = 4224;
 
 /// The shortest chunk of a cut row by default: 16,384 keys, 16 tiles of a 1024-unit row cube.
 const ROW_CHUNK_MIN_LEN: usize = 1 << 14;
@@ -301,6 +312,7 @@ impl TopkTuning {
             row_units_per_cube: row_units(caps, elements_per_unit),
             row_split_cubes: caps.multiprocessors.unwrap_or(ROW_SPLIT_CUBES),
             row_chunk_min_len: ROW_CHUNK_MIN_LEN,
+            row_split_max_candidates: ROW_SPLIT_MAX_CANDIDATES,
             bound_units_per_k: BOUND_UNITS_PER_K,
             row_sample: true,
             sample_tiles: SAMPLE_TILES,
