@@ -899,6 +899,9 @@ fn whole_rows_rank_nan_low_at_every_strategy() {
     let device = Device::default();
     let (mut rng, seed) = rng("whole_rows_rank_nan_low_at_every_strategy");
     // (20 000, 70): one chunk a row, so the draw ranks each row's own k candidates.
+    // (140 000, 3): past the one-cube-per-row limit: cut into chunks for the small cuts (the
+    // draw ranks their candidates), the device-wide select at `vocab / 20` (too many
+    // candidates for the cut rows' merge).
     for (vocab, rows) in [
         (700usize, 7usize),
         (3000, 7),
@@ -929,7 +932,7 @@ fn whole_rows_rank_nan_low_at_every_strategy() {
             logits.extend(row);
         }
         let handle_logits = upload(&client, &logits);
-        for cut in [0usize, 1, 50, vocab - 1] {
+        for cut in [0usize, 1, 50, vocab / 20, vocab - 1] {
             let width = if cut > 0 { cut } else { vocab };
             let params: Vec<RowParams> = (0..rows)
                 .map(|_| RowParams {
