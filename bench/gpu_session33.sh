@@ -17,7 +17,10 @@
 #       100000 with the device-wide sampled bound from 2^24 (`sample_min=16777216`) against
 #       the default (from 2^26; Vulkan's launches may tip it), and the cut rows at k = 48 and
 #       64 (`split_max=8448`) against device-wide (`split=0`), between `33-lr`'s 32 (won) and
-#       100 (lost).
+#       100 (lost); k = 16 and 32 at the defaults against `split=0` (on `long-rows-vk`, whose
+#       rows past the row cube's limit are cut up to the candidates limit whatever the in-cube
+#       sort's capacity: through Vulkan k = 32 is then cut, 128 chunks), and k = 10 cut into
+#       264 and 528 chunks (two and four a multiprocessor).
 #   tc  The tests `33-tf` did not reach, from the suites in TS_DIR (carry [TS_DIR, ".gl"]):
 #       the six top-k tests and six `dims::` tests through both runtimes, and through CUDA
 #       the ten others that process left.
@@ -73,7 +76,9 @@ ks)
   K="--case $T:k=1000,$R --case $T:k=1000,$R,sample_min=16777216
      --case $T:k=100000,$R --case $T:k=100000,$R,sample_min=16777216
      --case $T:k=48,$R,split_max=8448 --case $T:k=48,$R,split=0
-     --case $T:k=64,$R,split_max=8448 --case $T:k=64,$R,split=0"
+     --case $T:k=64,$R,split_max=8448 --case $T:k=64,$R,split=0
+     --case $T:k=16,$R --case $T:k=16,$R,split=0 --case $T:k=32,$R --case $T:k=32,$R,split=0
+     --case $T:k=10,$R,split=264/528"
   timeout 90 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda.json" $K > "$OUT/rows-cuda.txt" 2>&1
   echo "== cuda rc=$? at ${SECONDS}s"; pack ks
   timeout 150 .gpu/sieve-bench-vknr --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan.json" $K > "$OUT/rows-vulkan.txt" 2>&1

@@ -688,10 +688,18 @@ impl Run<'_> {
     /// [`TopkTuning::row_split_cubes`] and chunks of at least
     /// [`TopkTuning::row_chunk_min_len`], with every chunk longer than `k` and at most
     /// `chunks * k` candidates a row within one cube of the in-cube sort (so each chunk's
-    /// candidates sort in one cube, and the merge's searches stay few).
+    /// candidates sort in one cube, and the merge's searches stay few), or for rows past
+    /// [`TopkTuning::row_cube_max_len`] within [`TopkTuning::row_split_max_candidates`].
     fn row_chunks(&self) -> (usize, usize) {
         let TopkProblem { rows, len, k } = self.problem;
-        let merge_capacity = SortTuning::for_device(self.caps).in_cube_capacity(self.caps);
+        // Rows past the row cube's limit: the candidates limit bounds the merge (its searches
+        // grow with `chunks^2 * k`; the in-cube sort's capacity, smaller through Vulkan, is
+        // not what costs there).
+        let merge_capacity = if len > self.tuning.row_cube_max_len {
+            self.tuning.row_split_max_candidates
+        } else {
+            SortTuning::for_device(self.caps).in_cube_capacity(self.caps)
+        };
         let mut wanted = (self.tuning.row_split_cubes as usize / rows.max(1))
             .min(len / self.tuning.row_chunk_min_len.max(1))
             .min(merge_capacity / k.max(1))
