@@ -17,10 +17,10 @@
 #       100000 with the device-wide sampled bound from 2^24 (`sample_min=16777216`) against
 #       the default (from 2^26; Vulkan's launches may tip it), and the cut rows at k = 48 and
 #       64 (`split_max=8448`) against device-wide (`split=0`), between `33-lr`'s 32 (won) and
-#       100 (lost); k = 16 and 32 at the defaults against `split=0` (on `long-rows-vk`, whose
-#       rows past the row cube's limit are cut up to the candidates limit whatever the in-cube
-#       sort's capacity: through Vulkan k = 32 is then cut, 128 chunks), and k = 10 cut into
-#       264 and 528 chunks (two and four a multiprocessor).
+#       100 (lost); k = 16 and 32 at the defaults against `split=0` (rows past the row cube's
+#       limit cut up to the candidates limit whatever the in-cube sort's capacity: through
+#       Vulkan k = 32 is cut, 128 chunks), and k = 10 cut into 264 and 528 chunks (two and four
+#       a multiprocessor). Ran in part, inline, with the session's last minutes (`33-ks`).
 #   tc  The tests `33-tf` did not reach, from the suites in TS_DIR (carry [TS_DIR, ".gl"]):
 #       the six top-k tests and six `dims::` tests through both runtimes, and through CUDA
 #       the ten others that process left.
