@@ -21,6 +21,9 @@
 #       limit cut up to the candidates limit whatever the in-cube sort's capacity: through
 #       Vulkan k = 32 is cut, 128 chunks), and k = 10 cut into 264 and 528 chunks (two and four
 #       a multiprocessor). Ran in part, inline, with the session's last minutes (`33-ks`).
+#       Then the second level (`l2=1`: rows past the limit cut into up to a row of the row
+#       cube's candidates, selected again over them) at k = 100 / 256 / 1000 against the
+#       default (device-wide there).
 #   tc  The tests `33-tf` did not reach, from the suites in TS_DIR (carry [TS_DIR, ".gl"]):
 #       the six top-k tests and six `dims::` tests through both runtimes, and through CUDA
 #       the ten others that process left.
@@ -78,7 +81,8 @@ ks)
      --case $T:k=48,$R,split_max=8448 --case $T:k=48,$R,split=0
      --case $T:k=64,$R,split_max=8448 --case $T:k=64,$R,split=0
      --case $T:k=16,$R --case $T:k=16,$R,split=0 --case $T:k=32,$R --case $T:k=32,$R,split=0
-     --case $T:k=10,$R,split=264/528"
+     --case $T:k=10,$R,split=264/528
+     --case $T:k=100,$R,l2=1 --case $T:k=256,$R,l2=1 --case $T:k=256,$R --case $T:k=1000,$R,l2=1"
   timeout 90 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda.json" $K > "$OUT/rows-cuda.txt" 2>&1
   echo "== cuda rc=$? at ${SECONDS}s"; pack ks
   timeout 150 .gpu/sieve-bench-vknr --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan.json" $K > "$OUT/rows-vulkan.txt" 2>&1

@@ -47,6 +47,10 @@ enum Shape {
     /// are cut whatever their chunks' length; longer rows where their chunks are no longer
     /// than that (small `k`), else device-wide.
     RowCubeSplit,
+    /// `RowCubeSplit` with few candidates for the merge and the second level on: rows past
+    /// the row cube's limit cut into more candidates than [`SPLIT_MAX_CANDIDATES`] (up to
+    /// a row of the row cube) take their top-k over the candidates by the row cube again.
+    RowCubeTwoLevel,
     /// Device-wide passes, the sampled bound tried first (where the row is long enough).
     DeviceWide,
     /// Device-wide digit passes only (no sampled bound).
@@ -55,13 +59,14 @@ enum Shape {
 
 /// Every strategy, rank by counting with and without the bound, the radix select in every
 /// shape.
-const VARIANTS: [(TopkStrategy, Shape); 9] = [
+const VARIANTS: [(TopkStrategy, Shape); 10] = [
     (TopkStrategy::RankByCounting, Shape::Bound),
     (TopkStrategy::RankByCounting, Shape::NoBound),
     (TopkStrategy::RadixSelect, Shape::RowCube),
     (TopkStrategy::RadixSelect, Shape::RowCubeSampled),
     (TopkStrategy::RadixSelect, Shape::RowCubeDigits),
     (TopkStrategy::RadixSelect, Shape::RowCubeSplit),
+    (TopkStrategy::RadixSelect, Shape::RowCubeTwoLevel),
     (TopkStrategy::RadixSelect, Shape::DeviceWide),
     (TopkStrategy::RadixSelect, Shape::DeviceWideDigits),
     (TopkStrategy::SortAndSlice, Shape::Default),
@@ -70,6 +75,10 @@ const VARIANTS: [(TopkStrategy, Shape); 9] = [
 /// `Shape::RowCubeSplit`'s one-cube-per-row limit: the rows past it whose chunks fit it take
 /// the chunked row cube, as [2^24] at small `k` does at default tunings.
 const SPLIT_ROW_CUBE_MAX_LEN: usize = 50;
+
+/// `Shape::RowCubeTwoLevel`'s merge limit: rows past [`SPLIT_ROW_CUBE_MAX_LEN`] cut into more
+/// candidates than this select again over them.
+const SPLIT_MAX_CANDIDATES: usize = 12;
 
 /// The tuning that forces `shape` on top of `base` (`None`: the device's default).
 fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<TopkTuning> {
@@ -80,12 +89,12 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         Shape::Bound => (tuning.row_cube_max_len, 1),
         Shape::NoBound => (tuning.row_cube_max_len, 0),
         Shape::RowCube => (row_cube, 1),
-        Shape::RowCubeSplit => (SPLIT_ROW_CUBE_MAX_LEN, 1),
+        Shape::RowCubeSplit | Shape::RowCubeTwoLevel => (SPLIT_ROW_CUBE_MAX_LEN, 1),
         Shape::RowCubeSampled | Shape::RowCubeDigits => (row_cube, 0),
         Shape::DeviceWide | Shape::DeviceWideDigits => (0, tuning.bound_units_per_k),
     };
     let (row_split_cubes, row_chunk_min_len) = match shape {
-        Shape::RowCubeSplit => (1 << 20, 7),
+        Shape::RowCubeSplit | Shape::RowCubeTwoLevel => (1 << 20, 7),
         _ => (0, tuning.row_chunk_min_len),
     };
     // The sampled bound wherever a row has the tiles for it (by default only from 2^26 keys).
@@ -93,7 +102,14 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         Shape::DeviceWideDigits => (0, 0),
         _ => (tuning.sample_tiles, 0),
     };
+    let two_level = shape == Shape::RowCubeTwoLevel;
     Some(TopkTuning {
+        row_split_max_candidates: if two_level {
+            SPLIT_MAX_CANDIDATES
+        } else {
+            tuning.row_split_max_candidates
+        },
+        row_split_second_level: two_level,
         row_cube_max_len,
         bound_units_per_k,
         row_sample: shape != Shape::RowCubeDigits,

@@ -271,12 +271,13 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
 /// device-wide select samples per row; 0: no sampled bound) and `sample_min=` (the shortest
 /// row that tries it), `split=` (`row_split_cubes`: cut rows of the one-row select while rows
 /// x chunks stay within this many cubes; 0: never), `chunk_min=` (the shortest chunk),
-/// `split_max=` (the most candidates a row past `row_max` may have for the cut rows' select)
-/// and `row_sample=` (0: the row cube's sampled bound off), over the device's defaults, a value
+/// `split_max=` (the most candidates a row past `row_max` may have for the cut rows' merge),
+/// `l2=` (1: such rows may be cut into more, selected again over their candidates) and
+/// `row_sample=` (0: the row cube's sampled bound off), over the device's defaults, a value
 /// or several split by `/`. Each with the values it took; one `([], None)` when the case
 /// names none.
 fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
-    const KEYS: [&str; 12] = [
+    const KEYS: [&str; 13] = [
         "units",
         "epu",
         "cubes",
@@ -288,6 +289,7 @@ fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
         "split",
         "chunk_min",
         "split_max",
+        "l2",
         "row_sample",
     ];
     let base = topk::TopkTuning::for_device(&DeviceCaps::of(client));
@@ -311,6 +313,9 @@ fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
         row_split_max_candidates: s
             .get("split_max")
             .map_or(base.row_split_max_candidates, |m| m as usize),
+        row_split_second_level: s
+            .get("l2")
+            .map_or(base.row_split_second_level, |on| on != 0),
         row_sample: s.get("row_sample").map_or(base.row_sample, |on| on != 0),
         ..base
     })

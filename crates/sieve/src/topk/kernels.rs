@@ -710,6 +710,28 @@ pub(crate) fn merge_finish_kernel<K: Numeric, I: Numeric>(
     }
 }
 
+/// Output `j` of a cut row selected again over its candidates (`[rows, per_row]`, `k` a chunk):
+/// the row position of the chosen candidate `slots[j]`, its chunk's start plus its position
+/// in the chunk.
+#[cube(launch_unchecked, address_type = "dynamic")]
+pub(crate) fn candidate_positions_kernel(
+    slots: &[u32],
+    cand_positions: &[u32],
+    positions: &mut [u32],
+    k: usize,
+    per_row: usize,
+    chunk_len: usize,
+    total: usize,
+) {
+    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    if index >= total {
+        terminate!();
+    }
+    let slot = slots[index] as usize;
+    positions[index] =
+        cand_positions[(index / k) * per_row + slot] + ((slot / k) * chunk_len) as u32;
+}
+
 /// The first index in `start..end` of ascending `sorted` whose key does not come before
 /// `query` (`key < query`, or `key <= query` with `or_equal`): `start` plus how many do.
 #[cube]

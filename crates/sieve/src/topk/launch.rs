@@ -5,9 +5,9 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::kernels::{
-    gather_count_kernel, gather_scatter_kernel, init_state_kernel, merge_finish_kernel,
-    radix_digit_kernel, radix_histogram_kernel, rank_kernel, row_select_kernel,
-    sample_check_kernel, sample_kernel,
+    candidate_positions_kernel, gather_count_kernel, gather_scatter_kernel, init_state_kernel,
+    merge_finish_kernel, radix_digit_kernel, radix_histogram_kernel, rank_kernel,
+    row_select_kernel, sample_check_kernel, sample_kernel,
 };
 use super::tile::{ChunkGrid, ChunkGridLaunch, MAX_CHUNK_TILES, ROW_STATE_WORDS};
 use super::{
@@ -696,7 +696,7 @@ impl Run<'_> {
         // grow with `chunks^2 * k`; the in-cube sort's capacity, smaller through Vulkan, is
         // not what costs there).
         let merge_capacity = if len > self.tuning.row_cube_max_len {
-            self.tuning.row_split_max_candidates
+            self.long_row_candidates()
         } else {
             SortTuning::for_device(self.caps).in_cube_capacity(self.caps)
         };
@@ -723,7 +723,10 @@ impl Run<'_> {
     fn row_select(&self) -> Result<u32, SieveError> {
         let (chunks, chunk_len) = self.row_chunks();
         let (cand_keys, cand_positions) = self.launch_row_select(chunks, chunk_len);
-        if chunks > 1 {
+        let TopkProblem { len, k, .. } = self.problem;
+        if len > self.tuning.row_cube_max_len && chunks * k > self.tuning.row_split_max_candidates {
+            self.select_candidates_and_finish(&cand_keys, &cand_positions, chunks, chunk_len)?;
+        } else if chunks > 1 {
             self.merge_and_finish(&cand_keys, &cand_positions, chunks, chunk_len)?;
         } else {
             self.order_and_finish(&cand_keys, &cand_positions, self.problem.k, false)?;
@@ -799,6 +802,48 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// The outputs of a row past the row cube's limit cut into more candidates than the merge
+    /// takes ([`TopkTuning::row_split_second_level`]): its top-k among the chunks' candidates
+    /// by the one-cube-per-row select over them (a row of at most `row_cube_max_len` radix
+    /// keys, cut and merged in turn), equal keys by slot, which is index order (a chunk's
+    /// candidates equal to a key come in index order, and the chunks follow the row); then
+    /// each chosen slot's position in the row, and the outputs.
+    fn select_candidates_and_finish(
+        &self,
+        cand_keys: &Handle,
+        cand_positions: &Handle,
+        chunks: usize,
+        chunk_len: usize,
+    ) -> Result<(), SieveError> {
+        let TopkProblem { rows, k, .. } = self.problem;
+        let per_row = chunks * k;
+        let slots = self.workspace(rows * k);
+        let mut inner = self.over_radix_keys(cand_keys, per_row, k);
+        inner.io.indices_out = Some(&slots);
+        inner.sorted = true;
+        inner.row_select()?;
+        let positions = self.workspace(rows * k);
+        // SAFETY: one unit per output, bounds-checked; slots lie below `per_row` and positions
+        // within their chunk.
+        unsafe {
+            candidate_positions_kernel::launch_unchecked(
+                self.client,
+                self.elementwise_grid(rows * k),
+                CubeDim::new_1d(self.elementwise_units),
+                self.address(),
+                self.buffer(&slots, rows * k),
+                self.buffer(cand_positions, rows * per_row),
+                self.buffer(&positions, rows * k),
+                k,
+                per_row,
+                chunk_len,
+                rows * k,
+            );
+        }
+        self.finish(&positions, k, None);
+        Ok(())
+    }
+
     /// Radix select picks the one-cube-per-row path where `k < len` (`k == len` takes every
     /// key) for rows up to [`TopkTuning::row_cube_max_len`], and for longer rows that
     /// [`Run::row_chunks`] cuts into chunks no longer than that with at most
@@ -811,7 +856,18 @@ impl Run<'_> {
             return k < len;
         }
         let (chunks, chunk_len) = self.row_chunks();
-        chunk_len <= max_len && chunks * k <= self.tuning.row_split_max_candidates
+        chunk_len <= max_len && chunks * k <= self.long_row_candidates()
+    }
+
+    /// The most candidates a row past the row cube's limit may be cut into: the merge's
+    /// limit, or with the second level a row of the row cube.
+    fn long_row_candidates(&self) -> usize {
+        let merge = self.tuning.row_split_max_candidates;
+        if self.tuning.row_split_second_level {
+            merge.max(self.tuning.row_cube_max_len)
+        } else {
+            merge
+        }
     }
 
     /// [`row_select_kernel`] over `chunks` chunks of `chunk_len` keys a row: each chunk's `k`

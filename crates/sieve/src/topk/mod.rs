@@ -191,6 +191,11 @@ pub struct TopkTuning {
     /// every other chunk for each candidate, so it grows with `chunks^2 * k` while the
     /// device-wide passes do not (0: such rows always run device-wide).
     pub row_split_max_candidates: usize,
+    /// Rows past [`TopkTuning::row_cube_max_len`] may be cut into more candidates than
+    /// [`TopkTuning::row_split_max_candidates`], up to a row of the row cube: their top-k is
+    /// then the one-cube-per-row select over the candidates (itself cut and merged) instead
+    /// of the merge. Off by default (not yet timed against the device-wide passes).
+    pub row_split_second_level: bool,
     /// A one-row cube tries the *minima bound* first for `k` up to its units over this (0:
     /// never). The smaller `k` is against the units, the fewer random keys lie under the
     /// bound (about `1.2 k` at a quarter) and the rarer a fallback.
@@ -315,6 +320,7 @@ impl TopkTuning {
             row_split_cubes: caps.multiprocessors.unwrap_or(ROW_SPLIT_CUBES),
             row_chunk_min_len: ROW_CHUNK_MIN_LEN,
             row_split_max_candidates: ROW_SPLIT_MAX_CANDIDATES,
+            row_split_second_level: false,
             bound_units_per_k: BOUND_UNITS_PER_K,
             row_sample: true,
             sample_tiles: SAMPLE_TILES,
