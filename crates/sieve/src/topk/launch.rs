@@ -847,8 +847,8 @@ impl Run<'_> {
     /// Radix select picks the one-cube-per-row path where `k < len` (`k == len` takes every
     /// key) for rows up to [`TopkTuning::row_cube_max_len`], and for longer rows that
     /// [`Run::row_chunks`] cuts into chunks no longer than that with at most
-    /// [`TopkTuning::row_split_max_candidates`] candidates (a few long rows with a small `k`:
-    /// one launch and the merge, where the device-wide passes take ten or more).
+    /// [`Run::long_row_candidates`] candidates (a few long rows with a small `k`: one launch
+    /// and the merge, where the device-wide passes take ten or more).
     fn row_cube(&self) -> bool {
         let TopkProblem { len, k, .. } = self.problem;
         let max_len = self.tuning.row_cube_max_len;
