@@ -248,8 +248,8 @@ const ROW_SPLIT_CUBES: u32 = 128;
 /// select: on an H100 through CUDA at [2^24] (132 chunks, `bench/results/h100/33-lr` and
 /// `33-ks`) 1,320 (`k` = 10) took 0.130 ms against the device-wide passes' 0.200, 4,224
 /// (`k` = 32) 0.176 against 0.201, 6,336 and 8,448 (`k` = 48, 64) 0.182 and 0.183 against
-/// 0.21-0.25 in the same process, 13,200 (`k` = 100) 0.211 against 0.202: the largest
-/// measured win.
+/// 0.253 and 0.239 (medians) in the same process, 13,200 (`k` = 100) 0.211 against 0.202:
+/// the largest measured win.
 const ROW_SPLIT_MAX_CANDIDATES: usize = 8448;
 
 /// The shortest chunk of a cut row by default: 16,384 keys, 16 tiles of a 1024-unit row cube.
