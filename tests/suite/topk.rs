@@ -74,10 +74,14 @@ const VARIANTS: [(TopkStrategy, Shape); 10] = [
 
 /// `Shape::RowCubeSplit`'s one-cube-per-row limit: the rows past it whose chunks fit it take
 /// the chunked row cube, as [2^24] at small `k` does at default tunings.
-const SPLIT_ROW_CUBE_MAX_LEN: usize = 50;
+const SPLIT_ROW_CUBE_MAX_LEN: usize = 1024;
 
-/// `Shape::RowCubeTwoLevel`'s merge limit: rows past [`SPLIT_ROW_CUBE_MAX_LEN`] cut into more
-/// candidates than this select again over them.
+/// `Shape::RowCubeTwoLevel`'s one-cube-per-row limit: short, so that rows of a few hundred
+/// keys are cut into more candidates than [`SPLIT_MAX_CANDIDATES`].
+const TWO_LEVEL_ROW_CUBE_MAX_LEN: usize = 50;
+
+/// `Shape::RowCubeTwoLevel`'s merge limit: rows past [`TWO_LEVEL_ROW_CUBE_MAX_LEN`] cut into
+/// more candidates than this select again over them.
 const SPLIT_MAX_CANDIDATES: usize = 12;
 
 /// The tuning that forces `shape` on top of `base` (`None`: the device's default).
@@ -89,7 +93,8 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         Shape::Bound => (tuning.row_cube_max_len, 1),
         Shape::NoBound => (tuning.row_cube_max_len, 0),
         Shape::RowCube => (row_cube, 1),
-        Shape::RowCubeSplit | Shape::RowCubeTwoLevel => (SPLIT_ROW_CUBE_MAX_LEN, 1),
+        Shape::RowCubeSplit => (SPLIT_ROW_CUBE_MAX_LEN, 1),
+        Shape::RowCubeTwoLevel => (TWO_LEVEL_ROW_CUBE_MAX_LEN, 1),
         Shape::RowCubeSampled | Shape::RowCubeDigits => (row_cube, 0),
         Shape::DeviceWide | Shape::DeviceWideDigits => (0, tuning.bound_units_per_k),
     };
