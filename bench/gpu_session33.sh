@@ -23,7 +23,8 @@
 #       a multiprocessor). Ran in part, inline, with the session's last minutes (`33-ks`).
 #       Then the second level (`l2=1`: rows past the limit cut into up to a row of the row
 #       cube's candidates, selected again over them) at k = 100 / 256 / 1000 against the
-#       default (device-wide there).
+#       default (device-wide there); and the few-chunk long rows a review flagged as untimed
+#       ([2^18] k = 4000: 2 chunks of 2^17; k = 10: 16 chunks) against `split=0`.
 #   tc  The tests `33-tf` did not reach, from the suites in TS_DIR (carry [TS_DIR, ".gl"]):
 #       the six top-k tests and six `dims::` tests through both runtimes, and through CUDA
 #       the ten others that process left.
@@ -82,7 +83,9 @@ ks)
      --case $T:k=64,$R,split_max=8448 --case $T:k=64,$R,split=0
      --case $T:k=16,$R --case $T:k=16,$R,split=0 --case $T:k=32,$R --case $T:k=32,$R,split=0
      --case $T:k=10,$R,split=264/528
-     --case $T:k=100,$R,l2=1 --case $T:k=256,$R,l2=1 --case $T:k=256,$R --case $T:k=1000,$R,l2=1"
+     --case $T:k=100,$R,l2=1 --case $T:k=256,$R,l2=1 --case $T:k=256,$R --case $T:k=1000,$R,l2=1
+     --case topk_with_indices:262144:f32:k=4000,$R --case topk_with_indices:262144:f32:k=4000,$R,split=0
+     --case topk_with_indices:262144:f32:k=10,$R --case topk_with_indices:262144:f32:k=10,$R,split=0"
   timeout 90 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda.json" $K > "$OUT/rows-cuda.txt" 2>&1
   echo "== cuda rc=$? at ${SECONDS}s"; pack ks
   timeout 150 .gpu/sieve-bench-vknr --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan.json" $K > "$OUT/rows-vulkan.txt" 2>&1
