@@ -43,7 +43,8 @@
 //!   one launch (a few long rows cut into chunks, [`TopkTuning::row_split_cubes`], whose
 //!   candidates are merged by the sort: such rows come sorted even with `sorted: false`);
 //!   so do longer rows cut into chunks no longer than that (few rows, small `k`: at most
-//!   [`TopkTuning::row_split_max_candidates`] a row); other rows run device-wide passes. First the *sampled bound* (where a row has at
+//!   [`TopkTuning::row_split_max_candidates`] a row); other rows run device-wide passes.
+//!   First the *sampled bound* (where a row has at
 //!   least 16 tiles, [`TopkTuning::sample_tiles`]): the digit select over a sample of evenly
 //!   spaced whole tiles finds a key that, by the sample's odds, at least `k` keys of the row
 //!   reach and few lie below; one pass over the row counts each tile's keys under it, and
