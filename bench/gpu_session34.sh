@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The thirty-fourth session's calls.
+#   tv  The suites in TS_DIR (carry [TS_DIR, ".gl"]) at main's final code: `topk::`,
+#       `topk_ops::` and `sampling::` whole (the long rows' candidates limit, the in-cube
+#       capacity change and the second level had run on lavapipe only), the six
+#       `dims::*_dim_minus_3` tests `33-tf` did not reach, and through CUDA the ten others
+#       that process left; 5 processes a runtime. memcheck over `topk::`'s long-row and
+#       tile tests, racecheck over the cut rows' test (4 cases: racecheck is slow).
+# usage: TS_DIR=<suites> bash bench/gpu_session34.sh tv
+set -uo pipefail
+here="$(dirname "$0")"
+mkdir -p .gpu
+cp ${TS_DIR:?}/*.xz .gpu/
+source "$here/gpu_prelude.sh"
+stage_out
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/card.txt" 2>&1
+case "$1" in
+tv)
+  export LIMIT=${LIMIT:-500} SKIP="dtypes_sort|_on_flex|_on_ndarray"
+  BOTH="topk:: topk_ops:: sampling:: _dim_minus_3"
+  CUDA="sets::order_statistics_gradients_go_to_the_chosen_element
+    sets::unique_and_unique_consecutive_match_the_reference small_devices::burn_sorts_at_default_tunings
+    small_devices::forced_strategies_and_tunings_that_cannot_fit_are_refused
+    small_devices::raw_topk_every_strategy_at_default_tunings dtypes_ops::every_dtype_through_every_op
+    compact::run_start_flags_match_reference"
+  split_suite cuda 5 "$BOTH $CUDA"; split_suite vulkan 5 "$BOTH"
+  SIEVE_PROP_CASES=8 timeout $LIMIT compute-sanitizer --tool memcheck --error-exitcode 9 \
+    .gpu/suite-cuda --test-threads 2 topk::random_floats_no_ties topk::floats_with_specials_every_strategy \
+    topk::every_length_across_a_tile_boundary topk::candidates_shrink_over_many_tiles \
+    > "$OUT/memcheck-cuda.txt" 2>&1 &
+  SIEVE_PROP_CASES=4 timeout $LIMIT compute-sanitizer --tool racecheck --error-exitcode 9 \
+    .gpu/suite-cuda --test-threads 2 topk::random_floats_no_ties > "$OUT/racecheck-cuda-0.txt" 2>&1 &
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  ;;
+*) echo "usage: $0 <tv>"; exit 2 ;;
+esac
+pack $1
