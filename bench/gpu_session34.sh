@@ -6,11 +6,17 @@
 #       `dims::*_dim_minus_3` tests `33-tf` did not reach, and through CUDA the ten others
 #       that process left; 5 processes a runtime. memcheck over `topk::`'s long-row and
 #       tile tests, racecheck over the cut rows' test (4 cases: racecheck is slow).
-# usage: TS_DIR=<suites> bash bench/gpu_session34.sh tv
+#   lx  The long rows with the second level on by default (benches in B_DIR, carry [B_DIR,
+#       ".gl"]), raw radix select, both runtimes, 30 ms samples: [2^24] k = 100 / 1000 at the
+#       default against `l2=0` (device-wide, the old default) in one build; k = 10 / 32 / 64
+#       at the default (the merge) against `l2=1,split_max=1` (the second level forced);
+#       [2^28] k = 10 / 64 at the default (device-wide) against `split=2048` (cut into 2048
+#       chunks of 2^17: the row cube and the second level); then torch's top-k rows.
+# usage: TS_DIR=<suites> bash bench/gpu_session34.sh tv | B_DIR=<benches> bash bench/gpu_session34.sh lx
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
-cp ${TS_DIR:?}/*.xz .gpu/
+if [ "${1:-}" = tv ]; then cp ${TS_DIR:?}/*.xz .gpu/; else cp ${B_DIR:?}/*.xz .gpu/; fi
 source "$here/gpu_prelude.sh"
 stage_out
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/card.txt" 2>&1
@@ -33,6 +39,19 @@ tv)
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   ;;
-*) echo "usage: $0 <tv>"; exit 2 ;;
+lx)
+  T=topk_with_indices:16777216:f32 B=topk_with_indices:268435456:f32 R=raw=radix_select
+  L="--case $T:k=100,$R --case $T:k=100,$R,l2=0 --case $T:k=1000,$R --case $T:k=1000,$R,l2=0"
+  for k in 10 32 64; do L="$L --case $T:k=$k,$R --case $T:k=$k,$R,l2=1,split_max=1"; done
+  for k in 10 64; do L="$L --case $B:k=$k,$R --case $B:k=$k,$R,split=2048"; done
+  timeout 120 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda.json" $L > "$OUT/rows-cuda.txt" 2>&1
+  echo "== cuda rc=$? at ${SECONDS}s"; pack lx
+  timeout 200 .gpu/sieve-bench-vknr --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan.json" $L > "$OUT/rows-vulkan.txt" 2>&1
+  echo "== vulkan rc=$? at ${SECONDS}s"; pack lx
+  timeout 90 python3 bench/torch_reference.py "$OUT/torch.json" --only=topk > "$OUT/torch.txt" 2>&1
+  echo "== torch rc=$? at ${SECONDS}s"
+  for f in "$OUT"/rows-*.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-150; done
+  ;;
+*) echo "usage: $0 <tv|lx>"; exit 2 ;;
 esac
 pack $1
