@@ -13,7 +13,7 @@ use cubecl::server::Handle;
 
 use crate::common::address::{address_type, check_extent};
 use crate::common::buffers::BufferRules;
-use crate::common::grid::{linear_cube_index, one_unit_per_element};
+use crate::common::grid::{linear_unit_index, one_unit_per_element};
 use crate::{DeviceCaps, Dtype, SieveError};
 
 /// CPU reference of the device's numbers (the tests compare bit for bit).
@@ -128,7 +128,7 @@ fn uniform_rows_kernel(
     total: usize,
     #[comptime] wide_seeds: bool,
 ) {
-    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    let index = linear_unit_index();
     if index < total {
         let (lo, hi) = seed_words(seeds, index / len, wide_seeds);
         out[index] = uniform_of(lo, hi, (index % len) as u32);
@@ -147,7 +147,7 @@ fn uniform_at_kernel(
     #[comptime] wide_seeds: bool,
     #[comptime] wide_columns: bool,
 ) {
-    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    let index = linear_unit_index();
     if index < total {
         let (lo, hi) = seed_words(seeds, index / width, wide_seeds);
         let j = if wide_columns {

@@ -5,7 +5,7 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::address::address_type;
-use super::grid::{linear_cube_index, one_unit_per_element};
+use super::grid::{linear_unit_index, one_unit_per_element};
 
 #[cube(launch_unchecked, address_type = "dynamic")]
 fn fill_kernel<T: Numeric>(
@@ -14,7 +14,7 @@ fn fill_kernel<T: Numeric>(
     value: u32,
     #[define(T)] _dtype: ElemType,
 ) {
-    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    let index = linear_unit_index();
     if index < len {
         buffer[index] = T::cast_from(value);
     }

@@ -7,7 +7,7 @@ use cubecl::server::Handle;
 
 use super::address::AddressType;
 use super::buffers::{bind, bind_optional};
-use super::grid::{cube_count_1d, linear_cube_index};
+use super::grid::{cube_count_1d, linear_unit_index};
 use crate::Dtype;
 
 /// How the gathers move values of `dtype`: 32-bit words a value and the element type they
@@ -98,7 +98,7 @@ fn gather_rows_kernel<K: Numeric, I: Numeric>(
     #[comptime] write_indices: bool,
     #[define(K, I)] _dtypes: [ElemType; 2],
 ) {
-    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    let index = linear_unit_index();
     if index >= total {
         terminate!();
     }

@@ -26,8 +26,8 @@ pub fn cube_count_1d(client: &Client, cubes: usize) -> CubeCount {
 }
 
 /// The grid and cube of a launch with one unit per element of `elements` (256 units a cube,
-/// or the device's most): the index is `linear_cube_index() * CUBE_DIM + UNIT_POS`, and
-/// units at or past `elements` must return.
+/// or the device's most): the index is [`linear_unit_index()`], and units at or past
+/// `elements` must return.
 pub fn one_unit_per_element(client: &Client, elements: usize) -> (CubeCount, CubeDim) {
     let units = 256u32
         .min(client.properties().hardware.max_units_per_cube)
@@ -42,4 +42,12 @@ pub fn one_unit_per_element(client: &Client, elements: usize) -> (CubeCount, Cub
 #[cube]
 pub fn linear_cube_index() -> usize {
     CUBE_POS_Y as usize * CUBE_COUNT_X as usize + CUBE_POS_X as usize
+}
+
+/// The linear index of this unit in a one-dimensional launch over a grid made by
+/// [`cube_count_1d`] (one unit per element: [`one_unit_per_element`]). The last cube's
+/// surplus units get indices past the elements; the kernel bounds them.
+#[cube]
+pub fn linear_unit_index() -> usize {
+    linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize
 }

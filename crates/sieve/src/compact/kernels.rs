@@ -15,7 +15,7 @@ use super::tile::{
     CompactConfig, TilePlacement, count_tile, load_flags, load_tile, load_values, scatter_tile,
     write_slot,
 };
-use crate::common::grid::linear_cube_index;
+use crate::common::grid::{linear_cube_index, linear_unit_index};
 use crate::common::lookback::{take_tile_number, tile_prefix};
 use crate::scan::tile::scan_registers;
 
@@ -229,7 +229,7 @@ pub(crate) fn zero_tail_kernel<E: Numeric, I: Numeric>(
     #[comptime] config: CompactConfig,
     #[define(E, I)] _dtypes: [ElemType; 2],
 ) {
-    let slot = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    let slot = linear_unit_index();
     if slot >= slots {
         terminate!();
     }
@@ -258,7 +258,7 @@ pub(crate) fn write_flags_kernel<E: Numeric, M: Numeric, N: Size>(
     #[comptime] config: CompactConfig,
     #[define(E, M)] _dtypes: [ElemType; 2],
 ) {
-    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    let index = linear_unit_index();
     if index >= vectors {
         terminate!();
     }
@@ -321,7 +321,7 @@ pub(crate) fn gather_kernel<E: Numeric, I: Numeric>(
     #[comptime] config: CompactConfig,
     #[define(E, I)] _dtypes: [ElemType; 2],
 ) {
-    let linear = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    let linear = linear_unit_index();
     if linear >= slots {
         terminate!();
     }

@@ -14,7 +14,7 @@ use cubecl::prelude::*;
 
 use super::tile::{TileBlueprint, reduce_tile, scan_tile, store_tile};
 use crate::common::fold::{Fold, combine, identity, narrow};
-use crate::common::grid::linear_cube_index;
+use crate::common::grid::{linear_cube_index, linear_unit_index};
 use crate::common::lookback::{take_tile_number, tile_prefix};
 
 /// Reduce-then-scan, pass 1: the sum (the blueprint's fold) of every tile.
@@ -182,7 +182,7 @@ pub(crate) fn scan_columns_kernel<E: Numeric, A: Numeric, N: Size>(
     #[comptime] fold: Fold,
     #[define(E, A)] _dtypes: [ElemType; 2],
 ) {
-    let column = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    let column = linear_unit_index();
     if column >= column_vectors {
         terminate!();
     }

@@ -12,7 +12,7 @@ use cubecl::prelude::*;
 
 use super::tile::{SortBlueprint, digit_of, held_index, rank_scratch, rank_tile};
 use crate::common::cube::cube_exclusive_sum;
-use crate::common::grid::linear_cube_index;
+use crate::common::grid::{linear_cube_index, linear_unit_index};
 use crate::common::lookback::{digit_prefix, publish_digit_count, take_tile_number_at};
 use crate::radix::digits::{clear_bins, copies_sum, count_into_copy};
 use crate::radix::keys::{KeyKind, radix_key, wide_radix_word};
@@ -94,7 +94,7 @@ pub(crate) fn encode_kernel<K: Numeric>(
     #[comptime] descending: bool,
     #[define(K)] _dtype: ElemType,
 ) {
-    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    let index = linear_unit_index();
     if index >= elements {
         terminate!();
     }
@@ -115,7 +115,7 @@ pub(crate) fn encode_wide_kernel(
     #[comptime] high_word: bool,
     #[comptime] descending: bool,
 ) {
-    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    let index = linear_unit_index();
     if index >= elements {
         terminate!();
     }

@@ -23,7 +23,7 @@ use super::tile::{
 };
 use crate::common::cube::{U32Range, cube_range};
 use crate::common::gather::write_gathered;
-use crate::common::grid::linear_cube_index;
+use crate::common::grid::{linear_cube_index, linear_unit_index};
 use crate::radix::digits::{SELECT_DIGITS, clear_bins};
 use crate::radix::select::{
     CubeKeys, DigitSelect, cube_select, select_digit, shared_digit, shared_from,
@@ -113,7 +113,7 @@ pub(crate) fn rank_kernel<K: Numeric, I: Numeric>(
 /// is the largest radix key and no pass runs.
 #[cube(launch_unchecked, address_type = "dynamic")]
 pub(crate) fn init_state_kernel(state: &mut [u32], rows: usize, len: u32, k: u32) {
-    let row = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    let row = linear_unit_index();
     if row >= rows {
         terminate!();
     }
@@ -610,7 +610,7 @@ pub(crate) fn sample_kernel<K: Numeric>(
     #[comptime] read: KeyRead,
     #[define(K)] _dtype: ElemType,
 ) {
-    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    let index = linear_unit_index();
     if index >= total {
         terminate!();
     }
@@ -637,7 +637,7 @@ pub(crate) fn sample_check_kernel(
     k: u32,
     cap: u32,
 ) {
-    let row = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    let row = linear_unit_index();
     if row >= rows {
         terminate!();
     }
@@ -678,7 +678,7 @@ pub(crate) fn merge_finish_kernel<K: Numeric, I: Numeric>(
     #[comptime] write_indices: bool,
     #[define(K, I)] _dtypes: [ElemType; 2],
 ) {
-    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    let index = linear_unit_index();
     if index >= total {
         terminate!();
     }
@@ -723,7 +723,7 @@ pub(crate) fn candidate_positions_kernel(
     chunk_len: usize,
     total: usize,
 ) {
-    let index = linear_cube_index() * CUBE_DIM as usize + UNIT_POS as usize;
+    let index = linear_unit_index();
     if index >= total {
         terminate!();
     }
