@@ -9,7 +9,8 @@
 #   lx  The long rows with the second level on by default (benches in B_DIR, carry [B_DIR,
 #       ".gl"]), raw radix select, both runtimes, 30 ms samples: [2^24] k = 100 / 1000 at the
 #       default against `l2=0` (device-wide, the old default) in one build; k = 10 / 32 / 64
-#       at the default (the merge) against `l2=1,split_max=1` (the second level forced);
+#       at the default (the merge) against `again=1` (every cut row selected again over its
+#       candidates, none merged), and so [64, 128256] k = 50 / 1000, uniform and tied;
 #       [2^28] k = 10 / 64 at the default (device-wide) against `split=2048` (cut into 2048
 #       chunks of 2^17: the row cube and the second level); then torch's top-k rows.
 # usage: TS_DIR=<suites> bash bench/gpu_session34.sh tv | B_DIR=<benches> bash bench/gpu_session34.sh lx
@@ -42,11 +43,14 @@ tv)
 lx)
   T=topk_with_indices:16777216:f32 B=topk_with_indices:268435456:f32 R=raw=radix_select
   L="--case $T:k=100,$R --case $T:k=100,$R,l2=0 --case $T:k=1000,$R --case $T:k=1000,$R,l2=0"
-  for k in 10 32 64; do L="$L --case $T:k=$k,$R --case $T:k=$k,$R,l2=1,split_max=1"; done
+  for k in 10 32 64; do L="$L --case $T:k=$k,$R --case $T:k=$k,$R,again=1"; done
+  for p in k=50 k=1000 k=50,dist=tied k=1000,dist=tied; do
+    L="$L --case topk_with_indices:64x128256:f32:$p,$R --case topk_with_indices:64x128256:f32:$p,$R,again=1"
+  done
   for k in 10 64; do L="$L --case $B:k=$k,$R --case $B:k=$k,$R,split=2048"; done
-  timeout 120 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda.json" $L > "$OUT/rows-cuda.txt" 2>&1
+  timeout 150 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda.json" $L > "$OUT/rows-cuda.txt" 2>&1
   echo "== cuda rc=$? at ${SECONDS}s"; pack lx
-  timeout 200 .gpu/sieve-bench-vknr --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan.json" $L > "$OUT/rows-vulkan.txt" 2>&1
+  timeout 240 .gpu/sieve-bench-vknr --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan.json" $L > "$OUT/rows-vulkan.txt" 2>&1
   echo "== vulkan rc=$? at ${SECONDS}s"; pack lx
   timeout 90 python3 bench/torch_reference.py "$OUT/torch.json" --only=topk > "$OUT/torch.txt" 2>&1
   echo "== torch rc=$? at ${SECONDS}s"

@@ -51,6 +51,9 @@ enum Shape {
     /// the row cube's limit cut into more candidates than [`SPLIT_MAX_CANDIDATES`] (up to
     /// a row of the row cube) take their top-k over the candidates by the row cube again.
     RowCubeTwoLevel,
+    /// `RowCubeSplit` with every cut row selected again over its candidates by the row cube
+    /// (`row_split_select_again`), none merged.
+    RowCubeSelectAgain,
     /// Device-wide passes, the sampled bound tried first (where the row is long enough).
     DeviceWide,
     /// Device-wide digit passes only (no sampled bound).
@@ -59,7 +62,7 @@ enum Shape {
 
 /// Every strategy, rank by counting with and without the bound, the radix select in every
 /// shape.
-const VARIANTS: [(TopkStrategy, Shape); 10] = [
+const VARIANTS: [(TopkStrategy, Shape); 11] = [
     (TopkStrategy::RankByCounting, Shape::Bound),
     (TopkStrategy::RankByCounting, Shape::NoBound),
     (TopkStrategy::RadixSelect, Shape::RowCube),
@@ -67,6 +70,7 @@ const VARIANTS: [(TopkStrategy, Shape); 10] = [
     (TopkStrategy::RadixSelect, Shape::RowCubeDigits),
     (TopkStrategy::RadixSelect, Shape::RowCubeSplit),
     (TopkStrategy::RadixSelect, Shape::RowCubeTwoLevel),
+    (TopkStrategy::RadixSelect, Shape::RowCubeSelectAgain),
     (TopkStrategy::RadixSelect, Shape::DeviceWide),
     (TopkStrategy::RadixSelect, Shape::DeviceWideDigits),
     (TopkStrategy::SortAndSlice, Shape::Default),
@@ -93,13 +97,13 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         Shape::Bound => (tuning.row_cube_max_len, 1),
         Shape::NoBound => (tuning.row_cube_max_len, 0),
         Shape::RowCube => (row_cube, 1),
-        Shape::RowCubeSplit => (SPLIT_ROW_CUBE_MAX_LEN, 1),
+        Shape::RowCubeSplit | Shape::RowCubeSelectAgain => (SPLIT_ROW_CUBE_MAX_LEN, 1),
         Shape::RowCubeTwoLevel => (TWO_LEVEL_ROW_CUBE_MAX_LEN, 1),
         Shape::RowCubeSampled | Shape::RowCubeDigits => (row_cube, 0),
         Shape::DeviceWide | Shape::DeviceWideDigits => (0, tuning.bound_units_per_k),
     };
     let (row_split_cubes, row_chunk_min_len) = match shape {
-        Shape::RowCubeSplit | Shape::RowCubeTwoLevel => (1 << 20, 7),
+        Shape::RowCubeSplit | Shape::RowCubeTwoLevel | Shape::RowCubeSelectAgain => (1 << 20, 7),
         _ => (0, tuning.row_chunk_min_len),
     };
     // The sampled bound wherever a row has the tiles for it (by default only from 2^26 keys).
@@ -114,7 +118,8 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         } else {
             tuning.row_split_max_candidates
         },
-        row_split_second_level: two_level,
+        row_split_second_level: two_level || shape == Shape::RowCubeSelectAgain,
+        row_split_select_again: shape == Shape::RowCubeSelectAgain,
         row_cube_max_len,
         bound_units_per_k,
         row_sample: shape != Shape::RowCubeDigits,

@@ -272,12 +272,13 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
 /// row that tries it), `split=` (`row_split_cubes`: cut rows of the one-row select while rows
 /// x chunks stay within this many cubes; 0: never), `chunk_min=` (the shortest chunk),
 /// `split_max=` (the most candidates a row past `row_max` may have for the cut rows' merge),
-/// `l2=` (1: such rows may be cut into more, selected again over their candidates) and
+/// `l2=` (1: such rows may be cut into more, selected again over their candidates; on by
+/// default), `again=` (1: every cut row selected again over its candidates, none merged) and
 /// `row_sample=` (0: the row cube's sampled bound off), over the device's defaults, a value
 /// or several split by `/`. Each with the values it took; one `([], None)` when the case
 /// names none.
 fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
-    const KEYS: [&str; 13] = [
+    const KEYS: [&str; 14] = [
         "units",
         "epu",
         "cubes",
@@ -290,6 +291,7 @@ fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
         "chunk_min",
         "split_max",
         "l2",
+        "again",
         "row_sample",
     ];
     let base = topk::TopkTuning::for_device(&DeviceCaps::of(client));
@@ -316,6 +318,9 @@ fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
         row_split_second_level: s
             .get("l2")
             .map_or(base.row_split_second_level, |on| on != 0),
+        row_split_select_again: s
+            .get("again")
+            .map_or(base.row_split_select_again, |on| on != 0),
         row_sample: s.get("row_sample").map_or(base.row_sample, |on| on != 0),
         ..base
     })

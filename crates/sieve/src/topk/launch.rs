@@ -724,7 +724,10 @@ impl Run<'_> {
         let (chunks, chunk_len) = self.row_chunks();
         let (cand_keys, cand_positions) = self.launch_row_select(chunks, chunk_len);
         let TopkProblem { len, k, .. } = self.problem;
-        if len > self.tuning.row_cube_max_len && chunks * k > self.tuning.row_split_max_candidates {
+        let select_again = self.tuning.row_split_select_again
+            || (len > self.tuning.row_cube_max_len
+                && chunks * k > self.tuning.row_split_max_candidates);
+        if chunks > 1 && select_again {
             self.select_candidates_and_finish(&cand_keys, &cand_positions, chunks, chunk_len)?;
         } else if chunks > 1 {
             self.merge_and_finish(&cand_keys, &cand_positions, chunks, chunk_len)?;
@@ -803,9 +806,10 @@ impl Run<'_> {
     }
 
     /// The outputs of a row past the row cube's limit cut into more candidates than the merge
-    /// takes ([`TopkTuning::row_split_second_level`]): its top-k among the chunks' candidates
-    /// by the one-cube-per-row select over them (a row of at most `row_cube_max_len` radix
-    /// keys, cut and merged in turn), equal keys by slot, which is index order (a chunk's
+    /// takes ([`TopkTuning::row_split_second_level`]), or of any cut row with
+    /// [`TopkTuning::row_split_select_again`]: its top-k among the chunks' candidates by the
+    /// one-cube-per-row select over them (a row of at most `row_cube_max_len` radix keys, cut
+    /// and merged in turn), equal keys by slot, which is index order (a chunk's
     /// candidates equal to a key come in index order, and the chunks follow the row); then
     /// each chosen slot's position in the row, and the outputs.
     fn select_candidates_and_finish(
@@ -821,6 +825,8 @@ impl Run<'_> {
         let mut inner = self.over_radix_keys(cand_keys, per_row, k);
         inner.io.indices_out = Some(&slots);
         inner.sorted = true;
+        // The candidates' own chunks, if any, merge: one level of selecting again.
+        inner.tuning.row_split_select_again = false;
         inner.row_select()?;
         let positions = self.workspace(rows * k);
         // SAFETY: one unit per output, bounds-checked; slots lie below `per_row` and positions

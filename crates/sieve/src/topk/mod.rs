@@ -201,6 +201,10 @@ pub struct TopkTuning {
     /// of the merge. On by default: faster than the device-wide passes at every `k` timed,
     /// through CUDA and Vulkan (the H200, `bench/results/h200/34-ks`).
     pub row_split_second_level: bool,
+    /// Every cut row, of any length, takes its top-k by the one-cube-per-row select over its
+    /// chunks' candidates, as the second level does for long rows, instead of the merge (the
+    /// same chunks either way). Off by default: not yet timed against the merge.
+    pub row_split_select_again: bool,
     /// A one-row cube tries the *minima bound* first for `k` up to its units over this (0:
     /// never). The smaller `k` is against the units, the fewer random keys lie under the
     /// bound (about `1.2 k` at a quarter) and the rarer a fallback.
@@ -333,6 +337,7 @@ impl TopkTuning {
             row_chunk_min_len: ROW_CHUNK_MIN_LEN,
             row_split_max_candidates: ROW_SPLIT_MAX_CANDIDATES,
             row_split_second_level: ROW_SPLIT_SECOND_LEVEL,
+            row_split_select_again: false,
             bound_units_per_k: BOUND_UNITS_PER_K,
             row_sample: true,
             sample_tiles: SAMPLE_TILES,
