@@ -13,7 +13,13 @@
 #       candidates, none merged), and so [64, 128256] k = 50 / 1000, uniform and tied;
 #       [2^28] k = 10 / 64 at the default (device-wide) against `split=2048` (cut into 2048
 #       chunks of 2^17: the row cube and the second level); then torch's top-k rows.
-# usage: TS_DIR=<suites> bash bench/gpu_session34.sh tv | B_DIR=<benches> bash bench/gpu_session34.sh lx
+#   pu  Where `unique`'s keys-only sort loses (issue 17: unique 2^28 8.27 ms against torch's
+#       6.47, the sort of its keys ~7.0 alone): the Burn `sort` of 2^28 keys through CUDA,
+#       integers from 0..2^20 as f32 (`unique`'s keys: a skewed top digit), random f32 and
+#       random i32, each process under CubeCL's profiling logger (every launch timed by the
+#       runtime, in launch order: the passes one by one), then timed alone (30 ms samples).
+#       Files: pu.tgz (logs gzipped; `bench/profile_summary.py` reads them).
+# usage: TS_DIR=<suites> bash bench/gpu_session34.sh tv | B_DIR=<benches> bash bench/gpu_session34.sh lx|pu
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
@@ -56,6 +62,23 @@ lx)
   echo "== torch rc=$? at ${SECONDS}s"
   for f in "$OUT"/rows-*.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-150; done
   ;;
-*) echo "usage: $0 <tv|lx>"; exit 2 ;;
+pu)
+  here=$PWD
+  for c in sort:268435456:f32:distinct=1048576 sort:268435456:f32 sort:268435456:i32; do
+    n=$(echo "$c" | tr ':=' '__')
+    mkdir -p /tmp/prof && cd /tmp/prof
+    printf '[profiling.logger]\nlevel = "basic"\nfile = "%s"\nappend = false\n' "$OUT/prof-$n.log" > cubecl.toml
+    timeout 60 $here/.gpu/sieve-bench-cuda --no-burn --runs 10 --with raw=none --case $c > "$OUT/prof-$n.txt" 2>&1
+    echo "== profile $c rc=$? at ${SECONDS}s"; cd $here
+    python3 bench/profile_summary.py "$OUT/prof-$n.log" | head -12
+    gzip -f "$OUT/prof-$n.log"; pack pu
+  done
+  timeout 90 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --with raw=none --json "$OUT/cuda.json" \
+    --case sort:268435456:f32:distinct=1048576 --case sort:268435456:f32 --case sort:268435456:i32 \
+    --case unique:268435456:f32:distinct=1048576,stages=1 > "$OUT/rows-cuda.txt" 2>&1
+  echo "== cuda rc=$? at ${SECONDS}s"
+  grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-cuda.txt" | grep -v skipped | cut -c1-150
+  ;;
+*) echo "usage: $0 <tv|lx|pu>"; exit 2 ;;
 esac
 pack $1
