@@ -6,20 +6,14 @@
 #       `dims::*_dim_minus_3` tests `33-tf` did not reach, and through CUDA the ten others
 #       that process left; 5 processes a runtime. memcheck over `topk::`'s long-row and
 #       tile tests, racecheck over the cut rows' test (4 cases: racecheck is slow).
-#   lx  The long rows with the second level on by default (benches in B_DIR, carry [B_DIR,
-#       ".gl"]), raw radix select, both runtimes, 30 ms samples: [2^24] k = 100 / 1000 at the
-#       default against `l2=0` (device-wide, the old default) in one build; k = 10 / 32 / 64
-#       at the default (the merge) against `again=1` (every cut row selected again over its
-#       candidates, none merged), and so [64, 128256] k = 50 / 1000, uniform and tied;
-#       [2^28] k = 10 / 64 at the default (device-wide) against `split=2048` (cut into 2048
-#       chunks of 2^17: the row cube and the second level); then torch's top-k rows.
+#   (34-lx ran inline: see bench/results/h100/34-lx/README.md.)
 #   pu  Where `unique`'s keys-only sort loses (issue 17: unique 2^28 8.27 ms against torch's
 #       6.47, the sort of its keys ~7.0 alone): the Burn `sort` of 2^28 keys through CUDA,
 #       integers from 0..2^20 as f32 (`unique`'s keys: a skewed top digit), random f32 and
 #       random i32, each process under CubeCL's profiling logger (every launch timed by the
 #       runtime, in launch order: the passes one by one), then timed alone (30 ms samples).
 #       Files: pu.tgz (logs gzipped; `bench/profile_summary.py` reads them).
-# usage: TS_DIR=<suites> bash bench/gpu_session34.sh tv | B_DIR=<benches> bash bench/gpu_session34.sh lx|pu
+# usage: TS_DIR=<suites> bash bench/gpu_session34.sh tv | B_DIR=<benches> bash bench/gpu_session34.sh pu
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
@@ -46,22 +40,6 @@ tv)
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   ;;
-lx)
-  T=topk_with_indices:16777216:f32 B=topk_with_indices:268435456:f32 R=raw=radix_select
-  L="--case $T:k=100,$R --case $T:k=100,$R,l2=0 --case $T:k=1000,$R --case $T:k=1000,$R,l2=0"
-  for k in 10 32 64; do L="$L --case $T:k=$k,$R --case $T:k=$k,$R,again=1"; done
-  for p in k=50 k=1000 k=50,dist=tied k=1000,dist=tied; do
-    L="$L --case topk_with_indices:64x128256:f32:$p,$R --case topk_with_indices:64x128256:f32:$p,$R,again=1"
-  done
-  for k in 10 64; do L="$L --case $B:k=$k,$R --case $B:k=$k,$R,split=2048"; done
-  timeout 150 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda.json" $L > "$OUT/rows-cuda.txt" 2>&1
-  echo "== cuda rc=$? at ${SECONDS}s"; pack lx
-  timeout 240 .gpu/sieve-bench-vknr --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan.json" $L > "$OUT/rows-vulkan.txt" 2>&1
-  echo "== vulkan rc=$? at ${SECONDS}s"; pack lx
-  timeout 90 python3 bench/torch_reference.py "$OUT/torch.json" --only=topk > "$OUT/torch.txt" 2>&1
-  echo "== torch rc=$? at ${SECONDS}s"
-  for f in "$OUT"/rows-*.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-150; done
-  ;;
 pu)
   here=$PWD
   for c in sort:268435456:f32:distinct=1048576 sort:268435456:f32 sort:268435456:i32; do
@@ -79,6 +57,6 @@ pu)
   echo "== cuda rc=$? at ${SECONDS}s"
   grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-cuda.txt" | grep -v skipped | cut -c1-150
   ;;
-*) echo "usage: $0 <tv|lx|pu>"; exit 2 ;;
+*) echo "usage: $0 <tv|pu>"; exit 2 ;;
 esac
 pack $1

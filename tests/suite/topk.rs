@@ -44,16 +44,13 @@ enum Shape {
     RowCubeDigits,
     /// One cube per chunk of 7 or more keys, as many chunks as fit (`Bound`): each chunk's
     /// top-k, merged by the candidates' sort. Rows of up to [`SPLIT_ROW_CUBE_MAX_LEN`] keys
-    /// are cut whatever their chunks' length; longer rows where their chunks are no longer
-    /// than that (small `k`), else device-wide.
+    /// are cut whatever their chunks' length; longer rows where their chunks and candidates
+    /// are no longer than that (small `k`), their top-k then the row cube again over the
+    /// candidates, else device-wide.
     RowCubeSplit,
-    /// `RowCubeSplit` with few candidates for the merge and the second level on: rows past
-    /// the row cube's limit cut into more candidates than [`SPLIT_MAX_CANDIDATES`] (up to
-    /// a row of the row cube) take their top-k over the candidates by the row cube again.
+    /// `RowCubeSplit` with a row-cube limit of [`TWO_LEVEL_ROW_CUBE_MAX_LEN`]: rows of a few
+    /// hundred keys take the row cube again over their candidates, themselves cut and merged.
     RowCubeTwoLevel,
-    /// `RowCubeSplit` with every cut row selected again over its candidates by the row cube
-    /// (`row_split_select_again`), none merged.
-    RowCubeSelectAgain,
     /// Device-wide passes, the sampled bound tried first (where the row is long enough).
     DeviceWide,
     /// Device-wide digit passes only (no sampled bound).
@@ -62,7 +59,7 @@ enum Shape {
 
 /// Every strategy, rank by counting with and without the bound, the radix select in every
 /// shape.
-const VARIANTS: [(TopkStrategy, Shape); 11] = [
+const VARIANTS: [(TopkStrategy, Shape); 10] = [
     (TopkStrategy::RankByCounting, Shape::Bound),
     (TopkStrategy::RankByCounting, Shape::NoBound),
     (TopkStrategy::RadixSelect, Shape::RowCube),
@@ -70,7 +67,6 @@ const VARIANTS: [(TopkStrategy, Shape); 11] = [
     (TopkStrategy::RadixSelect, Shape::RowCubeDigits),
     (TopkStrategy::RadixSelect, Shape::RowCubeSplit),
     (TopkStrategy::RadixSelect, Shape::RowCubeTwoLevel),
-    (TopkStrategy::RadixSelect, Shape::RowCubeSelectAgain),
     (TopkStrategy::RadixSelect, Shape::DeviceWide),
     (TopkStrategy::RadixSelect, Shape::DeviceWideDigits),
     (TopkStrategy::SortAndSlice, Shape::Default),
@@ -81,12 +77,8 @@ const VARIANTS: [(TopkStrategy, Shape); 11] = [
 const SPLIT_ROW_CUBE_MAX_LEN: usize = 1024;
 
 /// `Shape::RowCubeTwoLevel`'s one-cube-per-row limit: short, so that rows of a few hundred
-/// keys are cut into more candidates than [`SPLIT_MAX_CANDIDATES`].
+/// keys are cut, selected again over their candidates, and those cut and merged in turn.
 const TWO_LEVEL_ROW_CUBE_MAX_LEN: usize = 50;
-
-/// `Shape::RowCubeTwoLevel`'s merge limit: rows past [`TWO_LEVEL_ROW_CUBE_MAX_LEN`] cut into
-/// more candidates than this select again over them.
-const SPLIT_MAX_CANDIDATES: usize = 12;
 
 /// The tuning that forces `shape` on top of `base` (`None`: the device's default).
 fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<TopkTuning> {
@@ -97,13 +89,13 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         Shape::Bound => (tuning.row_cube_max_len, 1),
         Shape::NoBound => (tuning.row_cube_max_len, 0),
         Shape::RowCube => (row_cube, 1),
-        Shape::RowCubeSplit | Shape::RowCubeSelectAgain => (SPLIT_ROW_CUBE_MAX_LEN, 1),
+        Shape::RowCubeSplit => (SPLIT_ROW_CUBE_MAX_LEN, 1),
         Shape::RowCubeTwoLevel => (TWO_LEVEL_ROW_CUBE_MAX_LEN, 1),
         Shape::RowCubeSampled | Shape::RowCubeDigits => (row_cube, 0),
         Shape::DeviceWide | Shape::DeviceWideDigits => (0, tuning.bound_units_per_k),
     };
     let (row_split_cubes, row_chunk_min_len) = match shape {
-        Shape::RowCubeSplit | Shape::RowCubeTwoLevel | Shape::RowCubeSelectAgain => (1 << 20, 7),
+        Shape::RowCubeSplit | Shape::RowCubeTwoLevel => (1 << 20, 7),
         _ => (0, tuning.row_chunk_min_len),
     };
     // The sampled bound wherever a row has the tiles for it (by default only from 2^26 keys).
@@ -111,15 +103,7 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         Shape::DeviceWideDigits => (0, 0),
         _ => (tuning.sample_tiles, 0),
     };
-    let two_level = shape == Shape::RowCubeTwoLevel;
     Some(TopkTuning {
-        row_split_max_candidates: if two_level {
-            SPLIT_MAX_CANDIDATES
-        } else {
-            tuning.row_split_max_candidates
-        },
-        row_split_second_level: two_level || shape == Shape::RowCubeSelectAgain,
-        row_split_select_again: shape == Shape::RowCubeSelectAgain,
         row_cube_max_len,
         bound_units_per_k,
         row_sample: shape != Shape::RowCubeDigits,

@@ -230,11 +230,11 @@ fn default_tuning_on_few_long_rows() {
 }
 
 /// Rows past the one-cube-per-row limit (2^17 keys at default tunings) through the public ops
-/// at default tunings: cut into chunks no longer than it for small `k` (1, and 1000 where
-/// the row's candidates stay within `row_split_max_candidates`), the device-wide select for
-/// larger `k` (20,000 and 70,000 on every device); specials with runs of one value, sorted and reversed
-/// rows (the orders that mislead the bounds), Float and Int, both directions, `sorted: false`
-/// (the same set), the transposed view along dim 0, and `kthvalue` / `median` over such rows.
+/// at default tunings: cut into chunks no longer than it where a row's candidates fit a row
+/// of the row cube (`k` = 1, 1000 and 20,000), selected again over them; the device-wide
+/// select for larger `k` (70,000); specials with runs of one value, sorted and reversed rows
+/// (the orders that mislead the bounds), Float and Int, both directions, `sorted: false` (the
+/// same set), the transposed view along dim 0, and `kthvalue` / `median` over such rows.
 #[test]
 fn default_tuning_on_rows_past_the_row_cube() {
     let device = Device::default();

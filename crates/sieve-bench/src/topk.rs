@@ -270,15 +270,12 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
 /// the minima bound for `k` up to their units over this; 0: never), `sample=` (tiles the
 /// device-wide select samples per row; 0: no sampled bound) and `sample_min=` (the shortest
 /// row that tries it), `split=` (`row_split_cubes`: cut rows of the one-row select while rows
-/// x chunks stay within this many cubes; 0: never), `chunk_min=` (the shortest chunk),
-/// `split_max=` (the most candidates a row past `row_max` may have for the cut rows' merge),
-/// `l2=` (1: such rows may be cut into more, selected again over their candidates; on by
-/// default), `again=` (1: every cut row selected again over its candidates, none merged) and
+/// x chunks stay within this many cubes; 0: never), `chunk_min=` (the shortest chunk) and
 /// `row_sample=` (0: the row cube's sampled bound off), over the device's defaults, a value
 /// or several split by `/`. Each with the values it took; one `([], None)` when the case
 /// names none.
 fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
-    const KEYS: [&str; 14] = [
+    const KEYS: [&str; 11] = [
         "units",
         "epu",
         "cubes",
@@ -289,9 +286,6 @@ fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
         "sample_min",
         "split",
         "chunk_min",
-        "split_max",
-        "l2",
-        "again",
         "row_sample",
     ];
     let base = topk::TopkTuning::for_device(&DeviceCaps::of(client));
@@ -312,15 +306,6 @@ fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
         row_chunk_min_len: s
             .get("chunk_min")
             .map_or(base.row_chunk_min_len, |m| m as usize),
-        row_split_max_candidates: s
-            .get("split_max")
-            .map_or(base.row_split_max_candidates, |m| m as usize),
-        row_split_second_level: s
-            .get("l2")
-            .map_or(base.row_split_second_level, |on| on != 0),
-        row_split_select_again: s
-            .get("again")
-            .map_or(base.row_split_select_again, |on| on != 0),
         row_sample: s.get("row_sample").map_or(base.row_sample, |on| on != 0),
         ..base
     })

@@ -689,20 +689,18 @@ impl Run<'_> {
     /// [`TopkTuning::row_chunk_min_len`], with every chunk longer than `k` and at most
     /// `chunks * k` candidates a row within one cube of the in-cube sort (so each chunk's
     /// candidates sort in one cube, and the merge's searches stay few), or for rows past
-    /// [`TopkTuning::row_cube_max_len`] within [`TopkTuning::row_split_max_candidates`].
+    /// [`TopkTuning::row_cube_max_len`] within a row of the row cube (which selects again
+    /// over them).
     fn row_chunks(&self) -> (usize, usize) {
         let TopkProblem { rows, len, k } = self.problem;
-        // Rows past the row cube's limit: the candidates limit bounds the merge (its searches
-        // grow with `chunks^2 * k`; the in-cube sort's capacity, smaller through Vulkan, is
-        // not what costs there).
-        let merge_capacity = if len > self.tuning.row_cube_max_len {
-            self.long_row_candidates()
+        let candidates = if len > self.tuning.row_cube_max_len {
+            self.tuning.row_cube_max_len
         } else {
             SortTuning::for_device(self.caps).in_cube_capacity(self.caps)
         };
         let mut wanted = (self.tuning.row_split_cubes as usize / rows.max(1))
             .min(len / self.tuning.row_chunk_min_len.max(1))
-            .min(merge_capacity / k.max(1))
+            .min(candidates / k.max(1))
             .max(1);
         loop {
             // Chunks of `chunk_len` keys, the last one shorter but not empty.
@@ -717,17 +715,15 @@ impl Run<'_> {
 
     /// Radix select with one cube per row ([`row_select_kernel`]: every digit pass and the
     /// gather in one launch), then the outputs as [`Run::gather_and_finish`] writes them.
-    /// A few long rows are cut into chunks ([`Run::row_chunks`]), each chunk's top-k selected
-    /// by its own cube: a row's top-k is then the merge of its chunks' candidates sorted by
-    /// (key, index) ([`Run::merge_and_finish`]). Returns the number of digit passes.
+    /// A few rows are cut into chunks ([`Run::row_chunks`]), each chunk's top-k selected by
+    /// its own cube: a row's top-k is then the merge of its chunks' candidates sorted by (key,
+    /// index) ([`Run::merge_and_finish`]), or for rows past the row cube's limit the row cube
+    /// again over them ([`Run::select_candidates_and_finish`]). Returns the number of digit
+    /// passes.
     fn row_select(&self) -> Result<u32, SieveError> {
         let (chunks, chunk_len) = self.row_chunks();
         let (cand_keys, cand_positions) = self.launch_row_select(chunks, chunk_len);
-        let TopkProblem { len, k, .. } = self.problem;
-        let select_again = self.tuning.row_split_select_again
-            || (len > self.tuning.row_cube_max_len
-                && chunks * k > self.tuning.row_split_max_candidates);
-        if chunks > 1 && select_again {
+        if self.problem.len > self.tuning.row_cube_max_len {
             self.select_candidates_and_finish(&cand_keys, &cand_positions, chunks, chunk_len)?;
         } else if chunks > 1 {
             self.merge_and_finish(&cand_keys, &cand_positions, chunks, chunk_len)?;
@@ -805,13 +801,17 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// The outputs of a row past the row cube's limit cut into more candidates than the merge
-    /// takes ([`TopkTuning::row_split_second_level`]), or of any cut row with
-    /// [`TopkTuning::row_split_select_again`]: its top-k among the chunks' candidates by the
-    /// one-cube-per-row select over them (a row of at most `row_cube_max_len` radix keys, cut
-    /// and merged in turn), equal keys by slot, which is index order (a chunk's
-    /// candidates equal to a key come in index order, and the chunks follow the row); then
-    /// each chosen slot's position in the row, and the outputs.
+    /// The outputs of a row past the row cube's limit, cut into chunks: its top-k among the
+    /// chunks' candidates by the one-cube-per-row select over them (a row of at most
+    /// `row_cube_max_len` radix keys, cut and merged in turn), equal keys by slot, which is
+    /// index order (a chunk's candidates equal to a key come in index order, and the chunks
+    /// follow the row); then each chosen slot's position in the row, and the outputs. Faster
+    /// than the merge there at every `k` timed: on an H100 at [2^24] `k` = 10 / 32 / 64, 0.089
+    /// / 0.092 / 0.134 ms against 0.130 / 0.174 / 0.185 through CUDA, 0.102 / 0.116 / 0.121
+    /// against 0.139 / 0.186 / 0.200 through Vulkan (`bench/results/h100/34-lx`; the merge's
+    /// searches grow with `chunks^2 * k`), and than the device-wide passes at `k` = 100 /
+    /// 256 / 1000 (H200, `h200/34-ks`). Rows within the limit cut into a few chunks keep the
+    /// merge, which won there ([64, 128256], `34-lx`: 0.043-0.073 against 0.074-0.095).
     fn select_candidates_and_finish(
         &self,
         cand_keys: &Handle,
@@ -825,8 +825,7 @@ impl Run<'_> {
         let mut inner = self.over_radix_keys(cand_keys, per_row, k);
         inner.io.indices_out = Some(&slots);
         inner.sorted = true;
-        // The candidates' own chunks, if any, merge: one level of selecting again.
-        inner.tuning.row_split_select_again = false;
+        // A row within the row cube's limit: its own chunks, if any, merge.
         inner.row_select()?;
         let positions = self.workspace(rows * k);
         // SAFETY: one unit per output, bounds-checked; slots lie below `per_row` and positions
@@ -852,9 +851,9 @@ impl Run<'_> {
 
     /// Radix select picks the one-cube-per-row path where `k < len` (`k == len` takes every
     /// key) for rows up to [`TopkTuning::row_cube_max_len`], and for longer rows that
-    /// [`Run::row_chunks`] cuts into chunks no longer than that with at most
-    /// [`Run::long_row_candidates`] candidates (a few long rows with a small `k`: one launch
-    /// and the merge, where the device-wide passes take ten or more).
+    /// [`Run::row_chunks`] cuts into chunks no longer than that with at most as many
+    /// candidates (a few long rows with a `k` up to ~1000 at 2^24 keys: two row-cube launches
+    /// and the finish, where the device-wide passes take ten or more).
     fn row_cube(&self) -> bool {
         let TopkProblem { len, k, .. } = self.problem;
         let max_len = self.tuning.row_cube_max_len;
@@ -862,18 +861,7 @@ impl Run<'_> {
             return k < len;
         }
         let (chunks, chunk_len) = self.row_chunks();
-        chunk_len <= max_len && chunks * k <= self.long_row_candidates()
-    }
-
-    /// The most candidates a row past the row cube's limit may be cut into: the merge's
-    /// limit, or with the second level a row of the row cube.
-    fn long_row_candidates(&self) -> usize {
-        let merge = self.tuning.row_split_max_candidates;
-        if self.tuning.row_split_second_level {
-            merge.max(self.tuning.row_cube_max_len)
-        } else {
-            merge
-        }
+        chunk_len <= max_len && chunks * k <= max_len
     }
 
     /// [`row_select_kernel`] over `chunks` chunks of `chunk_len` keys a row: each chunk's `k`

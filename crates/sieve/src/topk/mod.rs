@@ -42,10 +42,9 @@
 //!   after. Rows up to [`TopkTuning::row_cube_max_len`] run one cube per row, everything in
 //!   one launch (a few long rows cut into chunks, [`TopkTuning::row_split_cubes`], whose
 //!   candidates are merged by the sort: such rows come sorted even with `sorted: false`);
-//!   so do longer rows cut into chunks no longer than that (few rows: up to
-//!   [`TopkTuning::row_split_max_candidates`] candidates a row merged, more, up to a row of
-//!   the row cube, selected again by it, [`TopkTuning::row_split_second_level`]); other rows
-//!   run device-wide passes.
+//!   so do longer rows cut into chunks no longer than that with at most a row cube's worth of
+//!   candidates (few rows, `k` up to ~1000 at 2^24 keys): their top-k is the row cube again
+//!   over those candidates; other rows run device-wide passes.
 //!   First the *sampled bound* (where a row has at
 //!   least 16 tiles, [`TopkTuning::sample_tiles`]): the digit select over a sample of evenly
 //!   spaced whole tiles finds a key that, by the sample's odds, at least `k` keys of the row
@@ -178,7 +177,8 @@ pub struct TopkTuning {
     pub target_cubes: u32,
     /// Rows up to this long run [`TopkStrategy::RadixSelect`] with one cube per row (one
     /// launch, the row re-read from cache), and so do longer rows that
-    /// [`TopkTuning::row_split_cubes`] cuts into chunks this short; other rows run
+    /// [`TopkTuning::row_split_cubes`] cuts into chunks this short with at most this many
+    /// candidates (`chunks * k`), selected again by one cube per row; other rows run
     /// device-wide passes.
     pub row_cube_max_len: usize,
     /// Units of a one-cube-per-row radix select (a power of two, at least the plane width).
@@ -189,22 +189,6 @@ pub struct TopkTuning {
     pub row_split_cubes: u32,
     /// The shortest chunk of a cut row (below it a cube's fixed costs dominate).
     pub row_chunk_min_len: usize,
-    /// Rows longer than [`TopkTuning::row_cube_max_len`] take the one-cube-per-row select
-    /// through the merge only where their candidates (`chunks * k`) are at most this many: the
-    /// merge searches every other chunk for each candidate, so it grows with `chunks^2 * k`
-    /// (more candidates take the second level, [`TopkTuning::row_split_second_level`], or
-    /// without it the device-wide passes; 0: none merged).
-    pub row_split_max_candidates: usize,
-    /// Rows past [`TopkTuning::row_cube_max_len`] may be cut into more candidates than
-    /// [`TopkTuning::row_split_max_candidates`], up to a row of the row cube: their top-k is
-    /// then the one-cube-per-row select over the candidates (itself cut and merged) instead
-    /// of the merge. On by default: faster than the device-wide passes at every `k` timed,
-    /// through CUDA and Vulkan (the H200, `bench/results/h200/34-ks`).
-    pub row_split_second_level: bool,
-    /// Every cut row, of any length, takes its top-k by the one-cube-per-row select over its
-    /// chunks' candidates, as the second level does for long rows, instead of the merge (the
-    /// same chunks either way). Off by default: not yet timed against the merge.
-    pub row_split_select_again: bool,
     /// A one-row cube tries the *minima bound* first for `k` up to its units over this (0:
     /// never). The smaller `k` is against the units, the fewer random keys lie under the
     /// bound (about `1.2 k` at a quarter) and the rarer a fallback.
@@ -252,21 +236,6 @@ pub const MAX_SAMPLE_TILES: u32 = 1 << 16;
 /// (`27-g`, ms): k = 1000 0.210 at 32 cubes (one chunk a row), 0.123 at 128, 0.126 at 256;
 /// k = 50 0.064 / 0.049 / 0.047; tied k = 1000 0.209 / 0.123, tied k = 50 0.118 / 0.076.
 const ROW_SPLIT_CUBES: u32 = 128;
-
-/// Candidates a row past the one-cube-per-row limit may have by default for the cut rows'
-/// select: on an H100 through CUDA at [2^24] (132 chunks, `bench/results/h100/33-lr` and
-/// `33-ks`) 1,320 (`k` = 10) took 0.130 ms against the device-wide passes' 0.200, 4,224
-/// (`k` = 32) 0.176 against 0.201, 6,336 and 8,448 (`k` = 48, 64) 0.182 and 0.183 against
-/// 0.253 and 0.239 (medians) in the same process, 13,200 (`k` = 100) 0.211 against 0.202:
-/// the largest measured win.
-const ROW_SPLIT_MAX_CANDIDATES: usize = 8448;
-
-/// The cut long rows' second level by default ([`TopkTuning::row_split_second_level`]): on the
-/// H200 at [2^24] (raw radix select, 30 ms samples, `bench/results/h200/34-ks`) it took, at
-/// `k` = 100 / 256 / 1000, 0.093 / 0.131 / 0.158 ms through CUDA and 0.121 / 0.285 / 0.345
-/// through Vulkan, where the device-wide passes took 0.19-0.21 and 0.42-0.43 in the same
-/// processes (torch.topk on CUDA at k = 1000: 0.360, `34-ar`).
-const ROW_SPLIT_SECOND_LEVEL: bool = true;
 
 /// The shortest chunk of a cut row by default: 16,384 keys, 16 tiles of a 1024-unit row cube.
 const ROW_CHUNK_MIN_LEN: usize = 1 << 14;
@@ -335,9 +304,6 @@ impl TopkTuning {
             row_units_per_cube: row_units(caps, elements_per_unit),
             row_split_cubes: caps.multiprocessors.unwrap_or(ROW_SPLIT_CUBES),
             row_chunk_min_len: ROW_CHUNK_MIN_LEN,
-            row_split_max_candidates: ROW_SPLIT_MAX_CANDIDATES,
-            row_split_second_level: ROW_SPLIT_SECOND_LEVEL,
-            row_split_select_again: false,
             bound_units_per_k: BOUND_UNITS_PER_K,
             row_sample: true,
             sample_tiles: SAMPLE_TILES,
