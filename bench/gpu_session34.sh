@@ -13,7 +13,13 @@
 #       random i32, each process under CubeCL's profiling logger (every launch timed by the
 #       runtime, in launch order: the passes one by one), then timed alone (30 ms samples).
 #       Files: pu.tgz (logs gzipped; `bench/profile_summary.py` reads them).
-# usage: TS_DIR=<suites> bash bench/gpu_session34.sh tv | B_DIR=<benches> bash bench/gpu_session34.sh pu
+#   lc  Longer rows through the row cube (benches in B_DIR): rows past `row_cube_max_len` are
+#       cut into at most `row_split_cubes` chunks (one a multiprocessor), so [2^26] and
+#       [2^28] never fit and run device-wide; `split=` lets them be cut into chunks of 2^17
+#       (512 / 2048) and selected again. Raw radix select, both runtimes, against the
+#       default, k = 10 / 64; and the Burn op [2^24] k = 1000 / 100000 through both runtimes
+#       (issue 16: every Vulkan top-k row under torch.topk on CUDA), torch's top-k rows last.
+# usage: TS_DIR=<suites> bash bench/gpu_session34.sh tv | B_DIR=<benches> bash bench/gpu_session34.sh pu|lc
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
@@ -57,6 +63,21 @@ pu)
   echo "== cuda rc=$? at ${SECONDS}s"
   grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-cuda.txt" | grep -v skipped | cut -c1-150
   ;;
-*) echo "usage: $0 <tv|pu>"; exit 2 ;;
+lc)
+  R=raw=radix_select A=topk_with_indices:67108864:f32 B=topk_with_indices:268435456:f32
+  L=""
+  for k in 10 64; do
+    L="$L --case $A:k=$k,$R --case $A:k=$k,$R,split=512 --case $B:k=$k,$R --case $B:k=$k,$R,split=2048"
+  done
+  L="$L --case topk_with_indices:16777216:f32:k=1000,$R --case topk_with_indices:16777216:f32:k=100000,$R"
+  timeout 150 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda.json" $L > "$OUT/rows-cuda.txt" 2>&1
+  echo "== cuda rc=$? at ${SECONDS}s"; pack lc
+  timeout 240 .gpu/sieve-bench-vknr --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan.json" $L > "$OUT/rows-vulkan.txt" 2>&1
+  echo "== vulkan rc=$? at ${SECONDS}s"; pack lc
+  timeout 90 python3 bench/torch_reference.py "$OUT/torch.json" --only=topk > "$OUT/torch.txt" 2>&1
+  echo "== torch rc=$? at ${SECONDS}s"
+  for f in "$OUT"/rows-*.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-150; done
+  ;;
+*) echo "usage: $0 <tv|pu|lc>"; exit 2 ;;
 esac
 pack $1
