@@ -900,8 +900,8 @@ fn whole_rows_rank_nan_low_at_every_strategy() {
     let (mut rng, seed) = rng("whole_rows_rank_nan_low_at_every_strategy");
     // (20 000, 70): one chunk a row, so the draw ranks each row's own k candidates.
     // (140 000, 3): past the one-cube-per-row limit: cut into chunks for the small cuts (the
-    // draw ranks their candidates), the device-wide select at `vocab / 20` (too many
-    // candidates for the cut rows' merge).
+    // draw ranks their candidates), into 8 chunks at `vocab / 20` (merged), and the
+    // device-wide select at 66,000 (two chunks' candidates would overflow a row cube).
     for (vocab, rows) in [
         (700usize, 7usize),
         (3000, 7),
@@ -932,7 +932,15 @@ fn whole_rows_rank_nan_low_at_every_strategy() {
             logits.extend(row);
         }
         let handle_logits = upload(&client, &logits);
-        for cut in [0usize, 1, 50, vocab / 20, vocab - 1] {
+        let device_wide = if vocab > 1 << 17 {
+            vec![66_000]
+        } else {
+            vec![]
+        };
+        for cut in [0usize, 1, 50, vocab / 20, vocab - 1]
+            .into_iter()
+            .chain(device_wide)
+        {
             let width = if cut > 0 { cut } else { vocab };
             let params: Vec<RowParams> = (0..rows)
                 .map(|_| RowParams {

@@ -177,13 +177,14 @@ fn default_tuning_at_every_short_row_length() {
 
 /// The public op at default tunings on a few long rows, which the one-cube-per-row radix
 /// select cuts into chunks on a device with more multiprocessors than rows (each chunk's top-k
-/// sorted and merged): chunk boundaries that fall inside runs of equal values, rows in
-/// ascending and descending order (with ties), rows of few values or of one value with a few
-/// outliers (the minima bound's tied rows), and `k` past a chunk's share of the row.
+/// sorted and merged, or past the row cube's limit in many chunks selected again): chunk
+/// boundaries that fall inside runs of equal values, rows in ascending and descending order
+/// (with ties), rows of few values or of one value with a few outliers (the minima bound's
+/// tied rows), and `k` past a chunk's share of the row.
 /// [40, 33 000]: cut in two only where the device
 /// reports more than 40 multiprocessors, or none (wgpu: up to 128 cubes, `27-g`).
-/// [1, 300 007]: past the one-cube-per-row limit, cut into a dozen or more chunks for small
-/// `k` (the device-wide select for `k` whose candidates overflow the merge).
+/// [1, 300 007]: past the one-cube-per-row limit, cut into 18 chunks for small `k` (selected
+/// again over their candidates) and 6 at `k` = 20,000 (merged).
 #[test]
 fn default_tuning_on_few_long_rows() {
     let device = Device::default();
@@ -231,8 +232,8 @@ fn default_tuning_on_few_long_rows() {
 
 /// Rows past the one-cube-per-row limit (2^17 keys at default tunings) through the public ops
 /// at default tunings: cut into chunks no longer than it where a row's candidates fit a row
-/// of the row cube (`k` = 1, 1000 and 20,000), selected again over them; the device-wide
-/// select for larger `k` (70,000); specials with runs of one value, sorted and reversed rows
+/// of the row cube (`k` = 1, 1000 and 20,000: 8 or 6 chunks, merged), the device-wide select
+/// for larger `k` (70,000); specials with runs of one value, sorted and reversed rows
 /// (the orders that mislead the bounds), Float and Int, both directions, `sorted: false` (the
 /// same set), the transposed view along dim 0, and `kthvalue` / `median` over such rows.
 #[test]

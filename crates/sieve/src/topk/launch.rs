@@ -99,10 +99,10 @@ pub(crate) fn topk_keyed(
 }
 
 /// Each row's top-k candidates, unordered, as the one-cube-per-row select leaves them before
-/// its merge: `chunks` chunks of `chunk_len` keys a row, each with its `k` chosen radix keys
-/// (`keys`, `[rows, chunks * k]`) and their positions within the chunk (`positions`), so
-/// candidate `c` of a row sits at `(c / k) * chunk_len + positions[c]`, and the row's top-k
-/// are the `k` smallest (radix key, position in the row) among its candidates.
+/// its merge (or its second select): `chunks` chunks of `chunk_len` keys a row, each with its
+/// `k` chosen radix keys (`keys`, `[rows, chunks * k]`) and their positions within the chunk
+/// (`positions`), so candidate `c` of a row sits at `(c / k) * chunk_len + positions[c]`, and
+/// the row's top-k are the `k` smallest (radix key, position in the row) among its candidates.
 pub(crate) struct RowCandidates {
     pub keys: Handle,
     pub positions: Handle,
@@ -717,13 +717,15 @@ impl Run<'_> {
     /// gather in one launch), then the outputs as [`Run::gather_and_finish`] writes them.
     /// A few rows are cut into chunks ([`Run::row_chunks`]), each chunk's top-k selected by
     /// its own cube: a row's top-k is then the merge of its chunks' candidates sorted by (key,
-    /// index) ([`Run::merge_and_finish`]), or for rows past the row cube's limit the row cube
-    /// again over them ([`Run::select_candidates_and_finish`]). Returns the number of digit
-    /// passes.
+    /// index) ([`Run::merge_and_finish`]), or for rows past the row cube's limit cut into
+    /// more than [`TopkTuning::row_merge_max_chunks`] chunks the row cube again over them
+    /// ([`Run::select_candidates_and_finish`]). Returns the number of digit passes.
     fn row_select(&self) -> Result<u32, SieveError> {
         let (chunks, chunk_len) = self.row_chunks();
         let (cand_keys, cand_positions) = self.launch_row_select(chunks, chunk_len);
-        if self.problem.len > self.tuning.row_cube_max_len {
+        if self.problem.len > self.tuning.row_cube_max_len
+            && chunks > self.tuning.row_merge_max_chunks
+        {
             self.select_candidates_and_finish(&cand_keys, &cand_positions, chunks, chunk_len)?;
         } else if chunks > 1 {
             self.merge_and_finish(&cand_keys, &cand_positions, chunks, chunk_len)?;
@@ -801,7 +803,7 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// The outputs of a row past the row cube's limit, cut into chunks: its top-k among the
+    /// The outputs of a row past the row cube's limit, cut into many chunks: its top-k among the
     /// chunks' candidates by the one-cube-per-row select over them (a row of at most
     /// `row_cube_max_len` radix keys, cut and merged in turn), equal keys by slot, which is
     /// index order (a chunk's candidates equal to a key come in index order, and the chunks
@@ -810,8 +812,8 @@ impl Run<'_> {
     /// / 0.092 / 0.134 ms against 0.130 / 0.174 / 0.185 through CUDA, 0.102 / 0.116 / 0.121
     /// against 0.139 / 0.186 / 0.200 through Vulkan (`bench/results/h100/34-lx`; the merge's
     /// searches grow with `chunks^2 * k`), and than the device-wide passes at `k` = 100 /
-    /// 256 / 1000 (H200, `h200/34-ks`). Rows within the limit cut into a few chunks keep the
-    /// merge, which won there ([64, 128256], `34-lx`: 0.043-0.073 against 0.074-0.095).
+    /// 256 / 1000 (H200, `h200/34-ks`). Rows cut into a few chunks merge, which won there
+    /// ([64, 128256], two chunks a row, `34-lx`: 0.043-0.073 against 0.074-0.095).
     fn select_candidates_and_finish(
         &self,
         cand_keys: &Handle,
@@ -852,8 +854,9 @@ impl Run<'_> {
     /// Radix select picks the one-cube-per-row path where `k < len` (`k == len` takes every
     /// key) for rows up to [`TopkTuning::row_cube_max_len`], and for longer rows that
     /// [`Run::row_chunks`] cuts into chunks no longer than that with at most as many
-    /// candidates (a few long rows with a `k` up to ~1000 at 2^24 keys: two row-cube launches
-    /// and the finish, where the device-wide passes take ten or more).
+    /// candidates (a few long rows with a `k` up to ~1000 at 2^24 keys: two row-cube launches,
+    /// a sort of the `k` chosen and the gathers, where the device-wide passes take ten or more
+    /// and their own gather and sort).
     fn row_cube(&self) -> bool {
         let TopkProblem { len, k, .. } = self.problem;
         let max_len = self.tuning.row_cube_max_len;

@@ -14,7 +14,8 @@
 //!   [`TopkStrategy::RankByCounting`] and [`TopkStrategy::SortAndSlice`] always write the
 //!   sorted order; [`TopkStrategy::RadixSelect`] skips its final sort and writes the chosen
 //!   elements below the boundary in index order, followed by the chosen ties (also in index
-//!   order), except where a one-row cube's minima bound answered (sorted order).
+//!   order), except where a one-row cube's minima bound answered or a row was cut into chunks
+//!   (sorted order).
 //! - The output values are the input values moved bit for bit (a -0.0 stays -0.0, NaN
 //!   payloads stay); indices are positions within the row.
 //! - `k = 0`, `rows = 0` and `len = 0` launch nothing; `k` must be in `0..=len`.
@@ -43,8 +44,9 @@
 //!   one launch (a few long rows cut into chunks, [`TopkTuning::row_split_cubes`], whose
 //!   candidates are merged by the sort: such rows come sorted even with `sorted: false`);
 //!   so do longer rows cut into chunks no longer than that with at most a row cube's worth of
-//!   candidates (few rows, `k` up to ~1000 at 2^24 keys): their top-k is the row cube again
-//!   over those candidates; other rows run device-wide passes.
+//!   candidates (few rows, `k` up to ~1000 at 2^24 keys), merged where they have few chunks
+//!   ([`TopkTuning::row_merge_max_chunks`]), else the row cube again over those candidates
+//!   (then sorted too); other rows run device-wide passes.
 //!   First the *sampled bound* (where a row has at
 //!   least 16 tiles, [`TopkTuning::sample_tiles`]): the digit select over a sample of evenly
 //!   spaced whole tiles finds a key that, by the sample's odds, at least `k` keys of the row
@@ -189,6 +191,10 @@ pub struct TopkTuning {
     pub row_split_cubes: u32,
     /// The shortest chunk of a cut row (below it a cube's fixed costs dominate).
     pub row_chunk_min_len: usize,
+    /// A cut row past [`TopkTuning::row_cube_max_len`] merges its chunks' candidates where it
+    /// has at most this many chunks; with more, the row cube selects again over them (the
+    /// merge's searches grow with the chunks). Rows within the limit always merge.
+    pub row_merge_max_chunks: usize,
     /// A one-row cube tries the *minima bound* first for `k` up to its units over this (0:
     /// never). The smaller `k` is against the units, the fewer random keys lie under the
     /// bound (about `1.2 k` at a quarter) and the rarer a fallback.
@@ -236,6 +242,15 @@ pub const MAX_SAMPLE_TILES: u32 = 1 << 16;
 /// (`27-g`, ms): k = 1000 0.210 at 32 cubes (one chunk a row), 0.123 at 128, 0.126 at 256;
 /// k = 50 0.064 / 0.049 / 0.047; tied k = 1000 0.209 / 0.123, tied k = 50 0.118 / 0.076.
 const ROW_SPLIT_CUBES: u32 = 128;
+
+/// The most chunks a cut row past the row cube's limit merges by default: on an H100 at
+/// [2^24] (132 chunks, `bench/results/h100/34-lx`) selecting again took 0.089 / 0.092 / 0.134
+/// ms at `k` = 10 / 32 / 64 against the merge's 0.130 / 0.174 / 0.185 through CUDA (0.102 /
+/// 0.116 / 0.121 against 0.139 / 0.186 / 0.200 through Vulkan), while at [64, 128256] (two
+/// chunks a row) the merge won, 0.043-0.073 against 0.074-0.095; [8, 2^21] (16 chunks a row)
+/// merged took 0.077 against the device-wide 0.200 (`33-lr`). Between 16 and 128 chunks
+/// neither was timed.
+const ROW_MERGE_MAX_CHUNKS: usize = 16;
 
 /// The shortest chunk of a cut row by default: 16,384 keys, 16 tiles of a 1024-unit row cube.
 const ROW_CHUNK_MIN_LEN: usize = 1 << 14;
@@ -304,6 +319,7 @@ impl TopkTuning {
             row_units_per_cube: row_units(caps, elements_per_unit),
             row_split_cubes: caps.multiprocessors.unwrap_or(ROW_SPLIT_CUBES),
             row_chunk_min_len: ROW_CHUNK_MIN_LEN,
+            row_merge_max_chunks: ROW_MERGE_MAX_CHUNKS,
             bound_units_per_k: BOUND_UNITS_PER_K,
             row_sample: true,
             sample_tiles: SAMPLE_TILES,
