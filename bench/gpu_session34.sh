@@ -17,8 +17,12 @@
 #       cut into at most `row_split_cubes` chunks (one a multiprocessor), so [2^26] and
 #       [2^28] never fit and run device-wide; `split=` lets them be cut into chunks of 2^17
 #       (512 / 2048) and selected again. Raw radix select, both runtimes, against the
-#       default, k = 10 / 64; and the Burn op [2^24] k = 1000 / 100000 through both runtimes
-#       (issue 16: every Vulkan top-k row under torch.topk on CUDA), torch's top-k rows last.
+#       default, k = 10 / 64; the threshold between merging a long row's chunks and
+#       selecting again (`row_merge_max_chunks`, 16: untimed between 16 and 128 chunks) at
+#       [8, 2^21], [4, 2^22], [2, 2^23] k = 10 / 64 (16 / 33 / 66 chunks a row on 132
+#       multiprocessors) with `merge_chunks=0` (select again) and `=1000` (merge); the Burn op
+#       [2^24] k = 1000 / 100000 through both runtimes (issue 16: every Vulkan top-k row under
+#       torch.topk on CUDA); torch's top-k rows last.
 # usage: TS_DIR=<suites> bash bench/gpu_session34.sh tv | B_DIR=<benches> bash bench/gpu_session34.sh pu|lc
 set -uo pipefail
 here="$(dirname "$0")"
@@ -69,10 +73,15 @@ lc)
   for k in 10 64; do
     L="$L --case $A:k=$k,$R --case $A:k=$k,$R,split=512 --case $B:k=$k,$R --case $B:k=$k,$R,split=2048"
   done
+  for shape in 8x2097152 4x4194304 2x8388608; do
+    for k in 10 64; do
+      L="$L --case topk_with_indices:$shape:f32:k=$k,$R,merge_chunks=0/1000"
+    done
+  done
   L="$L --case topk_with_indices:16777216:f32:k=1000,$R --case topk_with_indices:16777216:f32:k=100000,$R"
-  timeout 150 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda.json" $L > "$OUT/rows-cuda.txt" 2>&1
+  timeout 200 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda.json" $L > "$OUT/rows-cuda.txt" 2>&1
   echo "== cuda rc=$? at ${SECONDS}s"; pack lc
-  timeout 240 .gpu/sieve-bench-vknr --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan.json" $L > "$OUT/rows-vulkan.txt" 2>&1
+  timeout 300 .gpu/sieve-bench-vknr --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan.json" $L > "$OUT/rows-vulkan.txt" 2>&1
   echo "== vulkan rc=$? at ${SECONDS}s"; pack lc
   timeout 90 python3 bench/torch_reference.py "$OUT/torch.json" --only=topk > "$OUT/torch.txt" 2>&1
   echo "== torch rc=$? at ${SECONDS}s"
