@@ -1,7 +1,8 @@
 //! A benchmark case: op, input shape, dtype and op parameters, parsed from and printed as
 //! `op:shape:dtype[:key=value,...]`.
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// The ops the bench times: a case's `op`.
@@ -122,7 +123,66 @@ pub struct Case {
     pub op: Op,
     pub shape: Vec<usize>,
     pub dtype: String,
-    pub params: BTreeMap<String, String>,
+    pub params: Params,
+}
+
+/// A case's `key=value` params. [`Params::get`] remembers the keys asked for, so that a key
+/// no bench asked for (misspelt, or a tuning key that is gone) is named after the case ran
+/// ([`Params::unread`]) instead of its rows timing the defaults in silence.
+#[derive(Debug, Clone, Default)]
+pub struct Params {
+    map: BTreeMap<String, String>,
+    asked: RefCell<BTreeSet<String>>,
+}
+
+impl Params {
+    /// The value of `key`, remembering that it was asked for.
+    pub fn get(&self, key: &str) -> Option<&String> {
+        self.asked.borrow_mut().insert(key.to_owned());
+        self.map.get(key)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Sets `key` unless the case names it already (`--with` params).
+    pub fn insert_if_absent(&mut self, key: &str, value: &str) {
+        self.map
+            .entry(key.to_owned())
+            .or_insert_with(|| value.to_owned());
+    }
+
+    /// Every param in key order, for reports and names (not counted as asked for).
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &String)> {
+        self.map.iter()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// The keys nothing asked for, but those in `ignore`.
+    pub fn unread(&self, ignore: &[&str]) -> Vec<String> {
+        let asked = self.asked.borrow();
+        self.map
+            .keys()
+            .filter(|k| !asked.contains(*k) && !ignore.contains(&k.as_str()))
+            .cloned()
+            .collect()
+    }
+}
+
+impl<'a> FromIterator<(&'a str, &'a str)> for Params {
+    fn from_iter<I: IntoIterator<Item = (&'a str, &'a str)>>(iter: I) -> Self {
+        Params {
+            map: iter
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+            asked: RefCell::default(),
+        }
+    }
 }
 
 impl Case {
@@ -131,10 +191,7 @@ impl Case {
             op,
             shape: shape.to_vec(),
             dtype: dtype.into(),
-            params: params
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
+            params: params.iter().copied().collect(),
         }
     }
 
@@ -150,13 +207,13 @@ impl Case {
                     .map_err(|e| format!("shape `{}`: {e}", parts[1]))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let mut params = BTreeMap::new();
+        let mut params = Params::default();
         if let Some(list) = parts.get(3) {
             for kv in list.split(',').filter(|kv| !kv.is_empty()) {
                 let (k, v) = kv
                     .split_once('=')
                     .ok_or(format!("param `{kv}` is not key=value"))?;
-                params.insert(k.to_string(), v.to_string());
+                params.map.insert(k.to_string(), v.to_string());
             }
         }
         Ok(Case {
@@ -443,3 +500,27 @@ pub fn standard(quick: bool) -> Vec<Case> {
 
 /// The sampling rows' parameters: top-k 50, top-p 0.9, temperature 0.8.
 const SAMPLE: [(&str, &str); 3] = [("k", "50"), ("p", "0.9"), ("t", "0.8")];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_nothing_asked_for_are_named() {
+        let mut case = Case::parse("topk_with_indices:1024:f32:k=8,l2=1,split=4").unwrap();
+        case.params.insert_if_absent("raw", "none");
+        assert_eq!(case.param_or("k", 0u32), 8);
+        let _ = case.sweep(&["split", "units"]);
+        assert_eq!(case.params.unread(&["raw"]), vec!["l2".to_string()]);
+        assert_eq!(
+            case.params.unread(&[]),
+            vec!["l2".to_string(), "raw".to_string()]
+        );
+        // Listing the params (reports, the case's name) asks for none of them.
+        assert_eq!(
+            case.to_string(),
+            "topk_with_indices:1024:f32:k=8,l2=1,raw=none,split=4"
+        );
+        assert_eq!(case.params.unread(&["raw"]), vec!["l2".to_string()]);
+    }
+}

@@ -132,11 +132,11 @@ fn main() {
     };
     for case in &mut cases {
         for (key, value) in &cli.with {
-            case.params
-                .entry(key.clone())
-                .or_insert_with(|| value.clone());
+            case.params.insert_if_absent(key, value);
         }
     }
+    // `--with` params go to every case, read by the ops they apply to.
+    let with_keys: Vec<&str> = cli.with.iter().map(|(k, _)| k.as_str()).collect();
 
     let warm_ms = cli
         .warm_ms
@@ -176,6 +176,12 @@ fn main() {
         };
         for row in rows {
             report.push(row);
+        }
+        for key in case.params.unread(&with_keys) {
+            eprintln!(
+                "warning: {case}: no row of this case read `{key}` (misspelt, or not a key of \
+                 this op's bench): its rows ran without it"
+            );
         }
         // Rewritten after every case, so a run stopped by a time limit keeps what it timed.
         if let Some(path) = &cli.json {
