@@ -823,6 +823,9 @@ impl Run<'_> {
     ) -> Result<(), SieveError> {
         let TopkProblem { rows, k, .. } = self.problem;
         let per_row = chunks * k;
+        // `row_cube` and `row_chunks` promise this: a second row within the limit, so the
+        // nested select below cannot come back here.
+        debug_assert!(chunks > 1 && per_row <= self.tuning.row_cube_max_len);
         let slots = self.workspace(rows * k);
         let mut inner = self.over_radix_keys(cand_keys, per_row, k);
         inner.io.indices_out = Some(&slots);
