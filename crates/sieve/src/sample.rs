@@ -32,7 +32,7 @@ use crate::radix::tile::RadixBlueprint;
 use crate::random::{neg_ln_uniform_of, output_extent, seed_words, words_of};
 use crate::sort::launch::sort_keyed;
 use crate::sort::{SortIo, SortOptions, SortOrder, SortProblem};
-use crate::topk::tile::ranks_in_row;
+use crate::topk::tile::{candidate_row_position, ranks_in_row};
 use crate::topk::{TopkIo, TopkOptions, TopkProblem, row_candidates, topk_keyed};
 use crate::{DeviceCaps, Dtype, SieveError};
 
@@ -229,7 +229,7 @@ fn stage_candidates(
         let rank = ranks[e as usize] as usize;
         if c < per_row && rank < width {
             ranked_keys[rank] = slot_keys[c];
-            ranked_ids[rank] = ((c / chunk_k) * chunk_len) as u32 + positions[base + c];
+            ranked_ids[rank] = candidate_row_position(positions, base, c, chunk_k, chunk_len);
         }
     }
     sync_cube();

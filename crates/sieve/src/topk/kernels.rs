@@ -17,9 +17,9 @@
 use cubecl::prelude::*;
 
 use super::tile::{
-    ChunkGrid, GatherSlots, RowState, SOURCE_A, SOURCE_B, SOURCE_INPUT, chunk_of_cube,
-    count_chunk_tiles, gather_tile, histogram_tile, load_row_state, minima_bound, ranks_in_row,
-    sampled_row_select, store_row_state,
+    ChunkGrid, GatherSlots, RowState, SOURCE_A, SOURCE_B, SOURCE_INPUT, candidate_row_position,
+    chunk_of_cube, count_chunk_tiles, gather_tile, histogram_tile, load_row_state, minima_bound,
+    ranks_in_row, sampled_row_select, store_row_state,
 };
 use crate::common::cube::{U32Range, cube_range};
 use crate::common::gather::write_gathered;
@@ -695,7 +695,13 @@ pub(crate) fn merge_finish_kernel<K: Numeric, I: Numeric>(
     }
     if rank < k {
         let column = order[index] as usize;
-        let position = positions[list * k + column] + (chunk * chunk_len) as u32;
+        let position = candidate_row_position(
+            positions,
+            row * chunks * k,
+            chunk * k + column,
+            k,
+            chunk_len,
+        );
         write_gathered::<K, I>(
             values,
             values_out,
@@ -729,7 +735,7 @@ pub(crate) fn candidate_positions_kernel(
     }
     let slot = slots[index] as usize;
     positions[index] =
-        cand_positions[(index / k) * per_row + slot] + ((slot / k) * chunk_len) as u32;
+        candidate_row_position(cand_positions, (index / k) * per_row, slot, k, chunk_len);
 }
 
 /// The first index in `start..end` of ascending `sorted` whose key does not come before

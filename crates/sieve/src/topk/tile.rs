@@ -251,6 +251,20 @@ pub fn chunk_of_cube(cube: usize, grid: &ChunkGrid) -> TileChunk {
     }
 }
 
+/// The row position of candidate `c` of a cut row whose candidates start at `base` in
+/// `positions` (the one-cube-per-row select's layout: `k` candidates a chunk of `chunk_len`
+/// keys, each with its position in its chunk).
+#[cube]
+pub fn candidate_row_position(
+    positions: &[u32],
+    base: usize,
+    c: usize,
+    k: usize,
+    chunk_len: usize,
+) -> u32 {
+    positions[base + c] + ((c / k) * chunk_len) as u32
+}
+
 /// Where the gather writes the chosen keys of a tile.
 #[derive(CubeType, Clone, Copy)]
 pub struct GatherSlots {
