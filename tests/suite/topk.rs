@@ -108,6 +108,8 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         bound_units_per_k,
         row_sample: shape != Shape::RowCubeDigits,
         row_split_cubes,
+        // Long rows are cut as the shape cuts the others (never, or as many chunks as fit).
+        row_long_split_cubes: row_split_cubes,
         row_chunk_min_len,
         sample_tiles,
         sample_min_len,
@@ -896,6 +898,7 @@ fn radix_select_reports_its_counting_passes() {
     let wide = TopkOptions {
         tuning: Some(TopkTuning {
             row_cube_max_len: 1024,
+            row_long_split_cubes: 0,
             ..default_tuning(&client)
         }),
         ..options
@@ -927,6 +930,64 @@ fn radix_select_reports_its_counting_passes() {
     let got = run(&client, &equal, Dtype::U32, problem, options, Dtype::I32);
     check(&got, &equal, &equal, problem, &options, "k = len");
     assert_eq!(got.report.counting_passes, 0);
+}
+
+/// Rows past the row cube's limit take it, cut into as many chunks as fit it, where the
+/// long-row budget (`row_long_split_cubes`) has the cubes and the candidates fit, past what
+/// `row_split_cubes` allows; else device-wide passes. Which ran shows in the counting passes
+/// (4 in the row cube, 3 device-wide in rows of 2^16 keys or more); the chunks are merged or
+/// selected again by `row_merge_max_chunks`.
+#[test]
+fn long_rows_cut_within_the_long_row_budget() {
+    let _serial = serial();
+    let client = client();
+    let (mut rng, seed) = rng("long_rows_cut_within_the_long_row_budget");
+    // 18 chunks of 3,889 keys a row fit a limit of 4,096: 36 cubes for the two rows.
+    let (rows, len, max_len) = (2usize, 70_000usize, 4096usize);
+    let keys: Vec<f32> = (0..rows * len)
+        .map(|i| match rng.random_range(0..8) {
+            0 if i % 3 == 0 => f32::NAN,
+            0 => -0.0,
+            1 => 0.0,
+            2..=4 => rng.random_range(0..40) as f32 * 0.5,
+            _ => rng.random_range(-1.0f32..1.0),
+        })
+        .collect();
+    let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
+    for (k, long_cubes, merge_max, passes) in [
+        (1, 36, 16, 4),
+        (7, 36, 16, 4),
+        (100, 64, 16, 4),
+        (100, 64, 32, 4),
+        // 18 x 300 candidates do not fit one row cube.
+        (300, 64, 16, 3),
+        // Too few cubes for the 36 chunks.
+        (7, 35, 16, 3),
+        (7, 0, 16, 3),
+    ] {
+        for largest in [true, false] {
+            let options = TopkOptions {
+                largest,
+                sorted: true,
+                strategy: TopkStrategy::RadixSelect,
+                tuning: Some(TopkTuning {
+                    row_cube_max_len: max_len,
+                    row_split_cubes: 4,
+                    row_long_split_cubes: long_cubes,
+                    row_merge_max_chunks: merge_max,
+                    ..default_tuning(&client)
+                }),
+            };
+            let problem = TopkProblem { rows, len, k };
+            let got = run(&client, &bits, Dtype::F32, problem, options, Dtype::I32);
+            let case = format!(
+                "seed {seed}: k {k} long-row cubes {long_cubes} merge max {merge_max} largest \
+                 {largest}"
+            );
+            check(&got, &keys, &bits, problem, &options, &case);
+            assert_eq!(got.report.counting_passes, passes, "{case}");
+        }
+    }
 }
 
 #[test]

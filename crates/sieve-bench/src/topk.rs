@@ -270,13 +270,15 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
 /// the minima bound for `k` up to their units over this; 0: never), `sample=` (tiles the
 /// device-wide select samples per row; 0: no sampled bound) and `sample_min=` (the shortest
 /// row that tries it), `split=` (`row_split_cubes`: cut rows of the one-row select while rows
-/// x chunks stay within this many cubes; 0: never), `chunk_min=` (the shortest chunk),
+/// x chunks stay within this many cubes; 0: never), `long_split=` (`row_long_split_cubes`:
+/// rows past `row_max` cut into as many chunks as fit it while rows x chunks stay within
+/// this many cubes; 0: never), `chunk_min=` (the shortest chunk),
 /// `merge_chunks=` (`row_merge_max_chunks`: the most chunks a cut row past `row_max` merges;
 /// more select again) and `row_sample=` (0: the row cube's sampled bound off), over the
 /// device's defaults, a value or several split by `/`. Each with the values it took; one
 /// `([], None)` when the case names none.
 fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
-    const KEYS: [&str; 12] = [
+    const KEYS: [&str; 13] = [
         "units",
         "epu",
         "cubes",
@@ -286,6 +288,7 @@ fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
         "sample",
         "sample_min",
         "split",
+        "long_split",
         "chunk_min",
         "merge_chunks",
         "row_sample",
@@ -305,6 +308,7 @@ fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
             .get("sample_min")
             .map_or(base.sample_min_len, |m| m as usize),
         row_split_cubes: s.get("split").unwrap_or(base.row_split_cubes),
+        row_long_split_cubes: s.get("long_split").unwrap_or(base.row_long_split_cubes),
         row_chunk_min_len: s
             .get("chunk_min")
             .map_or(base.row_chunk_min_len, |m| m as usize),

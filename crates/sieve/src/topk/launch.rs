@@ -685,7 +685,9 @@ impl Run<'_> {
 
     /// How many chunks the one-cube-per-row select cuts each row into, and their length (the
     /// last may be shorter): as many as keep `rows * chunks` within
-    /// [`TopkTuning::row_split_cubes`] and chunks of at least
+    /// [`TopkTuning::row_split_cubes`] (for rows past [`TopkTuning::row_cube_max_len`], as
+    /// many as bring them within it where [`TopkTuning::row_long_split_cubes`] allows) and
+    /// chunks of at least
     /// [`TopkTuning::row_chunk_min_len`], with every chunk longer than `k` and at most
     /// `chunks * k` candidates a row within one cube of the in-cube sort (so each chunk's
     /// candidates sort in one cube, and the merge's searches stay few), or for rows past
@@ -702,6 +704,17 @@ impl Run<'_> {
             .min(len / self.tuning.row_chunk_min_len.max(1))
             .min(candidates / k.max(1))
             .max(1);
+        let max_len = self.tuning.row_cube_max_len;
+        if len > max_len && max_len > 0 {
+            // As many chunks as bring the row within the row cube, where the long-row budget
+            // has the cubes (`row_cube` checks the candidates).
+            let fitting = len.div_ceil(max_len);
+            if fitting > wanted
+                && rows.saturating_mul(fitting) <= self.tuning.row_long_split_cubes as usize
+            {
+                wanted = fitting;
+            }
+        }
         loop {
             // Chunks of `chunk_len` keys, the last one shorter but not empty.
             let chunk_len = len.div_ceil(wanted);

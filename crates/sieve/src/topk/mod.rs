@@ -44,7 +44,8 @@
 //!   one launch (a few long rows cut into chunks, [`TopkTuning::row_split_cubes`], whose
 //!   candidates are merged by the sort: such rows come sorted even with `sorted: false`);
 //!   so do longer rows cut into chunks no longer than that with at most a row cube's worth of
-//!   candidates (few rows, `k` up to ~1000 at 2^24 keys), merged where they have few chunks
+//!   candidates (few rows, `k` up to ~1000 at 2^24 keys, up to 2^26 keys a row by default,
+//!   [`TopkTuning::row_long_split_cubes`]), merged where they have few chunks
 //!   ([`TopkTuning::row_merge_max_chunks`]), else the row cube again over those candidates
 //!   (then sorted too); other rows run device-wide passes.
 //!   First the *sampled bound* (where a row has at
@@ -179,8 +180,8 @@ pub struct TopkTuning {
     pub target_cubes: u32,
     /// Rows up to this long run [`TopkStrategy::RadixSelect`] with one cube per row (one
     /// launch, the row re-read from cache), and so do longer rows that
-    /// [`TopkTuning::row_split_cubes`] cuts into chunks this short with at most this many
-    /// candidates (`chunks * k`), selected again by one cube per row; other rows run
+    /// [`TopkTuning::row_split_cubes`] or [`TopkTuning::row_long_split_cubes`] cut into
+    /// chunks this short with at most this many candidates (`chunks * k`); other rows run
     /// device-wide passes.
     pub row_cube_max_len: usize,
     /// Units of a one-cube-per-row radix select (a power of two, at least the plane width).
@@ -189,6 +190,12 @@ pub struct TopkTuning {
     /// chunks` stays within this many cubes (a few long rows still fill the device); 0 never
     /// cuts.
     pub row_split_cubes: u32,
+    /// Rows past [`TopkTuning::row_cube_max_len`] may be cut into more chunks than
+    /// [`TopkTuning::row_split_cubes`] allows, as many as bring each chunk within that limit,
+    /// while `rows * chunks` stays within this many cubes (several waves of them: a row cube
+    /// sweeps its chunk at about half the device-wide passes' rate, but those passes cost
+    /// more to start); 0 never cuts further.
+    pub row_long_split_cubes: u32,
     /// The shortest chunk of a cut row (below it a cube's fixed costs dominate).
     pub row_chunk_min_len: usize,
     /// A cut row past [`TopkTuning::row_cube_max_len`] merges its chunks' candidates where it
@@ -252,6 +259,17 @@ const ROW_SPLIT_CUBES: u32 = 128;
 /// neither was timed.
 const ROW_MERGE_MAX_CHUNKS: usize = 16;
 
+/// Rows past the row cube's limit may be cut into up to this many cubes a multiprocessor by
+/// default (`TopkTuning::row_long_split_cubes`). On an H100 (`bench/results/h100/35-lc`, raw
+/// radix select, ms, CUDA / Vulkan): [2^26] cut into 512 chunks of 2^17 keys took 0.247 /
+/// 0.228 at k = 10 and 0.294 / 0.258 at k = 64 against the device-wide passes' 0.387 / 0.519
+/// and 0.371 / 0.468; [2^28] in 2048 chunks lost, 0.895 / 0.799 against 0.574 / 0.690 (k =
+/// 10) and 0.983 / 0.817 against 0.586 / 0.658 (k = 64). Four waves take [2^26] (512 chunks
+/// on 132 multiprocessors, or on wgpu's 128) and leave [2^27] (1024) device-wide: the
+/// crossover by a straight line through each pair, about 700 chunks through CUDA and 1500
+/// through Vulkan, was not timed.
+const ROW_LONG_SPLIT_WAVES: u32 = 4;
+
 /// The shortest chunk of a cut row by default: 16,384 keys, 16 tiles of a 1024-unit row cube.
 const ROW_CHUNK_MIN_LEN: usize = 1 << 14;
 
@@ -298,7 +316,8 @@ impl TopkTuning {
     /// (4096 where the device does not say how many it has: at 2^28 k = 1000 on the H200 8448
     /// cubes took 1.59 ms, 4224 1.71, 2112 1.86); one-cube-per-row selects of up to 1024 units
     /// for rows up to 2^17 keys, cut into chunks of at least 16,384 keys while that leaves at
-    /// most one cube per multiprocessor; the minima bound for `k` up to a quarter of a cube's
+    /// most one cube per multiprocessor (longer rows into chunks of up to 2^17 keys while
+    /// that leaves at most four); the minima bound for `k` up to a quarter of a cube's
     /// units, the row cube's sampled bound above it; a sample of 512 tiles a row for the
     /// device-wide sampled bound, in rows of 2^26 keys or more.
     pub fn for_device(caps: &crate::DeviceCaps) -> Self {
@@ -318,6 +337,10 @@ impl TopkTuning {
             row_cube_max_len: 1 << 17,
             row_units_per_cube: row_units(caps, elements_per_unit),
             row_split_cubes: caps.multiprocessors.unwrap_or(ROW_SPLIT_CUBES),
+            row_long_split_cubes: caps
+                .multiprocessors
+                .unwrap_or(ROW_SPLIT_CUBES)
+                .saturating_mul(ROW_LONG_SPLIT_WAVES),
             row_chunk_min_len: ROW_CHUNK_MIN_LEN,
             row_merge_max_chunks: ROW_MERGE_MAX_CHUNKS,
             bound_units_per_k: BOUND_UNITS_PER_K,
