@@ -72,9 +72,9 @@ lc)
   for f in "$OUT"/rows-*.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-150; done
   ;;
 fin)
-  S=sampling:: T=topk:: O=topk_ops::
+  S=sampling:: T=topk:: P=topk_ops::
   timeout 400 .gpu/suite-cuda --exact --test-threads 2 ${T}long_rows_cut_within_the_long_row_budget \
-    ${O}default_tuning_on_rows_past_the_row_cube ${O}k_past_the_row_is_named > "$OUT/tests-cuda-0.txt" 2>&1 &
+    ${P}default_tuning_on_rows_past_the_row_cube ${P}k_past_the_row_is_named > "$OUT/tests-cuda-0.txt" 2>&1 &
   timeout 400 .gpu/suite-cuda --exact --test-threads 2 ${T}bad_calls_get_clear_errors ${T}index_dtypes \
     ${T}random_floats_no_ties small_devices::burn_sorts_at_default_tunings > "$OUT/tests-cuda-1.txt" 2>&1 &
   timeout 400 .gpu/suite-cuda --exact --test-threads 2 ${S}uniforms_at_columns_are_the_rows_gathered \

@@ -933,8 +933,8 @@ fn radix_select_reports_its_counting_passes() {
 }
 
 /// Rows past the row cube's limit take it, cut into as many chunks as fit it, where the
-/// long-row budget (`row_long_split_cubes`) has the cubes and the candidates fit, past what
-/// `row_split_cubes` allows; else device-wide passes. Which ran shows in the counting passes
+/// long-row budget (`row_long_split_cubes`) has the cubes and the candidates fill at most
+/// half of it, past what `row_split_cubes` allows; else device-wide passes. Which ran shows in the counting passes
 /// (4 in the row cube, 3 device-wide in rows of 2^16 keys or more); the chunks are merged or
 /// selected again by `row_merge_max_chunks`.
 #[test]
@@ -959,7 +959,8 @@ fn long_rows_cut_within_the_long_row_budget() {
         (7, 36, 16, 4),
         (100, 64, 16, 4),
         (100, 64, 32, 4),
-        // 18 x 300 candidates do not fit one row cube.
+        // 18 x 150 candidates fill more than half a row cube; 18 x 300 do not fit one.
+        (150, 64, 16, 3),
         (300, 64, 16, 3),
         // Too few cubes for the 36 chunks.
         (7, 35, 16, 3),

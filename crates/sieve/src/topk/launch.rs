@@ -686,7 +686,8 @@ impl Run<'_> {
     /// How many chunks the one-cube-per-row select cuts each row into, and their length (the
     /// last may be shorter): as many as keep `rows * chunks` within
     /// [`TopkTuning::row_split_cubes`] (for rows past [`TopkTuning::row_cube_max_len`], as
-    /// many as bring them within it where [`TopkTuning::row_long_split_cubes`] allows) and
+    /// many as bring them within it where [`TopkTuning::row_long_split_cubes`] allows and
+    /// their candidates fill at most half of it) and
     /// chunks of at least
     /// [`TopkTuning::row_chunk_min_len`], with every chunk longer than `k` and at most
     /// `chunks * k` candidates a row within one cube of the in-cube sort (so each chunk's
@@ -707,10 +708,12 @@ impl Run<'_> {
         let max_len = self.tuning.row_cube_max_len;
         if len > max_len && max_len > 0 {
             // As many chunks as bring the row within the row cube, where the long-row budget
-            // has the cubes (`row_cube` checks the candidates).
+            // has the cubes and their candidates fill at most half a row cube (the second
+            // select over a full one lost through Vulkan: [2^26] k = 256, `h100/35-fin`).
             let fitting = len.div_ceil(max_len);
             if fitting > wanted
                 && rows.saturating_mul(fitting) <= self.tuning.row_long_split_cubes as usize
+                && fitting.saturating_mul(k) <= max_len / 2
             {
                 wanted = fitting;
             }

@@ -194,7 +194,8 @@ pub struct TopkTuning {
     /// [`TopkTuning::row_split_cubes`] allows, as many as bring each chunk within that limit,
     /// while `rows * chunks` stays within this many cubes (several waves of them: a row cube
     /// sweeps its chunk at about half the device-wide passes' rate, but those passes cost
-    /// more to start); 0 never cuts further.
+    /// more to start) and their candidates (`chunks * k`) fill at most half of it; 0 never
+    /// cuts further.
     pub row_long_split_cubes: u32,
     /// The shortest chunk of a cut row (below it a cube's fixed costs dominate).
     pub row_chunk_min_len: usize,
@@ -265,9 +266,13 @@ const ROW_MERGE_MAX_CHUNKS: usize = 16;
 /// 0.228 at k = 10 and 0.294 / 0.258 at k = 64 against the device-wide passes' 0.387 / 0.519
 /// and 0.371 / 0.468; [2^28] in 2048 chunks lost, 0.895 / 0.799 against 0.574 / 0.690 (k =
 /// 10) and 0.983 / 0.817 against 0.586 / 0.658 (k = 64). Four waves take [2^26] (512 chunks
-/// on 132 multiprocessors, or on wgpu's 128) and leave [2^27] (1024) device-wide: the
-/// crossover by a straight line through each pair, about 700 chunks through CUDA and 1500
-/// through Vulkan, was not timed.
+/// on 132 multiprocessors, or on wgpu's 128) and leave [2^27] (1024) device-wide: there
+/// (`35-fin`) the cut lost through CUDA (0.545 / 0.524 against 0.364 / 0.443 at k = 10 /
+/// 64) and won or tied through Vulkan (0.408 / 0.437 against 0.458 / 0.434). [2^25] in 256
+/// chunks: 0.139 / 0.218 / 0.205 against 0.329 / 0.425 / 0.326 at k = 10 / 64 / 256 (CUDA),
+/// 0.140 / 0.162 / 0.394 against 0.633 / 0.644 / 0.631 (Vulkan). But [2^26] k = 256 (a full
+/// row cube of candidates) took 0.664 against 0.415 through Vulkan (0.359 against 0.399
+/// through CUDA): hence the half-cube limit on the candidates.
 const ROW_LONG_SPLIT_WAVES: u32 = 4;
 
 /// The shortest chunk of a cut row by default: 16,384 keys, 16 tiles of a 1024-unit row cube.
