@@ -20,12 +20,15 @@
 #       [2^27] against 0 (the old route, device-wide), the Burn op at the new default; then the
 #       i32 keys-only sort of 2^28 under the profiling logger (its counting pass against
 #       `pp`'s f32 ones).
-# usage: B_DIR=<benches> [TS_DIR=<suites>] bash bench/gpu_session35.sh pp|lc|fin
+#   fin2 The session's final code (the half-cube limit on the long-row cut's candidates):
+#       the long-row tests through both runtimes, and the Burn op at [2^26] k = 64 / 128 / 256
+#       (cut, cut, device-wide now) through both.
+# usage: B_DIR=<benches> [TS_DIR=<suites>] bash bench/gpu_session35.sh pp|lc|fin|fin2
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
 cp ${B_DIR:?}/*.xz .gpu/
-[ "$1" = fin ] && cp ${TS_DIR:?}/*.xz .gpu/
+case "$1" in fin*) cp ${TS_DIR:?}/*.xz .gpu/ ;; esac
 source "$here/gpu_prelude.sh"
 rm -rf /tmp/o
 stage_out
@@ -93,6 +96,22 @@ fin)
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   ;;
-*) echo "usage: $0 <pp|lc|fin>"; exit 2 ;;
+fin2)
+  N="topk::long_rows_cut_within_the_long_row_budget topk_ops::default_tuning_on_few_long_rows
+    topk_ops::default_tuning_on_rows_past_the_row_cube sampling::whole_rows_rank_nan_low_at_every_strategy"
+  for s in cuda vulkan; do
+    timeout 240 .gpu/suite-$s --exact --test-threads 4 $N > "$OUT/tests-$s.txt" 2>&1 &
+  done
+  L=""
+  for k in 64 128 256; do L="$L --case topk_with_indices:67108864:f32:k=$k"; done
+  timeout 60 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda.json" $L > "$OUT/rows-cuda.txt" 2>&1
+  echo "== cuda rc=$? at ${SECONDS}s"; pack fin2
+  timeout 90 .gpu/sieve-bench-vknr --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan.json" $L > "$OUT/rows-vulkan.txt" 2>&1
+  echo "== vulkan rc=$? at ${SECONDS}s"; pack fin2
+  for f in "$OUT"/rows-*.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-150; done
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  ;;
+*) echo "usage: $0 <pp|lc|fin|fin2>"; exit 2 ;;
 esac
 pack $1
