@@ -53,6 +53,20 @@ split_suite() {
       > "$OUT/tests-$1-$g.txt" 2>&1 &
   done
 }
+# split_dtypes SUITE GROUPS TEST: one TEST that loops over every dtype (e.g.
+# `dtypes_ops::every_dtype_through_every_op`, ~325 s through CUDA in one process: CubeCL
+# compiles a client's kernels one at a time) as GROUPS processes in the background, each
+# given a share of the dtypes by `SIEVE_DTYPES` (`wait` for them); logs in
+# $OUT/tests-SUITE-dtypes-<g>.txt.
+split_dtypes() {
+  local all=(f64 f32 f16 bf16 i64 i32 i16 i8 u64 u32 u16 u8) g i
+  for ((g = 0; g < $2; g++)); do
+    local mine=()
+    for ((i = g; i < ${#all[@]}; i += $2)); do mine+=("${all[$i]}"); done
+    SIEVE_DTYPES=$(IFS=,; echo "${mine[*]}") timeout ${LIMIT:-450} .gpu/suite-$1 --exact $3 \
+      > "$OUT/tests-$1-dtypes-$g.txt" 2>&1 &
+  done
+}
 # ab_benches TAG MAIN BRANCH ROWS NAME [PREFIX]: a branch's benches against main's, alternating
 # processes main/branch/main/branch, each through CUDA then Vulkan (2 s warm-up a row), 30 ms
 # samples (each process within AB_LIMIT seconds, 45 unless set; Vulkan's twice that; CUDA
