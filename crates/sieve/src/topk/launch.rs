@@ -687,8 +687,7 @@ impl Run<'_> {
     /// last may be shorter): as many as keep `rows * chunks` within
     /// [`TopkTuning::row_split_cubes`] (for rows past [`TopkTuning::row_cube_max_len`], as
     /// many as bring them within it where [`TopkTuning::row_long_split_cubes`] allows and
-    /// their candidates fill at most half of it) and
-    /// chunks of at least
+    /// their candidates fill at most half of it) and chunks of at least
     /// [`TopkTuning::row_chunk_min_len`], with every chunk longer than `k` and at most
     /// `chunks * k` candidates a row within one cube of the in-cube sort (so each chunk's
     /// candidates sort in one cube, and the merge's searches stay few), or for rows past

@@ -44,10 +44,10 @@
 //!   one launch (a few long rows cut into chunks, [`TopkTuning::row_split_cubes`], whose
 //!   candidates are merged by the sort: such rows come sorted even with `sorted: false`);
 //!   so do longer rows cut into chunks no longer than that with at most a row cube's worth of
-//!   candidates (few rows, `k` up to ~1000 at 2^24 keys, up to 2^26 keys a row by default,
-//!   [`TopkTuning::row_long_split_cubes`]), merged where they have few chunks
-//!   ([`TopkTuning::row_merge_max_chunks`]), else the row cube again over those candidates
-//!   (then sorted too); other rows run device-wide passes.
+//!   candidates (few rows, `k` up to ~1000 at 2^24 keys; up to 2^26 keys a row by default,
+//!   there `k` up to 128: [`TopkTuning::row_long_split_cubes`]), merged where they have few
+//!   chunks ([`TopkTuning::row_merge_max_chunks`]), else the row cube again over those
+//!   candidates (then sorted too); other rows run device-wide passes.
 //!   First the *sampled bound* (where a row has at
 //!   least 16 tiles, [`TopkTuning::sample_tiles`]): the digit select over a sample of evenly
 //!   spaced whole tiles finds a key that, by the sample's odds, at least `k` keys of the row
