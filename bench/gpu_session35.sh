@@ -23,7 +23,14 @@
 #   fin2 The session's final code (the half-cube limit on the long-row cut's candidates):
 #       the long-row tests through both runtimes, and the Burn op at [2^26] k = 64 / 128 / 256
 #       (cut, cut, device-wide now) through both.
-# usage: B_DIR=<benches> [TS_DIR=<suites>] bash bench/gpu_session35.sh pp|lc|fin|fin2
+#   ra  Relaxed SPIR-V atomics (issue 16; B_DIR holds sieve-bench-vkrelaxed, built by
+#       bench/spirv_relaxed_atomics/build.sh): cubecl-spirv gives every atomic acquire /
+#       release semantics where CUDA's atomicAdd has none; the device-wide top-k's histogram
+#       passes (shared-memory atomics) ran 1.9-3.3x their CUDA time through Vulkan (`35-pp`).
+#       The same binary with SIEVE_SPIRV_RELAXED unset / shared / all / unset, one process
+#       each: top-k [2^24] k = 100000 and [2^28] k = 10 (raw radix select), sort_with_indices
+#       2^24 (Lsd: per-tile histograms in shared memory), every output checked.
+# usage: B_DIR=<benches> [TS_DIR=<suites>] bash bench/gpu_session35.sh pp|lc|fin|fin2|ra
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
@@ -112,6 +119,17 @@ fin2)
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   ;;
-*) echo "usage: $0 <pp|lc|fin|fin2>"; exit 2 ;;
+ra)
+  L="--case topk_with_indices:16777216:f32:k=100000,raw=radix_select --case topk_with_indices:268435456:f32:k=10,raw=radix_select --case sort_with_indices:16777216:f32"
+  i=0
+  for mode in off shared all off; do
+    i=$((i + 1))
+    SIEVE_SPIRV_RELAXED=$mode timeout 60 .gpu/sieve-bench-vkrelaxed --no-burn --runs 10 --sample-ms 30 \
+      --warm-ms 2000 --json "$OUT/vulkan-$i-$mode.json" $L > "$OUT/rows-$i-$mode.txt" 2>&1
+    echo "== $i $mode rc=$? at ${SECONDS}s"; pack ra
+    grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-$i-$mode.txt" | grep -v skipped | cut -c1-150
+  done
+  ;;
+*) echo "usage: $0 <pp|lc|fin|fin2|ra>"; exit 2 ;;
 esac
 pack $1
