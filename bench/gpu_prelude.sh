@@ -53,6 +53,19 @@ split_suite() {
       > "$OUT/tests-$1-$g.txt" 2>&1 &
   done
 }
+# bench_rows RUNTIME LIMIT ARGS...: one sieve-bench process through RUNTIME (`cuda`, or
+# `vulkan`: the vknr binary with a 2 s warm-up a row), --no-burn, 10 runs of 30 ms samples,
+# within LIMIT seconds; JSON and log in $OUT/RUNTIME.json and $OUT/rows-RUNTIME.txt; prints
+# its exit status and rows.
+bench_rows() {
+  local rt=$1 lim=$2 bin=.gpu/sieve-bench-cuda warm=()
+  shift 2
+  [ "$rt" = vulkan ] && bin=.gpu/sieve-bench-vknr warm=(--warm-ms 2000)
+  timeout "$lim" $bin --no-burn --runs 10 --sample-ms 30 "${warm[@]}" --json "$OUT/$rt.json" "$@" \
+    > "$OUT/rows-$rt.txt" 2>&1
+  echo "== $rt rc=$? at ${SECONDS}s"
+  grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-$rt.txt" | grep -v skipped | cut -c1-150
+}
 # split_dtypes SUITE GROUPS TEST: one TEST that loops over every dtype (e.g.
 # `dtypes_ops::every_dtype_through_every_op`, ~325 s through CUDA in one process: CubeCL
 # compiles a client's kernels one at a time) as GROUPS processes in the background, each

@@ -22,12 +22,9 @@ vc)
   R=raw=radix_select C=cubes=4096/2048/1024/512 T=topk_with_indices
   L="--case $T:16777216:f32:k=100000,$R,$C --case $T:268435456:f32:k=10,$R,$C"
   L="$L --case $T:268435456:f32:k=100000,$R,$C --case $T:268435456:f32:k=1000,dist=all_equal,$R,$C"
-  timeout 150 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda.json" \
-    $(echo "$L" | sed 's#cubes=4096/2048/1024/512#cubes=8448/4096/2048/1024#g') > "$OUT/rows-cuda.txt" 2>&1
-  echo "== cuda rc=$? at ${SECONDS}s"; pack vc
-  timeout 240 .gpu/sieve-bench-vknr --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/vulkan.json" $L > "$OUT/rows-vulkan.txt" 2>&1
-  echo "== vulkan rc=$? at ${SECONDS}s"; pack vc
-  for f in "$OUT"/rows-*.txt; do echo "== $f"; grep -E "^[a-z_]+ +[0-9x]+ " "$f" | grep -v skipped | cut -c1-150; done
+  bench_rows cuda 150 $(echo "$L" | sed 's#cubes=4096/2048/1024/512#cubes=8448/4096/2048/1024#g')
+  pack vc
+  bench_rows vulkan 240 $L
   ;;
 *) echo "usage: $0 <vc>"; exit 2 ;;
 esac
