@@ -524,9 +524,15 @@ impl Run<'_> {
             positions: Positions::None,
             write_keys: false,
             hold_keys: true,
+            plain: false,
         };
+        // The first read of the keys learns whether any f32 key is -0.0 or NaN (`keys_plain`).
+        let specials = self.client.empty(4);
+        if counting.plain_twin().is_some() {
+            fill_zero(self.client, &specials, 1, u32_elem);
+        }
         let space = if self.onesweep {
-            PassSpace::Onesweep(self.onesweep_counts(keys, counting, passes, blueprint))
+            PassSpace::Onesweep(self.onesweep_counts(keys, &specials, counting, passes, blueprint))
         } else {
             let words = self.tiles(blueprint).1 * blueprint.digits();
             PassSpace::Lsd {
@@ -557,6 +563,7 @@ impl Run<'_> {
                 },
                 write_keys: !last || (matches!(sink, Sink::Outputs) && self.io.keys_out.is_some()),
                 hold_keys: self.tuning.holds_keys(with_positions, self.onesweep),
+                plain: false,
             };
             let (keys_out, positions_out, index_elem) = match (last, sink) {
                 (true, Sink::Outputs) => (
@@ -579,6 +586,7 @@ impl Run<'_> {
                 index_elem,
                 shift,
                 config,
+                specials: &specials,
             };
             match &space {
                 PassSpace::Onesweep(space) => {
@@ -616,11 +624,14 @@ impl Run<'_> {
                 self.address(),
                 self.buffer(p.keys_in),
                 bind(counts, total_tiles * digits),
+                bind(p.specials, 1),
                 len,
                 tiles_per_row,
                 total_tiles,
                 p.shift,
                 self.bin_copies(self.tuning.lsd_count_parts, digits),
+                // The first pass's counting is the sort's first read of the keys.
+                p.shift == 0 && p.config.plain_twin().is_some(),
                 p.config,
                 blueprint,
             );
@@ -651,6 +662,7 @@ impl Run<'_> {
                 self.output(p.keys_out),
                 self.output(p.positions_out),
                 bind(offsets, total_tiles * digits),
+                bind(p.specials, 1),
                 len,
                 tiles_per_row,
                 total_tiles,
@@ -686,6 +698,7 @@ impl Run<'_> {
     fn onesweep_counts(
         &self,
         keys: &Handle,
+        specials: &Handle,
         config: PassConfig,
         passes: u32,
         blueprint: SortBlueprint,
@@ -709,6 +722,7 @@ impl Run<'_> {
                 self.address(),
                 self.buffer(keys),
                 bind(&counts, counts_len),
+                bind(specials, 1),
                 len,
                 chunks_per_row,
                 total_chunks,
@@ -760,6 +774,7 @@ impl Run<'_> {
                 self.output(p.positions_out),
                 bind(&space.counts, space.counts_len),
                 bind(&space.status, space.status_len),
+                bind(p.specials, 1),
                 self.problem.len,
                 tiles_per_row,
                 total_tiles,
@@ -789,6 +804,8 @@ struct PassIo<'a> {
     index_elem: ElemType,
     shift: u32,
     config: PassConfig,
+    /// The sort's specials word (`keys_plain`): zeroed, then set by its first read of the keys.
+    specials: &'a Handle,
 }
 
 /// The workspace of a sort's digit passes, made once for all of them.
