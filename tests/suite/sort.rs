@@ -39,7 +39,8 @@ fn default_variants(client: &Client, strategy: SortStrategy) -> Vec<Option<SortT
 
 /// `tuning` (`None`: the default); for the device-wide strategies `tuning` with keys held the
 /// other way ([`SortTuning::lsd_rereads`], [`SortTuning::onesweep_rereads`],
-/// [`SortTuning::keys_only_rereads`]); for `Onesweep` also with another look-back window.
+/// [`SortTuning::keys_only_rereads`]) and with f32 keys' plain map switched
+/// ([`SortTuning::plain_float_keys`]); for `Onesweep` also with another look-back window.
 fn tuning_variants(
     client: &Client,
     strategy: SortStrategy,
@@ -57,6 +58,11 @@ fn tuning_variants(
             keys_only_rereads: !base.keys_only_rereads,
             ..base
         }),
+        // f32 keys mapped by the sign flip where the sort met no -0.0 or NaN.
+        Some(SortTuning {
+            plain_float_keys: !base.plain_float_keys,
+            ..base
+        }),
     ];
     if strategy == SortStrategy::Onesweep {
         tunings.push(Some(SortTuning {
@@ -72,8 +78,12 @@ fn variant(tuning: &Option<SortTuning>) -> String {
     match tuning {
         None => "default tuning".into(),
         Some(t) => format!(
-            "window {} rereads lsd {} onesweep {} keys only {}",
-            t.walk_window, t.lsd_rereads, t.onesweep_rereads, t.keys_only_rereads
+            "window {} rereads lsd {} onesweep {} keys only {} plain floats {}",
+            t.walk_window,
+            t.lsd_rereads,
+            t.onesweep_rereads,
+            t.keys_only_rereads,
+            t.plain_float_keys
         ),
     }
 }

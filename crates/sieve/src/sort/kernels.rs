@@ -42,16 +42,20 @@ pub struct PassConfig {
     /// hold only its digit through the ranking and read the key again to stage it (fewer
     /// registers through the ranking, a second read that the tile's first one left cached).
     pub hold_keys: bool,
-    /// The keys hold no -0.0 and no NaN (f32 only, learnt at run time: the sort's specials
-    /// word, [`keys_plain`]): a key is then its float's sign flip alone, as [`radix_key`]'s
-    /// order agrees with it on every other float.
+    /// f32 keys whose sort learns whether they hold a -0.0 or NaN
+    /// ([`SortTuning::plain_float_keys`](super::SortTuning::plain_float_keys)): its first read
+    /// sets the specials word, its later passes take the plain map where it is clear.
+    pub flags_specials: bool,
+    /// The keys hold no -0.0 and no NaN (learnt at run time: the sort's specials word,
+    /// [`keys_plain`]): a key is then its float's sign flip alone, as [`radix_key`]'s order
+    /// agrees with it on every other float.
     pub plain: bool,
 }
 
 impl PassConfig {
     /// This pass over keys known to hold no -0.0 or NaN, where that changes the key map (f32).
     pub(crate) fn plain_twin(self) -> Option<PassConfig> {
-        (self.kind == KeyKind::F32 && !self.plain).then_some(PassConfig {
+        (self.flags_specials && self.kind == KeyKind::F32 && !self.plain).then_some(PassConfig {
             plain: true,
             ..self
         })

@@ -524,6 +524,7 @@ impl Run<'_> {
             positions: Positions::None,
             write_keys: false,
             hold_keys: true,
+            flags_specials: self.tuning.plain_float_keys && kind == KeyKind::F32,
             plain: false,
         };
         // The first read of the keys learns whether any f32 key is -0.0 or NaN (`keys_plain`).
@@ -563,6 +564,7 @@ impl Run<'_> {
                 },
                 write_keys: !last || (matches!(sink, Sink::Outputs) && self.io.keys_out.is_some()),
                 hold_keys: self.tuning.holds_keys(with_positions, self.onesweep),
+                flags_specials: counting.flags_specials,
                 plain: false,
             };
             let (keys_out, positions_out, index_elem) = match (last, sink) {
