@@ -8,11 +8,18 @@
 #       global histogram. Fewer cubes a pass mean fewer such adds (the bins fill up):
 #       `cubes=` (`TopkTuning::target_cubes`; 4096 through wgpu, 64 a multiprocessor through
 #       CUDA) swept on the device-wide rows, raw radix select, both runtimes.
-# usage: B_DIR=<benches> bash bench/gpu_session36.sh vc
+#   ff  `SortTuning::plain_float_keys` (off by default: f32 keys mapped by the sign flip alone
+#       where the sort's first read met no -0.0 or NaN), never run through onesweep nor timed:
+#       through CUDA `sort::` (every device-wide variant with it switched; onesweep runs there
+#       only) beside the rows, f32 sorts with `plain=0/1` (2^28 keys alone, with indices,
+#       argsort) and i32 keys for reference; through Vulkan 2^24 with indices. Suites in TS_DIR
+#       (carry it too).
+# usage: B_DIR=<benches> [TS_DIR=<suites>] bash bench/gpu_session36.sh vc|ff
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
 cp ${B_DIR:?}/*.xz .gpu/
+[ "$1" = ff ] && cp ${TS_DIR:?}/*.xz .gpu/
 source "$here/gpu_prelude.sh"
 rm -rf /tmp/o
 stage_out
@@ -26,6 +33,16 @@ vc)
   pack vc
   bench_rows vulkan 240 $L
   ;;
-*) echo "usage: $0 <vc>"; exit 2 ;;
+ff)
+  timeout 400 .gpu/suite-cuda --test-threads 2 sort:: --skip dtypes_sort > "$OUT/tests-cuda.txt" 2>&1 &
+  P=plain=0/1
+  bench_rows cuda 200 --case sort:268435456:f32:$P --case sort_with_indices:268435456:f32:$P \
+    --case argsort:268435456:f32:$P --case sort:268435456:i32
+  pack ff
+  bench_rows vulkan 120 --case sort_with_indices:16777216:f32:$P
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  ;;
+*) echo "usage: $0 <vc|ff>"; exit 2 ;;
 esac
 pack $1
