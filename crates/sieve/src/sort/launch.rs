@@ -678,12 +678,13 @@ impl Run<'_> {
     }
 
     /// Copies of `bins` shared bins a kernel may keep ([`count_into_copy`]): `asked`, halved
-    /// until they fit the device's shared memory.
+    /// until they fit the device's shared memory beside the counting kernels' one shared word
+    /// (the specials flag, `keys_plain`).
     ///
     /// [`count_into_copy`]: crate::radix::digits::count_into_copy
     fn bin_copies(&self, asked: u32, bins: usize) -> u32 {
         let mut parts = asked;
-        while parts > 1 && 4 * bins * parts as usize > self.caps.max_shared_bytes {
+        while parts > 1 && 4 * bins * parts as usize + 4 > self.caps.max_shared_bytes {
             parts /= 2;
         }
         parts
