@@ -85,10 +85,11 @@ fn keys_plain(specials: &[u32], #[comptime] pass: PassConfig) -> bool {
 
 /// Notes a unit's finding of a -0.0 or NaN key (`found`) in the sort's specials word: one
 /// shared word the units set, one global store a cube that met any, after the
-/// synchronisation that ends the counting (`flag` was zeroed before it). Every unit calls it.
+/// synchronisation that ends the counting (`flag` was zeroed before it; units set it by
+/// atomic stores, so their like writes are no race). Every unit calls it.
 #[cube]
-fn publish_specials(specials: &[Atomic<u32>], flag: &Shared<u32>) {
-    if UNIT_POS == 0 && **flag != 0u32 {
+fn publish_specials(specials: &[Atomic<u32>], flag: &Shared<[Atomic<u32>]>) {
+    if UNIT_POS == 0 && flag[0].load() != 0u32 {
         specials[0].store(1u32);
     }
 }
@@ -218,15 +219,15 @@ pub(crate) fn histogram_kernel(
     let span = tile_span(tile, len, tiles_per_row, blueprint);
     let bins = Shared::<[Atomic<u32>]>::new_slice(comptime!(blueprint.digits() * parts as usize));
     clear_bins(&bins, comptime!(blueprint.digits() * parts as usize));
-    let mut flag = Shared::<u32>::new();
+    let flag = Shared::<[Atomic<u32>]>::new_slice(1usize);
     if UNIT_POS == 0 {
-        *flag = 0u32;
+        flag[0].store(0u32);
     }
     sync_cube();
     if comptime!(finds_specials) {
         // The first pass learns the specials word (and maps every key in full).
         if count_tile_digits(keys, &bins, &span, shift, parts, true, pass, blueprint) {
-            *flag = 1u32;
+            flag[0].store(1u32);
         }
     } else if comptime!(pass.plain_twin().is_some()) {
         let plain_pass = comptime!(pass.plain_twin().unwrap());
@@ -785,9 +786,9 @@ pub(crate) fn digit_counts_kernel(
     );
     let bins = Shared::<[Atomic<u32>]>::new_slice(comptime!(bins_len * parts as usize));
     clear_bins(&bins, comptime!(bins_len * parts as usize));
-    let mut flag = Shared::<u32>::new();
+    let flag = Shared::<[Atomic<u32>]>::new_slice(1usize);
     if UNIT_POS == 0 {
-        *flag = 0u32;
+        flag[0].store(0u32);
     }
     sync_cube();
     // Where the passes have a plain twin, this read learns the sort's specials word.
@@ -808,7 +809,7 @@ pub(crate) fn digit_counts_kernel(
         local += CUBE_DIM as usize;
     }
     if found {
-        *flag = 1u32;
+        flag[0].store(1u32);
     }
     sync_cube();
     if comptime!(finds) {
