@@ -8,12 +8,13 @@
 #       global histogram. Fewer cubes a pass mean fewer such adds (the bins fill up):
 #       `cubes=` (`TopkTuning::target_cubes`; 4096 through wgpu, 64 a multiprocessor through
 #       CUDA) swept on the device-wide rows, raw radix select, both runtimes.
-#   ff  `SortTuning::plain_float_keys` (off by default: f32 keys mapped by the sign flip alone
-#       where the sort's first read met no -0.0 or NaN), never run through onesweep nor timed:
-#       through CUDA `sort::` (every device-wide variant with it switched; onesweep runs there
-#       only) beside the rows, f32 sorts with `plain=0/1` (2^28 keys alone, with indices,
-#       argsort) and i32 keys for reference; through Vulkan 2^24 with indices. Suites in TS_DIR
-#       (carry it too).
+#   ff  `SortTuning::plain_float_keys` (`bench/plain_float_keys`: build B_DIR and TS_DIR from a
+#       branch with its patch applied; f32 keys mapped by the sign flip alone where the sort's
+#       first read met no -0.0 or NaN), never run through onesweep nor timed: through CUDA
+#       `sort::` (every device-wide variant with it switched; onesweep runs there only)
+#       beside the rows, f32 sorts with `plain=0/1` (2^28 keys alone, with indices, argsort)
+#       and i32 keys for reference; through Vulkan 2^24 with indices. Then main's own build
+#       in the same call for the default kernels.
 # usage: B_DIR=<benches> [TS_DIR=<suites>] bash bench/gpu_session36.sh vc|ff
 set -uo pipefail
 here="$(dirname "$0")"

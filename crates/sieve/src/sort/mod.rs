@@ -188,12 +188,6 @@ pub struct SortTuning {
     pub onesweep_rereads: bool,
     /// The same for keys-only passes of either strategy.
     pub keys_only_rereads: bool,
-    /// Device-wide passes over f32 keys map each to its radix key by the sign flip alone where
-    /// the sort's first read of the keys met no -0.0 and no NaN (it sets a word; each later
-    /// cube reads it and takes that map or the full one): the same order in fewer
-    /// instructions a key. Off by default until timed: f32 keys took 0.66-0.71 ms more than
-    /// i32 keys at 2^28 on an H100, all in the passes (`bench/results/h100/35-pp`, `35-fin`).
-    pub plain_float_keys: bool,
 }
 
 impl SortTuning {
@@ -257,7 +251,6 @@ impl SortTuning {
             lsd_rereads: true,
             onesweep_rereads: true,
             keys_only_rereads: true,
-            plain_float_keys: false,
         };
         // Each device-wide tile that does not fit takes half the keys a unit, on its own (a
         // device of 48 KiB keeps the keys-only and onesweep tiles whole when Lsd's with
