@@ -8,7 +8,9 @@
 //! densities from 0 to 1. Moved values and indices are compared bit for bit; float cumsum
 //! within a bound that grows with the running magnitude; Int cumsum exactly, wrapping.
 //!
-//! One property per op family, each case running every op of the family:
+//! One property per op family, each case running every op of the family (the sets property:
+//! `unique`, `unique_with`, `unique_consecutive`, `searchsorted` and `bucketize` into a sorted
+//! sequence drawn like the input, `kthvalue` and `median` along a dim given either way):
 //! - `SIEVE_PROP_CASES`: cases per property (default [`DEFAULT_CASES`], the suite's share of
 //!   CI on lavapipe; the GPU check runs 2000);
 //! - `SIEVE_PROP_SEED`: replays a run (each property prints its seed);
@@ -1215,6 +1217,155 @@ fn topk_property() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Sets and order statistics: unique, unique_with, unique_consecutive, searchsorted, bucketize,
+// kthvalue, median
+
+#[derive(Debug, Clone)]
+struct SetsCase {
+    input: Input,
+    /// `searchsorted`'s sequence: drawn like the input (so its values tie with the input's),
+    /// sorted on the CPU, then made a 1-D tensor.
+    sequence: Input,
+    dim: usize,
+    /// `dim` passed counted from the end (`dim - rank`).
+    negative_dim: bool,
+    k: KChoice,
+    right: bool,
+    inverse: bool,
+    counts: bool,
+}
+
+/// `unique_with` or `unique_consecutive`'s outputs against `(values, inverse, counts)`; the
+/// inverse in the input's shape.
+fn check_groups<const D: usize, K: Kind>(
+    got: sieve_burn::Unique<D, K>,
+    want: (Vec<K::Elem>, Vec<i64>, Vec<i64>),
+    case: &SetsCase,
+    op: &str,
+) -> Result<(), TestCaseError> {
+    same_values::<K>(&K::read(got.values), &want.0, &format!("{op}: values"))?;
+    match (got.inverse, case.inverse) {
+        (Some(inverse), true) => {
+            same(
+                &inverse.dims(),
+                &dims_array::<D>(case.input.dims()),
+                &format!("{op}: inverse shape"),
+            )?;
+            same(&common::i64s(inverse), &want.1, &format!("{op}: inverse"))?;
+        }
+        (None, false) => {}
+        (got, _) => return Err(fail(format!("{op}: inverse {:?}", got.map(|t| t.dims())))),
+    }
+    match (got.counts, case.counts) {
+        (Some(counts), true) => same(&common::i64s(counts), &want.2, &format!("{op}: counts")),
+        (None, false) => Ok(()),
+        (got, _) => Err(fail(format!("{op}: counts {:?}", got.map(|t| t.dims())))),
+    }
+}
+
+fn sets_case<const D: usize, K: Kind>(case: &SetsCase) -> Result<(), TestCaseError>
+where
+    K::Elem: PartialEq,
+{
+    use crate::sets::{consecutive_reference, search_reference, unique_reference};
+    let (x, data) = case.input.build::<D, K>(false);
+    let dims = case.input.dims();
+
+    let want = unique_reference(&data);
+    same_values::<K>(&K::read(sieve_burn::unique(x.clone())), &want.0, "unique")?;
+    let got = sieve_burn::unique_with(x.clone(), case.inverse, case.counts);
+    check_groups::<D, K>(got, want, case, "unique_with")?;
+    let got = sieve_burn::unique_consecutive(x.clone(), case.inverse, case.counts);
+    check_groups::<D, K>(
+        got,
+        consecutive_reference(&data),
+        case,
+        "unique_consecutive",
+    )?;
+
+    // searchsorted and bucketize: the input's elements (with its views) into a sorted sequence.
+    let (_, drawn) = case.sequence.build::<1, K>(false);
+    let order = sieve::sort::reference::sort_rows(&drawn, 1, drawn.len(), false);
+    let sorted: Vec<K::Elem> = order.iter().map(|&i| drawn[i]).collect();
+    let want: Vec<i64> = data
+        .iter()
+        .map(|v| search_reference(&sorted, v, case.right))
+        .collect();
+    let sequence = || K::make(sorted.clone(), [sorted.len()], &Device::default());
+    let got = sieve_burn::searchsorted(sequence(), x.clone(), case.right);
+    same(&got.dims(), &dims_array::<D>(dims), "searchsorted: shape")?;
+    same(&common::i64s(got), &want, "searchsorted")?;
+    let got = sieve_burn::bucketize(x.clone(), sequence(), case.right);
+    same(&common::i64s(got), &want, "bucketize")?;
+
+    // kthvalue and median along `dim` (a lane of length 0 has neither: refused, not tested).
+    let (dim, len) = (case.dim, dims[case.dim]);
+    if len == 0 {
+        return Ok(());
+    }
+    let at = if case.negative_dim {
+        dim as isize - D as isize
+    } else {
+        dim as isize
+    };
+    let out_dims: [usize; D] = dims_array(&with_dim(dims, dim, 1));
+    let k = case.k.of(len).max(1);
+    // Each lane's element of stable ascending rank `rank`, or (median) its first NaN.
+    let pick = |rank: usize, nan_first: bool| -> (Vec<i64>, Vec<K::Elem>) {
+        lanes(dims, dim)
+            .map(|lane| {
+                let at: Vec<usize> = lane.collect();
+                let row: Vec<K::Elem> = at.iter().map(|&p| data[p]).collect();
+                #[allow(clippy::eq_op)]
+                let nan = row.iter().position(|v| v != v).filter(|_| nan_first);
+                let j = nan.unwrap_or_else(|| {
+                    sieve::sort::reference::sort_rows(&row, 1, row.len(), false)[rank]
+                });
+                (j as i64, row[j])
+            })
+            .unzip()
+    };
+    let (want_indices, want_values) = pick(k - 1, false);
+    let (values, indices) = sieve_burn::kthvalue(x.clone(), k, at);
+    same(&values.dims(), &out_dims, "kthvalue: shape")?;
+    same_values::<K>(&K::read(values), &want_values, "kthvalue: values")?;
+    same(&common::i64s(indices), &want_indices, "kthvalue: indices")?;
+    let (want_indices, want_values) = pick((len - 1) / 2, true);
+    let (values, indices) = sieve_burn::median(x, at);
+    same(&values.dims(), &out_dims, "median: shape")?;
+    same_values::<K>(&K::read(values), &want_values, "median: values")?;
+    same(&common::i64s(indices), &want_indices, "median: indices")
+}
+
+#[test]
+fn sets_property() {
+    let sequence = (
+        prop_oneof![4 => 0usize..=300, 1 => select(BOUNDARIES.to_vec())],
+        any::<u64>().no_shrink(),
+    );
+    let cases = (
+        input(),
+        sequence,
+        (0..3usize, any::<bool>()),
+        k_choice(),
+        (any::<bool>(), any::<bool>(), any::<bool>()),
+    )
+        .prop_map(
+            |(input, (len, seed), (dim, negative_dim), k, (right, inverse, counts))| SetsCase {
+                sequence: Input::fixed(&[len], input.values, seed),
+                dim: dim % input.layout.rank(),
+                input,
+                negative_dim,
+                k,
+                right,
+                inverse,
+                counts,
+            },
+        );
+    check("sets", cases, |case| by_rank_and_kind!(sets_case, case));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Fixed cases through the same checks: what issue 13 saw fail, and the empty shapes
 
 /// Runs one fixed case (announced first under `SIEVE_PROP_LOG`, as the properties' are).
@@ -1324,6 +1475,28 @@ fn empty_shapes_sort() {
                 dim,
             };
             expect_ok("sort", &case, |case| by_rank_and_kind!(sort_case, case));
+        }
+    }
+}
+
+#[test]
+fn empty_shapes_sets() {
+    let _serial = common::serial();
+    for input in empty_inputs() {
+        for dim in 0..input.layout.rank() {
+            for (inverse, counts) in [(false, false), (true, true)] {
+                let case = SetsCase {
+                    sequence: Input::fixed(&[3], input.values, 1),
+                    input: input.clone(),
+                    dim,
+                    negative_dim: false,
+                    k: KChoice::One,
+                    right: false,
+                    inverse,
+                    counts,
+                };
+                expect_ok("sets", &case, |case| by_rank_and_kind!(sets_case, case));
+            }
         }
     }
 }

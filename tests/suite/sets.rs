@@ -20,7 +20,7 @@ fn same<T: SortKey>(a: &T, b: &T) -> bool {
 
 /// (values, inverse, counts) of `torch.unique(sorted=True)` in sieve's order; each value is
 /// its group's first element in input order.
-fn unique_reference<T: SortKey + Copy>(x: &[T]) -> (Vec<T>, Vec<i64>, Vec<i64>) {
+pub(crate) fn unique_reference<T: SortKey + Copy>(x: &[T]) -> (Vec<T>, Vec<i64>, Vec<i64>) {
     let order = sort_rows(x, 1, x.len(), false);
     let (mut values, mut counts) = (Vec::new(), Vec::new());
     let mut inverse = vec![0i64; x.len()];
@@ -35,7 +35,7 @@ fn unique_reference<T: SortKey + Copy>(x: &[T]) -> (Vec<T>, Vec<i64>, Vec<i64>) 
     (values, inverse, counts)
 }
 
-fn consecutive_reference<T: SortKey + Copy>(x: &[T]) -> (Vec<T>, Vec<i64>, Vec<i64>) {
+pub(crate) fn consecutive_reference<T: SortKey + Copy>(x: &[T]) -> (Vec<T>, Vec<i64>, Vec<i64>) {
     let (mut values, mut counts, mut inverse) = (Vec::new(), Vec::new(), Vec::new());
     for (i, v) in x.iter().enumerate() {
         if i == 0 || !same(&x[i - 1], v) {
@@ -49,7 +49,7 @@ fn consecutive_reference<T: SortKey + Copy>(x: &[T]) -> (Vec<T>, Vec<i64>, Vec<i
 }
 
 /// Elements of `sorted` less than `v` (or not greater, `right`) in sieve's order.
-fn search_reference<T: SortKey>(sorted: &[T], v: &T, right: bool) -> i64 {
+pub(crate) fn search_reference<T: SortKey>(sorted: &[T], v: &T, right: bool) -> i64 {
     // (The sequence is sorted in that order: the count is where the predicate turns.)
     sorted.partition_point(|s| match T::order(s, v) {
         Ordering::Less => true,

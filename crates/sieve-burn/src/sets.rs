@@ -141,7 +141,9 @@ fn flat_groups<const D: usize, K: SieveKind>(
     check_served(op, &x, DtypeUse::Values);
     let shape = x.shape();
     let n = shape.num_elements();
-    let flat = x.reshape([n]);
+    // `flatten`, not `reshape([n])`: Burn's `reshape` reads a 0 in its target as "the source's
+    // dim", so `[3, 0]` would not reshape to `[0]`.
+    let flat = x.flatten::<1>(0, D - 1);
     if n == 0 {
         return empty_unique(flat, shape, return_inverse, return_counts);
     }
@@ -229,7 +231,8 @@ fn empty_unique<const D: usize, K: SieveKind>(
     let device = flat.device();
     Unique {
         values: flat,
-        inverse: return_inverse.then(|| Tensor::<1, Int>::zeros([0], &device).reshape(shape)),
+        // Made in its shape (a reshape of `[0]` to a shape with a 0 would not: see above).
+        inverse: return_inverse.then(|| Tensor::<D, Int>::zeros(shape, &device)),
         counts: return_counts.then(|| Tensor::<1, Int>::zeros([0], &device)),
     }
 }

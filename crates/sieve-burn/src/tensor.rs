@@ -83,6 +83,10 @@ pub(crate) fn positions<const D: usize>(
     let mut along = [1usize; D];
     along[dim] = len;
     let dims: [usize; D] = std::array::from_fn(|d| shape[d]);
+    if dims.contains(&0) {
+        // No elements (and Burn's `reshape` would read the 0 in `along` as the source's dim).
+        return Tensor::zeros(dims, device);
+    }
     Tensor::<1, Int>::arange(0..len as i64, device)
         .reshape(along)
         .expand(dims)
