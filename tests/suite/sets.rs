@@ -475,6 +475,25 @@ fn check_order_statistics<T: Elem>(device: &Device, test: &str) {
             &want_v,
             &format!("{case}: median dim 0"),
         );
+        // Lanes of one element (along dim 0 of `[1, len]`), each its own median, NaN or not:
+        // the sort's output there is a transposed view, which Burn 0.22's fused kernels
+        // misread beside the expanded positions `median` once used.
+        let row = x[..len].to_vec();
+        let single = Tensor::<2, T::Kind>::from_data(
+            TensorData::new(row.clone(), [1, len]),
+            (device, T::DTYPE),
+        );
+        let (values, indices) = sieve_burn::median(single, 0);
+        assert_same_bits(
+            &read::<T>(values.reshape([len])),
+            &row,
+            &format!("{case}: median of one-element lanes"),
+        );
+        assert_eq!(
+            i64s(indices),
+            vec![0; len],
+            "{case}: median of one-element lanes"
+        );
     }
     // Rank 3, along every dim (negative too).
     let shape = [3usize, 4, 5];

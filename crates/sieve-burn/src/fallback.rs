@@ -172,7 +172,9 @@ fn partition_destinations<B: Backend>(
     (destinations, counts)
 }
 
-/// Positions along `dim`, broadcast to `shape` (also the gradients' source positions).
+/// Every element's position along `dim`, broadcast to `shape` (also the gradients' source
+/// positions, and `sieve_burn`'s Tensor-level `positions`: a backend's reshape takes its
+/// shape as given, where Burn's `Tensor::reshape` reads a 0 as "the source's dim").
 pub(crate) fn positions<B: Backend>(
     shape: &Shape,
     dim: usize,

@@ -80,6 +80,12 @@ pub fn kthvalue<const D: usize, K: SieveKind>(
         (1..=len).contains(&k),
         "kthvalue: invalid argument `k` = {k}: expected 1..={len} (the length of dim {dim})"
     );
+    if x.shape().num_elements() == 0 {
+        // No lane has an element: the bottom 1 has the output's shape, and stays in Autodiff's
+        // graph, where Burn's `narrow` of a tensor without elements returns an untracked one
+        // (a later `backward` would panic).
+        return crate::bottomk_with_indices(x, 1, dim as isize);
+    }
     let (values, indices) = crate::bottomk_with_indices(x, k, dim as isize);
     (values.narrow(dim, k - 1, 1), indices.narrow(dim, k - 1, 1))
 }

@@ -73,21 +73,17 @@ pub(crate) fn check_served<const D: usize, K: SieveKind>(
     crate::cube::refuse_unserved_dtype(op, &x.device(), x.dtype(), dtype_use);
 }
 
-/// Every element's position along `dim`, as an Int tensor of `shape`.
+/// Every element's position along `dim`, as an Int tensor of `shape` (`fallback::positions`).
 pub(crate) fn positions<const D: usize>(
     shape: &burn::tensor::Shape,
     dim: usize,
     device: &burn::tensor::Device,
 ) -> Tensor<D, Int> {
-    let len = shape[dim];
-    let mut along = [1usize; D];
-    along[dim] = len;
-    let dims: [usize; D] = std::array::from_fn(|d| shape[d]);
-    if dims.contains(&0) {
-        // No elements (and Burn's `reshape` would read the 0 in `along` as the source's dim).
-        return Tensor::zeros(dims, device);
-    }
-    Tensor::<1, Int>::arange(0..len as i64, device)
-        .reshape(along)
-        .expand(dims)
+    let index_dtype = device.settings().int_dtype;
+    Tensor::from_dispatch(crate::fallback::positions::<Dispatch>(
+        shape,
+        dim,
+        device.as_dispatch(),
+        index_dtype,
+    ))
 }

@@ -2,7 +2,7 @@
 
 use burn::backend::DType;
 use burn::tensor::{BoolStore, IntDType, Shape};
-use burn_cubecl::{CubeBackend, kernel::into_contiguous, ops::permute, tensor::CubeTensor};
+use burn_cubecl::{CubeBackend, kernel::into_contiguous, tensor::CubeTensor};
 use sieve::Dtype;
 use sieve::compact::{
     self, CompactIo, CompactOptions, CompactProblem, CountedIo, Flags, MaskStorage, Rejected,
@@ -374,10 +374,7 @@ fn split(
         CompactOptions::default(),
     )
     .unwrap_or_else(|e| panic!("{op}: {e}"));
-    let restore = |t: CubeTensor| match &swap {
-        Some(axes) => permute(t, axes),
-        None => t,
-    };
+    let restore = |t: CubeTensor| restore_axes(t, &swap);
     (restore(values), restore(indices), restore(counts))
 }
 

@@ -1,6 +1,6 @@
 //! [`super::ScanOps`] on the CubeCL backend.
 
-use burn_cubecl::{CubeBackend, kernel::into_contiguous, ops::permute, tensor::CubeTensor};
+use burn_cubecl::{CubeBackend, kernel::into_contiguous, tensor::CubeTensor};
 use sieve::scan::{self, ColumnProblem, ScanKind, ScanOp, ScanOptions, ScanProblem};
 
 use super::ScanOps;
@@ -60,8 +60,5 @@ fn scan_along(x: CubeTensor, dim: usize, op: ScanOp) -> CubeTensor {
         ScanOptions::default(),
     )
     .unwrap_or_else(|e| panic!("{name}: {e}"));
-    match swap {
-        Some(axes) => permute(output, &axes),
-        None => output,
-    }
+    restore_axes(output, &swap)
 }

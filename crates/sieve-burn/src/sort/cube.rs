@@ -1,7 +1,7 @@
 //! [`super::SortOps`] on the CubeCL backend.
 
 use burn::tensor::IntDType;
-use burn_cubecl::{CubeBackend, kernel::into_contiguous, ops::permute, tensor::CubeTensor};
+use burn_cubecl::{CubeBackend, kernel::into_contiguous, tensor::CubeTensor};
 use sieve::Dtype;
 use sieve::sort::{self as radix, SortIo, SortOptions, SortOrder, SortProblem};
 use sieve::topk::{self, TopkIo, TopkOptions, TopkProblem, TopkStrategy};
@@ -114,10 +114,7 @@ fn sort_along(
         SortOptions::default(),
     )
     .unwrap_or_else(|e| panic!("{op}: {e}"));
-    let restore = |t: CubeTensor| match &swap {
-        Some(axes) => permute(t, axes),
-        None => t,
-    };
+    let restore = |t: CubeTensor| restore_axes(t, &swap);
     (values.map(restore), indices.map(restore))
 }
 
@@ -166,10 +163,7 @@ fn topk_along(
         },
     )
     .unwrap_or_else(|e| panic!("{op}: {e}"));
-    let restore = |t: CubeTensor| match &swap {
-        Some(axes) => permute(t, axes),
-        None => t,
-    };
+    let restore = |t: CubeTensor| restore_axes(t, &swap);
     (restore(values), restore(indices))
 }
 
