@@ -8,7 +8,9 @@
 //! densities from 0 to 1. Moved values and indices are compared bit for bit; float cumsum
 //! within a bound that grows with the running magnitude; Int cumsum exactly, wrapping.
 //!
-//! One property per op family, each case running every op of the family (the gradient
+//! One property per op family, each case running every op of the family (the sampling
+//! property: `top_k_mask_logits` with one `k` and a `k` a row, `top_k_top_p_sample` both ways
+//! and `sample_from_logits` against `sieve::sample::reference`; the gradient
 //! property: the Autodiff gradient of each differentiable op's weighted sum, with respect to
 //! the tensor the views start from; the sets property:
 //! `unique`, `unique_with`, `unique_consecutive`, `searchsorted` and `bucketize` into a sorted
@@ -1591,6 +1593,157 @@ fn gradient_property() {
         2 => gradient_case::<2>(case),
         _ => gradient_case::<3>(case),
     });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sampling: top_k_mask_logits, top_k_top_p_sample, sample_from_logits (Float logits
+// `[batch, vocab]`, views included)
+
+#[derive(Debug, Clone)]
+struct SamplingCase {
+    /// Rank 2, a vocab of at least one token.
+    input: Input,
+    k: KChoice,
+    /// Per-row parameters, drawn from this seed.
+    rows_seed: u64,
+    p: f32,
+    t: f32,
+}
+
+/// `top_k_mask_logits` of one row: NaN as `-inf`, then everything outside the first `k` of
+/// the stable descending order set to `-inf` (`k` of 0 or past the row: nothing).
+fn masked_row(row: &[f32], k: i64) -> Vec<f32> {
+    let x: Vec<f32> = row
+        .iter()
+        .map(|&v| if v.is_nan() { f32::NEG_INFINITY } else { v })
+        .collect();
+    if k <= 0 || k as usize >= x.len() {
+        return x;
+    }
+    let order = sieve::sort::reference::sort_rows(&x, 1, x.len(), true);
+    let mut out = vec![f32::NEG_INFINITY; x.len()];
+    for &i in &order[..k as usize] {
+        out[i] = x[i];
+    }
+    out
+}
+
+fn sampling_case(case: &SamplingCase) -> Result<(), TestCaseError> {
+    use crate::sampling::check_token;
+    use sieve::sample::reference::{RowParams, sample_row};
+    use sieve_burn::sampling::{self, PerRow};
+    let (x, data) = case.input.build::<2, Float>(false);
+    let [batch, vocab] = [case.input.dims()[0], case.input.dims()[1]];
+    let device = Device::default();
+    let row = |r: usize| &data[r * vocab..(r + 1) * vocab];
+    let mut rng = StdRng::seed_from_u64(case.rows_seed);
+    let seeds: Vec<i64> = (0..batch)
+        .map(|_| rng.random_range(0..1i64 << 30))
+        .collect();
+    let ks: Vec<i64> = (0..batch)
+        .map(|_| match rng.random_range(0..5) {
+            0 => 0,
+            1 => -1,
+            2 => vocab as i64 + rng.random_range(0..3),
+            _ => rng.random_range(1..=vocab as i64),
+        })
+        .collect();
+    let ps: Vec<f32> = (0..batch)
+        .map(|_| match rng.random_range(0..4) {
+            0 => 1.0,
+            1 => 0.0,
+            _ => rng.random_range(0.05..0.95),
+        })
+        .collect();
+    let ts: Vec<f32> = (0..batch)
+        .map(|_| [0.0, 0.7, 1.0, 1.3, -1.0, f32::NAN][rng.random_range(0..6)])
+        .collect();
+    let seed_tensor =
+        || Tensor::<1, Int>::from_data(TensorData::new(seeds.clone(), [batch]), &device);
+    let k = case.k.of(vocab);
+    let params = |r: usize, k: i64, p: f32, t: f32| RowParams {
+        seed: (seeds[r] as u32, 0),
+        k,
+        p,
+        t,
+    };
+
+    // The mask, one k and a k a row.
+    let shown = |v: &[f32]| v.iter().map(|&g| Float::show(g)).collect::<Vec<_>>();
+    let got = Float::read(sampling::top_k_mask_logits(x.clone(), k));
+    let want: Vec<f32> = (0..batch)
+        .flat_map(|r| masked_row(row(r), k as i64))
+        .collect();
+    same(&shown(&got), &shown(&want), "top_k_mask_logits")?;
+    let k_tensor = || Tensor::<1, Int>::from_data(TensorData::new(ks.clone(), [batch]), &device);
+    let got = Float::read(sampling::top_k_mask_logits(
+        x.clone(),
+        PerRow::Each(k_tensor()),
+    ));
+    let want: Vec<f32> = (0..batch).flat_map(|r| masked_row(row(r), ks[r])).collect();
+    same(&shown(&got), &shown(&want), "top_k_mask_logits (a k a row)")?;
+
+    // The draws: the reference's token, or one within f32 rounding of its score.
+    let got = common::i64s(sampling::top_k_top_p_sample(
+        x.clone(),
+        k,
+        case.p,
+        case.t,
+        seed_tensor(),
+    ));
+    same(&[got.len()], &[batch], "top_k_top_p_sample: tokens")?;
+    let cut = if k < vocab { k } else { 0 };
+    for r in 0..batch {
+        let (ids, want) = sample_row(row(r), cut, params(r, k as i64, case.p, case.t));
+        check_token(&format!("top_k_top_p_sample row {r}"), got[r], &want, &ids);
+    }
+    let got = common::i64s(sampling::top_k_top_p_sample(
+        x.clone(),
+        PerRow::Each(k_tensor()),
+        PerRow::Each(Tensor::<1>::from_data(
+            TensorData::new(ps.clone(), [batch]),
+            &device,
+        )),
+        PerRow::Each(Tensor::<1>::from_data(
+            TensorData::new(ts.clone(), [batch]),
+            &device,
+        )),
+        seed_tensor(),
+    ));
+    for r in 0..batch {
+        let (ids, want) = sample_row(row(r), 0, params(r, ks[r], ps[r], ts[r]));
+        let case = format!("top_k_top_p_sample (per row) row {r}");
+        check_token(&case, got[r], &want, &ids);
+    }
+    let got = common::i64s(sampling::sample_from_logits(x, case.t, seed_tensor()));
+    for r in 0..batch {
+        let (ids, want) = sample_row(row(r), 0, params(r, 0, 1.0, case.t));
+        check_token(&format!("sample_from_logits row {r}"), got[r], &want, &ids);
+    }
+    Ok(())
+}
+
+#[test]
+fn sampling_property() {
+    let p = prop_oneof![Just(1.0f32), Just(0.0f32), 0.05f32..0.95];
+    let t = select(vec![0.0f32, 0.7, 1.0, 1.3, -1.0, f32::NAN]);
+    let cases = (
+        input_with(float_values()),
+        k_choice(),
+        any::<u64>().no_shrink(),
+        p,
+        t,
+    )
+        .prop_filter_map("rank 2, a vocab", |(input, k, rows_seed, p, t)| {
+            (input.layout.rank() == 2 && input.dims()[1] > 0).then_some(SamplingCase {
+                input,
+                k,
+                rows_seed,
+                p,
+                t,
+            })
+        });
+    check("sampling", cases, sampling_case);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -862,7 +862,12 @@ impl RowBuffers {
 
 /// `got` is `want`'s token, or (f32 rounding of the device against the reference's f64) a
 /// kept candidate whose perturbed score is within 1e-4 of the best; `ids`: the candidates'.
-fn check_token(case: &str, got: i64, want: &sieve::sample::reference::RowDraw, ids: &[u32]) {
+pub(crate) fn check_token(
+    case: &str,
+    got: i64,
+    want: &sieve::sample::reference::RowDraw,
+    ids: &[u32],
+) {
     if got == want.token {
         return;
     }

@@ -328,7 +328,7 @@ pub fn sample_from_logits(
 
 /// `logits` with every element outside its row's top-k set to `-inf` (and NaNs to `-inf`),
 /// in `logits`' dtype; ties at the `k`-th logit keep the lower index. `k = 0` or `k >=
-/// vocab` keeps every finite logit.
+/// vocab` (one `k`, or a row's) keeps every logit but NaN.
 pub fn top_k_mask_logits(logits: Tensor<2>, top_k: impl Into<PerRow<usize, Int>>) -> Tensor<2> {
     let op = "top_k_mask_logits";
     let dtype = logits.dtype();
@@ -339,7 +339,9 @@ pub fn top_k_mask_logits(logits: Tensor<2>, top_k: impl Into<PerRow<usize, Int>>
     let x = finite_or_neg_inf(logits.cast(DType::F32));
     let device = x.device();
     let keep = match top_k.into() {
-        PerRow::Same(k) if k == 0 || k >= vocab => x.clone().is_finite(),
+        // No filter: every logit stays (a `+inf` too, as a `k` a row of 0 keeps it), NaNs
+        // as `-inf`.
+        PerRow::Same(k) if k == 0 || k >= vocab => return x.cast(dtype),
         PerRow::Same(k) => {
             let (_, ids) = crate::topk_with_indices(x.clone(), k, 1);
             let ones = Tensor::<2, Int>::ones([batch, k], &device);
