@@ -15,12 +15,20 @@
 #       beside the rows, f32 sorts with `plain=0/1` (2^28 keys alone, with indices, argsort)
 #       and i32 keys for reference; through Vulkan 2^24 with indices. Then main's own build
 #       in the same call for the default kernels.
-# usage: B_DIR=<benches> [TS_DIR=<suites>] bash bench/gpu_session36.sh vc|ff
+#   tv  The thirty-sixth session's code on a GPU (it ran on lavapipe only): its Burn-level
+#       fixes (outputs along a dim that is not last keep size-1 dims off stride 1;
+#       `top_k_mask_logits`' `+inf`; the sets' empty shapes) and the new properties
+#       (`sets_property`, `gradient_property`, `sampling_property`) with the modules their
+#       changes touch, through CUDA and Vulkan, 500 cases a property; memcheck over the sets'
+#       order statistics (Burn's fused kernels reading the restored strides). B_DIR: copied,
+#       not run;
+#       TS_DIR: the suites.
+# usage: B_DIR=<benches> [TS_DIR=<suites>] bash bench/gpu_session36.sh vc|ff|tv
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
 cp ${B_DIR:?}/*.xz .gpu/
-[ "$1" = ff ] && cp ${TS_DIR:?}/*.xz .gpu/
+case "$1" in ff | tv) cp ${TS_DIR:?}/*.xz .gpu/ ;; esac
 source "$here/gpu_prelude.sh"
 rm -rf /tmp/o
 stage_out
@@ -44,6 +52,16 @@ ff)
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   ;;
-*) echo "usage: $0 <vc|ff>"; exit 2 ;;
+tv)
+  export SIEVE_PROP_CASES=500
+  M="props:: sets:: sampling:: dims:: sort_ops:: topk_ops:: split_ops:: filter_ops:: cumulative::"
+  LIMIT=500 split_suite cuda 4 "$M"
+  LIMIT=500 split_suite vulkan 3 "$M"
+  timeout 500 compute-sanitizer --tool memcheck --error-exitcode 3 .gpu/suite-cuda \
+    --test-threads 1 sets::kthvalue_and_median_match_the_reference > "$OUT/memcheck-cuda.txt" 2>&1 &
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  ;;
+*) echo "usage: $0 <vc|ff|tv>"; exit 2 ;;
 esac
 pack $1
