@@ -1693,9 +1693,9 @@ fn sampling_case(case: &SamplingCase) -> Result<(), TestCaseError> {
     ));
     same(&[got.len()], &[batch], "top_k_top_p_sample: tokens")?;
     let cut = if k < vocab { k } else { 0 };
-    for r in 0..batch {
+    for (r, &token) in got.iter().enumerate() {
         let (ids, want) = sample_row(row(r), cut, params(r, k as i64, case.p, case.t));
-        check_token(&format!("top_k_top_p_sample row {r}"), got[r], &want, &ids);
+        check_token(&format!("top_k_top_p_sample row {r}"), token, &want, &ids);
     }
     let got = common::i64s(sampling::top_k_top_p_sample(
         x.clone(),
@@ -1710,15 +1710,21 @@ fn sampling_case(case: &SamplingCase) -> Result<(), TestCaseError> {
         )),
         seed_tensor(),
     ));
-    for r in 0..batch {
+    same(
+        &[got.len()],
+        &[batch],
+        "top_k_top_p_sample (per row): tokens",
+    )?;
+    for (r, &token) in got.iter().enumerate() {
         let (ids, want) = sample_row(row(r), 0, params(r, ks[r], ps[r], ts[r]));
         let case = format!("top_k_top_p_sample (per row) row {r}");
-        check_token(&case, got[r], &want, &ids);
+        check_token(&case, token, &want, &ids);
     }
     let got = common::i64s(sampling::sample_from_logits(x, case.t, seed_tensor()));
-    for r in 0..batch {
+    same(&[got.len()], &[batch], "sample_from_logits: tokens")?;
+    for (r, &token) in got.iter().enumerate() {
         let (ids, want) = sample_row(row(r), 0, params(r, 0, 1.0, case.t));
-        check_token(&format!("sample_from_logits row {r}"), got[r], &want, &ids);
+        check_token(&format!("sample_from_logits row {r}"), token, &want, &ids);
     }
     Ok(())
 }
