@@ -1375,7 +1375,7 @@ fn sets_property() {
 
 // ---------------------------------------------------------------------------------------------
 // Gradients (Autodiff, Float): cumsum, sort, sort_descending, topk and bottomk values,
-// mask_select, stable_partition, kthvalue, median
+// mask_select, mask_select_padded, compact_rows, stable_partition, kthvalue, median
 
 #[derive(Debug, Clone)]
 struct GradientCase {
@@ -1530,6 +1530,31 @@ fn gradient_case<const D: usize>(case: &GradientCase) -> Result<(), TestCaseErro
             want[i] = w[o] as f64;
         }
         check(&got, &want, "mask_select")?;
+    }
+    // The padded forms: slot `o` of the kept values (of the whole tensor, or of each row of
+    // the last dim) copies the `o`-th kept element; the padding copies nothing.
+    let kept_in =
+        |at: &mut dyn Iterator<Item = usize>, w: &[f32], want: &mut [f64], base: usize| {
+            for (o, i) in at.filter(|&i| flags[i]).enumerate() {
+                want[i] = w[base + o] as f64;
+            }
+        };
+    let padded = |x| sieve_burn::mask_select_padded(x, mask()).0;
+    if let Some((got, w)) = gradient_of::<D, 1>(case, &base, padded, 10) {
+        let mut want = vec![0.0f64; n];
+        kept_in(&mut (0..n), &w, &mut want, 0);
+        check(&got, &want, "mask_select_padded")?;
+    }
+    let last = dims[D - 1];
+    let compacted = |x| sieve_burn::compact_rows(as_rows(x), as_rows(mask())).0;
+    if n > 0
+        && let Some((got, w)) = gradient_of::<D, 2>(case, &base, compacted, 11)
+    {
+        let mut want = vec![0.0f64; n];
+        for r in 0..n / last {
+            kept_in(&mut (r * last..(r + 1) * last), &w, &mut want, r * last);
+        }
+        check(&got, &want, "compact_rows")?;
     }
     let partition = |x| sieve_burn::stable_partition(x, mask(), dim).0;
     if let Some((got, w)) = gradient_of::<D, D>(case, &base, partition, 7) {
