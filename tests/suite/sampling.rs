@@ -1326,3 +1326,21 @@ fn seed_dtypes_half_logits_and_views_draw_the_same() {
         "seed {seed}: last-position view"
     );
 }
+
+/// `top_p_renorm_probs` over 65,535 equal probabilities of 2^-16 (every partial sum exact):
+/// each becomes 1/65,535 (Burn 0.22's `sum_dim` drops a row's last element at that length on
+/// lavapipe, which would make it 1/65,534).
+#[test]
+fn top_p_renorm_sums_every_token_of_a_long_row() {
+    let _device = serial();
+    let device = Device::default();
+    let vocab = 65_535usize;
+    let probs = Tensor::<2>::full([1, vocab], 1.0 / 65536.0, &device);
+    let got = f32s(top_p_renorm_probs(probs, 1.0));
+    let want = 1.0f64 / vocab as f64;
+    let worst = got
+        .iter()
+        .map(|&g| (g as f64 - want).abs() / want)
+        .fold(0.0, f64::max);
+    assert!(worst < 1e-6, "relative error {worst} against 1/{vocab}");
+}

@@ -887,3 +887,24 @@ fn bad_calls_get_clear_errors() {
         "{m}"
     );
 }
+
+/// A lane's only NaN in its last place makes its median NaN, in lanes 65,535 and 131,071 long
+/// (where Burn 0.22's `min_dim` drops a lane's last element on lavapipe).
+#[test]
+fn median_finds_a_nan_in_a_lanes_last_place() {
+    let _device = serial();
+    let device = Device::default();
+    for len in [65_535usize, 131_071] {
+        let mut x: Vec<f32> = (0..len).map(|j| (j % 1000) as f32).collect();
+        x[len - 1] = f32::NAN;
+        let t = Tensor::<2>::from_data(TensorData::new(x, [1, len]), &device);
+        let (values, indices) = sieve_burn::median(t, 1);
+        let v: Vec<f32> = values.into_data().iter::<f32>().collect();
+        assert!(v[0].is_nan(), "[1, {len}]: median {v:?}, expected NaN");
+        assert_eq!(
+            i64s(indices),
+            [len as i64 - 1],
+            "[1, {len}]: the NaN's index"
+        );
+    }
+}

@@ -12,7 +12,7 @@ use burn::backend::autodiff::{
 };
 use burn::backend::tensor::{FloatTensor, IntTensor};
 use burn::backend::{AutodiffBackend, Backend};
-use burn::tensor::{DType, FloatDType, Shape};
+use burn::tensor::{DType, FloatDType, IntDType, Shape};
 
 use crate::SieveOps;
 use crate::values::Values;
@@ -94,6 +94,20 @@ impl<B: Backend + SieveOps> Backward<B, 1> for PermutationBackward {
             grads.register::<B>(node.id, scatter_add_grad::<B>(shape, dim, indices, grad));
         }
     }
+}
+
+/// Every element's position along `dim`, broadcast to `shape`: the running sum of ones less
+/// one (sieve's scan), where Burn 0.22's Int `arange` through wgpu goes wrong past 65,535
+/// elements (on lavapipe: 134,466 of 200,001 positions wrong).
+pub(crate) fn scanned_positions<B: Backend + SieveOps>(
+    shape: &Shape,
+    dim: usize,
+    device: &burn::backend::tensor::Device<B>,
+    index_dtype: IntDType,
+) -> IntTensor<B> {
+    let ones = B::int_ones(Shape::new([shape[dim]]), device, index_dtype);
+    let along = B::int_sub_scalar(int_scan::<B>(ones, 0, ScanOp::Sum), 1i64.into());
+    crate::fallback::spread::<B>(along, shape, dim)
 }
 
 /// The inner backend's scan of a Float tensor.

@@ -172,9 +172,8 @@ fn partition_destinations<B: Backend>(
     (destinations, counts)
 }
 
-/// Every element's position along `dim`, broadcast to `shape` (also the gradients' source
-/// positions, and `sieve_burn`'s Tensor-level `positions`: a backend's reshape takes its
-/// shape as given, where Burn's `Tensor::reshape` reads a 0 as "the source's dim").
+/// Every element's position along `dim`, broadcast to `shape`, from the backend's `arange`
+/// (the fallbacks' own; the cube backends' ops take `autodiff::scanned_positions`).
 pub(crate) fn positions<B: Backend>(
     shape: &Shape,
     dim: usize,
@@ -182,6 +181,13 @@ pub(crate) fn positions<B: Backend>(
     index_dtype: IntDType,
 ) -> IntTensor<B> {
     let along = B::int_arange(0..shape[dim] as i64, device, index_dtype);
+    spread::<B>(along, shape, dim)
+}
+
+/// `along` (the `shape[dim]` positions `0, 1, ...`) broadcast to `shape` along `dim`. A
+/// backend's reshape takes its shape as given, where Burn's `Tensor::reshape` reads a 0 as
+/// "the source's dim".
+pub(crate) fn spread<B: Backend>(along: IntTensor<B>, shape: &Shape, dim: usize) -> IntTensor<B> {
     let mut view = vec![1; shape.num_dims()];
     view[dim] = shape[dim];
     B::int_expand(B::int_reshape(along, Shape::from(view)), shape.clone())

@@ -121,9 +121,10 @@ pub fn median<const D: usize, K: SieveKind>(
     // NaN lanes: NaN is the only value unequal to itself (Int lanes never have one).
     let nan = x.clone().not_equal(x.clone());
     let position = positions::<D>(&x.shape(), dim, &x.device());
-    let first_nan = position
-        .mask_fill(nan.clone().bool_not(), len as i64)
-        .min_dim(dim);
+    // The lane's running minimum's last element (sieve's scan), not Burn's `min_dim`, which
+    // drops the last element of some lanes (65,535 and 131,071 long on lavapipe).
+    let first_nan = crate::cummin(position.mask_fill(nan.clone().bool_not(), len as i64), dim)
+        .narrow(dim, len - 1, 1);
     let has_nan = first_nan.clone().lower_elem(len as i64);
     let at = first_nan.clamp_max(len as i64 - 1);
     let nan_value = x.gather(dim, at.clone());

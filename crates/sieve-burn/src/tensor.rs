@@ -73,14 +73,15 @@ pub(crate) fn check_served<const D: usize, K: SieveKind>(
     crate::cube::refuse_unserved_dtype(op, &x.device(), x.dtype(), dtype_use);
 }
 
-/// Every element's position along `dim`, as an Int tensor of `shape` (`fallback::positions`).
+/// Every element's position along `dim`, as an Int tensor of `shape`
+/// (`autodiff::scanned_positions`).
 pub(crate) fn positions<const D: usize>(
     shape: &burn::tensor::Shape,
     dim: usize,
     device: &burn::tensor::Device,
 ) -> Tensor<D, Int> {
     let index_dtype = device.settings().int_dtype;
-    Tensor::from_dispatch(crate::fallback::positions::<Dispatch>(
+    Tensor::from_dispatch(crate::autodiff::scanned_positions::<Dispatch>(
         shape,
         dim,
         device.as_dispatch(),

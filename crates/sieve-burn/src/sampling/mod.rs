@@ -384,7 +384,11 @@ pub fn top_p_renorm_probs(probs: Tensor<2>, top_p: impl Into<PerRow<f32, Float>>
     let slot = positions::<2>(&sorted.shape(), 1, &device);
     let keep = nucleus(sorted.clone(), slot, top_p);
     let kept = sorted.mask_fill(keep.bool_not(), 0.0);
-    let total = kept.clone().sum_dim(1).expand([batch, vocab]);
+    // The running sum's last column (sieve's scan), not Burn's `sum_dim`, which drops the last
+    // element of some rows (65,535 and 131,071 long on lavapipe).
+    let total = crate::cumsum(kept.clone(), 1)
+        .narrow(1, vocab - 1, 1)
+        .expand([batch, vocab]);
     let renormed = kept / total;
     Tensor::<2>::zeros([batch, vocab], &device)
         .scatter(1, ids, renormed, burn::tensor::IndexingUpdateOp::Add)

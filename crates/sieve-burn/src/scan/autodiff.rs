@@ -124,7 +124,7 @@ fn reverse_cumsum<B: Backend + SieveOps>(t: FloatTensor<B>, dim: usize) -> Float
 /// multiplied by 0/1 masks, so a product that overflowed to inf (or became NaN as inf * 0)
 /// past a zero cannot turn the sums before it into NaN (Burn's own `float_cumprod` backward
 /// multiplies by masks and does). Device ops only: one cumprod, two reversed cumsums, two
-/// minimum reductions (the first and second zeros), elementwise work; no host read.
+/// running minima (the first and second zeros), elementwise work; no host read.
 fn cumprod_gradient<B: Backend + SieveOps>(
     x: FloatTensor<B>,
     g: FloatTensor<B>,
@@ -137,12 +137,16 @@ fn cumprod_gradient<B: Backend + SieveOps>(
     let device = x.device();
     let settings = get_device_settings::<B>(&device);
     let bools = settings.bool_dtype;
-    let positions = crate::fallback::positions::<B>(&shape, dim, &device, settings.int_dtype);
-    // Each lane's first zero, broadcast along the lane (the lane's length when none).
+    let positions =
+        crate::autodiff::scanned_positions::<B>(&shape, dim, &device, settings.int_dtype);
+    // At each position, the lane's first zero if it is at or before it, else the lane's length
+    // (a running minimum, sieve's scan): the comparisons below with the position need no more
+    // than that, and Burn 0.22's `min_dim` drops the last element of some lanes (65,535 and
+    // 131,071 long on lavapipe).
     let first_zero = |x: FloatTensor<B>| {
         let nonzero = B::bool_not(B::float_equal_elem(x, 0.0f64.into(), bools));
         let at = B::int_mask_fill(positions.clone(), nonzero, (shape[dim] as i64).into());
-        B::int_expand(B::int_min_dim(at, dim), shape.clone())
+        int_scan::<B>(at, dim, ScanOp::Min)
     };
     let zero = first_zero(x.clone());
     let before = B::int_lower(positions.clone(), zero.clone(), bools);
@@ -216,7 +220,7 @@ impl<B: Backend + SieveOps> Backward<B, 1> for ExtremeBackward {
             let settings = get_device_settings::<B>(&device);
             let bools = settings.bool_dtype;
             let positions =
-                crate::fallback::positions::<B>(&shape, dim, &device, settings.int_dtype);
+                crate::autodiff::scanned_positions::<B>(&shape, dim, &device, settings.int_dtype);
             // Past a NaN the output is NaN and equals nothing, so later positions keep the NaN
             // as their source until the next NaN.
             let source = B::bool_or(
