@@ -1271,6 +1271,31 @@ fn check_groups<const D: usize, K: Kind>(
     }
 }
 
+/// Every lane along `dim` (in the row-major order of `dims` with `dim` cut to 1): the index
+/// along `dim` and the flat position of its element of stable ascending rank `rank`, or (with
+/// `nan_first`, as `median`) of its first NaN where it has one.
+fn order_statistic<T: SortKey + PartialEq>(
+    data: &[T],
+    dims: &[usize],
+    dim: usize,
+    rank: usize,
+    nan_first: bool,
+) -> Vec<(usize, usize)> {
+    lanes(dims, dim)
+        .map(|lane| {
+            let at: Vec<usize> = lane.collect();
+            let row: Vec<T> = at.iter().map(|&p| data[p]).collect();
+            // NaN is the only value unequal to itself.
+            #[allow(clippy::eq_op)]
+            let nan = row.iter().position(|v| v != v).filter(|_| nan_first);
+            let j = nan.unwrap_or_else(|| {
+                sieve::sort::reference::sort_rows(&row, 1, row.len(), false)[rank]
+            });
+            (j, at[j])
+        })
+        .collect()
+}
+
 fn sets_case<const D: usize, K: Kind>(case: &SetsCase) -> Result<(), TestCaseError>
 where
     K::Elem: PartialEq,
@@ -1320,17 +1345,9 @@ where
     let k = case.k.of(len).max(1);
     // Each lane's element of stable ascending rank `rank`, or (median) its first NaN.
     let pick = |rank: usize, nan_first: bool| -> (Vec<i64>, Vec<K::Elem>) {
-        lanes(dims, dim)
-            .map(|lane| {
-                let at: Vec<usize> = lane.collect();
-                let row: Vec<K::Elem> = at.iter().map(|&p| data[p]).collect();
-                #[allow(clippy::eq_op)]
-                let nan = row.iter().position(|v| v != v).filter(|_| nan_first);
-                let j = nan.unwrap_or_else(|| {
-                    sieve::sort::reference::sort_rows(&row, 1, row.len(), false)[rank]
-                });
-                (j as i64, row[j])
-            })
+        order_statistic(&data, dims, dim, rank, nan_first)
+            .into_iter()
+            .map(|(j, p)| (j as i64, data[p]))
             .unzip()
     };
     let (want_indices, want_values) = pick(k - 1, false);
@@ -1428,46 +1445,32 @@ fn gradient_of<const D: usize, const E: usize>(
 }
 
 /// The base's gradient from the view's (`logical`, the view's row-major order): each logical
-/// element adds to the base element it reads (`sources`); with each base element's scale (the
-/// sum of its terms' magnitudes).
-fn to_base(logical: &[f64], sources: &[usize], base_len: usize) -> (Vec<f64>, Vec<f64>) {
-    let (mut base, mut scale) = (vec![0.0f64; base_len], vec![0.0f64; base_len]);
+/// element adds to the base element it reads (`sources`).
+fn to_base(logical: &[f64], sources: &[usize], base_len: usize) -> Vec<f64> {
+    let mut base = vec![0.0f64; base_len];
     for (i, &g) in logical.iter().enumerate() {
         base[sources[i]] += g;
-        scale[sources[i]] += g.abs();
     }
-    (base, scale)
+    base
 }
 
-/// `got` against the base's gradient: exactly where every partial sum is an integer below 2^24
-/// (exact in f32 in any order; either zero); else (an expanded view's gradient sums a whole dim of
-/// them) within 2^-16 of the element's scale, as the order of f32 adds may round.
-fn same_gradient(
-    got: &[f32],
-    (want, scale): (Vec<f64>, Vec<f64>),
-    op: &str,
-) -> Result<(), TestCaseError> {
-    let exact = (1u64 << 24) as f64;
-    let bad = (0..want.len()).find(|&i| {
-        let (g, w) = (got.get(i).map_or(f64::NAN, |&g| g as f64), want[i]);
-        if scale[i] < exact {
-            g != w
-        } else {
-            (g - w).abs() > scale[i] / 65536.0
-        }
-    });
-    match (got.len() == want.len(), bad) {
-        (true, None) => Ok(()),
-        (false, _) => Err(fail(format!(
+/// `got` against the base's gradient, exactly: every partial sum is an integer below 2^24
+/// (small weights, at most one term an element where no view is expanded), so exact in f32 in
+/// any order (either zero).
+fn same_gradient(got: &[f32], want: &[f64], op: &str) -> Result<(), TestCaseError> {
+    if got.len() != want.len() {
+        return Err(fail(format!(
             "{op}: gradient: {} elements, expected {}",
             got.len(),
             want.len()
-        ))),
-        (true, Some(i)) => Err(fail(format!(
-            "{op}: gradient: first bad element at {i}: got {:?}, expected {} (scale {})",
+        )));
+    }
+    match (0..want.len()).find(|&i| got[i] as f64 != want[i]) {
+        None => Ok(()),
+        Some(i) => Err(fail(format!(
+            "{op}: gradient: first bad element at {i}: got {:?}, expected {}",
             Float::show(got[i]),
-            want[i],
-            scale[i]
+            want[i]
         ))),
     }
 }
@@ -1504,7 +1507,7 @@ fn gradient_case<const D: usize>(case: &GradientCase) -> Result<(), TestCaseErro
     let n = data.len();
 
     let check = |got: &[f32], logical: &[f64], op: &str| {
-        same_gradient(got, to_base(logical, sources.as_slice(), base_len), op)
+        same_gradient(got, &to_base(logical, sources.as_slice(), base_len), op)
     };
 
     // cumsum: each element's gradient is the sum of the weights from it to its lane's end.
@@ -1613,14 +1616,11 @@ fn gradient_case<const D: usize>(case: &GradientCase) -> Result<(), TestCaseErro
     }
     let chosen = |rank: usize, nan_first: bool, w: &[f32]| {
         let mut want = vec![0.0f64; n];
-        for (o, lane) in lanes(dims, dim).enumerate() {
-            let at: Vec<usize> = lane.collect();
-            let row: Vec<f32> = at.iter().map(|&p| data[p]).collect();
-            let nan = row.iter().position(|v| v.is_nan()).filter(|_| nan_first);
-            let j = nan.unwrap_or_else(|| {
-                sieve::sort::reference::sort_rows(&row, 1, row.len(), false)[rank]
-            });
-            want[at[j]] += w[o] as f64;
+        for (o, (_, p)) in order_statistic(&data, dims, dim, rank, nan_first)
+            .into_iter()
+            .enumerate()
+        {
+            want[p] += w[o] as f64;
         }
         want
     };
@@ -1734,19 +1734,18 @@ fn sampling_case(case: &SamplingCase) -> Result<(), TestCaseError> {
     };
 
     // The mask, one k and a k a row.
-    let shown = |v: &[f32]| v.iter().map(|&g| Float::show(g)).collect::<Vec<_>>();
     let got = Float::read(sampling::top_k_mask_logits(x.clone(), k));
     let want: Vec<f32> = (0..batch)
         .flat_map(|r| masked_row(row(r), k as i64))
         .collect();
-    same(&shown(&got), &shown(&want), "top_k_mask_logits")?;
+    same_values::<Float>(&got, &want, "top_k_mask_logits")?;
     let k_tensor = || Tensor::<1, Int>::from_data(TensorData::new(ks.clone(), [batch]), &device);
     let got = Float::read(sampling::top_k_mask_logits(
         x.clone(),
         PerRow::Each(k_tensor()),
     ));
     let want: Vec<f32> = (0..batch).flat_map(|r| masked_row(row(r), ks[r])).collect();
-    same(&shown(&got), &shown(&want), "top_k_mask_logits (a k a row)")?;
+    same_values::<Float>(&got, &want, "top_k_mask_logits (a k a row)")?;
 
     // The draws: the reference's token, or one within f32 rounding of its score.
     let got = common::i64s(sampling::top_k_top_p_sample(
