@@ -96,6 +96,135 @@ fn uniforms_match_the_reference_bit_for_bit() {
     assert_ne!(u[..100_000], u[100_000..]);
 }
 
+/// Every uniform the 32 random bits can give is an odd multiple of 2^-24 inside (0, 1), with
+/// `1 - u` exact in f32 (the draws' `-ln u` near 1 reads it); and at counters whose bits are
+/// all ones or all zeros up top (where 24 bits' `(m + 0.5) / 2^24` rounded to exactly 1, a
+/// `+inf` Gumbel noise), the device's uniforms are the reference's, inside (0, 1).
+#[test]
+fn uniforms_are_exact_and_never_reach_0_or_1() {
+    let _device = serial();
+    for m in 0..1u32 << 23 {
+        // The low 9 bits do not count; vary them anyway.
+        let u = reference::uniform(m << 9 | (m.wrapping_mul(2_654_435_761) >> 23));
+        let scaled = u as f64 * 16_777_216.0;
+        assert!(
+            u > 0.0 && u < 1.0 && scaled == (2 * m + 1) as f64,
+            "top bits {m}: u = {u}"
+        );
+        assert_eq!(
+            (1.0 - u) as f64,
+            1.0 - u as f64,
+            "top bits {m}: 1 - u rounds"
+        );
+    }
+    let (lo, hi) = (7u32, 0u32);
+    let all_ones = (0u32..)
+        .find(|&j| reference::bits(lo, hi, j) >> 8 == 0x00FF_FFFF)
+        .expect("a counter whose top 24 bits are all ones");
+    let all_zeros = (0u32..)
+        .find(|&j| reference::bits(lo, hi, j) >> 8 == 0)
+        .expect("a counter whose top 24 bits are all zeros");
+    let device = Device::default();
+    let seeds = Tensor::<1, Int>::from_data(TensorData::new(vec![lo as i64], [1]), &device);
+    let at = Tensor::<2, Int>::from_data(
+        TensorData::new(vec![all_ones as i64, all_zeros as i64, 3], [1, 3]),
+        &device,
+    );
+    let got = f32s(sampling::uniform_at(seeds, at));
+    let want = reference::uniform_at(&[(lo, hi)], &[all_ones, all_zeros, 3], 3);
+    assert_eq!(got, want, "counters {all_ones} and {all_zeros}");
+    assert!(got.iter().all(|&u| u > 0.0 && u < 1.0), "{got:?}");
+}
+
+/// A token whose uniform sits nearest 1 has the largest Gumbel noise a draw can give, and no
+/// more: on a row where its logit is 30 below every other, it must not be drawn (24 bits'
+/// rounding made its noise `+inf`, and `sample_from_logits` returned it whatever its logit).
+/// Also the draw kernel against the reference where `u` is near 1: two candidates whose
+/// noises come from `w = 1 - u` of a few 2^-24 steps, logits 0.002 from a tie either way.
+#[test]
+fn tokens_with_u_near_1_draw_as_their_probability() {
+    use crate::common::{client, download, upload};
+    use sieve::Dtype;
+    use sieve::sample::reference::draw_row;
+    let _device = serial();
+    let device = Device::default();
+    let vocab = 64u32;
+    let near_one = |seed: u32, j: u32| reference::bits(seed, 0, j) >> 9 == 0x007F_FFFF;
+    let (seed, token) = (0u32..)
+        .find_map(|s| (0..vocab).find(|&j| near_one(s, j)).map(|j| (s, j)))
+        .expect("a seed with a counter below the vocab whose top 23 bits are all ones");
+    let mut row = vec![0.0f32; vocab as usize];
+    row[token as usize] = -30.0;
+    let x = Tensor::<2>::from_data(TensorData::new(row.clone(), [1, vocab as usize]), &device);
+    let s = Tensor::<1, Int>::from_data(TensorData::new(vec![seed as i64], [1]), &device);
+    let got = i64s(sampling::sample_from_logits(x, 1.0, s))[0];
+    let ids: Vec<u32> = (0..vocab).collect();
+    let params = RowParams {
+        seed: (seed, 0),
+        k: 0,
+        p: 1.0,
+        t: 1.0,
+    };
+    // The reference ranks nothing here: the row order is the id order.
+    let want = draw_row(&row, &ids, params);
+    assert_ne!(
+        got, token as i64,
+        "seed {seed}: the -30 logit at {token} was drawn"
+    );
+    check_token(&format!("seed {seed}"), got, &want, &ids);
+
+    // The draw kernel: pairs of ids with w = 1 - u below 2^-16, logits 0.002 off a tie.
+    let client = client();
+    let seed = 12_345u32;
+    let close: Vec<u32> = (0u32..)
+        .filter(|&j| reference::bits(seed, 0, j) >> 9 >= 0x007F_FF80)
+        .take(8)
+        .collect();
+    let gumbel = |j: u32| {
+        let u = reference::uniform(reference::bits(seed, 0, j)) as f64;
+        -(-u.ln()).ln()
+    };
+    for pair in close.chunks(2) {
+        let (a, b) = (pair[0], pair[1]);
+        for gap in [0.002f64, -0.002] {
+            // Score of b = score of a + gap, a's logit 0 and first.
+            let vb = (gumbel(a) - gumbel(b) + gap) as f32;
+            // Ranked as the draw reads them: the larger logit first.
+            let (values, ids) = if vb > 0.0 {
+                ([vb, 0.0f32], [b, a])
+            } else {
+                ([0.0f32, vb], [a, b])
+            };
+            let buffers = RowBuffers::upload(&client, &[params_of(seed)], false);
+            let io = sieve::sample::DrawIo {
+                values: &upload(&client, &values),
+                ids: &upload(&client, &ids),
+                id_dtype: Dtype::U32,
+                rows: buffers.draw_rows(),
+            };
+            sieve::sample::draw(&client, io, 1, 2).expect("a valid draw");
+            let got = download::<i32>(&client, buffers.tokens, 1)[0] as i64;
+            let want = draw_row(&values, &ids, params_of(seed));
+            let expect = if gap > 0.0 { b } else { a };
+            assert_eq!(want.token, expect as i64, "the reference, ids {a} and {b}");
+            assert_eq!(
+                got, expect as i64,
+                "ids {a}, {b}, gap {gap}: {:?}",
+                want.scores
+            );
+        }
+    }
+}
+
+fn params_of(seed: u32) -> RowParams {
+    RowParams {
+        seed: (seed, 0),
+        k: 0,
+        p: 1.0,
+        t: 1.0,
+    }
+}
+
 #[test]
 fn uniforms_at_columns_are_the_rows_gathered() {
     let _device = serial();

@@ -5,8 +5,11 @@
 //!
 //! The hash is Chris Wellons' `lowbias32` integer finaliser (a published, measured avalanche
 //! mixer), applied to the seed's words and to the counter `j` in turn (see [`reference::bits`]).
-//! Its top 24 bits `m` become `u = (m + 0.5) / 2^24`: every value is exact in f32 and lies in
-//! `[2^-25, 1 - 2^-25]`, never 0 or 1, so `ln(u)` and `ln(-ln(u))` are finite.
+//! Its top 23 bits `m` become `u = (2m + 1) / 2^24`, the odd multiples of 2^-24: every value
+//! and its `1 - u` are exact in f32 and lie in `[2^-24, 1 - 2^-24]`, never 0 or 1, so `ln(u)`
+//! and `ln(-ln(u))` are finite. (24 bits' `(m + 0.5) / 2^24` is not exact past `u = 1/2`: it
+//! rounds, to 1 for one value in 2^24, whose Gumbel noise is `+inf`: a token that wins any
+//! draw it enters.)
 
 use cubecl::prelude::*;
 use cubecl::server::Handle;
@@ -35,9 +38,9 @@ pub mod reference {
         mix(key ^ mix(j.wrapping_mul(0x9e37_79b9) ^ 0x632b_e5ab))
     }
 
-    /// The uniform number of 32 random bits: `(top 24 bits + 0.5) / 2^24`.
+    /// The uniform number of 32 random bits: `(2 * top 23 bits + 1) / 2^24`, exact.
     pub fn uniform(bits: u32) -> f32 {
-        ((bits >> 8) as f32 + 0.5) * (1.0 / 16_777_216.0)
+        ((bits >> 9) * 2 + 1) as f32 * (1.0 / 16_777_216.0)
     }
 
     /// `[rows, len]` uniforms of the row seeds given as `(lo, hi)` words.
@@ -85,33 +88,33 @@ pub(crate) fn seed_words(seeds: &[u32], row: usize, #[comptime] wide_seeds: bool
 /// [`reference::uniform`]).
 #[cube]
 pub(crate) fn uniform_of(lo: u32, hi: u32, j: u32) -> f32 {
-    half_step_of(top_bits_of(lo, hi, j))
+    odd_step_of(top_bits_of(lo, hi, j))
 }
 
-/// `(m + 0.5) / 2^24` for a 24-bit `m`: exact in f32.
+/// `(2m + 1) / 2^24` for a 23-bit `m`: exact in f32 (an odd integer below 2^24, scaled).
 #[cube]
-fn half_step_of(m: u32) -> f32 {
-    (f32::cast_from(m) + 0.5f32) * (1.0f32 / 16_777_216.0f32)
+fn odd_step_of(m: u32) -> f32 {
+    f32::cast_from(2u32 * m + 1u32) * (1.0f32 / 16_777_216.0f32)
 }
 
-/// The top 24 random bits `m` of counter `j` under the seed words `(lo, hi)`.
+/// The top 23 random bits `m` of counter `j` under the seed words `(lo, hi)`.
 #[cube]
 fn top_bits_of(lo: u32, hi: u32, j: u32) -> u32 {
     let key = mix(mix(hi ^ 0x85eb_ca6bu32) ^ lo);
     let bits = mix(key ^ mix((j * 0x9e37_79b9u32) ^ 0x632b_e5abu32));
-    bits >> 8u32
+    bits >> 9u32
 }
 
 /// `-ln(u)` of [`uniform_of`]'s `u`, to f32's relative precision also where `u` is near 1:
-/// there `ln(u)` in f32 keeps only an absolute ~6e-8 of a result as small as 3e-8, which
-/// moved a Gumbel score by 0.03 against the reference's. `w = 1 - u = (2^24 - 1 - m + 0.5) /
-/// 2^24` is exact in f32, and `-ln(1 - w) = w + w^2/2 + w^3/3 + w^4/4 + ...` (the terms
-/// left out are below 3e-8 of it for `w < 1/64`).
+/// there `ln(u)` in f32 keeps only an absolute ~6e-8 of a result as small as 6e-8, which
+/// moved a Gumbel score by 0.03 against the reference's. `w = 1 - u = (2(2^23 - 1 - m) + 1)
+/// / 2^24` is exact in f32 (the same `w` as `1 - u` computed in f32), and `-ln(1 - w) = w +
+/// w^2/2 + w^3/3 + w^4/4 + ...` (the terms left out are below 3e-8 of it for `w < 1/64`).
 #[cube]
 pub(crate) fn neg_ln_uniform_of(lo: u32, hi: u32, j: u32) -> f32 {
     let m = top_bits_of(lo, hi, j);
-    let w = half_step_of(0x00FF_FFFFu32 - m);
-    let u = half_step_of(m);
+    let w = odd_step_of(0x007F_FFFFu32 - m);
+    let u = odd_step_of(m);
     if w < 0.015625f32 {
         w * (1.0f32 + w * (0.5f32 + w * (0.333_333_34f32 + w * 0.25f32)))
     } else {

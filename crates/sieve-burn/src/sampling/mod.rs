@@ -554,8 +554,9 @@ fn nucleus(sorted: Tensor<2>, slot: Tensor<2, Int>, p: Tensor<2>) -> Tensor<2, B
 }
 
 /// `-ln(-ln u)`, with `-ln u` taken as the draw kernel takes it (`sieve::random`'s
-/// `neg_ln_uniform_of`): near `u = 1`, from `w = 1 - u` (exact for `u >= 1/2`) by its series,
-/// where f32's `ln(u)` would keep only an absolute ~6e-8 of a result as small as 3e-8.
+/// `neg_ln_uniform_of`): near `u = 1`, from `w = 1 - u` (exact: `u` is an odd multiple of
+/// 2^-24) by its series, where f32's `ln(u)` would keep only an absolute ~6e-8 of a result as
+/// small as 6e-8.
 fn gumbel(u: Tensor<2>) -> Tensor<2> {
     let w = u.clone().neg().add_scalar(1.0);
     let near_one = w.clone().lower_elem(1.0 / 64.0);
