@@ -7,12 +7,14 @@
 #       draw kernel's `-ln u` changed), through CUDA (4 processes) and Vulkan (3), 500 cases a
 #       property; memcheck over `sampling::` and the sets' order statistics, racecheck over
 #       `sampling::`.
+#   ts  `tv` cut to what this session's kernels touch: `sampling::` through CUDA and Vulkan
+#       (two processes each), memcheck and racecheck over it (for a short device budget).
 #   vc  As `gpu_session36.sh vc` (the device-wide top-k's cube sweep, issue 16).
-# usage: B_DIR=<benches> TS_DIR=<suites> bash bench/gpu_session37.sh tv|vc
+# usage: B_DIR=<benches> TS_DIR=<suites> bash bench/gpu_session37.sh tv|ts|vc
 set -uo pipefail
 here="$(dirname "$0")"
 case "$1" in
-tv)
+tv | ts)
   mkdir -p .gpu
   cp ${TS_DIR:?}/*.xz .gpu/
   source "$here/gpu_prelude.sh"
@@ -20,6 +22,15 @@ tv)
   stage_out
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/card.txt" 2>&1
   export SIEVE_PROP_CASES=500
+  if [ "$1" = ts ]; then
+    LIMIT=${TV_LIMIT:-480} split_suite cuda 2 sampling::
+    LIMIT=${TV_LIMIT:-480} split_suite vulkan 2 sampling::
+    LIMIT=${TV_LIMIT:-480} sanitize sampling:: sampling::
+    wait
+    echo "== tests done at ${SECONDS}s"; suite_summary
+    pack ts
+    exit 0
+  fi
   M="props:: sets:: sampling:: dims:: sort_ops:: topk_ops:: split_ops:: filter_ops:: cumulative::"
   LIMIT=${TV_LIMIT:-480} split_suite cuda 4 "$M"
   LIMIT=${TV_LIMIT:-480} split_suite vulkan 3 "$M"
@@ -29,5 +40,5 @@ tv)
   pack tv
   ;;
 vc) exec bash "$here/gpu_session36.sh" vc ;;
-*) echo "usage: $0 <tv|vc>"; exit 2 ;;
+*) echo "usage: $0 <tv|ts|vc>"; exit 2 ;;
 esac
