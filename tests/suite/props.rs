@@ -1505,7 +1505,6 @@ fn gradient_case<const D: usize>(case: &GradientCase) -> Result<(), TestCaseErro
     let sources = layout.logical((0..base_len).collect::<Vec<usize>>());
     let (dims, dim) = (case.input.dims(), case.dim);
     let n = data.len();
-
     let check = |got: &[f32], logical: &[f64], op: &str| {
         same_gradient(got, &to_base(logical, sources.as_slice(), base_len), op)
     };

@@ -140,7 +140,7 @@ fn uniforms_are_exact_and_never_reach_0_or_1() {
 /// more: on a row where its logit is 30 below every other, it must not be drawn (24 bits'
 /// rounding made its noise `+inf`, and `sample_from_logits` returned it whatever its logit).
 /// Also the draw kernel against the reference where `u` is near 1: two candidates whose
-/// noises come from `w = 1 - u` of a few 2^-24 steps, logits 0.002 from a tie either way.
+/// noises come from `w = 1 - u` below 2^-16, logits 0.002 from a tie either way.
 #[test]
 fn tokens_with_u_near_1_draw_as_their_probability() {
     use crate::common::{client, download, upload};
@@ -159,14 +159,8 @@ fn tokens_with_u_near_1_draw_as_their_probability() {
     let s = Tensor::<1, Int>::from_data(TensorData::new(vec![seed as i64], [1]), &device);
     let got = i64s(sampling::sample_from_logits(x, 1.0, s))[0];
     let ids: Vec<u32> = (0..vocab).collect();
-    let params = RowParams {
-        seed: (seed, 0),
-        k: 0,
-        p: 1.0,
-        t: 1.0,
-    };
     // The reference ranks nothing here: the row order is the id order.
-    let want = draw_row(&row, &ids, params);
+    let want = draw_row(&row, &ids, params_of(seed));
     assert_ne!(
         got, token as i64,
         "seed {seed}: the -30 logit at {token} was drawn"
@@ -176,6 +170,7 @@ fn tokens_with_u_near_1_draw_as_their_probability() {
     // The draw kernel: pairs of ids with w = 1 - u below 2^-16, logits 0.002 off a tie.
     let client = client();
     let seed = 12_345u32;
+    let params = params_of(seed);
     let close: Vec<u32> = (0u32..)
         .filter(|&j| reference::bits(seed, 0, j) >> 9 >= 0x007F_FF80)
         .take(8)
@@ -187,7 +182,7 @@ fn tokens_with_u_near_1_draw_as_their_probability() {
     for pair in close.chunks(2) {
         let (a, b) = (pair[0], pair[1]);
         for gap in [0.002f64, -0.002] {
-            // Score of b = score of a + gap, a's logit 0 and first.
+            // Score of b = score of a + gap, with a's logit 0.
             let vb = (gumbel(a) - gumbel(b) + gap) as f32;
             // Ranked as the draw reads them: the larger logit first.
             let (values, ids) = if vb > 0.0 {
@@ -195,7 +190,7 @@ fn tokens_with_u_near_1_draw_as_their_probability() {
             } else {
                 ([0.0f32, vb], [a, b])
             };
-            let buffers = RowBuffers::upload(&client, &[params_of(seed)], false);
+            let buffers = RowBuffers::upload(&client, &[params], false);
             let io = sieve::sample::DrawIo {
                 values: &upload(&client, &values),
                 ids: &upload(&client, &ids),
@@ -204,7 +199,7 @@ fn tokens_with_u_near_1_draw_as_their_probability() {
             };
             sieve::sample::draw(&client, io, 1, 2).expect("a valid draw");
             let got = download::<i32>(&client, buffers.tokens, 1)[0] as i64;
-            let want = draw_row(&values, &ids, params_of(seed));
+            let want = draw_row(&values, &ids, params);
             let expect = if gap > 0.0 { b } else { a };
             assert_eq!(want.token, expect as i64, "the reference, ids {a} and {b}");
             assert_eq!(
@@ -216,6 +211,7 @@ fn tokens_with_u_near_1_draw_as_their_probability() {
     }
 }
 
+/// A draw with no filter at temperature 1 under `seed`.
 fn params_of(seed: u32) -> RowParams {
     RowParams {
         seed: (seed, 0),
