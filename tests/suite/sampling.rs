@@ -287,6 +287,7 @@ fn uniforms_at_columns_are_the_rows_gathered() {
 
 /// Rows whose answer does not depend on the seed.
 fn fixed_rows() -> (Vec<Vec<f32>>, Vec<i64>) {
+    let sub = f32::from_bits;
     let ninf = f32::NEG_INFINITY;
     let nan = f32::NAN;
     let rows = vec![
@@ -296,9 +297,15 @@ fn fixed_rows() -> (Vec<Vec<f32>>, Vec<i64>) {
         vec![nan, nan, 1.0, nan, ninf],
         vec![3.0, 1.0, 3.0, 0.0, 3.0],
         vec![nan; 5],
+        // Subnormals keep their order: a device that flushes them (NVIDIA's Vulkan) tied
+        // -1e-45 with 0.0 in the composites' shifted logits and drew token 1.
+        vec![f32::MIN, -sub(1), 0.0, ninf, nan],
+        vec![sub(1), 0.0, -0.0, sub(0x7f_ffff), sub(2)],
+        // +inf counts as f32::MAX: the first of them.
+        vec![f32::MAX, f32::INFINITY, 0.0, sub(1), f32::INFINITY],
     ];
     // Greedy: the largest finite logit, the lowest index among ties; -1 without one.
-    (rows, vec![1, 0, -1, 2, 0, -1])
+    (rows, vec![1, 0, -1, 2, 0, -1, 2, 3, 0])
 }
 
 #[test]
@@ -348,7 +355,8 @@ fn greedy_top_1_and_masked_rows_are_exact() {
                 "{}",
                 case("per-row T = 0")
             );
-            // min-p of 1 keeps the largest-probability tokens only: row 4's three 3.0s.
+            // min-p of 1 keeps the largest-probability tokens only: row 4's three 3.0s (and
+            // rows 6-8's subnormals and zeros, whose probabilities round to the largest).
             let got = i64s(min_p_sample(x(), 1.0, 1.0, s()));
             for r in [0, 1, 2, 3, 5] {
                 assert_eq!(got[r], greedy[r], "{}", case(&format!("min-p 1, row {r}")));

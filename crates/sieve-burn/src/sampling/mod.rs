@@ -305,7 +305,7 @@ pub fn min_p_sample(
         .clone()
         .exp()
         .greater_equal(min_p.expand([batch, vocab]));
-    sample_kept(scaled, keep, draw.greedy, best, seeds)
+    sample_kept(&draw, scaled, keep, best, seeds)
 }
 
 /// Draws one token per row of `logits` from its full distribution at `temperature` (no
@@ -323,7 +323,7 @@ pub fn sample_from_logits(
     let best = row_max(&draw.logits);
     let scaled = draw.scale(draw.logits.clone(), best.clone());
     let keep = scaled.clone().is_finite();
-    sample_kept(scaled, keep, draw.greedy, best, seeds)
+    sample_kept(&draw, scaled, keep, best, seeds)
 }
 
 /// `logits` with every element outside its row's top-k set to `-inf` (and NaNs to `-inf`),
@@ -469,7 +469,12 @@ fn checked_logits(
 ) -> Result<Tensor<2>, Tensor<1, Int>> {
     check_shapes(op, &logits, seeds);
     let [batch, _] = logits.dims();
-    let logits = finite_or_neg_inf(logits.cast(DType::F32)).clamp_max(f32::MAX);
+    // Selects, not a `clamp_max`: a min can flush a subnormal logit to zero where the device
+    // flushes them (NVIDIA's Vulkan does), and the greedy pick reads these bits.
+    let logits = finite_or_neg_inf(logits.cast(DType::F32));
+    let logits = logits
+        .clone()
+        .mask_fill(logits.equal_elem(f32::INFINITY), f32::MAX);
     if batch == 0 {
         return Err(no_tokens(&logits));
     }
@@ -572,22 +577,28 @@ fn gumbel(u: Tensor<2>) -> Tensor<2> {
     u.log().neg().mask_where(near_one, series).log().neg()
 }
 
-/// Gumbel-max over the `keep` tokens of `scaled` (vocab order), greedy rows taking their
-/// largest logit; `best` is each row's largest scaled logit (`-inf`: no finite logit).
+/// Gumbel-max over the `keep` tokens of `scaled` (`draw`'s logits shifted and scaled, vocab
+/// order), greedy rows taking their largest logit; `best` is each row's largest logit (`-inf`:
+/// no finite logit).
 fn sample_kept(
+    draw: &Draw,
     scaled: Tensor<2>,
     keep: Tensor<2, Bool>,
-    greedy: Option<Tensor<2, Bool>>,
     best: Tensor<2>,
     seeds: Tensor<1, Int>,
 ) -> Tensor<1, Int> {
     let [_, vocab] = scaled.dims();
     let noise = gumbel(uniform_rows(seeds, vocab));
-    let scores = scaled.clone().mask_fill(keep.bool_not(), f32::NEG_INFINITY) + noise;
+    let scores = scaled.mask_fill(keep.bool_not(), f32::NEG_INFINITY) + noise;
     // Top-1 by sieve's stable order: the first index holding the row's largest value.
     let pick = crate::topk_with_indices(scores, 1, 1).1;
-    let pick = match greedy {
-        Some(greedy) => pick.mask_where(greedy, crate::topk_with_indices(scaled, 1, 1).1),
+    let pick = match &draw.greedy {
+        // From the logits themselves, not the shifted ones: `x - best` can merge two logits
+        // where the device flushes subnormals (-1e-45 - 0 gives -0.0, tied with 0.0).
+        Some(greedy) => pick.mask_where(
+            greedy.clone(),
+            crate::topk_with_indices(draw.logits.clone(), 1, 1).1,
+        ),
         None => pick,
     };
     finish(pick, best)
