@@ -7,7 +7,7 @@
 #       `sampling_property` through CUDA; then `gpu_session36.sh vc`'s rows (issue 16's
 #       device-wide top-k cube sweep) after the tests, not beside them (VS_ROWS=0: tests only).
 #       B_DIR: benches, TS_DIR: suites (carry both and ".gl").
-#   ff  The plain f32 key map (`bench/plain_float_keys`, branch `plain-float-keys`): PF_DIR
+#   ff  The plain f32 key map (then `bench/plain_float_keys`, since landed; branch `plain-float-keys`): PF_DIR
 #       holds that branch's sieve-bench-{cuda,vknr}-pf and suite-cudapf, B_DIR main's benches.
 #       Rows first, alternating processes main / branch twice (CUDA 2^28 f32 sorts keys
 #       alone, with indices, argsort, i32 keys for scale; the branch at plain=0 and plain=1),
@@ -16,6 +16,9 @@
 #   vf  For a short budget, one call: `vs`'s tests, then `ff`'s CUDA rows (no Vulkan rows, no
 #       branch tests; the rows check every output against the CPU sort). C_DIR holds
 #       suite-{cuda,vulkan}, sieve-bench-cuda (main) and sieve-bench-cuda-pf.
+#   pt  The branch's `sort::` through CUDA (3 processes, every device-wide variant with the
+#       plain map switched; onesweep runs there), memcheck over its two special-key tests,
+#       racecheck over the new one, within PT_LIMIT seconds. PF_DIR holds suite-cudapf.
 # usage: B_DIR=... TS_DIR=... bash bench/gpu_session38.sh vs
 #        B_DIR=... PF_DIR=... bash bench/gpu_session38.sh ff
 set -uo pipefail
@@ -25,6 +28,7 @@ case "$1" in
 vs) cp ${B_DIR:?}/*.xz ${TS_DIR:?}/*.xz .gpu/ ;;
 ff) cp ${B_DIR:?}/*.xz ${PF_DIR:?}/*.xz .gpu/ ;;
 vf) cp ${C_DIR:?}/*.xz .gpu/ ;;
+pt) cp ${PF_DIR:?}/*.xz .gpu/ ;;
 esac
 source "$here/gpu_prelude.sh"
 rm -rf /tmp/o
@@ -90,5 +94,17 @@ ff)
   echo "== tests done at ${SECONDS}s"; suite_summary
   pack ff
   ;;
-*) echo "usage: $0 <vs|ff|vf>"; exit 2 ;;
+pt)
+  LIMIT=${PT_LIMIT:-200} SKIP=dtypes_sort split_suite cudapf 3 sort::
+  T="sort::a_late_special_key_switches_every_pass sort::floats_in_pytorch_order_both_directions"
+  timeout ${PT_LIMIT:-200} compute-sanitizer --tool memcheck --error-exitcode 9 \
+    .gpu/suite-cudapf --test-threads 2 $T > "$OUT/memcheck-cuda.txt" 2>&1 &
+  timeout ${PT_LIMIT:-200} compute-sanitizer --tool racecheck --error-exitcode 9 \
+    .gpu/suite-cudapf --exact sort::a_late_special_key_switches_every_pass \
+    > "$OUT/racecheck-cuda-0.txt" 2>&1 &
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack pt
+  ;;
+*) echo "usage: $0 <vs|ff|vf|pt>"; exit 2 ;;
 esac

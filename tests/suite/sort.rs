@@ -39,7 +39,8 @@ fn default_variants(client: &Client, strategy: SortStrategy) -> Vec<Option<SortT
 
 /// `tuning` (`None`: the default); for the device-wide strategies `tuning` with keys held the
 /// other way ([`SortTuning::lsd_rereads`], [`SortTuning::onesweep_rereads`],
-/// [`SortTuning::keys_only_rereads`]); for `Onesweep` also with another look-back window.
+/// [`SortTuning::keys_only_rereads`]) and with f32 keys' plain map switched
+/// ([`SortTuning::plain_float_keys`]); for `Onesweep` also with another look-back window.
 fn tuning_variants(
     client: &Client,
     strategy: SortStrategy,
@@ -57,6 +58,11 @@ fn tuning_variants(
             keys_only_rereads: !base.keys_only_rereads,
             ..base
         }),
+        // f32 keys mapped by the sign flip where the sort met no -0.0 or NaN.
+        Some(SortTuning {
+            plain_float_keys: !base.plain_float_keys,
+            ..base
+        }),
     ];
     if strategy == SortStrategy::Onesweep {
         tunings.push(Some(SortTuning {
@@ -72,8 +78,12 @@ fn variant(tuning: &Option<SortTuning>) -> String {
     match tuning {
         None => "default tuning".into(),
         Some(t) => format!(
-            "window {} rereads lsd {} onesweep {} keys only {}",
-            t.walk_window, t.lsd_rereads, t.onesweep_rereads, t.keys_only_rereads
+            "window {} rereads lsd {} onesweep {} keys only {} plain floats {}",
+            t.walk_window,
+            t.lsd_rereads,
+            t.onesweep_rereads,
+            t.keys_only_rereads,
+            t.plain_float_keys
         ),
     }
 }
@@ -197,6 +207,43 @@ fn floats_in_pytorch_order_both_directions() {
                         order,
                         options,
                     );
+                    check(&got, &bits, &want, len, &case);
+                }
+            }
+        }
+    }
+}
+
+/// The device-wide passes map f32 keys by the sign flip alone where the sort's first read of
+/// the keys met no -0.0 and no NaN. One +0.0 early and one -0.0 (equal keys: input order) or
+/// one negative NaN (the largest key) in the last tile of the last row must still switch every
+/// pass to the full map; rows without any take the plain one.
+#[test]
+fn a_late_special_key_switches_every_pass() {
+    let client = client();
+    let (mut rng, seed) = rng("a_late_special_key_switches_every_pass");
+    let (rows, len) = (3, 3 * in_cube_capacity(&client) + 5);
+    for last in [None, Some(-0.0f32), Some(-f32::NAN), Some(f32::NAN)] {
+        let mut keys: Vec<f32> = (0..rows * len)
+            .map(|_| rng.random_range(-8i32..8) as f32 * 0.25)
+            .map(|k| if k == 0.0 { 0.5 } else { k })
+            .collect();
+        if let Some(special) = last {
+            keys[len / 2] = 0.0;
+            keys[rows * len - 2] = special;
+        }
+        let bits: Vec<u32> = keys.iter().map(|k| k.to_bits()).collect();
+        for order in ORDERS {
+            let want = reference::sort_rows(&keys, rows, len, order == SortOrder::Descending);
+            for strategy in device_wide() {
+                for tuning in default_variants(&client, strategy) {
+                    let case = format!(
+                        "seed {seed}: [{rows}, {len}] last {last:?} {order:?} {strategy:?} {}",
+                        variant(&tuning)
+                    );
+                    let options = SortOptions { strategy, tuning };
+                    let problem = SortProblem { rows, len };
+                    let got = run(&client, &bits, Dtype::F32, problem, order, options);
                     check(&got, &bits, &want, len, &case);
                 }
             }

@@ -525,11 +525,12 @@ fn check_sorted(
 /// `bits=` (LSD digit), `in_cube_bits=` and `in_cube_epu=` (the in-cube sort's digit and keys
 /// per unit), `window=` (the onesweep look-back's predecessors read at once), `parts=` and
 /// `lsd_parts=` (the onesweep counting pass's and Lsd's per-tile copies of each bin) and
-/// `reread=` (0/1: every device-wide pass reads its keys again at staging) over the device's
+/// `reread=` (0/1: every device-wide pass reads its keys again at staging), `plain=` (0/1:
+/// `SortTuning::plain_float_keys`) over the device's
 /// defaults, a value or several split by `/`. Each with the values it took; one `([], None)`
 /// when the case names none.
 fn sort_tunings(case: &Case, client: &Client) -> Vec<Swept<SortTuning>> {
-    const KEYS: [&str; 10] = [
+    const KEYS: [&str; 11] = [
         "units",
         "epu",
         "bits",
@@ -540,6 +541,7 @@ fn sort_tunings(case: &Case, client: &Client) -> Vec<Swept<SortTuning>> {
         "lsd_parts",
         "reread",
         "planes",
+        "plain",
     ];
     let base = SortTuning::for_device(&DeviceCaps::of(client));
     case.tunings(&KEYS, |s| SortTuning {
@@ -563,5 +565,6 @@ fn sort_tunings(case: &Case, client: &Client) -> Vec<Swept<SortTuning>> {
         // `planes=0`: the one-bit-split ranker a device without plane operations runs (issue
         // 16: is the plane ranker what Vulkan loses on?).
         use_planes: s.get("planes").map_or(base.use_planes, |p| p != 0),
+        plain_float_keys: s.get("plain").map_or(base.plain_float_keys, |p| p != 0),
     })
 }

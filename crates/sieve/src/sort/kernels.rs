@@ -42,6 +42,56 @@ pub struct PassConfig {
     /// hold only its digit through the ranking and read the key again to stage it (fewer
     /// registers through the ranking, a second read that the tile's first one left cached).
     pub hold_keys: bool,
+    /// f32 keys whose sort learns whether they hold a -0.0 or NaN
+    /// ([`SortTuning::plain_float_keys`](super::SortTuning::plain_float_keys)): its first read
+    /// sets the specials word, its later passes take the plain map where it is clear.
+    pub flags_specials: bool,
+    /// The keys hold no -0.0 and no NaN (learnt at run time: the sort's specials word,
+    /// [`keys_plain`]): a key is then its float's sign flip alone, as [`radix_key`]'s order
+    /// agrees with it on every other float.
+    pub plain: bool,
+}
+
+impl PassConfig {
+    /// This pass over keys known to hold no -0.0 or NaN, where that changes the key map (f32).
+    pub(crate) fn plain_twin(self) -> Option<PassConfig> {
+        (self.flags_specials && self.kind == KeyKind::F32 && !self.plain).then_some(PassConfig {
+            plain: true,
+            ..self
+        })
+    }
+}
+
+/// Whether f32 bits `raw` are -0.0 or a NaN: the floats whose radix key is not the sign flip.
+#[cube]
+fn float_special(raw: u32) -> bool {
+    (raw & 0x7FFF_FFFFu32) > 0x7F80_0000u32 || raw == 0x8000_0000u32
+}
+
+/// Whether the sort's specials word says no key is -0.0 or NaN. The word (`specials[0]`,
+/// zeroed before the sort) is what its first read of the keys learns for the later passes:
+/// any cube that meets an f32 -0.0 or NaN sets it ([`publish_specials`]); where none did, the
+/// passes map keys by the sign flip alone ([`PassConfig::plain`]), `radix_key`'s order of
+/// every other float in fewer instructions a key. Always false where the pass has no plain
+/// twin (the word is then never read).
+#[cube]
+fn keys_plain(specials: &[u32], #[comptime] pass: PassConfig) -> bool {
+    let mut plain = false;
+    if comptime!(pass.plain_twin().is_some()) {
+        plain = specials[0] == 0u32;
+    }
+    plain
+}
+
+/// Notes a unit's finding of a -0.0 or NaN key (`found`) in the sort's specials word: one
+/// shared word the units set, one global store a cube that met any, after the
+/// synchronisation that ends the counting (`flag` was zeroed before it; units set it by
+/// atomic stores, so their like writes are no race). Every unit calls it.
+#[cube]
+fn publish_specials(specials: &[Atomic<u32>], flag: &Shared<[Atomic<u32>]>) {
+    if UNIT_POS == 0 && flag[0].load() != 0u32 {
+        specials[0].store(1u32);
+    }
 }
 
 /// The tile's first index, its row's first element and its number of keys.
@@ -80,7 +130,16 @@ fn tile_span(
 /// The radix key of a carried word.
 #[cube]
 fn pass_radix(word: u32, #[comptime] pass: PassConfig) -> u32 {
-    radix_key::<u32>(word, pass.kind, pass.descending)
+    if comptime!(pass.plain) {
+        let flipped = select(word >= 0x8000_0000u32, !word, word | 0x8000_0000u32);
+        if comptime!(pass.descending) {
+            !flipped
+        } else {
+            flipped
+        }
+    } else {
+        radix_key::<u32>(word, pass.kind, pass.descending)
+    }
 }
 
 /// Radix words of the keys that do not ride through the passes as their own bits: 8- and
@@ -142,11 +201,13 @@ pub(crate) fn encode_wide_kernel(
 pub(crate) fn histogram_kernel(
     keys: &[u32],
     counts: &mut [u32],
+    specials: &[Atomic<u32>],
     len: usize,
     tiles_per_row: usize,
     total_tiles: usize,
     shift: u32,
     #[comptime] parts: u32,
+    #[comptime] finds_specials: bool,
     #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
 ) {
@@ -158,16 +219,33 @@ pub(crate) fn histogram_kernel(
     let span = tile_span(tile, len, tiles_per_row, blueprint);
     let bins = Shared::<[Atomic<u32>]>::new_slice(comptime!(blueprint.digits() * parts as usize));
     clear_bins(&bins, comptime!(blueprint.digits() * parts as usize));
-    sync_cube();
-    #[unroll]
-    for e in 0..blueprint.elements_per_unit {
-        let local = e * CUBE_DIM + UNIT_POS;
-        if local < span.len {
-            let radix = pass_radix(keys[span.base + local as usize], pass);
-            count_into_copy(&bins, digit_of(radix, shift, blueprint) as usize, parts);
-        }
+    let flag = Shared::<[Atomic<u32>]>::new_slice(1usize);
+    if UNIT_POS == 0 {
+        flag[0].store(0u32);
     }
     sync_cube();
+    if comptime!(finds_specials) {
+        // The first pass learns the specials word (and maps every key in full).
+        if count_tile_digits(keys, &bins, &span, shift, parts, true, pass, blueprint) {
+            flag[0].store(1u32);
+        }
+    } else if comptime!(pass.plain_twin().is_some()) {
+        let plain_pass = comptime!(pass.plain_twin().unwrap());
+        // Uniform per cube: one read of the specials word.
+        if specials[0].load() == 0u32 {
+            count_tile_digits(
+                keys, &bins, &span, shift, parts, false, plain_pass, blueprint,
+            );
+        } else {
+            count_tile_digits(keys, &bins, &span, shift, parts, false, pass, blueprint);
+        }
+    } else {
+        count_tile_digits(keys, &bins, &span, shift, parts, false, pass, blueprint);
+    }
+    sync_cube();
+    if comptime!(finds_specials) {
+        publish_specials(specials, &flag);
+    }
     let mut d = UNIT_POS;
     while d < digits {
         counts[(span.row * digits as usize + d as usize) * tiles_per_row + span.part] =
@@ -176,11 +254,99 @@ pub(crate) fn histogram_kernel(
     }
 }
 
+/// Counts the digits at `shift` of a tile's keys (unit `u` takes keys `u, u + CUBE_DIM, ...`)
+/// into `bins`; with `finds`, whether one of the unit's keys is an f32 -0.0 or NaN.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn count_tile_digits(
+    keys: &[u32],
+    bins: &Shared<[Atomic<u32>]>,
+    span: &TileSpan,
+    shift: u32,
+    #[comptime] parts: u32,
+    #[comptime] finds: bool,
+    #[comptime] pass: PassConfig,
+    #[comptime] blueprint: SortBlueprint,
+) -> bool {
+    let mut found = false;
+    #[unroll]
+    for e in 0..blueprint.elements_per_unit {
+        let local = e * CUBE_DIM + UNIT_POS;
+        if local < span.len {
+            let word = keys[span.base + local as usize];
+            if comptime!(finds) {
+                found = found || float_special(word);
+            }
+            let radix = pass_radix(word, pass);
+            count_into_copy(bins, digit_of(radix, shift, blueprint) as usize, parts);
+        }
+    }
+    found
+}
+
 /// The unit's held keys of a tile ([`held_index`]), their positions and their digits at
 /// `shift` (a missing key, past the row's end, gets the largest digit: see [`rank_tile`]).
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn load_tile(
+    keys_in: &[u32],
+    positions_in: &[u32],
+    keys: &mut Array<u32>,
+    positions: &mut Array<u32>,
+    digits: &mut Array<u32>,
+    span: &TileSpan,
+    shift: u32,
+    plain: bool,
+    #[comptime] pass: PassConfig,
+    #[comptime] blueprint: SortBlueprint,
+) {
+    // Uniform per cube: `plain` is the sort's specials word (`keys_plain`).
+    if comptime!(pass.plain_twin().is_some()) {
+        let plain_pass = comptime!(pass.plain_twin().unwrap());
+        if plain {
+            load_tile_as(
+                keys_in,
+                positions_in,
+                keys,
+                positions,
+                digits,
+                span,
+                shift,
+                plain_pass,
+                blueprint,
+            );
+        } else {
+            load_tile_as(
+                keys_in,
+                positions_in,
+                keys,
+                positions,
+                digits,
+                span,
+                shift,
+                pass,
+                blueprint,
+            );
+        }
+    } else {
+        load_tile_as(
+            keys_in,
+            positions_in,
+            keys,
+            positions,
+            digits,
+            span,
+            shift,
+            pass,
+            blueprint,
+        );
+    }
+}
+
+/// [`load_tile`] with the pass's key map chosen.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn load_tile_as(
     keys_in: &[u32],
     positions_in: &[u32],
     keys: &mut Array<u32>,
@@ -347,6 +513,68 @@ fn write_staged<I: Numeric>(
     span: &TileSpan,
     len: usize,
     shift: u32,
+    plain: bool,
+    #[comptime] pass: PassConfig,
+    #[comptime] blueprint: SortBlueprint,
+) {
+    // Uniform per cube, as in `load_tile`.
+    if comptime!(pass.plain_twin().is_some()) {
+        let plain_pass = comptime!(pass.plain_twin().unwrap());
+        if plain {
+            write_staged_as::<I>(
+                sorted_keys,
+                sorted_positions,
+                slot_base,
+                keys_out,
+                positions_out,
+                span,
+                len,
+                shift,
+                plain_pass,
+                blueprint,
+            );
+        } else {
+            write_staged_as::<I>(
+                sorted_keys,
+                sorted_positions,
+                slot_base,
+                keys_out,
+                positions_out,
+                span,
+                len,
+                shift,
+                pass,
+                blueprint,
+            );
+        }
+    } else {
+        write_staged_as::<I>(
+            sorted_keys,
+            sorted_positions,
+            slot_base,
+            keys_out,
+            positions_out,
+            span,
+            len,
+            shift,
+            pass,
+            blueprint,
+        );
+    }
+}
+
+/// [`write_staged`] with the pass's key map chosen.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn write_staged_as<I: Numeric>(
+    sorted_keys: &Shared<[u32]>,
+    sorted_positions: &Shared<[u32]>,
+    slot_base: &Shared<[u32]>,
+    keys_out: &mut [u32],
+    positions_out: &mut [I],
+    span: &TileSpan,
+    len: usize,
+    shift: u32,
     #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
 ) {
@@ -452,6 +680,7 @@ pub(crate) fn scatter_kernel<I: Numeric>(
     keys_out: &mut [u32],
     positions_out: &mut [I],
     offsets: &[u32],
+    specials: &[u32],
     len: usize,
     tiles_per_row: usize,
     total_tiles: usize,
@@ -464,6 +693,7 @@ pub(crate) fn scatter_kernel<I: Numeric>(
     if tile >= total_tiles {
         terminate!();
     }
+    let plain = keys_plain(specials, pass);
     let radix = comptime!(blueprint.digits() as u32);
     let epu = blueprint.elements_per_unit;
     let span = tile_span(tile, len, tiles_per_row, blueprint);
@@ -478,6 +708,7 @@ pub(crate) fn scatter_kernel<I: Numeric>(
         &mut digits,
         &span,
         shift,
+        plain,
         pass,
         blueprint,
     );
@@ -514,6 +745,7 @@ pub(crate) fn scatter_kernel<I: Numeric>(
         &span,
         len,
         shift,
+        plain,
         pass,
         blueprint,
     );
@@ -530,6 +762,7 @@ pub(crate) fn scatter_kernel<I: Numeric>(
 pub(crate) fn digit_counts_kernel(
     keys: &[u32],
     counts: &[Atomic<u32>],
+    specials: &[Atomic<u32>],
     len: usize,
     chunks_per_row: usize,
     total_chunks: usize,
@@ -553,10 +786,21 @@ pub(crate) fn digit_counts_kernel(
     );
     let bins = Shared::<[Atomic<u32>]>::new_slice(comptime!(bins_len * parts as usize));
     clear_bins(&bins, comptime!(bins_len * parts as usize));
+    let flag = Shared::<[Atomic<u32>]>::new_slice(1usize);
+    if UNIT_POS == 0 {
+        flag[0].store(0u32);
+    }
     sync_cube();
+    // Where the passes have a plain twin, this read learns the sort's specials word.
+    let finds = comptime!(pass.plain_twin().is_some());
+    let mut found = false;
     let mut local = start + UNIT_POS as usize;
     while local < end {
-        let radix = pass_radix(keys[row * len + local], pass);
+        let word = keys[row * len + local];
+        if comptime!(finds) {
+            found = found || float_special(word);
+        }
+        let radix = pass_radix(word, pass);
         #[unroll]
         for p in 0..passes {
             let digit = digit_of(radix, p * blueprint.radix_bits, blueprint);
@@ -564,7 +808,13 @@ pub(crate) fn digit_counts_kernel(
         }
         local += CUBE_DIM as usize;
     }
+    if found {
+        flag[0].store(1u32);
+    }
     sync_cube();
+    if comptime!(finds) {
+        publish_specials(specials, &flag);
+    }
     let mut i = UNIT_POS as usize;
     while i < bins_len {
         let count = copies_sum(&bins, i, parts);
@@ -589,6 +839,7 @@ pub(crate) fn onesweep_kernel<I: Numeric>(
     positions_out: &mut [I],
     counts: &[u32],
     status: &[Atomic<u32>],
+    specials: &[u32],
     len: usize,
     tiles_per_row: usize,
     total_tiles: usize,
@@ -605,6 +856,7 @@ pub(crate) fn onesweep_kernel<I: Numeric>(
     if tile >= total_tiles {
         terminate!();
     }
+    let plain = keys_plain(specials, pass);
     let radix = comptime!(blueprint.digits() as u32);
     let epu = blueprint.elements_per_unit;
     let span = tile_span(tile, len, tiles_per_row, blueprint);
@@ -619,6 +871,7 @@ pub(crate) fn onesweep_kernel<I: Numeric>(
         &mut digits,
         &span,
         shift,
+        plain,
         pass,
         blueprint,
     );
@@ -684,6 +937,7 @@ pub(crate) fn onesweep_kernel<I: Numeric>(
         &span,
         len,
         shift,
+        plain,
         pass,
         blueprint,
     );

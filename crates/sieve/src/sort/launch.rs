@@ -524,9 +524,16 @@ impl Run<'_> {
             positions: Positions::None,
             write_keys: false,
             hold_keys: true,
+            flags_specials: self.tuning.plain_float_keys && kind == KeyKind::F32,
+            plain: false,
         };
+        // The first read of the keys learns whether any f32 key is -0.0 or NaN (`keys_plain`).
+        let specials = self.client.empty(4);
+        if counting.plain_twin().is_some() {
+            fill_zero(self.client, &specials, 1, u32_elem);
+        }
         let space = if self.onesweep {
-            PassSpace::Onesweep(self.onesweep_counts(keys, counting, passes, blueprint))
+            PassSpace::Onesweep(self.onesweep_counts(keys, &specials, counting, passes, blueprint))
         } else {
             let words = self.tiles(blueprint).1 * blueprint.digits();
             PassSpace::Lsd {
@@ -557,6 +564,8 @@ impl Run<'_> {
                 },
                 write_keys: !last || (matches!(sink, Sink::Outputs) && self.io.keys_out.is_some()),
                 hold_keys: self.tuning.holds_keys(with_positions, self.onesweep),
+                flags_specials: counting.flags_specials,
+                plain: false,
             };
             let (keys_out, positions_out, index_elem) = match (last, sink) {
                 (true, Sink::Outputs) => (
@@ -579,6 +588,7 @@ impl Run<'_> {
                 index_elem,
                 shift,
                 config,
+                specials: &specials,
             };
             match &space {
                 PassSpace::Onesweep(space) => {
@@ -616,11 +626,14 @@ impl Run<'_> {
                 self.address(),
                 self.buffer(p.keys_in),
                 bind(counts, total_tiles * digits),
+                bind(p.specials, 1),
                 len,
                 tiles_per_row,
                 total_tiles,
                 p.shift,
                 self.bin_copies(self.tuning.lsd_count_parts, digits),
+                // The first pass's counting is the sort's first read of the keys.
+                p.shift == 0 && p.config.plain_twin().is_some(),
                 p.config,
                 blueprint,
             );
@@ -651,6 +664,7 @@ impl Run<'_> {
                 self.output(p.keys_out),
                 self.output(p.positions_out),
                 bind(offsets, total_tiles * digits),
+                bind(p.specials, 1),
                 len,
                 tiles_per_row,
                 total_tiles,
@@ -664,12 +678,13 @@ impl Run<'_> {
     }
 
     /// Copies of `bins` shared bins a kernel may keep ([`count_into_copy`]): `asked`, halved
-    /// until they fit the device's shared memory.
+    /// until they fit the device's shared memory beside the counting kernels' one shared word
+    /// (the specials flag, `keys_plain`).
     ///
     /// [`count_into_copy`]: crate::radix::digits::count_into_copy
     fn bin_copies(&self, asked: u32, bins: usize) -> u32 {
         let mut parts = asked;
-        while parts > 1 && 4 * bins * parts as usize > self.caps.max_shared_bytes {
+        while parts > 1 && 4 * bins * parts as usize + 4 > self.caps.max_shared_bytes {
             parts /= 2;
         }
         parts
@@ -686,6 +701,7 @@ impl Run<'_> {
     fn onesweep_counts(
         &self,
         keys: &Handle,
+        specials: &Handle,
         config: PassConfig,
         passes: u32,
         blueprint: SortBlueprint,
@@ -709,6 +725,7 @@ impl Run<'_> {
                 self.address(),
                 self.buffer(keys),
                 bind(&counts, counts_len),
+                bind(specials, 1),
                 len,
                 chunks_per_row,
                 total_chunks,
@@ -760,6 +777,7 @@ impl Run<'_> {
                 self.output(p.positions_out),
                 bind(&space.counts, space.counts_len),
                 bind(&space.status, space.status_len),
+                bind(p.specials, 1),
                 self.problem.len,
                 tiles_per_row,
                 total_tiles,
@@ -789,6 +807,8 @@ struct PassIo<'a> {
     index_elem: ElemType,
     shift: u32,
     config: PassConfig,
+    /// The sort's specials word (`keys_plain`): zeroed, then set by its first read of the keys.
+    specials: &'a Handle,
 }
 
 /// The workspace of a sort's digit passes, made once for all of them.

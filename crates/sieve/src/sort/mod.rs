@@ -188,6 +188,15 @@ pub struct SortTuning {
     pub onesweep_rereads: bool,
     /// The same for keys-only passes of either strategy.
     pub keys_only_rereads: bool,
+    /// Device-wide passes over f32 keys map each to its radix key by the sign flip alone where
+    /// the sort's first read of the keys met no -0.0 and no NaN (it sets a word; each later
+    /// cube reads it and takes that map or the full one): the same order in fewer
+    /// instructions a key. On through CUDA, where it was timed and its tests ran on the H200
+    /// (`bench/results/h200/38-vf`, `38-pt`: random f32 keys alone at 2^28, onesweep 6.43-6.45
+    /// ms against 6.89-6.90 with the full map, Lsd 7.76-7.77 against 8.38-8.39); off through
+    /// the other runtimes until timed there (the map is integer-only, and the tests run both
+    /// maps on every runtime).
+    pub plain_float_keys: bool,
 }
 
 impl SortTuning {
@@ -251,6 +260,7 @@ impl SortTuning {
             lsd_rereads: true,
             onesweep_rereads: true,
             keys_only_rereads: true,
+            plain_float_keys: caps.runtime == "cuda",
         };
         // Each device-wide tile that does not fit takes half the keys a unit, on its own (a
         // device of 48 KiB keeps the keys-only and onesweep tiles whole when Lsd's with
