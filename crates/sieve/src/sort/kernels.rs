@@ -226,21 +226,21 @@ pub(crate) fn histogram_kernel(
     sync_cube();
     if comptime!(finds_specials) {
         // The first pass learns the specials word (and maps every key in full).
-        if count_tile_digits(keys, &bins, &span, shift, parts, true, pass, blueprint) {
+        if count_pass_digits(keys, &bins, &span, shift, parts, true, pass, blueprint) {
             flag[0].store(1u32);
         }
     } else if comptime!(pass.plain_twin().is_some()) {
         let plain_pass = comptime!(pass.plain_twin().unwrap());
         // Uniform per cube: one read of the specials word.
         if specials[0].load() == 0u32 {
-            count_tile_digits(
+            count_pass_digits(
                 keys, &bins, &span, shift, parts, false, plain_pass, blueprint,
             );
         } else {
-            count_tile_digits(keys, &bins, &span, shift, parts, false, pass, blueprint);
+            count_pass_digits(keys, &bins, &span, shift, parts, false, pass, blueprint);
         }
     } else {
-        count_tile_digits(keys, &bins, &span, shift, parts, false, pass, blueprint);
+        count_pass_digits(keys, &bins, &span, shift, parts, false, pass, blueprint);
     }
     sync_cube();
     if comptime!(finds_specials) {
@@ -258,7 +258,7 @@ pub(crate) fn histogram_kernel(
 /// into `bins`; with `finds`, whether one of the unit's keys is an f32 -0.0 or NaN.
 #[cube]
 #[allow(clippy::too_many_arguments)]
-fn count_tile_digits(
+fn count_pass_digits(
     keys: &[u32],
     bins: &Shared<[Atomic<u32>]>,
     span: &TileSpan,
