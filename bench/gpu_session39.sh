@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Written at the end of the thirty-eighth session for the next one (benches in B_DIR, suites in
+# TS_DIR, both built at main's HEAD; carry [B_DIR, TS_DIR, ".gl"] as a call needs them).
+#   tv  main's HEAD through CUDA (4 processes) and Vulkan (3): the modules whose f32 sorts now
+#       take the plain key map by default through CUDA (`SortTuning::plain_float_keys`, landed
+#       in session 38 after `sort::` alone ran with it) and the greedy fix's `sampling::`,
+#       500 cases a property; memcheck over `sort::` and `sets::`, racecheck over `sort::`.
+#   pr  Rows. CUDA: torch's sort and set rows (`torch_reference.py --only=sort,sets`), then
+#       the f32 sorts at 2^28 (keys alone, with indices, argsort; onesweep, plain=0/1), i32
+#       keys, and `unique` 2^28 (the Burn op at its default: the map on); Vulkan: the map
+#       through Lsd, plain=0/1 (f32 keys alone at 2^24 and 2^28, with indices at 2^24), to
+#       decide its default there. `raw=` keeps each case to the strategy asked (session 38's
+#       rows ran every strategy and were cut by their timeouts).
+# usage: B_DIR=<benches> TS_DIR=<suites> bash bench/gpu_session39.sh tv|pr
+set -uo pipefail
+here="$(dirname "$0")"
+mkdir -p .gpu
+case "$1" in
+tv) cp ${TS_DIR:?}/*.xz .gpu/ ;;
+pr) cp ${B_DIR:?}/*.xz .gpu/ ;;
+esac
+source "$here/gpu_prelude.sh"
+rm -rf /tmp/o
+stage_out
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/card.txt" 2>&1
+case "$1" in
+tv)
+  export SIEVE_PROP_CASES=500
+  M="sort:: sort_ops:: sets:: topk:: topk_ops:: sampling:: props:: dims::"
+  LIMIT=${TV_LIMIT:-480} split_suite cuda 4 "$M"
+  LIMIT=${TV_LIMIT:-480} split_suite vulkan 3 "$M"
+  LIMIT=${TV_LIMIT:-480} sanitize "sort:: sets:: --skip dtypes_sort" "sort:: --skip dtypes_sort"
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack tv
+  ;;
+pr)
+  timeout 150 python3 bench/torch_reference.py "$OUT/torch.json" --only=sort,sets \
+    > "$OUT/torch.txt" 2>&1
+  echo "== torch rc=$? at ${SECONDS}s"; grep -E "^(sort|argsort|unique)" "$OUT/torch.txt" | cut -c1-120
+  pack pr
+  O1=raw=onesweep,plain=0/1
+  bench_rows cuda 200 --case sort:268435456:f32:$O1 --case sort_with_indices:268435456:f32:$O1 \
+    --case argsort:268435456:f32:$O1 --case sort:268435456:i32:raw=onesweep \
+    --case unique:268435456:f32:distinct=1048576,raw=none
+  pack pr
+  L1=raw=lsd,plain=0/1
+  bench_rows vulkan 200 --case sort:16777216:f32:$L1 --case sort_with_indices:16777216:f32:$L1 \
+    --case sort:268435456:f32:$L1
+  pack pr
+  ;;
+*) echo "usage: $0 <tv|pr>"; exit 2 ;;
+esac
