@@ -15,7 +15,7 @@ use crate::common::cube::cube_exclusive_sum;
 use crate::common::grid::{linear_cube_index, linear_unit_index};
 use crate::common::lookback::{digit_prefix, publish_digit_count, take_tile_number_at};
 use crate::radix::digits::{clear_bins, copies_sum, count_into_copy};
-use crate::radix::keys::{KeyKind, radix_key, wide_radix_word};
+use crate::radix::keys::{KeyKind, f32_needs_full_key, plain_f32_key, radix_key, wide_radix_word};
 
 /// Where an LSD pass's positions (each key's index in its input row) come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -60,12 +60,6 @@ impl PassConfig {
             ..self
         })
     }
-}
-
-/// Whether f32 bits `raw` are -0.0 or a NaN: the floats whose radix key is not the sign flip.
-#[cube]
-fn float_special(raw: u32) -> bool {
-    (raw & 0x7FFF_FFFFu32) > 0x7F80_0000u32 || raw == 0x8000_0000u32
 }
 
 /// Whether the sort's specials word says no key is -0.0 or NaN. The word (`specials[0]`,
@@ -131,12 +125,7 @@ fn tile_span(
 #[cube]
 fn pass_radix(word: u32, #[comptime] pass: PassConfig) -> u32 {
     if comptime!(pass.plain) {
-        let flipped = select(word >= 0x8000_0000u32, !word, word | 0x8000_0000u32);
-        if comptime!(pass.descending) {
-            !flipped
-        } else {
-            flipped
-        }
+        plain_f32_key(word, pass.descending)
     } else {
         radix_key::<u32>(word, pass.kind, pass.descending)
     }
@@ -275,7 +264,7 @@ fn count_pass_digits(
         if local < span.len {
             let word = keys[span.base + local as usize];
             if comptime!(finds) {
-                found = found || float_special(word);
+                found = found || f32_needs_full_key(word);
             }
             let radix = pass_radix(word, pass);
             count_into_copy(bins, digit_of(radix, shift, blueprint) as usize, parts);
@@ -798,7 +787,7 @@ pub(crate) fn digit_counts_kernel(
     while local < end {
         let word = keys[row * len + local];
         if comptime!(finds) {
-            found = found || float_special(word);
+            found = found || f32_needs_full_key(word);
         }
         let radix = pass_radix(word, pass);
         #[unroll]
