@@ -524,11 +524,11 @@ fn check_sorted(
 /// The case's sort tunings ([`Case::tunings`]): each of `units=`, `epu=` (keys per unit),
 /// `bits=` (LSD digit), `in_cube_bits=` and `in_cube_epu=` (the in-cube sort's digit and keys
 /// per unit), `window=` (the onesweep look-back's predecessors read at once), `parts=` and
-/// `lsd_parts=` (the onesweep counting pass's and Lsd's per-tile copies of each bin) and
-/// `reread=` (0/1: every device-wide pass reads its keys again at staging), `plain=` (0/1:
-/// `SortTuning::plain_float_keys`) over the device's
-/// defaults, a value or several split by `/`. Each with the values it took; one `([], None)`
-/// when the case names none.
+/// `lsd_parts=` (the onesweep counting pass's and Lsd's per-tile copies of each bin),
+/// `reread=` (0/1: every device-wide pass reads its keys again at staging), `planes=` (0: the
+/// ranker without plane operations) and `plain=` (0/1: `SortTuning::plain_float_keys`) over
+/// the device's defaults, a value or several split by `/`. Each with the values it took; one
+/// `([], None)` when the case names none.
 fn sort_tunings(case: &Case, client: &Client) -> Vec<Swept<SortTuning>> {
     const KEYS: [&str; 11] = [
         "units",
