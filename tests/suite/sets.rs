@@ -908,3 +908,49 @@ fn median_finds_a_nan_in_a_lanes_last_place() {
         );
     }
 }
+
+/// `median` along dim 0 of a `[2, n, 1]` view (the transpose of `[n, 2, 1]`), NaN in a
+/// quarter of the elements: `kthvalue`'s values there come back through a swap of dims 0 and 2
+/// as a `[1, n, 1]` view, which Burn 0.22's fused `mask_where` (the NaN lanes) misread while
+/// its dims of size 1 kept the swap's strides (`props::sets_property` on the H100 and
+/// lavapipe, session 39: ~1,250 of 4,096 lanes wrong).
+#[test]
+fn median_of_a_rank_3_view_with_nans() {
+    let _device = serial();
+    let (mut rng, seed) = rng("median_of_a_rank_3_view_with_nans");
+    let n = 4096;
+    let pool = [
+        f32::NAN,
+        f32::from_bits(0x7f80_0001),
+        -1e-45,
+        1.0,
+        -0.0,
+        0.0,
+        2.0,
+        -3.0,
+    ];
+    let x: Vec<f32> = (0..2 * n)
+        .map(|_| pool[rng.random_range(0..pool.len())])
+        .collect();
+    for device in [Device::default(), Device::flex()] {
+        for _ in 0..2 {
+            // Twice: Fusion runs a new sequence of ops op by op, then fuses its repeats.
+            let base = Tensor::<3>::from_data(TensorData::new(x.clone(), [n, 2, 1]), &device);
+            let (values, indices) = sieve_burn::median(base.swap_dims(0, 1), 0);
+            assert_eq!(values.dims(), [1, n, 1]);
+            let (values, indices) = (read::<f32>(values.reshape([n])), i64s(indices));
+            for c in 0..n {
+                let lane = [x[2 * c], x[2 * c + 1]];
+                let want = match lane.iter().position(|v| v.is_nan()) {
+                    Some(nan) => nan,
+                    None => sort_rows(&lane, 1, 2, false)[0],
+                };
+                assert_eq!(
+                    (values[c].to_bits(), indices[c]),
+                    (lane[want].to_bits(), want as i64),
+                    "median {device:?} (seed {seed}): lane {c} = {lane:?}"
+                );
+            }
+        }
+    }
+}

@@ -99,21 +99,33 @@ pub(crate) fn rows_along(x: CubeTensor, dim: usize) -> Rows {
 }
 
 /// An output laid out like [`rows_along`]'s tensor (`dim` last), in the caller's axis order:
-/// the swap undone as a view (no copy). A dim of size 1 that the swap left with stride 1
-/// beside another dim of stride 1 gets the tensor's size as its stride instead: any stride
-/// addresses a dim of size 1, but Burn 0.22's fused kernels, vectorising such a view with
-/// another input, read its elements from the wrong places (`[n, 1]` seen as `[1, n]`:
-/// `props::sets_property`, `median` along dim 0 of `[1, n]`).
+/// the swap undone as a view (no copy). Any stride addresses a dim of size 1, but Burn 0.22's
+/// fused kernels, vectorising such a view with another input, read its elements from the wrong
+/// places (`[n, 1]` seen as `[1, n]`; `props::sets_property`, `median` along dim 0 of `[1, n]`
+/// and of `[2, n, 1]`). So the dims of size 1 get the strides a contiguous tensor has where
+/// the others are in row-major order (the view then is a contiguous tensor, as when `dim` had
+/// size 1, a `kthvalue`); elsewhere a dim of size 1 that the swap left with stride 1 beside
+/// another dim of stride 1 gets the tensor's size as its stride.
 pub(crate) fn restore_axes(t: CubeTensor, swap: &Option<Vec<usize>>) -> CubeTensor {
     let Some(axes) = swap else {
         return t;
     };
     let mut t = permute(t, axes);
     let shape = t.meta.shape().clone();
+    let rank = shape.num_dims();
+    let contiguous: Vec<usize> = (0..rank)
+        .map(|d| (d + 1..rank).map(|e| shape[e]).product())
+        .collect();
+    if (0..rank).all(|d| shape[d] == 1 || t.meta.strides()[d] == contiguous[d]) {
+        for (d, &stride) in contiguous.iter().enumerate() {
+            t.meta.strides_mut()[d] = stride;
+        }
+        return t;
+    }
     let unit = |d: usize| t.meta.strides()[d] == 1;
-    let moved: Vec<usize> = (0..shape.num_dims())
+    let moved: Vec<usize> = (0..rank)
         .filter(|&d| shape[d] == 1 && unit(d))
-        .filter(|&d| (0..shape.num_dims()).any(|e| e != d && shape[e] > 1 && unit(e)))
+        .filter(|&d| (0..rank).any(|e| e != d && shape[e] > 1 && unit(e)))
         .collect();
     for d in moved {
         t.meta.strides_mut()[d] = shape.num_elements();
