@@ -11,13 +11,20 @@
 #       through Lsd, plain=0/1 (f32 keys alone at 2^24 and 2^28, with indices at 2^24), to
 #       decide its default there. `raw=` keeps each case to the strategy asked (session 38's
 #       rows ran every strategy and were cut by their timeouts).
+#   tf  Written after `tv`: the fix of `2467065` (`cube::restore_axes`, Burn-level strides, no
+#       kernel changed) through CUDA (5 processes) and Vulkan (4) over every module whose ops
+#       take a dim, 300 cases a property, within TF_LIMIT (300) seconds; then issue 16's
+#       device-wide top-k cube sweep through Vulkan (`gpu_session36.sh vc`'s Vulkan rows).
+#       Benches and suites both from F_DIR (`build33.sh` puts suites in F_DIR's `s` twin).
 # usage: B_DIR=<benches> TS_DIR=<suites> bash bench/gpu_session39.sh tv|pr
+#        F_DIR=<benches> bash bench/gpu_session39.sh tf
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
 case "$1" in
 tv) cp ${TS_DIR:?}/*.xz .gpu/ ;;
 pr) cp ${B_DIR:?}/*.xz .gpu/ ;;
+tf) cp ${F_DIR:?}/*.xz ${F_DIR}s/*.xz .gpu/ ;;
 esac
 source "$here/gpu_prelude.sh"
 rm -rf /tmp/o
@@ -49,5 +56,20 @@ pr)
     --case sort:268435456:f32:$L1
   pack pr
   ;;
-*) echo "usage: $0 <tv|pr>"; exit 2 ;;
+tf)
+  export SIEVE_PROP_CASES=300
+  M="props:: sets:: dims:: sort_ops:: topk_ops:: split_ops:: filter_ops:: cumulative::"
+  M="$M sampling:: burn_ops::"
+  LIMIT=${TF_LIMIT:-300} split_suite cuda 5 "$M"
+  LIMIT=${TF_LIMIT:-300} split_suite vulkan 4 "$M"
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack tf
+  R=raw=radix_select C=cubes=4096/2048/1024/512 T=topk_with_indices
+  L="--case $T:16777216:f32:k=100000,$R,$C --case $T:268435456:f32:k=10,$R,$C"
+  L="$L --case $T:268435456:f32:k=100000,$R,$C --case $T:268435456:f32:k=1000,dist=all_equal,$R,$C"
+  bench_rows vulkan ${VC_LIMIT:-230} $L
+  pack tf
+  ;;
+*) echo "usage: $0 <tv|pr|tf>"; exit 2 ;;
 esac

@@ -737,3 +737,26 @@ fn cube_barriers_hold_inside_loops() {
         units *= 2;
     }
 }
+
+/// `common::fill` (the workspaces' status words and counters) writes its value to exactly the
+/// first `len` elements, the rest of the buffer keeping its poison: lengths around a unit's
+/// and a cube's share (8 elements a unit, 256 units a cube or the device's most).
+#[test]
+fn fill_writes_exactly_the_first_len_elements() {
+    let _device = crate::common::serial();
+    let client = client();
+    let elem = |d: sieve::Dtype| d.elem_type();
+    for len in [1usize, 7, 8, 9, 255, 2047, 2048, 2049, 4097, 100_000] {
+        let size = len + 5;
+        let buffer = poisoned(&client, size, 0xdead_beefu32);
+        sieve::common::fill::fill(&client, &buffer, len, elem(sieve::Dtype::U32), 7);
+        let got = download::<u32>(&client, buffer, size);
+        let wrong = (0..size)
+            .filter(|&i| got[i] != if i < len { 7 } else { 0xdead_beef })
+            .count();
+        assert_eq!(
+            wrong, 0,
+            "fill of {len} u32 in a buffer of {size}: {wrong} elements wrong"
+        );
+    }
+}

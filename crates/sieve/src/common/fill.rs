@@ -5,8 +5,15 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::address::address_type;
-use super::grid::{linear_unit_index, one_unit_per_element};
+use super::grid::{elements_per_unit, linear_cube_index};
 
+/// Elements each unit writes. One element a unit made a fill of 2^24 words (the onesweep
+/// sort's status words at 2^28 keys) a launch of 65,536 short cubes, 0.10 ms on an H100
+/// (670 GB/s); eight a unit make it an eighth as many cubes.
+const FILL_PER_UNIT: u32 = 8;
+
+/// A cube fills `FILL_PER_UNIT * CUBE_DIM` consecutive elements, each unit one in every
+/// `CUBE_DIM`: each store of a plane covers consecutive words.
 #[cube(launch_unchecked, address_type = "dynamic")]
 fn fill_kernel<T: Numeric>(
     buffer: &mut [T],
@@ -14,9 +21,13 @@ fn fill_kernel<T: Numeric>(
     value: u32,
     #[define(T)] _dtype: ElemType,
 ) {
-    let index = linear_unit_index();
-    if index < len {
-        buffer[index] = T::cast_from(value);
+    let start = linear_cube_index() * (CUBE_DIM * FILL_PER_UNIT) as usize + UNIT_POS as usize;
+    #[unroll]
+    for i in 0..FILL_PER_UNIT {
+        let index = start + (i * CUBE_DIM) as usize;
+        if index < len {
+            buffer[index] = T::cast_from(value);
+        }
     }
 }
 
@@ -27,7 +38,7 @@ pub fn fill(client: &Client, buffer: &Handle, len: usize, elem: ElemType, value:
         return;
     }
     // At most the device's own units per cube (any device runs it; no tuning is involved).
-    let (cubes, cube_dim) = one_unit_per_element(client, len);
+    let (cubes, cube_dim) = elements_per_unit(client, len, FILL_PER_UNIT);
     // SAFETY: every write is bounds-checked against `len`, which the caller sized the buffer for.
     unsafe {
         fill_kernel::launch_unchecked(

@@ -29,11 +29,17 @@ pub fn cube_count_1d(client: &Client, cubes: usize) -> CubeCount {
 /// or the device's most): the index is [`linear_unit_index()`], and units at or past
 /// `elements` must return.
 pub fn one_unit_per_element(client: &Client, elements: usize) -> (CubeCount, CubeDim) {
+    elements_per_unit(client, elements, 1)
+}
+
+/// As [`one_unit_per_element`], each unit given `per_unit` elements: a cube covers
+/// `per_unit * CUBE_DIM` consecutive elements.
+pub fn elements_per_unit(client: &Client, elements: usize, per_unit: u32) -> (CubeCount, CubeDim) {
     let units = 256u32
         .min(client.properties().hardware.max_units_per_cube)
         .max(1);
     (
-        cube_count_1d(client, elements.div_ceil(units as usize)),
+        cube_count_1d(client, elements.div_ceil((units * per_unit) as usize)),
         CubeDim::new_1d(units),
     )
 }

@@ -10,7 +10,7 @@ pub mod address;
 pub(crate) mod buffers;
 #[allow(missing_docs)]
 pub mod cube;
-pub(crate) mod fill;
+pub mod fill;
 #[allow(missing_docs)]
 pub mod fold;
 #[allow(missing_docs)]
