@@ -12,19 +12,25 @@
 #       decide its default there. `raw=` keeps each case to the strategy asked (session 38's
 #       rows ran every strategy and were cut by their timeouts).
 #   tf  Written after `tv`: the fix of `2467065` (`cube::restore_axes`, Burn-level strides, no
-#       kernel changed) through CUDA (5 processes) and Vulkan (4) over every module whose ops
-#       take a dim, 300 cases a property, within TF_LIMIT (300) seconds; then issue 16's
-#       device-wide top-k cube sweep through Vulkan (`gpu_session36.sh vc`'s Vulkan rows).
-#       Benches and suites both from F_DIR (`build33.sh` puts suites in F_DIR's `s` twin).
+#       kernel changed) and the faster fill of `856ec46` (every workspace's zeroing) through
+#       CUDA (6 processes) and Vulkan (4) over every module whose ops take a dim and the raw
+#       sort, scan and compaction modules, 200 cases a property, within TF_LIMIT (300)
+#       seconds; memcheck over the fill's test and one sort test beside them. Then random f32
+#       keys alone at 2^28 (onesweep, raw call), main's bench before the fill (B_DIR) against
+#       the new one (F_DIR), alternating processes, twice. F_DIR: benches and suites
+#       (`build33.sh` puts suites in F_DIR's `s` twin).
+#   vc  Issue 16's device-wide top-k cube sweep through Vulkan (`gpu_session36.sh vc`'s Vulkan
+#       rows) with F_DIR's bench.
 # usage: B_DIR=<benches> TS_DIR=<suites> bash bench/gpu_session39.sh tv|pr
-#        F_DIR=<benches> bash bench/gpu_session39.sh tf
+#        F_DIR=<benches> B_DIR=<old benches> bash bench/gpu_session39.sh tf|vc
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
 case "$1" in
 tv) cp ${TS_DIR:?}/*.xz .gpu/ ;;
 pr) cp ${B_DIR:?}/*.xz .gpu/ ;;
-tf) cp ${F_DIR:?}/*.xz ${F_DIR}s/*.xz .gpu/ ;;
+tf) cp ${F_DIR:?}/*.xz ${F_DIR}s/*.xz .gpu/; cp ${B_DIR:?}/sieve-bench-cuda.xz .gpu/sieve-bench-cuda-old.xz ;;
+vc) cp ${F_DIR:?}/sieve-bench-vknr.xz .gpu/ ;;
 esac
 source "$here/gpu_prelude.sh"
 rm -rf /tmp/o
@@ -57,19 +63,33 @@ pr)
   pack pr
   ;;
 tf)
-  export SIEVE_PROP_CASES=300
+  export SIEVE_PROP_CASES=200
   M="props:: sets:: dims:: sort_ops:: topk_ops:: split_ops:: filter_ops:: cumulative::"
-  M="$M sampling:: burn_ops::"
-  LIMIT=${TF_LIMIT:-300} split_suite cuda 5 "$M"
+  M="$M sampling:: burn_ops:: sort:: scan:: compact:: soundness::"
+  LIMIT=${TF_LIMIT:-300} split_suite cuda 6 "$M"
   LIMIT=${TF_LIMIT:-300} split_suite vulkan 4 "$M"
+  timeout ${TF_LIMIT:-300} compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda \
+    --test-threads 2 soundness::fill sort::floats_in_pytorch_order_both_directions \
+    > "$OUT/memcheck-cuda.txt" 2>&1 &
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   pack tf
+  for round in 1 2; do
+    for v in old new; do
+      b=.gpu/sieve-bench-cuda; [ $v = old ] && b=.gpu/sieve-bench-cuda-old
+      timeout 45 $b --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda-$v-$round.json" \
+        --case sort:268435456:f32:raw=onesweep,burn_op=0 > "$OUT/rows-cuda-$v-$round.txt" 2>&1
+      echo "== cuda $v $round rc=$? at ${SECONDS}s"; sort_rows "$OUT/rows-cuda-$v-$round.txt"
+      pack tf
+    done
+  done
+  ;;
+vc)
   R=raw=radix_select C=cubes=4096/2048/1024/512 T=topk_with_indices
   L="--case $T:16777216:f32:k=100000,$R,$C --case $T:268435456:f32:k=10,$R,$C"
   L="$L --case $T:268435456:f32:k=100000,$R,$C --case $T:268435456:f32:k=1000,dist=all_equal,$R,$C"
   bench_rows vulkan ${VC_LIMIT:-230} $L
-  pack tf
+  pack vc
   ;;
-*) echo "usage: $0 <tv|pr|tf>"; exit 2 ;;
+*) echo "usage: $0 <tv|pr|tf|vc>"; exit 2 ;;
 esac
