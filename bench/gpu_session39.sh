@@ -19,6 +19,9 @@
 #       keys alone at 2^28 (onesweep, raw call), main's bench before the fill (B_DIR) against
 #       the new one (F_DIR), alternating processes, twice. F_DIR: benches and suites
 #       (`build33.sh` puts suites in F_DIR's `s` twin).
+#   tr  `tf`'s CUDA tests its 300 s cut (processes 0 and 1 of 6), as 4 processes within
+#       TR_LIMIT (250) s, 200 cases a property, and `tv`'s failing seed of `sets_property` (500
+#       cases) beside them. Suites from F_DIR's `s` twin.
 #   vc  Issue 16's device-wide top-k cube sweep through Vulkan (`gpu_session36.sh vc`'s Vulkan
 #       rows) with F_DIR's bench.
 # usage: B_DIR=<benches> TS_DIR=<suites> bash bench/gpu_session39.sh tv|pr
@@ -30,7 +33,8 @@ case "$1" in
 tv) cp ${TS_DIR:?}/*.xz .gpu/ ;;
 pr) cp ${B_DIR:?}/*.xz .gpu/ ;;
 tf) cp ${F_DIR:?}/*.xz ${F_DIR}s/*.xz .gpu/; cp ${B_DIR:?}/sieve-bench-cuda.xz .gpu/sieve-bench-cuda-old.xz ;;
-vc) cp ${F_DIR:?}/sieve-bench-vknr.xz .gpu/ ;;
+vc) cp ${F_DIR:?}/*.xz .gpu/ ;;
+tr) cp ${F_DIR:?}s/suite-cuda.xz .gpu/ ;;
 esac
 source "$here/gpu_prelude.sh"
 rm -rf /tmp/o
@@ -84,6 +88,34 @@ tf)
     done
   done
   ;;
+tr)
+  export SIEVE_PROP_CASES=200
+  T=(dtypes_scan::scan_every_dtype_op_and_kind_at_default_tunings props::empty_shapes_sort
+    props::sets_property sampling::draw_kernel_matches_the_reference
+    sampling::the_filters_on_their_own sampling::uniforms_match_the_reference_bit_for_bit
+    scan::odd_and_tiny_lengths sets::median_finds_a_nan_in_a_lanes_last_place
+    sets::unique_and_unique_consecutive_match_the_reference
+    sort::every_length_across_an_lsd_tile_boundary sort_ops::long_rows_take_the_lsd_passes
+    soundness::empty_shapes_on_the_cube_backend soundness::scan_counts_a_view_from_its_offset
+    split_ops::flex_falls_back_to_stock_burn topk_ops::default_tuning_on_few_long_rows
+    topk_ops::k_past_the_row_is_named sort_ops::bad_dim_is_named sets::unique_between_fused_ops
+    sort::floats_in_pytorch_order_both_directions sort_ops::empty_tensors_work
+    sort_ops::sort_gradient_follows_the_permutation soundness::empty_shapes_under_autodiff
+    soundness::scan_refuses_short_buffers split_ops::int_partition_of_views
+    topk_ops::default_tuning_on_rows_past_the_row_cube
+    topk_ops::topk_gradient_lands_on_the_selected_positions)
+  for ((g = 0; g < 4; g++)); do
+    mine=()
+    for ((i = g; i < ${#T[@]}; i += 4)); do mine+=("${T[$i]}"); done
+    timeout ${TR_LIMIT:-250} .gpu/suite-cuda --exact --test-threads 2 "${mine[@]}" \
+      > "$OUT/tests-cuda-$g.txt" 2>&1 &
+  done
+  SIEVE_PROP_SEED=3316228121434655988 SIEVE_PROP_CASES=500 timeout ${TR_LIMIT:-250} \
+    .gpu/suite-cuda --exact props::sets_property > "$OUT/tests-cuda-seed.txt" 2>&1 &
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack tr
+  ;;
 vc)
   R=raw=radix_select C=cubes=4096/2048/1024/512 T=topk_with_indices
   L="--case $T:16777216:f32:k=100000,$R,$C --case $T:268435456:f32:k=10,$R,$C"
@@ -91,5 +123,5 @@ vc)
   bench_rows vulkan ${VC_LIMIT:-230} $L
   pack vc
   ;;
-*) echo "usage: $0 <tv|pr|tf|vc>"; exit 2 ;;
+*) echo "usage: $0 <tv|pr|tf|tr|vc>"; exit 2 ;;
 esac
