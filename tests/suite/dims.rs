@@ -334,7 +334,9 @@ fn outputs_along_a_dim_feed_fused_ops_as_read() {
     let device = Device::default();
     let (mut rng, seed) = rng("outputs_along_a_dim_feed_fused_ops_as_read");
     let n = 600;
-    let layouts: [([usize; 3], Option<(usize, usize)>); 8] = [
+    // A base shape and the dims swapped to view it (if any).
+    type Layout = ([usize; 3], Option<(usize, usize)>);
+    let layouts: [Layout; 8] = [
         ([2, n, 1], None),
         ([n, 2, 1], Some((0, 1))),
         ([1, n, 2], None),
