@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Written at the end of the thirty-ninth session for the next one. One call (~540 s):
+#   tv  The tests session 39 left unrun through a GPU, from main's HEAD: the new
+#       `dims::outputs_along_a_dim_feed_fused_ops_as_read` with `dims::` and `sets::` through
+#       CUDA (3 processes) and Vulkan (2), `dtypes_scan::scan_every_dtype_op_and_kind_at_default_tunings`
+#       through CUDA in a process of its own (never reached at `856ec46`: ~300 s of JIT), memcheck
+#       over the new test, within TV_LIMIT (300) s; then issue 16's device-wide top-k cube sweep
+#       through Vulkan (`gpu_session39.sh vc`'s rows, VC_LIMIT 230 s), after the tests, not
+#       beside them.
+# usage: F_DIR=<benches> bash bench/gpu_session40.sh tv   (suites in F_DIR's `s` twin, as
+#        /work/build33.sh leaves them; carry F_DIR, its twin and ".gl")
+set -uo pipefail
+here="$(dirname "$0")"
+mkdir -p .gpu
+cp ${F_DIR:?}/sieve-bench-vknr.xz ${F_DIR}s/*.xz .gpu/
+source "$here/gpu_prelude.sh"
+rm -rf /tmp/o
+stage_out
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/card.txt" 2>&1
+case "$1" in
+tv)
+  export SIEVE_PROP_CASES=200
+  L=${TV_LIMIT:-300}
+  LIMIT=$L split_suite cuda 3 "dims:: sets::"
+  LIMIT=$L split_suite vulkan 2 "dims:: sets::"
+  timeout $L .gpu/suite-cuda --exact dtypes_scan::scan_every_dtype_op_and_kind_at_default_tunings \
+    > "$OUT/tests-cuda-dtypes.txt" 2>&1 &
+  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda \
+    --exact dims::outputs_along_a_dim_feed_fused_ops_as_read > "$OUT/memcheck-cuda.txt" 2>&1 &
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack tv
+  R=raw=radix_select C=cubes=4096/2048/1024/512 T=topk_with_indices
+  V="--case $T:16777216:f32:k=100000,$R,$C --case $T:268435456:f32:k=10,$R,$C"
+  V="$V --case $T:268435456:f32:k=100000,$R,$C --case $T:268435456:f32:k=1000,dist=all_equal,$R,$C"
+  bench_rows vulkan ${VC_LIMIT:-230} $V
+  pack tv
+  ;;
+*) echo "usage: $0 tv"; exit 2 ;;
+esac
