@@ -1,7 +1,8 @@
 # Sourced by the bench/gpu_session*.sh scripts on the GPU machine: unpacks the Vulkan loader
 # (.gl/) and the xz-compressed binaries (.gpu/), points the loader at NVIDIA's driver, and
 # defines `summary FILE` (a test or sanitizer log's result lines), `limit` (LIMIT, 450 s), `sanitize`,
-# `tests_and_sanitizers`, `stage_out`/`pack` and `sort_rows` (below).
+# `tests_and_sanitizers`, `stage_out`/`pack`, `sort_rows`, `begin` (a script's start) and
+# `topk_cube_sweep_vulkan` (below).
 for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done; ldconfig
 for f in .gpu/*.xz; do xz -d -f "$f"; done; chmod +x .gpu/*
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -116,3 +117,17 @@ stage_out() { O=$OUT; export OUT=/tmp/o; mkdir -p $OUT; }
 pack() { tar -C /tmp/o -czf $O/$1.tgz .; }
 # sort_rows LOG: the sort and copy rows of a bench log (op, shape, params, median ms).
 sort_rows() { grep -E '^(sort|argsort|copy)' "$1" | grep -v skipped | awk '{print $1, $2, $4, $6}'; }
+# topk_cube_sweep_vulkan LIMIT: issue 16's device-wide top-k cube sweep (`cubes=` 4096 down to
+# 512, the radix select alone) through Vulkan, as `bench_rows` (sessions 36, 39, 40).
+topk_cube_sweep_vulkan() {
+  local R=raw=radix_select C=cubes=4096/2048/1024/512 T=topk_with_indices
+  bench_rows vulkan "$1" --case $T:16777216:f32:k=100000,$R,$C --case $T:268435456:f32:k=10,$R,$C \
+    --case $T:268435456:f32:k=100000,$R,$C --case $T:268435456:f32:k=1000,dist=all_equal,$R,$C
+}
+# begin: a session script's start once its binaries are unpacked: a fresh /tmp/o staged as
+# $OUT (`stage_out`) and the card named in card.txt.
+begin() {
+  rm -rf /tmp/o
+  stage_out
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/card.txt" 2>&1
+}

@@ -37,9 +37,7 @@ vc) cp ${F_DIR:?}/*.xz .gpu/ ;;
 tr) cp ${F_DIR:?}s/suite-cuda.xz .gpu/ ;;
 esac
 source "$here/gpu_prelude.sh"
-rm -rf /tmp/o
-stage_out
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/card.txt" 2>&1
+begin
 case "$1" in
 tv)
   export SIEVE_PROP_CASES=500
@@ -117,10 +115,7 @@ tr)
   pack tr
   ;;
 vc)
-  R=raw=radix_select C=cubes=4096/2048/1024/512 T=topk_with_indices
-  L="--case $T:16777216:f32:k=100000,$R,$C --case $T:268435456:f32:k=10,$R,$C"
-  L="$L --case $T:268435456:f32:k=100000,$R,$C --case $T:268435456:f32:k=1000,dist=all_equal,$R,$C"
-  bench_rows vulkan ${VC_LIMIT:-230} $L
+  topk_cube_sweep_vulkan ${VC_LIMIT:-230}
   pack vc
   ;;
 *) echo "usage: $0 <tv|pr|tf|tr|vc>"; exit 2 ;;

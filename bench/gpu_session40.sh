@@ -14,9 +14,7 @@ here="$(dirname "$0")"
 mkdir -p .gpu
 cp ${F_DIR:?}/sieve-bench-vknr.xz ${F_DIR}s/*.xz .gpu/
 source "$here/gpu_prelude.sh"
-rm -rf /tmp/o
-stage_out
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/card.txt" 2>&1
+begin
 case "$1" in
 tv)
   export SIEVE_PROP_CASES=200
@@ -30,10 +28,7 @@ tv)
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   pack tv
-  R=raw=radix_select C=cubes=4096/2048/1024/512 T=topk_with_indices
-  V="--case $T:16777216:f32:k=100000,$R,$C --case $T:268435456:f32:k=10,$R,$C"
-  V="$V --case $T:268435456:f32:k=100000,$R,$C --case $T:268435456:f32:k=1000,dist=all_equal,$R,$C"
-  bench_rows vulkan ${VC_LIMIT:-230} $V
+  topk_cube_sweep_vulkan ${VC_LIMIT:-230}
   pack tv
   ;;
 *) echo "usage: $0 tv"; exit 2 ;;
