@@ -193,9 +193,11 @@ pub struct SortTuning {
     /// cube reads it and takes that map or the full one): the same order in fewer
     /// instructions a key. On through CUDA, where it was timed and its tests ran on the H200
     /// (`bench/results/h200/38-vf`, `38-pt`: random f32 keys alone at 2^28, onesweep 6.43-6.45
-    /// ms against 6.89-6.90 with the full map, Lsd 7.76-7.77 against 8.38-8.39); off through
-    /// the other runtimes until timed there (the map is integer-only, and the tests run both
-    /// maps on every runtime).
+    /// ms against 6.89-6.90 with the full map, Lsd 7.76-7.77 against 8.38-8.39). Off through
+    /// Vulkan, where it was slower at 2^24 (`bench/results/h100/39-pr`, H100, Lsd: 1.078 ms
+    /// against 1.029 keys alone, 1.343 against 1.250 with indices; 1.3% faster at 2^28), and
+    /// through the runtimes never timed (the map is integer-only; the tests run both maps on
+    /// every runtime).
     pub plain_float_keys: bool,
 }
 
