@@ -55,13 +55,14 @@ split_suite() {
   done
 }
 # bench_rows RUNTIME LIMIT ARGS...: one sieve-bench process through RUNTIME (`cuda`, or
-# `vulkan`: the vknr binary with a 2 s warm-up a row), --no-burn, 10 runs of 30 ms samples,
+# `vulkan`: the vknr binary, or VK_BENCH where set, with a 2 s warm-up a row), --no-burn, 10
+# runs of 30 ms samples,
 # within LIMIT seconds; JSON and log in $OUT/RUNTIME.json and $OUT/rows-RUNTIME.txt; prints
 # its exit status and rows.
 bench_rows() {
   local rt=$1 lim=$2 bin=.gpu/sieve-bench-cuda warm=()
   shift 2
-  [ "$rt" = vulkan ] && bin=.gpu/sieve-bench-vknr warm=(--warm-ms 2000)
+  [ "$rt" = vulkan ] && bin=${VK_BENCH:-.gpu/sieve-bench-vknr} warm=(--warm-ms 2000)
   timeout "$lim" $bin --no-burn --runs 10 --sample-ms 30 "${warm[@]}" --json "$OUT/$rt.json" "$@" \
     > "$OUT/rows-$rt.txt" 2>&1
   echo "== $rt rc=$? at ${SECONDS}s"

@@ -7,12 +7,16 @@
 #       over the new test, within TV_LIMIT (300) s; then issue 16's device-wide top-k cube sweep
 #       through Vulkan (`gpu_session39.sh vc`'s rows, VC_LIMIT 230 s), after the tests, not
 #       beside them.
-# usage: F_DIR=<benches> bash bench/gpu_session40.sh tv   (suites in F_DIR's `s` twin, as
-#        /work/build33.sh leaves them; carry F_DIR, its twin and ".gl")
+# usage: F_DIR=<benches> bash bench/gpu_session40.sh tv   (suites in F_DIR's `s` twin; carry
+#        F_DIR, its twin and ".gl")
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
-cp ${F_DIR:?}/sieve-bench-vknr.xz ${F_DIR}s/*.xz .gpu/
+cp ${F_DIR:?}/*.xz ${F_DIR}s/*.xz .gpu/
+# Session 40's checkout was new: its Vulkan bench is built against crates.io's cubecl-wgpu
+# (`--no-default-features --features vulkan`), not bench/vulkan_robustness's patched copy,
+# whose only change applies where SIEVE_VK_ROBUSTNESS=off (never set here): the same device.
+[ -f .gpu/sieve-bench-vulkan.xz ] && export VK_BENCH=.gpu/sieve-bench-vulkan
 source "$here/gpu_prelude.sh"
 begin
 case "$1" in
