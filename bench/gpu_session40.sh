@@ -9,12 +9,23 @@
 #       beside them.
 # usage: F_DIR=<benches> bash bench/gpu_session40.sh tv   (suites in F_DIR's `s` twin; carry
 #        F_DIR, its twin and ".gl")
+#        M_DIR=<main's benches> BR_DIR=<branch's benches> bash bench/gpu_session40.sh ab
+#        (main's sieve-bench-cuda and -vulkan, the branch's ending -b; carry both and ".gl")
+#        BR_DIR=<branch's benches> bash bench/gpu_session40.sh bt   (its suites in BR_DIR's
+#        `s` twin; carry that and ".gl")
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
-cp ${F_DIR:?}/*.xz ${F_DIR}s/*.xz .gpu/
-# Session 40's checkout was new: its Vulkan bench is built against crates.io's cubecl-wgpu
-# (`--no-default-features --features vulkan`), not bench/vulkan_robustness's patched copy,
+if [ "$1" = ab ]; then
+  cp ${M_DIR:?}/*.xz ${BR_DIR:?}/*.xz .gpu/
+elif [ "$1" = bt ]; then
+  cp ${BR_DIR:?}s/*.xz .gpu/
+else
+  cp ${F_DIR:?}/*.xz ${F_DIR}s/*.xz .gpu/
+fi
+# Session 40's checkout was new: its Vulkan benches are built against crates.io's cubecl-wgpu
+# (with the suite: `-p sieve-examples -p sieve-bench --features
+# sieve-examples/vulkan,sieve-bench/vulkan`), not bench/vulkan_robustness's patched copy,
 # whose only change applies where SIEVE_VK_ROBUSTNESS=off (never set here): the same device.
 [ -f .gpu/sieve-bench-vulkan.xz ] && export VK_BENCH=.gpu/sieve-bench-vulkan
 source "$here/gpu_prelude.sh"
@@ -35,5 +46,47 @@ tv)
   topk_cube_sweep_vulkan ${VC_LIMIT:-230}
   pack tv
   ;;
-*) echo "usage: $0 tv"; exit 2 ;;
+bt)
+  # Issue 16: the tests of branch `append-blocks` (the device-wide digit pass's candidate
+  # appends in blocks; its suites in BR_DIR's `s` twin): `topk::`, `topk_ops::` through CUDA
+  # (3 processes) and Vulkan (2), `dtypes_scan`'s default-tunings test through CUDA a dtype
+  # share a process (4; cut at 300 s in `tv`), memcheck and racecheck over the candidate test,
+  # within TEST_LIMIT (240) s.
+  export SIEVE_PROP_CASES=200
+  L=${TEST_LIMIT:-240}
+  LIMIT=$L split_suite cuda 3 "topk:: topk_ops::"
+  LIMIT=$L split_suite vulkan 2 "topk:: topk_ops::"
+  LIMIT=$L split_dtypes cuda 4 dtypes_scan::scan_every_dtype_op_and_kind_at_default_tunings
+  T=topk::candidates_shrink_over_many_tiles
+  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
+    > "$OUT/memcheck-cuda.txt" 2>&1 &
+  timeout $L compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
+    > "$OUT/racecheck-cuda-0.txt" 2>&1 &
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack bt
+  ;;
+ab)
+  # Issue 16: branch `append-blocks`'s benches (BR_DIR, names ending -b) against main's
+  # (M_DIR): main / branch / main / branch, each through CUDA then Vulkan: the raw radix
+  # select at [2^24] k = 100000 at 4096 / 2048 / 1024 cubes a pass, [2^26] k = 100000 at the
+  # default.
+  R="--case topk_with_indices:16777216:f32:k=100000,raw=radix_select,cubes=4096/2048/1024
+     --case topk_with_indices:67108864:f32:k=100000,raw=radix_select"
+  for round in 1 2; do
+    for v in main b; do
+      c=.gpu/sieve-bench-cuda; w=.gpu/sieve-bench-vulkan
+      [ $v = b ] && c=.gpu/sieve-bench-cuda-b w=.gpu/sieve-bench-vulkan-b
+      timeout 60 $c --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda-$v-$round.json" $R \
+        > "$OUT/rows-cuda-$v-$round.txt" 2>&1
+      echo "== cuda $v $round rc=$? at ${SECONDS}s"
+      timeout 90 $w --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 \
+        --json "$OUT/vulkan-$v-$round.json" $R > "$OUT/rows-vulkan-$v-$round.txt" 2>&1
+      echo "== vulkan $v $round rc=$? at ${SECONDS}s"
+      pack ab
+    done
+  done
+  for f in "$OUT"/rows-*.txt; do echo "== ${f##*/}"; grep -E "^topk" "$f" | awk '{print $2, $4, $6, $7}'; done
+  ;;
+*) echo "usage: $0 tv|bt|ab"; exit 2 ;;
 esac
