@@ -16,7 +16,10 @@
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
-if [ "$1" = ab ]; then
+if [ "$1" = cs ]; then
+  cp ${BR_DIR:?}/*.xz .gpu/
+  for f in .gpu/*-b.xz; do mv $f ${f%-b.xz}.xz; done
+elif [ "$1" = ab ]; then
   cp ${M_DIR:?}/*.xz ${BR_DIR:?}/*.xz .gpu/
 elif [ "$1" = bt ]; then
   cp ${BR_DIR:?}s/*.xz .gpu/
@@ -88,5 +91,22 @@ ab)
   done
   for f in "$OUT"/rows-*.txt; do echo "== ${f##*/}"; grep -E "^topk" "$f" | awk '{print $2, $4, $6, $7}'; done
   ;;
-*) echo "usage: $0 tv|bt|ab"; exit 2 ;;
+cs)
+  # Issue 16: fewer cubes a device-wide pass (`ab`: [2^24] k = 100000 0.605 -> 0.435 ms
+  # through Vulkan at 1024 cubes, 8 tiles a cube), timed where a rule of at least 8 tiles a
+  # cube would change the default: the branch's benches (BR_DIR), raw radix select, each
+  # case's two cube counts in one process (default first), CUDA then Vulkan.
+  A=raw=radix_select T=topk_with_indices
+  bench_rows cuda 150 --case $T:33554432:f32:k=1000,$A,cubes=8448/2048 \
+    --case $T:33554432:f32:k=100000,$A,cubes=8448/2048 --case $T:67108864:f32:k=1000,$A,cubes=8448/4096 \
+    --case $T:67108864:f32:k=100000,$A,cubes=8448/4096 --case $T:16777216:f32:k=1000,$A,cubes=8448/1024 \
+    --case $T:16777216:f32:k=100000,dist=tied,$A,cubes=8448/1024
+  pack cs
+  bench_rows vulkan 200 --case $T:33554432:f32:k=1000,$A,cubes=4096/2048 \
+    --case $T:33554432:f32:k=100000,$A,cubes=4096/2048 --case $T:16777216:f32:k=1000,$A,cubes=4096/1024 \
+    --case $T:16777216:f32:k=100000,dist=tied,$A,cubes=4096/1024 \
+    --case $T:16777216:f32:k=100000,$A,cubes=4096/1024
+  pack cs
+  ;;
+*) echo "usage: $0 tv|bt|ab|cs"; exit 2 ;;
 esac
