@@ -17,9 +17,9 @@
 use cubecl::prelude::*;
 
 use super::tile::{
-    ChunkGrid, GatherSlots, RowState, SOURCE_A, SOURCE_B, SOURCE_INPUT, candidate_row_position,
-    chunk_of_cube, count_chunk_tiles, gather_tile, histogram_tile, load_row_state, minima_bound,
-    ranks_in_row, sampled_row_select, store_row_state,
+    ChunkGrid, GatherSlots, RowState, SOURCE_A, SOURCE_B, SOURCE_INPUT, append_staged,
+    candidate_row_position, chunk_of_cube, count_chunk_tiles, gather_tile, histogram_tile,
+    load_row_state, minima_bound, ranks_in_row, sampled_row_select, store_row_state,
 };
 use crate::common::cube::{U32Range, cube_range};
 use crate::common::gather::write_gathered;
@@ -182,14 +182,18 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
     // The row's cubes take the source's tiles in turn (order does not matter here), so a
     // candidate buffer far shorter than the row is still spread over all of them.
     let tile_keys = comptime!(blueprint.tile());
+    let mut staging = Shared::<[u32]>::new_slice(tile_keys);
+    let mut staged = 0u32;
     let source_tiles = (row_state.source_len as usize).div_ceil(tile_keys);
     let mut tile = cube % grid.cubes_per_row;
     while tile < source_tiles {
-        let tile_range = histogram_tile::<K>(
+        let tile_count = histogram_tile::<K>(
             values,
             cand_a,
             cand_b,
             &bins,
+            &mut staging,
+            staged,
             appended,
             row,
             row * grid.len,
@@ -200,9 +204,23 @@ pub(crate) fn radix_histogram_kernel<K: Numeric>(
             read,
             blueprint,
         );
-        range.min = min(range.min, tile_range.min);
-        range.max = max(range.max, tile_range.max);
+        staged = tile_count.staged;
+        range.min = min(range.min, tile_count.range.min);
+        range.max = max(range.max, tile_count.range.max);
         tile += grid.cubes_per_row;
+    }
+    // Uniform per cube: `staged` is the cube-wide total of its tiles' hits.
+    if staged > 0u32 {
+        append_staged(
+            cand_a,
+            cand_b,
+            &mut staging,
+            staged,
+            appended,
+            row,
+            row * grid.len,
+            &row_state,
+        );
     }
     if first_pass {
         let cube_range = cube_range(range, blueprint.use_planes);

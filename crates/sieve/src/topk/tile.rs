@@ -395,13 +395,26 @@ pub fn ranks_in_row(keys: &Shared<[u32]>, #[comptime] blueprint: RadixBlueprint)
     ranks
 }
 
+/// What [`histogram_tile`] hands on to the next tile of its cube: the range of the keys the
+/// unit counted, and how many candidates the cube holds staged (the same in every unit).
+#[derive(CubeType, Clone, Copy)]
+pub struct TileHistogram {
+    /// The range of the keys the unit counted.
+    pub range: U32Range,
+    /// Candidates staged in the cube's `staging`, not yet appended.
+    pub staged: u32,
+}
+
 /// Device-wide radix select, one pass over one tile of a row's current candidate source
 /// (`source`: the input or a candidate buffer, `source_len` keys): [`count_tile_digits`],
-/// and, when `target` is a candidate buffer, the counted keys appended to it (staged in
-/// shared memory, written out coalesced): the cube's block of slots comes from the row's
-/// `appended` counter, so blocks land in the order cubes get there, which nothing downstream
-/// depends on (later passes only count). Returns the range of the keys the unit counted.
-/// Every unit must call it.
+/// and, when `target` is a candidate buffer, the counted keys staged in shared memory
+/// (`staging`, a tile's worth, holding `staged` keys from the cube's earlier tiles) and
+/// appended to the target in blocks ([`append_staged`]) only when the next tile's keys would
+/// not fit, so a row's `appended` counter takes one atomic per block, not per tile (through
+/// cubecl-spirv every buffer atomic is acquire/release: `docs/PERFORMANCE.md`, thirty-fifth
+/// session); the cube appends what is left after its last tile. Blocks land in the order
+/// cubes get there, which nothing downstream depends on (later passes only count). Every
+/// unit must call it.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 pub fn histogram_tile<K: Numeric>(
@@ -409,6 +422,8 @@ pub fn histogram_tile<K: Numeric>(
     cand_a: &mut [u32],
     cand_b: &mut [u32],
     bins: &Shared<[Atomic<u32>]>,
+    staging: &mut Shared<[u32]>,
+    staged: u32,
     appended: &mut [Atomic<u32>],
     row: usize,
     row_base: usize,
@@ -418,7 +433,7 @@ pub fn histogram_tile<K: Numeric>(
     #[comptime] bits: u32,
     #[comptime] read: KeyRead,
     #[comptime] blueprint: RadixBlueprint,
-) -> U32Range {
+) -> TileHistogram {
     let epu = blueprint.elements_per_unit;
     let mut held = Array::<u32>::new(epu as usize);
     let source_len = state.source_len as usize;
@@ -440,15 +455,20 @@ pub fn histogram_tile<K: Numeric>(
         )
     };
     let hits = count_tile_digits(bins, &held, valid, state.bound, shift, bits, blueprint);
+    let mut now_staged = staged;
     if state.target != SOURCE_INPUT {
-        // Uniform per cube (a pass with nowhere to append skips the rank altogether). The
-        // hits go to shared memory in rank order, then out in one coalesced sweep to the
-        // cube's block of the target. (This tile's cube-wide sum orders the previous tile's
-        // sweep before these writes.)
+        // Uniform per cube (a pass with nowhere to append skips the rank altogether), as are
+        // `staged` and the total. The hits go to shared memory in rank order after the staged
+        // ones. (The cube-wide sum orders the last block's sweep, or the previous tile's
+        // staging writes, before these writes.)
         let ranks = cube_exclusive_sum(hits.count, blueprint.units, blueprint.use_planes);
-        let mut staging = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
-        let mut block = Shared::<u32>::new();
-        let mut slot = ranks.before as usize;
+        if now_staged + ranks.total > comptime!(blueprint.tile() as u32) {
+            append_staged(
+                cand_a, cand_b, staging, now_staged, appended, row, row_base, state,
+            );
+            now_staged = 0u32;
+        }
+        let mut slot = (now_staged + ranks.before) as usize;
         #[unroll]
         for e in 0..epu {
             if (hits.mask >> e) & 1u32 == 1u32 {
@@ -456,22 +476,48 @@ pub fn histogram_tile<K: Numeric>(
                 slot += 1;
             }
         }
-        if UNIT_POS == 0 {
-            *block = appended[row].fetch_add(ranks.total);
-        }
-        sync_cube();
-        let out = row_base + *block as usize;
-        let mut j = UNIT_POS;
-        while j < ranks.total {
-            if state.target == SOURCE_A {
-                cand_a[out + j as usize] = staging[j as usize];
-            } else {
-                cand_b[out + j as usize] = staging[j as usize];
-            }
-            j += CUBE_DIM;
-        }
+        now_staged += ranks.total;
     }
-    hits.range
+    TileHistogram {
+        range: hits.range,
+        staged: now_staged,
+    }
+}
+
+/// Appends a cube's `staged` candidates (`staging`, written by every unit) to its row's
+/// target buffer: one block of slots from the row's `appended` counter, written out in one
+/// coalesced sweep. Uniform per cube: every unit must call it; it leaves `staging` free to
+/// write again.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+pub fn append_staged(
+    cand_a: &mut [u32],
+    cand_b: &mut [u32],
+    staging: &mut Shared<[u32]>,
+    staged: u32,
+    appended: &mut [Atomic<u32>],
+    row: usize,
+    row_base: usize,
+    state: &RowState,
+) {
+    let mut block = Shared::<u32>::new();
+    sync_cube();
+    if UNIT_POS == 0 {
+        *block = appended[row].fetch_add(staged);
+    }
+    sync_cube();
+    let out = row_base + *block as usize;
+    let mut j = UNIT_POS;
+    while j < staged {
+        if state.target == SOURCE_A {
+            cand_a[out + j as usize] = staging[j as usize];
+        } else {
+            cand_b[out + j as usize] = staging[j as usize];
+        }
+        j += CUBE_DIM;
+    }
+    // Every unit has read `staging` and `block` before either is written again.
+    sync_cube();
 }
 
 /// The smallest radix key among the keys one unit reads in a sweep over a whole row (tile
