@@ -32,10 +32,17 @@ use crate::sort::{SortIo, SortOptions, SortOrder, SortProblem, SortTuning};
 use crate::{DeviceCaps, Dtype, SieveError};
 
 /// Fewest tiles a cube of a pass over the input takes (where the row has them), whatever
-/// [`TopkTuning::target_cubes`] asks: at 2^24 k = 10 on the H200 one tile a cube (8192
-/// cubes) took 0.226 ms against 0.201 at two (`bench/results/h200/14-c`), while at 2^28 more
-/// cubes of ~16 tiles beat fewer of ~31 (`14-b`).
-const MIN_TILES_PER_CUBE: usize = 2;
+/// [`TopkTuning::target_cubes`] asks: each cube adds its digit bins into the row's histogram
+/// with buffer atomics once, so fewer, longer cubes flush fewer bins. On an H100 (raw radix
+/// select, ms, CUDA / Vulkan; `bench/results/h100/40-cs`, `40-ab`) eight tiles a cube against
+/// the two this was: [2^24] k = 100000 0.335 / 0.435 against 0.350 / 0.605, tied 0.299 /
+/// 0.370 against 0.299 / 0.458; [2^25] k = 1000 0.289 / 0.469 against 0.332 / 0.574, k =
+/// 100000 0.468 / 0.649 against 0.506 / 0.750; [2^26] (where CUDA's 8448 cubes gave four
+/// tiles) k = 1000 0.272 against 0.281, k = 100000 0.487 against 0.493. Rows of 2^28 keys
+/// (16 tiles a cube through CUDA, 32 through wgpu) are not changed by it: there more cubes
+/// of ~16 tiles beat fewer of ~31 on the H200 (`bench/results/h200/14-b`), and through
+/// Vulkan 4096 to 512 cubes were within 2% (`40-tv`).
+const MIN_TILES_PER_CUBE: usize = 8;
 
 /// Units of the per-row and elementwise kernels (fewer where a cube may not have them).
 const ELEMENTWISE_UNITS: u32 = 256;

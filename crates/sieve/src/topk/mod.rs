@@ -175,7 +175,7 @@ pub struct TopkTuning {
     /// Keys per unit per tile, 1 to 32 (a tile holds fewer than 65,536 keys).
     pub elements_per_unit: u32,
     /// About how many cubes a pass over the input launches; each takes a chunk of
-    /// consecutive tiles of one row (two at least where the row has them), paying its fixed
+    /// consecutive tiles of one row (eight at least where the row has them), paying its fixed
     /// costs (bins cleared and flushed, cube-wide sums, per-row atomics) once per chunk.
     pub target_cubes: u32,
     /// Rows up to this long run [`TopkStrategy::RadixSelect`] with one cube per row (one
