@@ -108,5 +108,33 @@ cs)
     --case $T:16777216:f32:k=100000,$A,cubes=4096/1024
   pack cs
   ;;
-*) echo "usage: $0 tv|bt|ab|cs"; exit 2 ;;
+fin)
+  # The session's final top-k (`append-blocks` with eight tiles a cube; F_DIR, suites in its
+  # `s` twin): `topk:: topk_ops::` and `props::topk_property` through CUDA (3 processes) and
+  # Vulkan (2), memcheck over the candidate and long-row tests, within TEST_LIMIT (200) s;
+  # then the Burn ops (`raw=none`) through CUDA and Vulkan, and torch.topk's standard rows
+  # (CUDA) in the same call.
+  export SIEVE_PROP_CASES=200
+  L=${TEST_LIMIT:-200}
+  LIMIT=$L split_suite cuda 3 "topk:: topk_ops:: props::topk_property"
+  LIMIT=$L split_suite vulkan 2 "topk:: topk_ops:: props::topk_property"
+  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact \
+    topk::candidates_shrink_over_many_tiles topk::long_rows_cut_within_the_long_row_budget \
+    > "$OUT/memcheck-cuda.txt" 2>&1 &
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack fin
+  T=topk_with_indices
+  C="--case $T:16777216:f32:k=10 --case $T:16777216:f32:k=1000 --case $T:16777216:f32:k=100000
+     --case $T:33554432:f32:k=1000 --case $T:67108864:f32:k=100000 --case $T:64x128256:f32:k=1000
+     --case $T:4096x32768:f32:k=64 --case $T:268435456:f32:k=100000"
+  bench_rows cuda 120 --with raw=none $C
+  pack fin
+  bench_rows vulkan 180 --with raw=none $C
+  pack fin
+  timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=topk > "$OUT/torch.txt" 2>&1
+  echo "== torch rc=$? at ${SECONDS}s"; grep -E "^topk" "$OUT/torch.txt" | cut -c1-120
+  pack fin
+  ;;
+*) echo "usage: $0 tv|bt|ab|cs|fin"; exit 2 ;;
 esac
