@@ -136,5 +136,17 @@ fin)
   echo "== torch rc=$? at ${SECONDS}s"; grep -E "^topk" "$OUT/torch.txt" | cut -c1-120
   pack fin
   ;;
-*) echo "usage: $0 tv|bt|ab|cs|fin"; exit 2 ;;
+c2)
+  # After `fin`: would more tiles a cube (16) gain further? The final benches (F_DIR), raw
+  # radix select, eight tiles a cube (the default now, first) against 16 and 32, CUDA then
+  # Vulkan.
+  A=raw=radix_select T=topk_with_indices
+  C="--case $T:16777216:f32:k=100000,$A,cubes=1024/512/256 --case $T:33554432:f32:k=1000,$A,cubes=2048/1024
+     --case $T:33554432:f32:k=100000,$A,cubes=2048/1024 --case $T:67108864:f32:k=100000,$A,cubes=4096/2048"
+  bench_rows cuda 100 $C
+  pack c2
+  bench_rows vulkan 150 $C
+  pack c2
+  ;;
+*) echo "usage: $0 tv|bt|ab|cs|fin|c2"; exit 2 ;;
 esac
