@@ -1149,6 +1149,20 @@ fn bad_calls_get_clear_errors() {
         ),
         (
             TopkTuning {
+                min_tiles_per_cube: 0,
+                ..base
+            },
+            ["tuning.min_tiles_per_cube", "1..=32"],
+        ),
+        (
+            TopkTuning {
+                min_tiles_per_cube: 33,
+                ..base
+            },
+            ["tuning.min_tiles_per_cube", "1..=32"],
+        ),
+        (
+            TopkTuning {
                 row_units_per_cube: 3,
                 ..base
             },

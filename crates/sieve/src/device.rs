@@ -46,6 +46,11 @@ pub struct DeviceCaps {
     /// only ever tested by its bits; where this holds, the scan's folds use the runtime's
     /// `isnan`.
     pub ieee_nan_compare: bool,
+    /// Buffer atomic read-modify-writes carry acquire/release ordering, so each waits on the
+    /// unit's memory operations: cubecl-spirv 0.11 (wgpu's Vulkan path, `wgpu<spirv>`) emits
+    /// them so (`docs/PERFORMANCE.md`, thirty-fifth session); CUDA's, HIP's, WGSL's and MSL's
+    /// are relaxed. Tunings make fewer of them there.
+    pub ordered_atomics: bool,
     /// Atomic load/store of 64-bit words (the look-back's status words).
     pub atomic_u64: bool,
     /// Buffers of 8-bit elements (byte masks).
@@ -140,6 +145,7 @@ impl DeviceCaps {
             max_vector_size: hardware.max_vector_size,
             forward_progress: matches!(runtime, "cuda" | "hip"),
             ieee_nan_compare: matches!(runtime, "cuda" | "hip"),
+            ordered_atomics: runtime == "wgpu<spirv>",
             atomic_u64,
             u8: client
                 .properties()

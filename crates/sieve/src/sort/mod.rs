@@ -426,6 +426,7 @@ mod tests {
             max_vector_size: 4,
             forward_progress: true,
             ieee_nan_compare: true,
+            ordered_atomics: false,
             atomic_u64: true,
             u8: true,
             dtypes: Vec::new(),

@@ -31,19 +31,6 @@ use crate::sort::launch::{sort_keyed, sort_with};
 use crate::sort::{SortIo, SortOptions, SortOrder, SortProblem, SortTuning};
 use crate::{DeviceCaps, Dtype, SieveError};
 
-/// Fewest tiles a cube of a pass over the input takes (where the row has them), whatever
-/// [`TopkTuning::target_cubes`] asks: each cube adds its digit bins into the row's histogram
-/// with buffer atomics once, so fewer, longer cubes flush fewer bins. On an H100 (raw radix
-/// select, ms, CUDA / Vulkan; `bench/results/h100/40-cs`, `40-ab`) eight tiles a cube against
-/// the two this was: [2^24] k = 100000 0.335 / 0.435 against 0.350 / 0.605, tied 0.299 /
-/// 0.370 against 0.299 / 0.458; [2^25] k = 1000 0.289 / 0.469 against 0.332 / 0.574, k =
-/// 100000 0.468 / 0.649 against 0.506 / 0.750; [2^26] (where CUDA's 8448 cubes gave four
-/// tiles) k = 1000 0.272 against 0.281, k = 100000 0.487 against 0.493. Rows of 2^28 keys
-/// (16 tiles a cube through CUDA, 32 through wgpu) are not changed by it: there more cubes
-/// of ~16 tiles beat fewer of ~31 on the H200 (`bench/results/h200/14-b`), and through
-/// Vulkan 4096 to 512 cubes were within 2% (`40-tv`).
-const MIN_TILES_PER_CUBE: usize = 8;
-
 /// Units of the per-row and elementwise kernels (fewer where a cube may not have them).
 const ELEMENTWISE_UNITS: u32 = 256;
 
@@ -290,6 +277,13 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
             format!("0..={MAX_SAMPLE_TILES} (0: no sampled bound)"),
         ));
     }
+    if !(1..=MAX_CHUNK_TILES).contains(&(tuning.min_tiles_per_cube as usize)) {
+        return Err(SieveError::invalid(
+            "tuning.min_tiles_per_cube",
+            tuning.min_tiles_per_cube,
+            format!("1..={MAX_CHUNK_TILES} (a cube counts at most that many tiles of a chunk)"),
+        ));
+    }
     if tuning.target_cubes == 0 {
         return Err(SieveError::invalid(
             "tuning.target_cubes",
@@ -515,7 +509,7 @@ impl Run<'_> {
 
     /// How a pass over the input splits into cubes: every row's tiles in chunks of
     /// consecutive tiles, about `tuning.target_cubes` cubes in all (at least one per row),
-    /// each of at least [`MIN_TILES_PER_CUBE`] tiles where the row has them and at most
+    /// each of at least `tuning.min_tiles_per_cube` tiles where the row has them and at most
     /// [`MAX_CHUNK_TILES`].
     fn chunks(&self) -> ChunkGrid {
         let rows = self.problem.rows;
@@ -523,7 +517,7 @@ impl Run<'_> {
         let wanted = (self.tuning.target_cubes as usize).div_ceil(rows).max(1);
         let tiles_per_cube = tiles_per_row
             .div_ceil(wanted.min(tiles_per_row))
-            .clamp(MIN_TILES_PER_CUBE, MAX_CHUNK_TILES)
+            .clamp(self.tuning.min_tiles_per_cube as usize, MAX_CHUNK_TILES)
             .min(tiles_per_row);
         let cubes_per_row = tiles_per_row.div_ceil(tiles_per_cube);
         ChunkGrid {

@@ -175,9 +175,14 @@ pub struct TopkTuning {
     /// Keys per unit per tile, 1 to 32 (a tile holds fewer than 65,536 keys).
     pub elements_per_unit: u32,
     /// About how many cubes a pass over the input launches; each takes a chunk of
-    /// consecutive tiles of one row (eight at least where the row has them), paying its fixed
-    /// costs (bins cleared and flushed, cube-wide sums, per-row atomics) once per chunk.
+    /// consecutive tiles of one row (at least [`TopkTuning::min_tiles_per_cube`] where the
+    /// row has them), paying its fixed costs (bins cleared and flushed, cube-wide sums,
+    /// per-row atomics) once per chunk.
     pub target_cubes: u32,
+    /// Fewest tiles a cube of a pass over the input takes where the row has them, whatever
+    /// [`TopkTuning::target_cubes`] asks, 1 to 32: each cube adds its digit bins into the
+    /// row's histogram with buffer atomics once, so longer chunks flush fewer bins.
+    pub min_tiles_per_cube: u32,
     /// Rows up to this long run [`TopkStrategy::RadixSelect`] with one cube per row (one
     /// launch, the row re-read from cache), and so do longer rows that
     /// [`TopkTuning::row_split_cubes`] or [`TopkTuning::row_long_split_cubes`] cut into
@@ -225,6 +230,25 @@ pub struct TopkTuning {
 
 /// Keys per unit of the passes' tiles by default.
 const ELEMENTS_PER_UNIT: u32 = 8;
+
+/// Fewest tiles a cube of a device-wide pass takes by default where buffer atomics are relaxed
+/// ([`TopkTuning::min_tiles_per_cube`]). On an H100 (raw radix select, ms, CUDA / Vulkan;
+/// `bench/results/h100/40-cs`, `40-ab`) eight against two: [2^24] k = 100000 0.335 / 0.435
+/// against 0.350 / 0.605, tied 0.299 / 0.370 against 0.299 / 0.458; [2^25] k = 1000 0.289 /
+/// 0.469 against 0.332 / 0.574, k = 100000 0.468 / 0.649 against 0.506 / 0.750; [2^26] (four
+/// tiles a cube at CUDA's 8448 cubes) k = 1000 0.272 against 0.281, k = 100000 0.487 against
+/// 0.493. Sixteen lost through CUDA (`40-c2`: [2^24] 0.350 against 0.337, [2^25] 0.294 / 0.484
+/// against 0.289 / 0.473, [2^26] 0.504 against 0.499). Rows of 2^28 keys take 16 tiles a cube
+/// through CUDA and 32 through wgpu at the default cube counts, where more cubes of ~16 tiles
+/// beat fewer of ~31 on the H200 (`bench/results/h200/14-b`) and 4096 to 512 cubes were
+/// within 2% through Vulkan (`40-tv`).
+const MIN_TILES_PER_CUBE: u32 = 8;
+
+/// The same where buffer atomics are ordered ([`DeviceCaps::ordered_atomics`](crate::DeviceCaps),
+/// wgpu's Vulkan path): sixteen against eight through Vulkan on the H100 (`40-c2`), [2^24] k =
+/// 100000 0.406 against 0.433, [2^25] k = 1000 / 100000 0.421 / 0.600 against 0.470 / 0.649,
+/// [2^26] k = 100000 0.551 against 0.548.
+const ORDERED_ATOMICS_MIN_TILES_PER_CUBE: u32 = 16;
 
 /// The minima bound runs by default for `k` up to a cube's units over this. With `k` a
 /// quarter of the units, about `1.2 k` random keys lie under the bound (`len * p` where
@@ -319,7 +343,8 @@ impl TopkTuning {
     /// 256 units x 8 keys per tile (fewer keys where shared memory is short: a tile takes
     /// 17 KiB with the 2048 bins of an 11-bit digit); 64 cubes per multiprocessor in a pass
     /// (4096 where the device does not say how many it has: at 2^28 k = 1000 on the H200 8448
-    /// cubes took 1.59 ms, 4224 1.71, 2112 1.86); one-cube-per-row selects of up to 1024 units
+    /// cubes took 1.59 ms, 4224 1.71, 2112 1.86), each of at least 8 tiles (16 where buffer
+    /// atomics are ordered); one-cube-per-row selects of up to 1024 units
     /// for rows up to 2^17 keys, cut into chunks of at least 16,384 keys while that leaves at
     /// most one cube per multiprocessor (longer rows into chunks of up to 2^17 keys while
     /// that leaves at most four); the minima bound for `k` up to a quarter of a cube's
@@ -339,6 +364,11 @@ impl TopkTuning {
             target_cubes: caps
                 .multiprocessors
                 .map_or(4096, |sms| sms.saturating_mul(64)),
+            min_tiles_per_cube: if caps.ordered_atomics {
+                ORDERED_ATOMICS_MIN_TILES_PER_CUBE
+            } else {
+                MIN_TILES_PER_CUBE
+            },
             row_cube_max_len: 1 << 17,
             row_units_per_cube: row_units(caps, elements_per_unit),
             row_split_cubes: caps.multiprocessors.unwrap_or(ROW_SPLIT_CUBES),
