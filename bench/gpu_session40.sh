@@ -148,5 +148,25 @@ c2)
   bench_rows vulkan 150 $C
   pack c2
   ;;
-*) echo "usage: $0 tv|bt|ab|cs|fin|c2"; exit 2 ;;
+fy)
+  # The final code (`min_tiles_per_cube` from `DeviceCaps::ordered_atomics`; F_DIR, suites in
+  # its `s` twin): `topk:: topk_ops:: props::topk_property` through Vulkan (2 processes: its
+  # default changed) and CUDA (2), within TEST_LIMIT (150) s; then the Burn ops through
+  # Vulkan where the sixteen-tile minimum changes the grid, and torch.topk's standard rows.
+  export SIEVE_PROP_CASES=200
+  L=${TEST_LIMIT:-150}
+  LIMIT=$L split_suite vulkan 2 "topk:: topk_ops:: props::topk_property"
+  LIMIT=$L split_suite cuda 2 "topk:: topk_ops:: props::topk_property"
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack fy
+  T=topk_with_indices
+  bench_rows vulkan 120 --with raw=none --case $T:16777216:f32:k=100000 --case $T:16777216:f32:k=1000 \
+    --case $T:33554432:f32:k=1000 --case $T:67108864:f32:k=100000 --case $T:64x128256:f32:k=1000
+  pack fy
+  timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=topk > "$OUT/torch.txt" 2>&1
+  echo "== torch rc=$? at ${SECONDS}s"; grep -E "^topk" "$OUT/torch.txt" | cut -c1-120
+  pack fy
+  ;;
+*) echo "usage: $0 tv|bt|ab|cs|fin|c2|fy"; exit 2 ;;
 esac
