@@ -168,5 +168,18 @@ fy)
   echo "== torch rc=$? at ${SECONDS}s"; grep -E "^topk" "$OUT/torch.txt" | cut -c1-120
   pack fy
   ;;
-*) echo "usage: $0 tv|bt|ab|cs|fin|c2|fy"; exit 2 ;;
+mk)
+  # Issue 15's and 17's sort marks on whatever card comes (F_DIR's CUDA bench): torch's sort
+  # and set rows first, then the Burn ops and raw onesweep at 2^28, 2^24 and [16384, 128].
+  timeout 120 python3 bench/torch_reference.py "$OUT/torch.json" --only=sort,sets \
+    > "$OUT/torch.txt" 2>&1
+  echo "== torch rc=$? at ${SECONDS}s"; grep -E "^(sort|argsort|unique)" "$OUT/torch.txt" | cut -c1-120
+  pack mk
+  O=raw=onesweep
+  bench_rows cuda 220 --case sort:268435456:i32:$O --case sort_with_indices:268435456:f32:$O \
+    --case argsort:268435456:f32:$O --case sort_with_indices:16777216:f32:raw=none \
+    --case sort_with_indices:16384x128:f32:raw=none --case unique:268435456:f32:distinct=1048576,raw=none
+  pack mk
+  ;;
+*) echo "usage: $0 tv|bt|ab|cs|fin|c2|fy|mk"; exit 2 ;;
 esac
