@@ -175,9 +175,9 @@ mk)
     > "$OUT/torch.txt" 2>&1
   echo "== torch rc=$? at ${SECONDS}s"; grep -E "^(sort|argsort|unique)" "$OUT/torch.txt" | cut -c1-120
   pack mk
-  O=raw=onesweep
-  bench_rows cuda 220 --case sort:268435456:i32:$O --case sort_with_indices:268435456:f32:$O \
-    --case argsort:268435456:f32:$O --case sort_with_indices:16777216:f32:raw=none \
+  OS=raw=onesweep
+  bench_rows cuda 220 --case sort:268435456:i32:$OS --case sort_with_indices:268435456:f32:$OS \
+    --case argsort:268435456:f32:$OS --case sort_with_indices:16777216:f32:raw=none \
     --case sort_with_indices:16384x128:f32:raw=none --case unique:268435456:f32:distinct=1048576,raw=none
   pack mk
   ;;
