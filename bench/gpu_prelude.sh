@@ -125,6 +125,13 @@ topk_cube_sweep_vulkan() {
   bench_rows vulkan "$1" --case $T:16777216:f32:k=100000,$R,$C --case $T:268435456:f32:k=10,$R,$C \
     --case $T:268435456:f32:k=100000,$R,$C --case $T:268435456:f32:k=1000,dist=all_equal,$R,$C
 }
+# torch_rows FAMILIES REGEX LIMIT: torch 2.11's rows (`torch_reference.py --only=FAMILIES`)
+# within LIMIT seconds into $OUT/torch.json and torch.txt; prints its exit status and the
+# rows whose op matches REGEX (sessions 40 on).
+torch_rows() {
+  timeout "$3" python3 bench/torch_reference.py "$OUT/torch.json" --only="$1" > "$OUT/torch.txt" 2>&1
+  echo "== torch rc=$? at ${SECONDS}s"; grep -E "^($2)" "$OUT/torch.txt" | cut -c1-120
+}
 # begin: a session script's start once its binaries are unpacked: a fresh /tmp/o staged as
 # $OUT (`stage_out`) and the card named in card.txt.
 begin() {

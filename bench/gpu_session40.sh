@@ -7,12 +7,16 @@
 #       over the new test, within TV_LIMIT (300) s; then issue 16's device-wide top-k cube sweep
 #       through Vulkan (`gpu_session39.sh vc`'s rows, VC_LIMIT 230 s), after the tests, not
 #       beside them.
+#   bt, ab, cs, fin, c2, fy, mk  The session's later calls (each mode's comment says what it
+#       ran; `bench/results/h100/40-*` and `h200/40-*` hold what came back).
 # usage: F_DIR=<benches> bash bench/gpu_session40.sh tv   (suites in F_DIR's `s` twin; carry
 #        F_DIR, its twin and ".gl")
 #        M_DIR=<main's benches> BR_DIR=<branch's benches> bash bench/gpu_session40.sh ab
 #        (main's sieve-bench-cuda and -vulkan, the branch's ending -b; carry both and ".gl")
 #        BR_DIR=<branch's benches> bash bench/gpu_session40.sh bt   (its suites in BR_DIR's
 #        `s` twin; carry that and ".gl")
+#        BR_DIR=<branch's benches> bash bench/gpu_session40.sh cs
+#        F_DIR=<benches> bash bench/gpu_session40.sh fin|c2|fy|mk   (as tv)
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
@@ -132,8 +136,7 @@ fin)
   pack fin
   bench_rows vulkan 180 --with raw=none $C
   pack fin
-  timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=topk > "$OUT/torch.txt" 2>&1
-  echo "== torch rc=$? at ${SECONDS}s"; grep -E "^topk" "$OUT/torch.txt" | cut -c1-120
+  torch_rows topk topk 100
   pack fin
   ;;
 c2)
@@ -164,16 +167,13 @@ fy)
   bench_rows vulkan 120 --with raw=none --case $T:16777216:f32:k=100000 --case $T:16777216:f32:k=1000 \
     --case $T:33554432:f32:k=1000 --case $T:67108864:f32:k=100000 --case $T:64x128256:f32:k=1000
   pack fy
-  timeout 100 python3 bench/torch_reference.py "$OUT/torch.json" --only=topk > "$OUT/torch.txt" 2>&1
-  echo "== torch rc=$? at ${SECONDS}s"; grep -E "^topk" "$OUT/torch.txt" | cut -c1-120
+  torch_rows topk topk 100
   pack fy
   ;;
 mk)
   # Issue 15's and 17's sort marks on whatever card comes (F_DIR's CUDA bench): torch's sort
   # and set rows first, then the Burn ops and raw onesweep at 2^28, 2^24 and [16384, 128].
-  timeout 120 python3 bench/torch_reference.py "$OUT/torch.json" --only=sort,sets \
-    > "$OUT/torch.txt" 2>&1
-  echo "== torch rc=$? at ${SECONDS}s"; grep -E "^(sort|argsort|unique)" "$OUT/torch.txt" | cut -c1-120
+  torch_rows sort,sets "sort|argsort|unique" 120
   pack mk
   OS=raw=onesweep
   bench_rows cuda 220 --case sort:268435456:i32:$OS --case sort_with_indices:268435456:f32:$OS \
