@@ -7,7 +7,7 @@
 #       over the new test, within TV_LIMIT (300) s; then issue 16's device-wide top-k cube sweep
 #       through Vulkan (`gpu_session39.sh vc`'s rows, VC_LIMIT 230 s), after the tests, not
 #       beside them.
-#   bt, ab, cs, fin, c2, fy, mk  The session's later calls (each mode's comment says what it
+#   bt, ab, cs, fin, c2, fy, mk, tt  The session's later calls (each mode's comment says what it
 #       ran; `bench/results/h100/40-*` and `h200/40-*` hold what came back).
 # usage: F_DIR=<benches> bash bench/gpu_session40.sh tv   (suites in F_DIR's `s` twin; carry
 #        F_DIR, its twin and ".gl")
@@ -17,10 +17,13 @@
 #        `s` twin; carry that and ".gl")
 #        BR_DIR=<branch's benches> bash bench/gpu_session40.sh cs
 #        F_DIR=<benches> bash bench/gpu_session40.sh fin|c2|fy|mk   (as tv)
+#        TS_DIR=<suites> bash bench/gpu_session40.sh tt
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
-if [ "$1" = cs ]; then
+if [ "$1" = tt ]; then
+  cp ${TS_DIR:?}/*.xz .gpu/
+elif [ "$1" = cs ]; then
   cp ${BR_DIR:?}/*.xz .gpu/
   for f in .gpu/*-b.xz; do mv $f ${f%-b.xz}.xz; done
 elif [ "$1" = ab ]; then
@@ -181,5 +184,19 @@ mk)
     --case sort_with_indices:16384x128:f32:raw=none --case unique:268435456:f32:distinct=1048576,raw=none
   pack mk
   ;;
-*) echo "usage: $0 tv|bt|ab|cs|fin|c2|fy|mk"; exit 2 ;;
+tt)
+  # The candidate test's stronger row (`d145bd7`, test-only; suites in TS_DIR): `topk::`
+  # through CUDA and Vulkan, memcheck and racecheck over that test, within 120 s.
+  T=topk::candidates_shrink_over_many_tiles
+  timeout 120 .gpu/suite-cuda --test-threads 2 topk:: > "$OUT/tests-cuda-0.txt" 2>&1 &
+  timeout 120 .gpu/suite-vulkan --test-threads 2 topk:: > "$OUT/tests-vulkan-0.txt" 2>&1 &
+  timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
+    > "$OUT/memcheck-cuda.txt" 2>&1 &
+  timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
+    > "$OUT/racecheck-cuda-0.txt" 2>&1 &
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack tt
+  ;;
+*) echo "usage: $0 tv|bt|ab|cs|fin|c2|fy|mk|tt"; exit 2 ;;
 esac
