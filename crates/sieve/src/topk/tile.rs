@@ -459,8 +459,8 @@ pub fn histogram_tile<K: Numeric>(
     if state.target != SOURCE_INPUT {
         // Uniform per cube (a pass with nowhere to append skips the rank altogether), as are
         // `staged` and the total. The hits go to shared memory in rank order after the staged
-        // ones. (The cube-wide sum orders the last block's sweep, or the previous tile's
-        // staging writes, before these writes.)
+        // ones. (A block just appended leaves `staging` free: `append_staged` ends on a
+        // barrier; otherwise earlier tiles' hits sit in the slots before these.)
         let ranks = cube_exclusive_sum(hits.count, blueprint.units, blueprint.use_planes);
         if now_staged + ranks.total > comptime!(blueprint.tile() as u32) {
             append_staged(
