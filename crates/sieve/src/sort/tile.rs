@@ -91,10 +91,12 @@ impl SortBlueprint {
     /// Shared memory a tile needs besides its sorted keys and positions: the rankers' state,
     /// the digit starts and the scan spine.
     pub fn ranking_bytes(&self) -> usize {
+        // `rank_scratch`'s three arrays: the plane ranker's counters (and one word each for
+        // the split ranker's two), or the split ranker's two (and one word of counters).
         let ranker = if self.use_planes {
-            4 * self.max_planes as usize * self.digits()
+            4 * self.max_planes as usize * self.digits() + 8
         } else {
-            8 * self.tile()
+            8 * self.tile() + 4
         };
         ranker + 4 * self.digits() + 4 * self.units as usize
     }
