@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The forty-first session's calls (issue 16: where the Vulkan top-k at [2^24] k = 100000 spends
+# its time; issue 15: the sorts' launches at small sizes). Each mode's comment says what it ran;
+# `bench/results/<card>/41-*` hold what came back.
+#   pr  Probe, main's benches (F_DIR: sieve-bench-cuda.xz, sieve-bench-vulkan.xz, built at
+#       `d145bd7`, the kernels main has): the stable sort with indices of one i32 row at 10^5,
+#       2^18, 2^20, 2^22 and 2^24 keys, every raw strategy (Lsd, onesweep) and the Burn op; the
+#       device-wide top-k at k = 100000 over 2^24, 2^26 and 2^28 keys (the Burn op, with and
+#       without `flush=1`, and the `cube` row: sieve-burn's impl without Fusion); CUDA then
+#       Vulkan, then torch's top-k rows.
+#   tb  Branch `recount`'s tests (its suites in BR_DIR: suite-cuda.xz, suite-vulkan.xz):
+#       `sort::`, `topk::`, `topk_ops::`, `props::sort_property`, `props::topk_property` through
+#       CUDA (3 processes) and Vulkan (2), memcheck over the recount test and the tile-boundary
+#       test, racecheck over the recount test, within TEST_LIMIT (240) s (CUDA_PROCS and VK_PROCS
+#       processes: 3 and 2 unless set; `41-tb` ran at `05d9838`; `tx` reran them at `e688f2f`).
+#   ab  Branch `recount`'s benches (BR_DIR, names ending -b) against main's (M_DIR), main /
+#       branch / main / branch, each through CUDA then Vulkan: short sorts (every raw strategy
+#       and the Burn op) and the device-wide top-k at k = 100000 (the Burn op and `cube`), whose
+#       candidates' sort Auto now recounts; [2^24] k = 1000 (unchanged path) beside them; a
+#       second round where the first ended within AB_SECOND_BY (330) s.
+#   tx  `tb` and then the branch's own rows in one call (the device machine was scarce and main's
+#       benches did not fit the carry beside the suites): the short sorts with every raw
+#       strategy (`lsd` is what `Auto` took before, `recount` what it takes now) and the Burn
+#       op; the device-wide top-k at k = 10^5 (Burn op, `cube`, `flush=1`) and [2^24] k = 1000;
+#       CUDA then Vulkan, then torch's top-k rows (the mark: every Vulkan top-k row faster than
+#       torch.topk on CUDA).
+# usage: F_DIR=<benches> bash bench/gpu_session41.sh pr   (carry F_DIR and ".gl")
+#        BR_DIR=<suites> bash bench/gpu_session41.sh tb
+#        M_DIR=<main's benches> BR_DIR=<branch's benches> bash bench/gpu_session41.sh ab
+#        TS_DIR=<suites> BR_DIR=<branch's benches> bash bench/gpu_session41.sh tx
+set -uo pipefail
+here="$(dirname "$0")"
+mkdir -p .gpu
+case "$1" in
+pr) cp ${F_DIR:?}/*.xz .gpu/ ;;
+tb) cp ${BR_DIR:?}/*.xz .gpu/ ;;
+ab) cp ${M_DIR:?}/*.xz ${BR_DIR:?}/*.xz .gpu/ ;;
+tx)
+  cp ${TS_DIR:?}/*.xz ${BR_DIR:?}/*.xz .gpu/
+  for f in .gpu/*-b.xz; do mv $f ${f%-b.xz}.xz; done
+  ;;
+esac
+[ -f .gpu/sieve-bench-vulkan.xz ] && export VK_BENCH=.gpu/sieve-bench-vulkan
+source "$here/gpu_prelude.sh"
+begin
+case "$1" in
+pr)
+  S=sort_with_indices T=topk_with_indices
+  C="--case $S:100000:i32 --case $S:262144:i32 --case $S:1048576:i32 --case $S:4194304:i32
+     --case $S:16777216:i32 --case $T:16777216:f32:k=100000,raw=none
+     --case $T:16777216:f32:k=100000,raw=none,flush=1 --case $T:67108864:f32:k=100000,raw=none
+     --case $T:268435456:f32:k=100000,raw=none"
+  bench_rows cuda 150 $C
+  pack pr
+  bench_rows vulkan 200 $C
+  pack pr
+  torch_rows topk topk 100
+  pack pr
+  ;;
+tb)
+  export SIEVE_PROP_CASES=200
+  L=${TEST_LIMIT:-240}
+  M="sort:: topk:: topk_ops:: props::sort_property props::topk_property"
+  LIMIT=$L split_suite cuda ${CUDA_PROCS:-3} "$M"
+  LIMIT=$L split_suite vulkan ${VK_PROCS:-2} "$M"
+  R=sort::short_rows_take_recount_by_default
+  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $R \
+    sort::every_length_across_an_lsd_tile_boundary > "$OUT/memcheck-cuda.txt" 2>&1 &
+  timeout $L compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda --exact $R \
+    > "$OUT/racecheck-cuda-0.txt" 2>&1 &
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack tb
+  ;;
+tx)
+  export SIEVE_PROP_CASES=200
+  L=${TEST_LIMIT:-240}
+  M="sort:: topk:: topk_ops:: props::sort_property props::topk_property"
+  LIMIT=$L split_suite cuda ${CUDA_PROCS:-6} "$M"
+  LIMIT=$L split_suite vulkan ${VK_PROCS:-3} "$M"
+  R=sort::short_rows_take_recount_by_default
+  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $R \
+    sort::every_length_across_an_lsd_tile_boundary > "$OUT/memcheck-cuda.txt" 2>&1 &
+  timeout $L compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda --exact $R \
+    > "$OUT/racecheck-cuda-0.txt" 2>&1 &
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack tx
+  S=sort_with_indices T=topk_with_indices
+  C="--case $S:100000:i32 --case sort:100000:i32 --case $S:4x100000:f32 --case $S:262144:i32
+     --case $T:16777216:f32:k=100000,raw=none --case $T:16777216:f32:k=100000,raw=none,flush=1
+     --case $T:67108864:f32:k=100000,raw=none --case $T:268435456:f32:k=100000,raw=none
+     --case $T:16777216:f32:k=1000,raw=none"
+  bench_rows cuda 70 $C
+  pack tx
+  bench_rows vulkan 110 $C
+  pack tx
+  torch_rows topk topk 60
+  pack tx
+  ;;
+ab)
+  S=sort_with_indices T=topk_with_indices
+  R="--case $S:100000:i32 --case sort:100000:i32 --case $S:4x100000:f32 --case $S:262144:i32
+     --case $T:16777216:f32:k=100000,raw=none --case $T:67108864:f32:k=100000,raw=none
+     --case $T:268435456:f32:k=100000,raw=none --case $T:16777216:f32:k=1000,raw=none"
+  for round in 1 2; do
+    # A second round only where the first left time for it within the call.
+    [ $round = 2 ] && [ $SECONDS -gt ${AB_SECOND_BY:-330} ] && break
+    for v in main b; do
+      c=.gpu/sieve-bench-cuda; w=.gpu/sieve-bench-vulkan
+      [ $v = b ] && c=.gpu/sieve-bench-cuda-b w=.gpu/sieve-bench-vulkan-b
+      timeout 70 $c --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda-$v-$round.json" $R \
+        > "$OUT/rows-cuda-$v-$round.txt" 2>&1
+      echo "== cuda $v $round rc=$? at ${SECONDS}s"
+      timeout 100 $w --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 \
+        --json "$OUT/vulkan-$v-$round.json" $R > "$OUT/rows-vulkan-$v-$round.txt" 2>&1
+      echo "== vulkan $v $round rc=$? at ${SECONDS}s"
+      pack ab
+    done
+  done
+  for f in "$OUT"/rows-*.txt; do
+    echo "== ${f##*/}"; grep -E "^(sort|topk)" "$f" | grep -v skipped | awk '{print $1, $2, $4, $5, $6}'
+  done
+  ;;
+*) echo "usage: $0 pr|tb|ab|tx"; exit 2 ;;
+esac
