@@ -17,7 +17,9 @@
 #       branch / main / branch, each through CUDA then Vulkan: short sorts (every raw strategy
 #       and the Burn op) and the device-wide top-k at k = 100000 (the Burn op and `cube`), whose
 #       candidates' sort Auto now recounts; [2^24] k = 1000 (unchanged path) beside them; a
-#       second round where the first ended within AB_SECOND_BY (330) s.
+#       second round where the first ended within AB_SECOND_BY (330) s. Never run: the device
+#       machine was scarce, so `tx` timed the branch against its own raw Lsd rows instead.
+#       The branch is `bench/recount/recount.patch` (not on main).
 #   tx  `tb` and then the branch's own rows in one call (the device machine was scarce and main's
 #       benches did not fit the carry beside the suites): the short sorts with every raw
 #       strategy (`lsd` is what `Auto` took before, `recount` what it takes now) and the Burn
