@@ -13,22 +13,15 @@
 #       CUDA (3 processes) and Vulkan (2), memcheck over the recount test and the tile-boundary
 #       test, racecheck over the recount test, within TEST_LIMIT (240) s (CUDA_PROCS and VK_PROCS
 #       processes: 3 and 2 unless set; `41-tb` ran at `05d9838`; `tx` reran them at `e688f2f`).
-#   ab  Branch `recount`'s benches (BR_DIR, names ending -b) against main's (M_DIR), main /
-#       branch / main / branch, each through CUDA then Vulkan: short sorts (every raw strategy
-#       and the Burn op) and the device-wide top-k at k = 100000 (the Burn op and `cube`), whose
-#       candidates' sort Auto now recounts; [2^24] k = 1000 (unchanged path) beside them; a
-#       second round where the first ended within AB_SECOND_BY (330) s. Never run: the device
-#       machine was scarce, so `tx` timed the branch against its own raw Lsd rows instead.
-#       The branch is `bench/recount/recount.patch` (not on main).
-#   tx  `tb` and then the branch's own rows in one call (the device machine was scarce and main's
-#       benches did not fit the carry beside the suites): the short sorts with every raw
+#   tx  `tb` and then the branch's own rows in one call (an A/B against main's benches was
+#       planned, but the device machine was scarce and those did not fit the carry beside the
+#       suites; the branch is `bench/recount/recount.patch`, not on main): the short sorts with every raw
 #       strategy (`lsd` is what `Auto` took before, `recount` what it takes now) and the Burn
 #       op; the device-wide top-k at k = 10^5 (Burn op, `cube`, `flush=1`) and [2^24] k = 1000;
 #       CUDA then Vulkan, then torch's top-k rows (the mark: every Vulkan top-k row faster than
 #       torch.topk on CUDA).
 # usage: F_DIR=<benches> bash bench/gpu_session41.sh pr   (carry F_DIR and ".gl")
 #        BR_DIR=<suites> bash bench/gpu_session41.sh tb
-#        M_DIR=<main's benches> BR_DIR=<branch's benches> bash bench/gpu_session41.sh ab
 #        TS_DIR=<suites> BR_DIR=<branch's benches> bash bench/gpu_session41.sh tx
 set -uo pipefail
 here="$(dirname "$0")"
@@ -36,7 +29,6 @@ mkdir -p .gpu
 case "$1" in
 pr) cp ${F_DIR:?}/*.xz .gpu/ ;;
 tb) cp ${BR_DIR:?}/*.xz .gpu/ ;;
-ab) cp ${M_DIR:?}/*.xz ${BR_DIR:?}/*.xz .gpu/ ;;
 tx)
   cp ${TS_DIR:?}/*.xz ${BR_DIR:?}/*.xz .gpu/
   for f in .gpu/*-b.xz; do mv $f ${f%-b.xz}.xz; done
@@ -45,6 +37,21 @@ esac
 [ -f .gpu/sieve-bench-vulkan.xz ] && export VK_BENCH=.gpu/sieve-bench-vulkan
 source "$here/gpu_prelude.sh"
 begin
+# branch_tests CUDA_PROCS VK_PROCS: the branch's tests (`tb`), each suite split over that many
+# processes (CUDA_PROCS / VK_PROCS where set), with the sanitizers beside them.
+branch_tests() {
+  export SIEVE_PROP_CASES=200
+  local L=${TEST_LIMIT:-240} R=sort::short_rows_take_recount_by_default
+  local M="sort:: topk:: topk_ops:: props::sort_property props::topk_property"
+  LIMIT=$L split_suite cuda ${CUDA_PROCS:-$1} "$M"
+  LIMIT=$L split_suite vulkan ${VK_PROCS:-$2} "$M"
+  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $R \
+    sort::every_length_across_an_lsd_tile_boundary > "$OUT/memcheck-cuda.txt" 2>&1 &
+  timeout $L compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda --exact $R \
+    > "$OUT/racecheck-cuda-0.txt" 2>&1 &
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+}
 case "$1" in
 pr)
   S=sort_with_indices T=topk_with_indices
@@ -60,33 +67,11 @@ pr)
   pack pr
   ;;
 tb)
-  export SIEVE_PROP_CASES=200
-  L=${TEST_LIMIT:-240}
-  M="sort:: topk:: topk_ops:: props::sort_property props::topk_property"
-  LIMIT=$L split_suite cuda ${CUDA_PROCS:-3} "$M"
-  LIMIT=$L split_suite vulkan ${VK_PROCS:-2} "$M"
-  R=sort::short_rows_take_recount_by_default
-  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $R \
-    sort::every_length_across_an_lsd_tile_boundary > "$OUT/memcheck-cuda.txt" 2>&1 &
-  timeout $L compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda --exact $R \
-    > "$OUT/racecheck-cuda-0.txt" 2>&1 &
-  wait
-  echo "== tests done at ${SECONDS}s"; suite_summary
+  branch_tests 3 2
   pack tb
   ;;
 tx)
-  export SIEVE_PROP_CASES=200
-  L=${TEST_LIMIT:-240}
-  M="sort:: topk:: topk_ops:: props::sort_property props::topk_property"
-  LIMIT=$L split_suite cuda ${CUDA_PROCS:-6} "$M"
-  LIMIT=$L split_suite vulkan ${VK_PROCS:-3} "$M"
-  R=sort::short_rows_take_recount_by_default
-  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $R \
-    sort::every_length_across_an_lsd_tile_boundary > "$OUT/memcheck-cuda.txt" 2>&1 &
-  timeout $L compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda --exact $R \
-    > "$OUT/racecheck-cuda-0.txt" 2>&1 &
-  wait
-  echo "== tests done at ${SECONDS}s"; suite_summary
+  branch_tests 6 3
   pack tx
   S=sort_with_indices T=topk_with_indices
   C="--case $S:100000:i32 --case sort:100000:i32 --case $S:4x100000:f32 --case $S:262144:i32
@@ -100,29 +85,5 @@ tx)
   torch_rows topk topk 60
   pack tx
   ;;
-ab)
-  S=sort_with_indices T=topk_with_indices
-  R="--case $S:100000:i32 --case sort:100000:i32 --case $S:4x100000:f32 --case $S:262144:i32
-     --case $T:16777216:f32:k=100000,raw=none --case $T:67108864:f32:k=100000,raw=none
-     --case $T:268435456:f32:k=100000,raw=none --case $T:16777216:f32:k=1000,raw=none"
-  for round in 1 2; do
-    # A second round only where the first left time for it within the call.
-    [ $round = 2 ] && [ $SECONDS -gt ${AB_SECOND_BY:-330} ] && break
-    for v in main b; do
-      c=.gpu/sieve-bench-cuda; w=.gpu/sieve-bench-vulkan
-      [ $v = b ] && c=.gpu/sieve-bench-cuda-b w=.gpu/sieve-bench-vulkan-b
-      timeout 70 $c --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda-$v-$round.json" $R \
-        > "$OUT/rows-cuda-$v-$round.txt" 2>&1
-      echo "== cuda $v $round rc=$? at ${SECONDS}s"
-      timeout 100 $w --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 \
-        --json "$OUT/vulkan-$v-$round.json" $R > "$OUT/rows-vulkan-$v-$round.txt" 2>&1
-      echo "== vulkan $v $round rc=$? at ${SECONDS}s"
-      pack ab
-    done
-  done
-  for f in "$OUT"/rows-*.txt; do
-    echo "== ${f##*/}"; grep -E "^(sort|topk)" "$f" | grep -v skipped | awk '{print $1, $2, $4, $5, $6}'
-  done
-  ;;
-*) echo "usage: $0 pr|tb|ab|tx"; exit 2 ;;
+*) echo "usage: $0 pr|tb|tx"; exit 2 ;;
 esac
