@@ -506,6 +506,102 @@ fn deterministic_and_keys_only() {
     assert_same(&a, &want, "keys only");
 }
 
+/// A tuning the sort accepts runs: for each device-wide strategy, with positions and keys
+/// alone, the widest tile (keys a unit) whose `SortTuning::device_tile_bytes` fits the device's
+/// shared memory sorts a row of a few tiles correctly. With 128 units a key a unit adds less
+/// shared memory than a digit-sized array, so the widest tile sits within one such array of the
+/// limit: an account that leaves out an array a kernel allocates fails here at launch.
+#[test]
+fn widest_accepted_tiles_run() {
+    let client = client();
+    let caps = DeviceCaps::of(&client);
+    let (mut rng, seed) = rng("widest_accepted_tiles_run");
+    let units = caps.cube_units(128);
+    let narrow = SortTuning {
+        units_per_cube: units,
+        elements_per_unit: 1,
+        onesweep_elements_per_unit: 1,
+        keys_only_elements_per_unit: 1,
+        onesweep_keys_only_elements_per_unit: 1,
+        ..SortTuning::for_device(&caps)
+    };
+    type Field = fn(&mut SortTuning) -> &mut u32;
+    let tiles: [(&str, SortStrategy, bool, Field); 4] = [
+        ("Lsd with positions", SortStrategy::Lsd, true, |t| {
+            &mut t.elements_per_unit
+        }),
+        ("Lsd keys alone", SortStrategy::Lsd, false, |t| {
+            &mut t.keys_only_elements_per_unit
+        }),
+        (
+            "onesweep with positions",
+            SortStrategy::Onesweep,
+            true,
+            |t| &mut t.onesweep_elements_per_unit,
+        ),
+        ("onesweep keys alone", SortStrategy::Onesweep, false, |t| {
+            &mut t.onesweep_keys_only_elements_per_unit
+        }),
+    ];
+    for (name, strategy, with_indices, field) in tiles {
+        if !device_wide().contains(&strategy) {
+            continue;
+        }
+        let widest = (1..=512u32)
+            .map(|keys| {
+                let mut t = narrow;
+                *field(&mut t) = keys;
+                t
+            })
+            .take_while(|t| t.device_tile_bytes(&caps) <= caps.max_shared_bytes)
+            .last()
+            .expect("a tile of one key a unit fits");
+        let tile = units as usize * *field(&mut widest.clone()) as usize;
+        let len = 2 * tile + 3;
+        let keys: Vec<i32> = (0..len).map(|_| rng.random_range(-1000..1000)).collect();
+        let bits: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
+        let want = reference::sort_rows(&keys, 1, len, false);
+        let case = format!(
+            "seed {seed}: {name}, {units} units x {} keys",
+            tile / units as usize
+        );
+        let input = upload(&client, &bits);
+        let keys_out = poisoned(&client, len, POISON);
+        let indices_out = poisoned(&client, len, POISON);
+        sort::sort(
+            &client,
+            SortIo {
+                keys: &input,
+                key_dtype: Dtype::I32,
+                keys_out: Some(&keys_out),
+                indices_out: with_indices.then_some(&indices_out),
+                index_dtype: Dtype::I32,
+            },
+            SortProblem { rows: 1, len },
+            SortOrder::Ascending,
+            SortOptions {
+                strategy,
+                tuning: Some(widest),
+            },
+        )
+        .unwrap_or_else(|e| panic!("{case}: {e}"));
+        let want_keys: Vec<u32> = want.iter().map(|&i| bits[i]).collect();
+        assert_same(
+            &download::<u32>(&client, keys_out, len),
+            &want_keys,
+            &format!("{case}: keys"),
+        );
+        if with_indices {
+            let want: Vec<i32> = want.iter().map(|&i| i as i32).collect();
+            assert_same(
+                &download::<i32>(&client, indices_out, len),
+                &want,
+                &format!("{case}: permutation"),
+            );
+        }
+    }
+}
+
 /// i64 keys (two radix words, sorted one after the other), f16 and bf16 keys (widened to
 /// f32) on rows that cross LSD tiles, both orders; keys checked word for word. f16 and bf16
 /// only where the device has them (software Vulkan has neither: the refusal is checked there

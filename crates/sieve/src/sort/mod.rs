@@ -242,8 +242,9 @@ impl SortTuning {
     /// Where the LSD tile and its ranker's state do not fit the device's shared memory, the
     /// tile takes fewer keys per unit (the split ranker needs 8 bytes a key more), then the
     /// digits narrow (the plane ranker's counters grow with planes x digits: 64 KiB for 256
-    /// units in 4-lane planes at 8 bits). Not measured on such devices: this keeps them
-    /// correct; the in-cube sort's capacity shrinks with the same limits.
+    /// units in 4-lane planes at 8 bits), then (one-bit digits) the cube takes fewer units. Not
+    /// measured on such devices: this keeps them correct; the in-cube sort's capacity shrinks
+    /// with the same limits.
     pub fn for_device(caps: &crate::DeviceCaps) -> Self {
         let mut tuning = SortTuning {
             units_per_cube: caps.cube_units(256),
@@ -281,10 +282,15 @@ impl SortTuning {
                 }
             }
             if narrower {
-                if tuning.radix_bits == 1 {
+                if tuning.radix_bits > 1 {
+                    tuning.radix_bits -= 1;
+                } else if tuning.units_per_cube > caps.plane_size_max.max(1) {
+                    // One-bit digits and one key a unit still too large: fewer units (the
+                    // ranker's scan spine and a tile's words shrink with them).
+                    tuning.units_per_cube /= 2;
+                } else {
                     break;
                 }
-                tuning.radix_bits -= 1;
             }
         }
         tuning
@@ -294,16 +300,32 @@ impl SortTuning {
     const DEVICE_TILES: [(bool, bool); 4] =
         [(true, false), (true, true), (false, false), (false, true)];
 
-    /// Shared memory of a device-wide tile (keys, positions where they ride, and the ranker's
-    /// state).
+    /// Shared memory of a device-wide pass's kernel over this tile: keys, positions where they
+    /// ride (else a one-word placeholder), the ranker's state, each digit's slot base
+    /// (`scatter_kernel`'s `slot_base`, `onesweep_kernel`'s `digit_slots`) and, for onesweep,
+    /// its tile number's word and the spine of its row-start scan. Every array the kernel
+    /// allocates: a tuning accepted by this account must launch (`widest_accepted_tiles_run`).
     fn tile_bytes(
         &self,
         caps: &crate::DeviceCaps,
         (with_positions, onesweep): (bool, bool),
     ) -> usize {
         let blueprint = self.device_blueprint(caps, with_positions, onesweep);
-        let key_bytes = if with_positions { 8 } else { 4 };
-        blueprint.tile() * key_bytes + blueprint.ranking_bytes()
+        let positions = if with_positions {
+            4 * blueprint.tile()
+        } else {
+            4
+        };
+        let onesweep_words = if onesweep {
+            4 + 4 * blueprint.units as usize
+        } else {
+            0
+        };
+        4 * blueprint.tile()
+            + positions
+            + blueprint.ranking_bytes()
+            + 4 * blueprint.digits()
+            + onesweep_words
     }
 
     /// The keys-a-unit field of a device-wide tile.
