@@ -20,7 +20,12 @@
 #       op; the device-wide top-k at k = 10^5 (Burn op, `cube`, `flush=1`) and [2^24] k = 1000;
 #       CUDA then Vulkan, then torch's top-k rows (the mark: every Vulkan top-k row faster than
 #       torch.topk on CUDA).
-# usage: F_DIR=<benches> bash bench/gpu_session41.sh pr   (carry F_DIR and ".gl")
+#   fl  Written at the session's end for the next one (not run: no device time was left): main's
+#       Vulkan bench (F_DIR's sieve-bench-vulkan.xz) over the top-k Burn ops without and then
+#       with `flush=1` (each call followed by `Device::flush`, as the sorts of 2^20 keys or more
+#       do), one process each: does a flush help the Vulkan top-k beyond [2^24] k = 10^5 (0.465
+#       -> 0.426 in `41-pr`, 0.467 -> 0.445 in `41-tx`)?
+# usage: F_DIR=<benches> bash bench/gpu_session41.sh pr|fl   (carry F_DIR and ".gl")
 #        BR_DIR=<suites> bash bench/gpu_session41.sh tb
 #        TS_DIR=<suites> BR_DIR=<branch's benches> bash bench/gpu_session41.sh tx
 set -uo pipefail
@@ -28,6 +33,7 @@ here="$(dirname "$0")"
 mkdir -p .gpu
 case "$1" in
 pr) cp ${F_DIR:?}/*.xz .gpu/ ;;
+fl) cp ${F_DIR:?}/sieve-bench-vulkan.xz .gpu/ ;;
 tb) cp ${BR_DIR:?}/*.xz .gpu/ ;;
 tx)
   cp ${TS_DIR:?}/*.xz ${BR_DIR:?}/*.xz .gpu/
@@ -85,5 +91,19 @@ tx)
   torch_rows topk topk 60
   pack tx
   ;;
-*) echo "usage: $0 pr|tb|tx"; exit 2 ;;
+fl)
+  T=topk_with_indices
+  C="--case $T:16777216:f32:k=10,raw=none --case $T:16777216:f32:k=1000,raw=none
+     --case $T:16777216:f32:k=100000,raw=none --case $T:67108864:f32:k=100000,raw=none
+     --case $T:268435456:f32:k=10,raw=none --case $T:268435456:f32:k=100000,raw=none
+     --case $T:64x128256:f32:k=50,raw=none --case $T:64x128256:f32:k=1000,raw=none
+     --case $T:16384x128:f32:k=8,raw=none"
+  for v in held flush; do
+    W=(); [ $v = flush ] && W=(--with flush=1)
+    bench_rows vulkan 80 "${W[@]}" $C
+    mv "$OUT/rows-vulkan.txt" "$OUT/rows-vulkan-$v.txt"; mv "$OUT/vulkan.json" "$OUT/vulkan-$v.json"
+    pack fl
+  done
+  ;;
+*) echo "usage: $0 pr|tb|tx|fl"; exit 2 ;;
 esac
