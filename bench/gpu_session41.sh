@@ -25,7 +25,12 @@
 #       with `flush=1` (each call followed by `Device::flush`, as the sorts of 2^20 keys or more
 #       do), one process each: does a flush help the Vulkan top-k beyond [2^24] k = 10^5 (0.465
 #       -> 0.426 in `41-pr`, 0.467 -> 0.445 in `41-tx`)?
+#   mt  Written for the next session (not run): main's suites (TS_DIR) over `sort::` (with the
+#       new `sort::widest_accepted_tiles_run`: the tile account), `topk::`, `topk_ops::` and
+#       `props::sort_property` through CUDA (6 processes: the JIT) and Vulkan (3), memcheck over
+#       the widest-tile test, within TEST_LIMIT (240) s.
 # usage: F_DIR=<benches> bash bench/gpu_session41.sh pr|fl   (carry F_DIR and ".gl")
+#        TS_DIR=<suites> bash bench/gpu_session41.sh mt
 #        BR_DIR=<suites> bash bench/gpu_session41.sh tb
 #        TS_DIR=<suites> BR_DIR=<branch's benches> bash bench/gpu_session41.sh tx
 set -uo pipefail
@@ -34,6 +39,7 @@ mkdir -p .gpu
 case "$1" in
 pr) cp ${F_DIR:?}/*.xz .gpu/ ;;
 fl) cp ${F_DIR:?}/sieve-bench-vulkan.xz .gpu/ ;;
+mt) cp ${TS_DIR:?}/*.xz .gpu/ ;;
 tb) cp ${BR_DIR:?}/*.xz .gpu/ ;;
 tx)
   cp ${TS_DIR:?}/*.xz ${BR_DIR:?}/*.xz .gpu/
@@ -105,5 +111,16 @@ fl)
     pack fl
   done
   ;;
-*) echo "usage: $0 pr|tb|tx|fl"; exit 2 ;;
+mt)
+  export SIEVE_PROP_CASES=200
+  L=${TEST_LIMIT:-240} M="sort:: topk:: topk_ops:: props::sort_property"
+  LIMIT=$L split_suite cuda 6 "$M"
+  LIMIT=$L split_suite vulkan 3 "$M"
+  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact \
+    sort::widest_accepted_tiles_run > "$OUT/memcheck-cuda.txt" 2>&1 &
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack mt
+  ;;
+*) echo "usage: $0 pr|tb|tx|fl|mt"; exit 2 ;;
 esac
