@@ -97,6 +97,22 @@ fn run(
     order: SortOrder,
     options: SortOptions,
 ) -> (Vec<u32>, Vec<i32>) {
+    let (keys, indices) =
+        run_sort(client, bits, dtype, problem, order, options, true).expect("sort failed");
+    (keys, indices.expect("indices asked"))
+}
+
+/// [`run`], the permutation only `with_indices` (else the sort writes the keys alone), and the
+/// sort's error returned.
+fn run_sort(
+    client: &Client,
+    bits: &[u32],
+    dtype: Dtype,
+    problem: SortProblem,
+    order: SortOrder,
+    options: SortOptions,
+    with_indices: bool,
+) -> Result<(Vec<u32>, Option<Vec<i32>>), sieve::SieveError> {
     let n = problem.rows * problem.len;
     let keys = upload(client, bits);
     let keys_out = poisoned(client, n, POISON);
@@ -107,18 +123,17 @@ fn run(
             keys: &keys,
             key_dtype: dtype,
             keys_out: Some(&keys_out),
-            indices_out: Some(&indices_out),
+            indices_out: with_indices.then_some(&indices_out),
             index_dtype: Dtype::I32,
         },
         problem,
         order,
         options,
-    )
-    .expect("sort failed");
-    (
+    )?;
+    Ok((
         download(client, keys_out, n),
-        download(client, indices_out, n),
-    )
+        with_indices.then(|| download(client, indices_out, n)),
+    ))
 }
 
 /// Checks one sort against the reference permutation (stability included: the permutation
@@ -560,57 +575,42 @@ fn widest_accepted_tiles_run() {
         if !device_wide().contains(&strategy) {
             continue;
         }
-        let widest = (1..=1024u32)
+        let (keys_a_unit, widest) = (1..=1024u32)
             .map(|keys| {
                 let mut t = narrow;
                 *field(&mut t) = keys;
-                t
+                (keys, t)
             })
-            .take_while(|t| t.device_tile_bytes(&caps) <= caps.max_shared_bytes)
+            .take_while(|(_, t)| t.device_tile_bytes(&caps) <= caps.max_shared_bytes)
             .last()
             .expect("a tile of one key a unit fits");
-        let tile = units as usize * *field(&mut widest.clone()) as usize;
-        let len = 2 * tile + 3;
+        let len = 2 * (units * keys_a_unit) as usize + 3;
         let keys: Vec<i32> = (0..len).map(|_| rng.random_range(-1000..1000)).collect();
         let bits: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
         let want = reference::sort_rows(&keys, 1, len, false);
-        let case = format!(
-            "seed {seed}: {name}, {units} units x {} keys",
-            tile / units as usize
-        );
-        let input = upload(&client, &bits);
-        let keys_out = poisoned(&client, len, POISON);
-        let indices_out = poisoned(&client, len, POISON);
-        sort::sort(
+        let case = format!("seed {seed}: {name}, {units} units x {keys_a_unit} keys");
+        let options = SortOptions {
+            strategy,
+            tuning: Some(widest),
+        };
+        let problem = SortProblem { rows: 1, len };
+        let order = SortOrder::Ascending;
+        let (got_keys, got_indices) = run_sort(
             &client,
-            SortIo {
-                keys: &input,
-                key_dtype: Dtype::I32,
-                keys_out: Some(&keys_out),
-                indices_out: with_indices.then_some(&indices_out),
-                index_dtype: Dtype::I32,
-            },
-            SortProblem { rows: 1, len },
-            SortOrder::Ascending,
-            SortOptions {
-                strategy,
-                tuning: Some(widest),
-            },
+            &bits,
+            Dtype::I32,
+            problem,
+            order,
+            options,
+            with_indices,
         )
         .unwrap_or_else(|e| panic!("{case}: {e}"));
-        let want_keys: Vec<u32> = want.iter().map(|&i| bits[i]).collect();
-        assert_same(
-            &download::<u32>(&client, keys_out, len),
-            &want_keys,
-            &format!("{case}: keys"),
-        );
-        if with_indices {
-            let want: Vec<i32> = want.iter().map(|&i| i as i32).collect();
-            assert_same(
-                &download::<i32>(&client, indices_out, len),
-                &want,
-                &format!("{case}: permutation"),
-            );
+        match got_indices {
+            Some(indices) => check(&(got_keys, indices), &bits, &want, len, &case),
+            None => {
+                let want_keys: Vec<u32> = want.iter().map(|&i| bits[i]).collect();
+                assert_same(&got_keys, &want_keys, &format!("{case}: keys (bits)"));
+            }
         }
     }
 }
