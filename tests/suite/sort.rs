@@ -377,6 +377,21 @@ fn many_tiles_per_row_and_onesweep_refusal() {
         for strategy in device_wide() {
             let mut tunings = tuning_variants(&client, strategy, Some(tuning));
             tunings.extend(default_variants(&client, strategy));
+            if strategy == SortStrategy::Lsd {
+                // The tiles' offsets scanned (0, and one tile short of this row) and summed by
+                // each scatter cube (exactly this row's tiles), tiny and default tiles.
+                let tiles = len.div_ceil(tuning.tile()) as u32;
+                for max in [0, tiles - 1, tiles] {
+                    tunings.push(Some(SortTuning {
+                        lsd_summed_max_tiles: max,
+                        ..tuning
+                    }));
+                }
+                tunings.push(Some(SortTuning {
+                    lsd_summed_max_tiles: 0,
+                    ..SortTuning::for_device(&caps)
+                }));
+            }
             for tuning in tunings {
                 let got = run(
                     &client,

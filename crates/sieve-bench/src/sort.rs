@@ -526,11 +526,12 @@ fn check_sorted(
 /// per unit), `window=` (the onesweep look-back's predecessors read at once), `parts=` and
 /// `lsd_parts=` (the onesweep counting pass's and Lsd's per-tile copies of each bin),
 /// `reread=` (0/1: every device-wide pass reads its keys again at staging), `planes=` (0: the
-/// ranker without plane operations) and `plain=` (0/1: `SortTuning::plain_float_keys`) over
+/// ranker without plane operations), `plain=` (0/1: `SortTuning::plain_float_keys`) and
+/// `summed=` (`SortTuning::lsd_summed_max_tiles`; 0: every Lsd pass scans its counts) over
 /// the device's defaults, a value or several split by `/`. Each with the values it took; one
 /// `([], None)` when the case names none.
 fn sort_tunings(case: &Case, client: &Client) -> Vec<Swept<SortTuning>> {
-    const KEYS: [&str; 11] = [
+    const KEYS: [&str; 12] = [
         "units",
         "epu",
         "bits",
@@ -542,6 +543,7 @@ fn sort_tunings(case: &Case, client: &Client) -> Vec<Swept<SortTuning>> {
         "reread",
         "planes",
         "plain",
+        "summed",
     ];
     let base = SortTuning::for_device(&DeviceCaps::of(client));
     case.tunings(&KEYS, |s| SortTuning {
@@ -566,5 +568,6 @@ fn sort_tunings(case: &Case, client: &Client) -> Vec<Swept<SortTuning>> {
         // 16: is the plane ranker what Vulkan loses on?).
         use_planes: s.get("planes").map_or(base.use_planes, |p| p != 0),
         plain_float_keys: s.get("plain").map_or(base.plain_float_keys, |p| p != 0),
+        lsd_summed_max_tiles: s.get("summed").unwrap_or(base.lsd_summed_max_tiles),
     })
 }

@@ -11,7 +11,8 @@
 use cubecl::prelude::*;
 
 use super::tile::{SortBlueprint, digit_of, held_index, rank_scratch, rank_tile};
-use crate::common::cube::cube_exclusive_sum;
+use crate::common::cube::{cube_exclusive_sum, spine_exclusive_scan};
+use crate::common::fold::Fold;
 use crate::common::grid::{linear_cube_index, linear_unit_index};
 use crate::common::lookback::{digit_prefix, publish_digit_count, take_tile_number_at};
 use crate::radix::digits::{clear_bins, copies_sum, count_into_copy};
@@ -658,9 +659,21 @@ fn tile_digit_count(digit_start: &Shared<[u32]>, digit: u32, present: u32, radix
     end - digit_start[digit as usize]
 }
 
+/// Where an `Lsd` pass's tile finds each digit's first slot in its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TileOffsets {
+    /// Read from the scan of the pass's per-tile digit counts (a scan launch between the
+    /// count and the scatter).
+    Scanned,
+    /// Summed by the tile's own cube from its row's per-tile counts ([`summed_slot_base`]):
+    /// no scan launch, for rows of few tiles (each cube reads its row's whole count table).
+    Summed,
+}
+
 /// LSD pass, step 2: every tile ranks its keys by the pass's digit, puts them in digit order
-/// in shared memory, and writes each to its (digit, tile)'s first slot (`offsets`, the scan of
-/// step 1's counts) plus its rank within the digit.
+/// in shared memory, and writes each to its (digit, tile)'s first slot plus its rank within
+/// the digit. `offsets` holds step 1's counts scanned, or (`TileOffsets::Summed`) the counts
+/// themselves.
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scatter_kernel<I: Numeric>(
@@ -674,6 +687,7 @@ pub(crate) fn scatter_kernel<I: Numeric>(
     tiles_per_row: usize,
     total_tiles: usize,
     shift: u32,
+    #[comptime] source: TileOffsets,
     #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
     #[define(I)] _index: ElemType,
@@ -704,11 +718,23 @@ pub(crate) fn scatter_kernel<I: Numeric>(
     let mut digit_start = Shared::<[u32]>::new_slice(comptime!(blueprint.digits()));
     let slots = rank_held(&digits, &mut digit_start, blueprint);
     let mut slot_base = Shared::<[u32]>::new_slice(comptime!(blueprint.digits()));
-    let mut d = UNIT_POS;
-    while d < radix {
-        let first = offsets[(span.row * radix as usize + d as usize) * tiles_per_row + span.part];
-        slot_base[d as usize] = first - digit_start[d as usize];
-        d += CUBE_DIM;
+    if comptime!(source == TileOffsets::Scanned) {
+        let mut d = UNIT_POS;
+        while d < radix {
+            let first =
+                offsets[(span.row * radix as usize + d as usize) * tiles_per_row + span.part];
+            slot_base[d as usize] = first - digit_start[d as usize];
+            d += CUBE_DIM;
+        }
+    } else {
+        summed_slot_base(
+            offsets,
+            &digit_start,
+            &mut slot_base,
+            &span,
+            tiles_per_row,
+            blueprint,
+        );
     }
     let mut sorted_keys = Shared::<[u32]>::new_slice(comptime!(blueprint.tile()));
     let mut sorted_positions = staging(pass, blueprint);
@@ -738,6 +764,54 @@ pub(crate) fn scatter_kernel<I: Numeric>(
         pass,
         blueprint,
     );
+}
+
+/// A tile's slot bases (each digit's first slot in its row, less the digit's start within
+/// the tile) from its row's per-tile digit counts (`counts`, `[rows, digits, tiles_per_row]`,
+/// not scanned): a digit's first slot is the row's count of the smaller digits plus the
+/// digit's count in the tiles before this one. Each unit sums the counts of its digits (a
+/// row's table is read by every cube of the row, so rows of few tiles only), then one scan
+/// over the digits, in `slot_base` itself. Every unit must call it; `slot_base` is readable
+/// after the next synchronisation.
+#[cube]
+fn summed_slot_base(
+    counts: &[u32],
+    digit_start: &Shared<[u32]>,
+    slot_base: &mut Shared<[u32]>,
+    span: &TileSpan,
+    tiles_per_row: usize,
+    #[comptime] blueprint: SortBlueprint,
+) {
+    let radix = comptime!(blueprint.digits() as u32);
+    let per_unit = comptime!(radix.div_ceil(blueprint.units));
+    let mut earlier = Array::<u32>::new(per_unit as usize);
+    #[unroll]
+    for k in 0..per_unit {
+        let digit = UNIT_POS + k * blueprint.units;
+        let mut before = 0u32;
+        if digit < radix {
+            let first = (span.row * radix as usize + digit as usize) * tiles_per_row;
+            for t in 0..span.part {
+                before += counts[first + t];
+            }
+            let mut total = before;
+            for t in span.part..tiles_per_row {
+                total += counts[first + t];
+            }
+            slot_base[digit as usize] = total;
+        }
+        earlier[k as usize] = before;
+    }
+    // Synchronises before and after: every total is in, then every start is out.
+    spine_exclusive_scan::<u32>(slot_base, radix, Fold::COUNT, blueprint.use_planes);
+    #[unroll]
+    for k in 0..per_unit {
+        let digit = UNIT_POS + k * blueprint.units;
+        if digit < radix {
+            slot_base[digit as usize] =
+                slot_base[digit as usize] + earlier[k as usize] - digit_start[digit as usize];
+        }
+    }
 }
 
 /// Onesweep, step 1: every pass's digit counts of every row in one read of the keys (`counts`,

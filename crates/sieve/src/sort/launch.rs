@@ -4,7 +4,7 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::kernels::{
-    PassConfig, Positions, digit_counts_kernel, encode_kernel, encode_wide_kernel,
+    PassConfig, Positions, TileOffsets, digit_counts_kernel, encode_kernel, encode_wide_kernel,
     histogram_kernel, onesweep_kernel, scatter_kernel, sort_in_cube_kernel,
 };
 use super::tile::SortBlueprint;
@@ -535,10 +535,13 @@ impl Run<'_> {
         let space = if self.onesweep {
             PassSpace::Onesweep(self.onesweep_counts(keys, &specials, counting, passes, blueprint))
         } else {
-            let words = self.tiles(blueprint).1 * blueprint.digits();
+            let (tiles_per_row, total_tiles) = self.tiles(blueprint);
+            let words = total_tiles * blueprint.digits();
+            // Rows of few tiles: each scatter cube sums its row's counts itself (no scan).
+            let scanned = tiles_per_row > self.tuning.lsd_summed_max_tiles as usize;
             PassSpace::Lsd {
                 counts: self.client.empty(4 * words),
-                offsets: self.client.empty(4 * words),
+                offsets: scanned.then(|| self.client.empty(4 * words)),
             }
         };
         for pass in 0..passes {
@@ -595,19 +598,19 @@ impl Run<'_> {
                     self.onesweep_pass(space, pass, passes, &pass_io, blueprint)
                 }
                 PassSpace::Lsd { counts, offsets } => {
-                    self.lsd_pass(counts, offsets, &pass_io, blueprint)?
+                    self.lsd_pass(counts, offsets.as_ref(), &pass_io, blueprint)?
                 }
             }
         }
         Ok(())
     }
 
-    /// One `Lsd` pass: count each tile's digits into `counts`, scan them into `offsets`,
-    /// scatter.
+    /// One `Lsd` pass: count each tile's digits into `counts`, scan them into `offsets` (where
+    /// given; else each scatter cube sums its row's counts), scatter.
     fn lsd_pass(
         &self,
         counts: &Handle,
-        offsets: &Handle,
+        offsets: Option<&Handle>,
         p: &PassIo<'_>,
         blueprint: SortBlueprint,
     ) -> Result<(), SieveError> {
@@ -638,19 +641,24 @@ impl Run<'_> {
                 blueprint,
             );
         }
-        scan_with(
-            self.client,
-            self.caps,
-            counts,
-            offsets,
-            ScanProblem {
-                rows: self.problem.rows,
-                len: digits * tiles_per_row,
-            },
-            Dtype::U32,
-            ScanKind::Exclusive,
-            ScanOptions::default(),
-        )?;
+        let (source, offsets) = if let Some(offsets) = offsets {
+            scan_with(
+                self.client,
+                self.caps,
+                counts,
+                offsets,
+                ScanProblem {
+                    rows: self.problem.rows,
+                    len: digits * tiles_per_row,
+                },
+                Dtype::U32,
+                ScanKind::Exclusive,
+                ScanOptions::default(),
+            )?;
+            (TileOffsets::Scanned, offsets)
+        } else {
+            (TileOffsets::Summed, counts)
+        };
         // SAFETY: as above; each key lands on a distinct slot of its own row (the slots of a
         // row are a permutation of 0..len).
         unsafe {
@@ -669,6 +677,7 @@ impl Run<'_> {
                 tiles_per_row,
                 total_tiles,
                 p.shift,
+                source,
                 p.config,
                 blueprint,
                 p.index_elem,
@@ -813,10 +822,11 @@ struct PassIo<'a> {
 
 /// The workspace of a sort's digit passes, made once for all of them.
 enum PassSpace {
-    /// The `Lsd` passes' per-tile digit counts and their scan.
+    /// The `Lsd` passes' per-tile digit counts and their scan (none where the scatter sums
+    /// the counts: [`TileOffsets::Summed`]).
     Lsd {
         counts: Handle,
-        offsets: Handle,
+        offsets: Option<Handle>,
     },
     Onesweep(OnesweepSpace),
 }

@@ -199,6 +199,10 @@ pub struct SortTuning {
     /// through the runtimes never timed (the map is integer-only; the tests run both maps on
     /// every runtime).
     pub plain_float_keys: bool,
+    /// `Lsd` passes over rows of at most this many tiles take no scan launch: each scatter
+    /// cube sums its row's per-tile digit counts itself (`TileOffsets::Summed`; every cube
+    /// of a row reads the row's `digits x tiles` counts, so only short rows). 0: always scan.
+    pub lsd_summed_max_tiles: u32,
 }
 
 impl SortTuning {
@@ -264,6 +268,7 @@ impl SortTuning {
             onesweep_rereads: true,
             keys_only_rereads: true,
             plain_float_keys: caps.runtime == "cuda",
+            lsd_summed_max_tiles: 64,
         };
         // Each device-wide tile that does not fit takes half the keys a unit, on its own (a
         // device of 48 KiB keeps the keys-only and onesweep tiles whole when Lsd's with
@@ -303,7 +308,8 @@ impl SortTuning {
     /// Shared memory of a device-wide pass's kernel over this tile: keys, positions where they
     /// ride (else a one-word placeholder), the ranker's state, each digit's slot base
     /// (`scatter_kernel`'s `slot_base`, `onesweep_kernel`'s `digit_slots`) and, for onesweep,
-    /// its tile number's word and the spine of its row-start scan. Every array the kernel
+    /// its tile number's word and the spine of its row-start scan (for Lsd, the word of the
+    /// summed slot bases' scan). Every array the kernel
     /// allocates: a tuning accepted by this account must launch (`widest_accepted_tiles_run`).
     fn tile_bytes(
         &self,
@@ -316,16 +322,18 @@ impl SortTuning {
         } else {
             4
         };
-        let onesweep_words = if onesweep {
+        // Onesweep: its tile number's word and row-start spine; Lsd: the summed slot bases'
+        // scan total (`TileOffsets::Summed`).
+        let pass_words = if onesweep {
             4 + 4 * blueprint.units as usize
         } else {
-            0
+            4
         };
         4 * blueprint.tile()
             + positions
             + blueprint.ranking_bytes()
             + 4 * blueprint.digits()
-            + onesweep_words
+            + pass_words
     }
 
     /// The keys-a-unit field of a device-wide tile.
