@@ -5,6 +5,7 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::address::address_type;
+use super::buffers::bind;
 use super::grid::{elements_per_unit, linear_cube_index};
 
 /// Elements each unit writes. One element a unit made a fill of 2^24 words (the onesweep
@@ -57,4 +58,59 @@ pub fn fill(client: &Client, buffer: &Handle, len: usize, elem: ElemType, value:
 /// Writes zero to the first `len` elements of `buffer`, whose elements are `elem`.
 pub fn fill_zero(client: &Client, buffer: &Handle, len: usize, elem: ElemType) {
     fill(client, buffer, len, elem, 0);
+}
+
+/// Three `u32` buffers zeroed by one kernel, each unit clearing its element of each: one
+/// launch where three fills cost three (launches, not bytes, bound small workspaces' fills).
+#[cube(launch_unchecked, address_type = "dynamic")]
+fn zero_three_kernel(
+    a: &mut [u32],
+    b: &mut [u32],
+    c: &mut [u32],
+    len_a: usize,
+    len_b: usize,
+    len_c: usize,
+) {
+    let start = linear_cube_index() * (CUBE_DIM * FILL_PER_UNIT) as usize + UNIT_POS as usize;
+    #[unroll]
+    for i in 0..FILL_PER_UNIT {
+        let index = start + (i * CUBE_DIM) as usize;
+        if index < len_a {
+            a[index] = 0u32;
+        }
+        if index < len_b {
+            b[index] = 0u32;
+        }
+        if index < len_c {
+            c[index] = 0u32;
+        }
+    }
+}
+
+/// Zeroes the first `len` `u32` elements of each of three distinct buffers, in one launch.
+pub fn fill_zero_three(client: &Client, buffers: [(&Handle, usize); 3]) {
+    let longest = buffers.iter().map(|&(_, len)| len).max().unwrap_or(0);
+    if longest == 0 {
+        return;
+    }
+    let (cubes, cube_dim) = elements_per_unit(client, longest, FILL_PER_UNIT);
+    let [(a, len_a), (b, len_b), (c, len_c)] = buffers;
+    // A zero-length buffer still needs a binding of one element (the caller's buffer holds at
+    // least that); nothing is written to it.
+    let arg = |h: &Handle, len: usize| bind(h, len.max(1));
+    // SAFETY: every write is bounds-checked against its buffer's `len`.
+    unsafe {
+        zero_three_kernel::launch_unchecked(
+            client,
+            cubes,
+            cube_dim,
+            address_type(&[longest]),
+            arg(a, len_a),
+            arg(b, len_b),
+            arg(c, len_c),
+            len_a,
+            len_b,
+            len_c,
+        );
+    }
 }

@@ -19,7 +19,7 @@ use crate::common::address::{
 };
 use crate::common::buffers::BufferRules;
 use crate::common::buffers::{bind, bind_optional};
-use crate::common::fill::{fill, fill_zero};
+use crate::common::fill::{fill, fill_zero_three};
 use crate::common::gather::{RowGather, gather_rows, moved_as};
 use crate::common::grid::cube_count_1d;
 use crate::radix::digits::{SELECT_BITS, SELECT_DIGITS, select_bins, wide_select_digits};
@@ -620,10 +620,14 @@ impl Run<'_> {
         let appended = self.workspace(rows);
         // Each row's key range as `[!min, max]` (see `radix_histogram_kernel`).
         let ranges = self.workspace(rows * 2);
-        let u32_elem = ElemType::UInt(UIntKind::U32);
-        fill_zero(self.client, &histograms, rows * row_bins, u32_elem);
-        fill_zero(self.client, &appended, rows, u32_elem);
-        fill_zero(self.client, &ranges, rows * 2, u32_elem);
+        fill_zero_three(
+            self.client,
+            [
+                (&histograms, rows * row_bins),
+                (&appended, rows),
+                (&ranges, rows * 2),
+            ],
+        );
         // Candidate buffers: written only by passes 1 and 2, and only for rows whose
         // candidates shrink; buffer B only where a pass 2 appends (four or more passes: with
         // three, pass 2 is the last and appends nothing).
