@@ -290,6 +290,8 @@ pub fn tiny_scan_tuning(caps: &sieve::DeviceCaps) -> sieve::scan::ScanTuning {
         elements_per_unit: 1,
         max_vector_size: 4,
         use_planes: caps.plane_ops,
+        // Rows of two tiles in one launch, of three or more in three.
+        looped_max_tiles: 2,
     }
 }
 

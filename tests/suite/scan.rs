@@ -34,6 +34,9 @@ fn tiny_tuning(caps: &DeviceCaps) -> ScanTuning {
         elements_per_unit: 1,
         max_vector_size: 4,
         use_planes: caps.plane_ops,
+        // Integer rows of two tiles scan in one launch (`scan_row_tiles_kernel`), of three or
+        // more in three.
+        looped_max_tiles: 2,
     }
 }
 

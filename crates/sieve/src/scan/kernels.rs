@@ -100,6 +100,63 @@ pub(crate) fn scan_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
     }
 }
 
+/// Reduce-then-scan for rows of few tiles, in one pass: one cube a row scans its tiles in
+/// order, each stored with the fold of the tiles before it (the chain `((t0 + t1) + t2)...`,
+/// as the look-back folds). Only for exact folds (integers, minima, maxima), whose results do
+/// not depend on that grouping. With `write_totals`, each row's total goes to `totals[row]`.
+#[cube(launch_unchecked, address_type = "dynamic")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scan_row_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
+    input: &[Vector<E, N>],
+    output: &mut [Vector<E, N>],
+    totals: &mut [A],
+    row_vectors: usize,
+    tiles_per_row: usize,
+    rows: usize,
+    #[comptime] exclusive: bool,
+    #[comptime] write_totals: bool,
+    #[comptime] blueprint: TileBlueprint,
+    #[define(E, A)] _dtypes: [ElemType; 2],
+) {
+    let row = linear_cube_index();
+    if row >= rows {
+        terminate!();
+    }
+    let row_base = row * row_vectors;
+    let mut values = Array::<Vector<A, N>>::new(comptime!(blueprint.vectors_per_unit as usize));
+    let mut prefixes = Array::<A>::new(comptime!(blueprint.vectors_per_unit as usize));
+    let mut carry = identity::<A>(blueprint.fold);
+    for part in 0..tiles_per_row {
+        let tile_start = part * comptime!(blueprint.tile_vectors());
+        let total = scan_tile::<E, A, N>(
+            input,
+            &mut values,
+            &mut prefixes,
+            row_base,
+            tile_start,
+            row_vectors,
+            blueprint,
+        );
+        store_tile::<E, A, N>(
+            output,
+            &values,
+            &prefixes,
+            carry,
+            row_base,
+            tile_start,
+            row_vectors,
+            exclusive,
+            blueprint,
+        );
+        carry = combine::<A>(carry, total, blueprint.fold);
+        // The next tile's scan writes the shared spine this one's units may still read.
+        sync_cube();
+    }
+    if write_totals && UNIT_POS == 0 {
+        totals[row] = carry;
+    }
+}
+
 /// Single pass with decoupled look-back (Merrill & Garland): tiles are taken in order from a
 /// counter, each publishes its total, then walks back over its predecessors' status words
 /// until it meets an inclusive prefix. **Needs forward progress between cubes**: a cube

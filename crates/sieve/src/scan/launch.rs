@@ -5,7 +5,8 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::kernels::{
-    reduce_tiles_kernel, scan_columns_kernel, scan_lookback_kernel, scan_tiles_kernel,
+    reduce_tiles_kernel, scan_columns_kernel, scan_lookback_kernel, scan_row_tiles_kernel,
+    scan_tiles_kernel,
 };
 use super::{
     ColumnProblem, ScanKind, ScanOp, ScanOptions, ScanProblem, ScanStrategy, ScanTuning,
@@ -405,6 +406,33 @@ impl<'a> Pass<'a> {
         let layout = self.layout(problem, input, output);
         let accumulator = self.dtype.accumulator();
         let with_offsets = layout.tiles_per_row > 1;
+        if with_offsets
+            && self.fold.exact()
+            && layout.tiles_per_row <= self.tuning.looped_max_tiles as usize
+        {
+            // SAFETY: one cube per row, surplus cubes return; every access is bounded by
+            // `row_vectors`; totals hold one value per row when written.
+            unsafe {
+                scan_row_tiles_kernel::launch_unchecked(
+                    self.client,
+                    cube_count_1d(self.client, problem.rows),
+                    CubeDim::new_1d(layout.blueprint.units),
+                    layout.address,
+                    layout.vector_size,
+                    self.buffer(input, problem),
+                    self.buffer(output, problem),
+                    bind_optional(self.client, totals, problem.rows),
+                    layout.row_vectors,
+                    layout.tiles_per_row,
+                    problem.rows,
+                    exclusive,
+                    totals.is_some(),
+                    layout.blueprint,
+                    self.dtypes(),
+                );
+            }
+            return;
+        }
         let offsets = if with_offsets {
             let sums = self
                 .client

@@ -16,6 +16,11 @@ pub struct ScanTuning {
     pub max_vector_size: usize,
     /// Use plane operations (the device must have them).
     pub use_planes: bool,
+    /// Reduce-then-scan rows of at most this many tiles under an exact fold (integers,
+    /// minima, maxima: the compaction's and top-k's counts among them) scan in one launch, one
+    /// cube a row walking its tiles, instead of three (tile sums, their scan, the tiles).
+    /// 0: always three.
+    pub looped_max_tiles: u32,
 }
 
 impl ScanTuning {
@@ -34,6 +39,7 @@ impl ScanTuning {
             elements_per_unit: if lookback { 64 } else { 16 },
             max_vector_size: caps.max_vector_size.clamp(1, 4),
             use_planes: caps.plane_ops,
+            looped_max_tiles: 4,
         }
     }
 
