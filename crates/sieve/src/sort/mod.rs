@@ -202,6 +202,10 @@ pub struct SortTuning {
     /// `Lsd` passes over rows of at most this many tiles take no scan launch: each scatter
     /// cube sums its row's per-tile digit counts itself (`TileOffsets::Summed`; every cube
     /// of a row reads the row's `digits x tiles` counts, so only short rows). 0: always scan.
+    /// 32 by default (`bench/results/h100/42-ab`, sort_with_indices i32, ms, scanned against
+    /// summed: 13 tiles (10^5, CUDA) 0.116 / 0.095, 25 (10^5, Vulkan) 0.101 / 0.077, 32
+    /// (2^18, CUDA) 0.119 / 0.110; 64 (2^18, Vulkan) 0.098 / 0.105, 128 (2^20, CUDA) 0.139 /
+    /// 0.172).
     pub lsd_summed_max_tiles: u32,
 }
 
@@ -268,7 +272,7 @@ impl SortTuning {
             onesweep_rereads: true,
             keys_only_rereads: true,
             plain_float_keys: caps.runtime == "cuda",
-            lsd_summed_max_tiles: 64,
+            lsd_summed_max_tiles: 32,
         };
         // Each device-wide tile that does not fit takes half the keys a unit, on its own (a
         // device of 48 KiB keeps the keys-only and onesweep tiles whole when Lsd's with
