@@ -66,8 +66,41 @@ pub(crate) fn scan_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
     }
     let row = tile / tiles_per_row;
     let part = tile % tiles_per_row;
-    let row_base = row * row_vectors;
-    let tile_start = part * comptime!(blueprint.tile_vectors());
+    let offset = if with_offsets {
+        tile_offsets[tile]
+    } else {
+        identity::<A>(blueprint.fold)
+    };
+    let total = scan_and_store_tile::<E, A, N>(
+        input,
+        output,
+        offset,
+        row * row_vectors,
+        part * comptime!(blueprint.tile_vectors()),
+        row_vectors,
+        exclusive,
+        blueprint,
+    );
+    if write_totals && part == tiles_per_row - 1 && UNIT_POS == 0 {
+        totals[row] = combine::<A>(offset, total, blueprint.fold);
+    }
+}
+
+/// Scans the tile at `tile_start` of the row at `row_base` and stores it with `offset` (the
+/// fold of everything before it in the row) folded in; returns the tile's own total. Every
+/// unit must call it.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn scan_and_store_tile<E: Numeric, A: Numeric, N: Size>(
+    input: &[Vector<E, N>],
+    output: &mut [Vector<E, N>],
+    offset: A,
+    row_base: usize,
+    tile_start: usize,
+    row_vectors: usize,
+    #[comptime] exclusive: bool,
+    #[comptime] blueprint: TileBlueprint,
+) -> A {
     let mut values = Array::<Vector<A, N>>::new(comptime!(blueprint.vectors_per_unit as usize));
     let mut prefixes = Array::<A>::new(comptime!(blueprint.vectors_per_unit as usize));
     let total = scan_tile::<E, A, N>(
@@ -79,11 +112,6 @@ pub(crate) fn scan_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
         row_vectors,
         blueprint,
     );
-    let offset = if with_offsets {
-        tile_offsets[tile]
-    } else {
-        identity::<A>(blueprint.fold)
-    };
     store_tile::<E, A, N>(
         output,
         &values,
@@ -95,9 +123,7 @@ pub(crate) fn scan_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
         exclusive,
         blueprint,
     );
-    if write_totals && part == tiles_per_row - 1 && UNIT_POS == 0 {
-        totals[row] = combine::<A>(offset, total, blueprint.fold);
-    }
+    total
 }
 
 /// Reduce-then-scan for rows of few tiles, in one pass: one cube a row scans its tiles in
@@ -123,27 +149,14 @@ pub(crate) fn scan_row_tiles_kernel<E: Numeric, A: Numeric, N: Size>(
         terminate!();
     }
     let row_base = row * row_vectors;
-    let mut values = Array::<Vector<A, N>>::new(comptime!(blueprint.vectors_per_unit as usize));
-    let mut prefixes = Array::<A>::new(comptime!(blueprint.vectors_per_unit as usize));
     let mut carry = identity::<A>(blueprint.fold);
     for part in 0..tiles_per_row {
-        let tile_start = part * comptime!(blueprint.tile_vectors());
-        let total = scan_tile::<E, A, N>(
+        let total = scan_and_store_tile::<E, A, N>(
             input,
-            &mut values,
-            &mut prefixes,
-            row_base,
-            tile_start,
-            row_vectors,
-            blueprint,
-        );
-        store_tile::<E, A, N>(
             output,
-            &values,
-            &prefixes,
             carry,
             row_base,
-            tile_start,
+            part * comptime!(blueprint.tile_vectors()),
             row_vectors,
             exclusive,
             blueprint,
