@@ -19,7 +19,9 @@ pub struct ScanTuning {
     /// Reduce-then-scan rows of at most this many tiles under an exact fold (integers,
     /// minima, maxima: the compaction's and top-k's counts among them) scan in one launch, one
     /// cube a row walking its tiles, instead of three (tile sums, their scan, the tiles).
-    /// 0: always three.
+    /// 0: always three. 4 by default: measured at two tiles only (`bench/results/h100/42-ab`,
+    /// through Vulkan: the sort's counts at 2^18 keys, the compaction's at 2^26, both faster
+    /// in one launch); rows of 8 tiles and more keep three launches unmeasured.
     pub looped_max_tiles: u32,
 }
 
