@@ -12,13 +12,16 @@
 #       through Lsd, device-wide top-k, the compaction at 2^26); then the new bench's
 #       `summed=` sweep (SortTuning::lsd_summed_max_tiles; 0 = always scan); then torch's
 #       top-k rows.
-# usage: TS_DIR=<suites> bash bench/gpu_session42.sh tt        (carry TS_DIR and ".gl")
+#   ft  The suites at `9b44fa5` (TS_DIR; after `tt`: the tile kernels' shared store helper,
+#       `lsd_summed_max_tiles` 32): nine tests over both new paths, each in its own process
+#       through CUDA and through Vulkan, within TEST_LIMIT (150) s.
+# usage: TS_DIR=<suites> bash bench/gpu_session42.sh tt|ft     (carry TS_DIR and ".gl")
 #        OLD_DIR=<benches> F_DIR=<benches> bash bench/gpu_session42.sh ab
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
 case "$1" in
-tt) cp ${TS_DIR:?}/*.xz .gpu/ ;;
+tt | ft) cp ${TS_DIR:?}/*.xz .gpu/ ;;
 ab)
   cp ${F_DIR:?}/*.xz .gpu/
   for f in ${OLD_DIR:?}/*.xz; do b=${f##*/}; cp $f .gpu/${b%.xz}-old.xz; done
@@ -69,5 +72,21 @@ ab)
   torch_rows topk topk 60
   pack ab
   ;;
-*) echo "usage: $0 tt|ab"; exit 2 ;;
+ft)
+  export SIEVE_PROP_CASES=100
+  for rt in cuda vulkan; do
+    i=0
+    for t in scan::every_length_across_a_tile_boundary scan::planes_off_fallback_matches \
+      scan::odd_and_tiny_lengths compact::mask_compaction_matches_reference \
+      sort::many_tiles_per_row_and_onesweep_refusal sort::all_equal_sorted_and_reversed \
+      sort::many_short_rows topk::every_length_across_a_tile_boundary props::sort_property; do
+      timeout ${TEST_LIMIT:-150} .gpu/suite-$rt --exact $t > "$OUT/tests-$rt-$i.txt" 2>&1 &
+      i=$((i + 1))
+    done
+  done
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack ft
+  ;;
+*) echo "usage: $0 tt|ft|ab"; exit 2 ;;
 esac
