@@ -14,7 +14,8 @@
 #       top-k rows.
 #   ft  The suites at `9b44fa5` (TS_DIR; after `tt`: the tile kernels' shared store helper,
 #       `lsd_summed_max_tiles` 32): nine tests over both new paths, each in its own process
-#       through CUDA and through Vulkan, within TEST_LIMIT (150) s.
+#       through CUDA and through Vulkan, within TEST_LIMIT (150) s. Written at the session's
+#       end, not run: the device time was spent (suites in `.gpu44s` if the checkout survives).
 # usage: TS_DIR=<suites> bash bench/gpu_session42.sh tt|ft     (carry TS_DIR and ".gl")
 #        OLD_DIR=<benches> F_DIR=<benches> bash bench/gpu_session42.sh ab
 set -uo pipefail
