@@ -19,9 +19,10 @@ pub struct ScanTuning {
     /// Reduce-then-scan rows of at most this many tiles under an exact fold (integers,
     /// minima, maxima: the compaction's and top-k's counts among them) scan in one launch, one
     /// cube a row walking its tiles, instead of three (tile sums, their scan, the tiles).
-    /// 0: always three. 4 by default: measured at two tiles only (`bench/results/h100/42-ab`,
-    /// through Vulkan: the sort's counts at 2^18 keys, the compaction's at 2^26, both faster
-    /// in one launch); rows of 8 tiles and more keep three launches unmeasured.
+    /// 0: always three. 4 by default (`bench/results/h100/42-ab`): at two tiles, through
+    /// Vulkan, the sort's counts at 2^18 keys and the compaction's at 2^26 were faster in one
+    /// launch; at four, through CUDA (the sort's counts at 2^20), the same (0.1377 -> 0.1389
+    /// ms). Rows of more tiles keep three launches, unmeasured looped.
     pub looped_max_tiles: u32,
 }
 
