@@ -108,8 +108,10 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         bound_units_per_k,
         row_sample: shape != Shape::RowCubeDigits,
         row_split_cubes,
-        // Long rows are cut as the shape cuts the others (never, or as many chunks as fit).
+        // Long rows are cut as the shape cuts the others (never, or as many chunks as fit),
+        // at any `k` (wgpu's default sends a `k` past the minima bound's device-wide).
         row_long_split_cubes: row_split_cubes,
+        row_long_max_k: u32::MAX,
         row_chunk_min_len,
         sample_tiles,
         sample_min_len,
@@ -939,10 +941,11 @@ fn radix_select_reports_its_counting_passes() {
 }
 
 /// Rows past the row cube's limit take it, cut into as many chunks as fit it, where the
-/// long-row budget (`row_long_split_cubes`) has the cubes and the candidates fill at most
-/// half of it, past what `row_split_cubes` allows; else device-wide passes. Which ran shows in the counting passes
-/// (4 in the row cube, 3 device-wide in rows of 2^16 keys or more); the chunks are merged or
-/// selected again by `row_merge_max_chunks`.
+/// long-row budget (`row_long_split_cubes`) has the cubes, the candidates fill at most half
+/// of it and `k` is within `row_long_max_k`, past what `row_split_cubes` allows; else
+/// device-wide passes. Which ran shows in the counting passes (4 in the row cube, 3
+/// device-wide in rows of 2^16 keys or more); the chunks are merged or selected again by
+/// `row_merge_max_chunks`.
 #[test]
 fn long_rows_cut_within_the_long_row_budget() {
     let _serial = serial();
@@ -982,6 +985,7 @@ fn long_rows_cut_within_the_long_row_budget() {
                     row_split_cubes: 4,
                     row_long_split_cubes: long_cubes,
                     row_merge_max_chunks: merge_max,
+                    row_long_max_k: u32::MAX,
                     ..default_tuning(&client)
                 }),
             };
@@ -994,6 +998,27 @@ fn long_rows_cut_within_the_long_row_budget() {
             check(&got, &keys, &bits, problem, &options, &case);
             assert_eq!(got.report.counting_passes, passes, "{case}");
         }
+    }
+    // `row_long_max_k`: a `k` past it takes the device-wide passes (3) where the row cube's
+    // chunks would fit (4); a `k` within it, the chunked row cube.
+    for (k, long_max_k, passes) in [(100, 99, 3), (100, 100, 4), (7, 0, 3), (7, 7, 4)] {
+        let options = TopkOptions {
+            largest: true,
+            sorted: true,
+            strategy: TopkStrategy::RadixSelect,
+            tuning: Some(TopkTuning {
+                row_cube_max_len: max_len,
+                row_split_cubes: 4,
+                row_long_split_cubes: 64,
+                row_long_max_k: long_max_k,
+                ..default_tuning(&client)
+            }),
+        };
+        let problem = TopkProblem { rows, len, k };
+        let got = run(&client, &bits, Dtype::F32, problem, options, Dtype::I32);
+        let case = format!("seed {seed}: k {k} row_long_max_k {long_max_k}");
+        check(&got, &keys, &bits, problem, &options, &case);
+        assert_eq!(got.report.counting_passes, passes, "{case}");
     }
 }
 

@@ -886,6 +886,9 @@ impl Run<'_> {
         if k >= len || len <= max_len {
             return k < len;
         }
+        if k > self.tuning.row_long_max_k as usize {
+            return false;
+        }
         let (chunks, chunk_len) = self.row_chunks();
         chunk_len <= max_len && chunks * k <= max_len
     }

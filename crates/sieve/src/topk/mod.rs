@@ -45,7 +45,8 @@
 //!   candidates are merged by the sort: such rows come sorted even with `sorted: false`);
 //!   so do longer rows cut into chunks no longer than that with at most a row cube's worth of
 //!   candidates (few rows, `k` up to ~1000 at 2^24 keys; up to 2^26 keys a row by default,
-//!   there `k` up to 128: [`TopkTuning::row_long_split_cubes`]), merged where they have few
+//!   there `k` up to 128: [`TopkTuning::row_long_split_cubes`]; through wgpu only a `k` the
+//!   minima bound takes, [`TopkTuning::row_long_max_k`]), merged where they have few
 //!   chunks ([`TopkTuning::row_merge_max_chunks`]), else the row cube again over those
 //!   candidates (then sorted too); other rows run device-wide passes.
 //!   First the *sampled bound* (where a row has at
@@ -202,6 +203,13 @@ pub struct TopkTuning {
     /// more to start) and their candidates (`chunks * k`) fill at most half of it; 0 never
     /// cuts further.
     pub row_long_split_cubes: u32,
+    /// Rows past [`TopkTuning::row_cube_max_len`] are cut into chunks for the row cube only
+    /// for `k` up to this; a larger `k` takes the device-wide passes. Through wgpu it is the
+    /// minima bound's limit ([`TopkTuning::bound_max_k`]), above which each chunk's cube sweeps
+    /// for a sampled bound: through the H100's Vulkan at [2^24] `k` = 1000 the chunked row
+    /// cube took 0.342 ms and the device-wide passes 0.260, through CUDA 0.160 against 0.188
+    /// (`bench/results/h100/43-tk`); elsewhere `u32::MAX` (no limit).
+    pub row_long_max_k: u32,
     /// The shortest chunk of a cut row (below it a cube's fixed costs dominate).
     pub row_chunk_min_len: usize,
     /// A cut row past [`TopkTuning::row_cube_max_len`] merges its chunks' candidates where it
@@ -347,7 +355,8 @@ impl TopkTuning {
     /// atomics are ordered); one-cube-per-row selects of up to 1024 units
     /// for rows up to 2^17 keys, cut into chunks of at least 16,384 keys while that leaves at
     /// most one cube per multiprocessor (longer rows into chunks of up to 2^17 keys while
-    /// that leaves at most four); the minima bound for `k` up to a quarter of a cube's
+    /// that leaves at most four, through wgpu only for a `k` the minima bound takes); the
+    /// minima bound for `k` up to a quarter of a cube's
     /// units, the row cube's sampled bound above it; a sample of 512 tiles a row for the
     /// device-wide sampled bound, in rows of 2^26 keys or more.
     pub fn for_device(caps: &crate::DeviceCaps) -> Self {
@@ -358,6 +367,7 @@ impl TopkTuning {
         {
             elements_per_unit /= 2;
         }
+        let row_units_per_cube = row_units(caps, elements_per_unit);
         TopkTuning {
             units_per_cube,
             elements_per_unit,
@@ -370,12 +380,17 @@ impl TopkTuning {
                 MIN_TILES_PER_CUBE
             },
             row_cube_max_len: 1 << 17,
-            row_units_per_cube: row_units(caps, elements_per_unit),
+            row_units_per_cube,
             row_split_cubes: caps.multiprocessors.unwrap_or(ROW_SPLIT_CUBES),
             row_long_split_cubes: caps
                 .multiprocessors
                 .unwrap_or(ROW_SPLIT_CUBES)
                 .saturating_mul(ROW_LONG_SPLIT_WAVES),
+            row_long_max_k: if caps.runtime.starts_with("wgpu") {
+                row_units_per_cube / BOUND_UNITS_PER_K
+            } else {
+                u32::MAX
+            },
             row_chunk_min_len: ROW_CHUNK_MIN_LEN,
             row_merge_max_chunks: ROW_MERGE_MAX_CHUNKS,
             bound_units_per_k: BOUND_UNITS_PER_K,

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The forty-third session's calls (issues 15 and 16). `bench/results/<card>/43-*` hold what
+# came back.
+#   tk  First the suites at `9b44fa5` (TS_DIR; the forty-second session's last two changes, run
+#       on lavapipe only: `lsd_summed_max_tiles` 32 and `scan_and_store_tile`): nine tests over
+#       both new paths, each in its own process through CUDA and through Vulkan, within
+#       TEST_LIMIT (150) s (`gpu_session42.sh ft`'s list). Then issue 16's top-k mark in one
+#       call: every standard top-k row and [16384, 256] k = 8 through the Burn op (and the
+#       `cube` row), one bench process through Vulkan (1 s warm-up a row) and one through
+#       CUDA, torch.topk on CUDA after them. Last, where Vulkan's [2^24] k = 1000 (2.1x CUDA
+#       in `42-ab`) spends its time: the raw radix select at that shape through both runtimes
+#       over the one-row cube's tunings (`row_units=`, `split=`, `row_sample=`, `bound=`;
+#       `chunk_min=`: how the second select cuts the 128,000 candidates) and the device-wide
+#       passes (`row_max=0`).
+#   kt  The suites and benches at the session's change (F_DIR: both; `row_long_max_k`: through
+#       wgpu rows past the row cube's limit go device-wide for a `k` past the minima bound's
+#       limit; `fill_index`): the tests over it, the two `tk` cut unfinished through CUDA and
+#       the fills' users, one process each within TEST_LIMIT (240) s, memcheck and racecheck
+#       over the long-row test; then the rows that `row_long_max_k` moves through both
+#       runtimes (`long_k=` 0 / 256 / u32::MAX: which ran is in the row's params), [64, 128256]
+#       against the device-wide passes (`row_max=0`), and torch.topk.
+# usage: TS_DIR=<suites> F_DIR=<benches> bash bench/gpu_session43.sh tk
+#        F_DIR=<suites and benches> bash bench/gpu_session43.sh kt
+#        (carry TS_DIR, F_DIR and ".gl")
+set -uo pipefail
+here="$(dirname "$0")"
+mkdir -p .gpu
+case "$1" in
+tk) cp ${TS_DIR:?}/*.xz ${F_DIR:?}/*.xz .gpu/ ;;
+kt) cp ${F_DIR:?}/*.xz .gpu/ ;;
+esac
+source "$here/gpu_prelude.sh"
+begin
+case "$1" in
+tk)
+  export SIEVE_PROP_CASES=100
+  for rt in cuda vulkan; do
+    i=0
+    for t in scan::every_length_across_a_tile_boundary scan::planes_off_fallback_matches \
+      scan::odd_and_tiny_lengths compact::mask_compaction_matches_reference \
+      sort::many_tiles_per_row_and_onesweep_refusal sort::all_equal_sorted_and_reversed \
+      sort::many_short_rows topk::every_length_across_a_tile_boundary props::sort_property; do
+      timeout ${TEST_LIMIT:-150} .gpu/suite-$rt --exact $t > "$OUT/tests-$rt-$i.txt" 2>&1 &
+      i=$((i + 1))
+    done
+  done
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack tk
+  T=topk_with_indices
+  C="--case $T:16777216:f32:k=10,raw=none --case $T:16777216:f32:k=1000,raw=none
+     --case $T:16777216:f32:k=100000,raw=none --case $T:268435456:f32:k=10,raw=none
+     --case $T:268435456:f32:k=1000,raw=none --case $T:268435456:f32:k=100000,raw=none
+     --case $T:268435456:f32:k=1000,dist=all_equal,raw=none --case $T:4096x32768:f32:k=64,raw=none
+     --case $T:16384x128:f32:k=8,raw=none --case $T:16384x256:f32:k=8,raw=none
+     --case $T:64x128256:f32:k=50,raw=none --case $T:64x128256:f32:k=1000,raw=none
+     --case $T:64x128256:f32:k=50,dist=tied,raw=none
+     --case $T:64x128256:f32:k=1000,dist=tied,raw=none"
+  R=radix_select
+  W="--case $T:16777216:f32:k=1000,raw=$R,row_units=256/512/1024
+     --case $T:16777216:f32:k=1000,raw=$R,split=32/64/256
+     --case $T:16777216:f32:k=1000,raw=$R,row_sample=0,bound=0/1
+     --case $T:16777216:f32:k=1000,raw=$R,row_max=0
+     --case $T:16777216:f32:k=1000,raw=$R,chunk_min=4096/65536/131072"
+  for v in rows sweep; do
+    for rt in vulkan cuda; do
+      warm=(); lim=100
+      [ $rt = vulkan ] && warm=(--warm-ms 1000) lim=150
+      rows=$C; [ $v = sweep ] && rows=$W lim=$((lim / 2))
+      timeout $lim .gpu/sieve-bench-$rt --no-burn --runs 10 --sample-ms 30 "${warm[@]}" \
+        --json "$OUT/$rt-$v.json" $rows > "$OUT/rows-$rt-$v.txt" 2>&1
+      echo "== $rt $v rc=$? at ${SECONDS}s"
+      grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-$rt-$v.txt" | grep -v skipped | grep -v " - " | cut -c1-140
+      pack tk
+    done
+    [ $v = rows ] && torch_rows topk topk 90 && pack tk
+  done
+  ;;
+kt)
+  export SIEVE_PROP_CASES=100
+  L=${TEST_LIMIT:-240}
+  for rt in cuda vulkan; do
+    i=0
+    for t in sort::many_tiles_per_row_and_onesweep_refusal sort::all_equal_sorted_and_reversed \
+      topk::long_rows_cut_within_the_long_row_budget topk::sampled_bound_and_its_fallback \
+      topk_ops::default_tuning_on_rows_past_the_row_cube topk_ops::default_tuning_on_few_long_rows \
+      props::topk_property; do
+      timeout $L .gpu/suite-$rt --exact $t > "$OUT/tests-$rt-$i.txt" 2>&1 &
+      i=$((i + 1))
+    done
+  done
+  T="topk::long_rows_cut_within_the_long_row_budget sort::all_equal_sorted_and_reversed"
+  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
+    > "$OUT/memcheck-cuda.txt" 2>&1 &
+  timeout $L compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
+    > "$OUT/racecheck-cuda-0.txt" 2>&1 &
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack kt
+  T=topk_with_indices
+  C="--case $T:16777216:f32:k=1000,raw=radix_select,long_k=0/256/4294967295
+     --case $T:16777216:f32:k=300,raw=radix_select,long_k=0/4294967295
+     --case $T:4194304:f32:k=1000,raw=radix_select,long_k=0/4294967295
+     --case $T:1048576:f32:k=1000,raw=radix_select,long_k=0/4294967295
+     --case $T:16777216:f32:k=64,raw=radix_select,long_k=0/4294967295
+     --case $T:64x128256:f32:k=1000,raw=radix_select,row_max=0/131072
+     --case $T:64x128256:f32:k=1000,dist=tied,raw=radix_select,row_max=0/131072"
+  for rt in vulkan cuda; do
+    warm=(); lim=100
+    [ $rt = vulkan ] && warm=(--warm-ms 1000) lim=150
+    timeout $lim .gpu/sieve-bench-$rt --no-burn --runs 10 --sample-ms 30 "${warm[@]}" \
+      --json "$OUT/$rt.json" $C > "$OUT/rows-$rt.txt" 2>&1
+    echo "== $rt rc=$? at ${SECONDS}s"
+    grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-$rt.txt" | grep -v skipped | grep -v " - " | cut -c1-150
+    pack kt
+  done
+  torch_rows topk topk 90
+  pack kt
+  ;;
+*) echo "usage: $0 tk|kt"; exit 2 ;;
+esac
