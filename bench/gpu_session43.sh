@@ -13,8 +13,8 @@
 #       `chunk_min=`: how the second select cuts the 128,000 candidates) and the device-wide
 #       passes (`row_max=0`).
 #   kt  The suites and benches at the session's change (F_DIR: both; `row_long_max_k`: through
-#       wgpu rows past the row cube's limit go device-wide for a `k` past the minima bound's
-#       limit; `fill_index`): the tests over it, the two `tk` cut unfinished through CUDA and
+#       a row cube of fewer than 1024 units (Vulkan's 512) leaves rows past its limit to the
+#       device-wide passes for a `k` past the minima bound's limit; `fill_index`): the tests over it, the two `tk` cut unfinished through CUDA and
 #       the fills' users, one process each within TEST_LIMIT (240) s, memcheck and racecheck
 #       over the long-row test; then the rows that `row_long_max_k` moves through both
 #       runtimes (`long_k=` 0 / 256 / u32::MAX: which ran is in the row's params), [64, 128256]
@@ -99,7 +99,9 @@ kt)
   pack kt
   T=topk_with_indices
   C="--case $T:16777216:f32:k=1000,raw=radix_select,long_k=0/256/4294967295
+     --case $T:16777216:f32:k=200,raw=radix_select,long_k=0/4294967295
      --case $T:16777216:f32:k=300,raw=radix_select,long_k=0/4294967295
+     --case $T:33554432:f32:k=256,raw=radix_select,long_k=0/4294967295
      --case $T:4194304:f32:k=1000,raw=radix_select,long_k=0/4294967295
      --case $T:1048576:f32:k=1000,raw=radix_select,long_k=0/4294967295
      --case $T:16777216:f32:k=64,raw=radix_select,long_k=0/4294967295

@@ -109,7 +109,8 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         row_sample: shape != Shape::RowCubeDigits,
         row_split_cubes,
         // Long rows are cut as the shape cuts the others (never, or as many chunks as fit),
-        // at any `k` (wgpu's default sends a `k` past the minima bound's device-wide).
+        // at any `k` (by default a row cube of fewer than 1024 units takes only the `k` the
+        // minima bound serves).
         row_long_split_cubes: row_split_cubes,
         row_long_max_k: u32::MAX,
         row_chunk_min_len,

@@ -45,8 +45,9 @@
 //!   candidates are merged by the sort: such rows come sorted even with `sorted: false`);
 //!   so do longer rows cut into chunks no longer than that with at most a row cube's worth of
 //!   candidates (few rows, `k` up to ~1000 at 2^24 keys; up to 2^26 keys a row by default,
-//!   there `k` up to 128: [`TopkTuning::row_long_split_cubes`]; through wgpu only a `k` the
-//!   minima bound takes, [`TopkTuning::row_long_max_k`]), merged where they have few
+//!   there `k` up to 128: [`TopkTuning::row_long_split_cubes`]; with a row cube of fewer
+//!   than 1024 units only a `k` the minima bound takes, [`TopkTuning::row_long_max_k`]),
+//!   merged where they have few
 //!   chunks ([`TopkTuning::row_merge_max_chunks`]), else the row cube again over those
 //!   candidates (then sorted too); other rows run device-wide passes.
 //!   First the *sampled bound* (where a row has at
@@ -204,11 +205,10 @@ pub struct TopkTuning {
     /// cuts further.
     pub row_long_split_cubes: u32,
     /// Rows past [`TopkTuning::row_cube_max_len`] are cut into chunks for the row cube only
-    /// for `k` up to this; a larger `k` takes the device-wide passes. Through wgpu it is the
-    /// minima bound's limit ([`TopkTuning::bound_max_k`]), above which each chunk's cube sweeps
-    /// for a sampled bound: through the H100's Vulkan at [2^24] `k` = 1000 the chunked row
-    /// cube took 0.342 ms and the device-wide passes 0.260, through CUDA 0.160 against 0.188
-    /// (`bench/results/h100/43-tk`); elsewhere `u32::MAX` (no limit).
+    /// for `k` up to this; a larger `k` takes the device-wide passes. By default no limit
+    /// (`u32::MAX`) where the row cube has 1024 units or more, else the minima
+    /// bound's limit ([`TopkTuning::bound_max_k`]), above which each chunk's cube sweeps for
+    /// a sampled bound.
     pub row_long_max_k: u32,
     /// The shortest chunk of a cut row (below it a cube's fixed costs dominate).
     pub row_chunk_min_len: usize,
@@ -292,6 +292,14 @@ const ROW_SPLIT_CUBES: u32 = 128;
 /// neither was timed.
 const ROW_MERGE_MAX_CHUNKS: usize = 16;
 
+/// The row cube's units from which rows past its limit are cut into chunks for any `k`
+/// (`TopkTuning::row_long_max_k`); smaller row cubes take them only for a `k` the minima
+/// bound serves. At [2^24] `k` = 1000 on an H100 (`bench/results/h100/43-tk`, raw, ms), the
+/// 128 chunks' row cubes took 0.160 with 1024 units and 0.303 with 512 through CUDA, against
+/// the device-wide passes' 0.188; through Vulkan, whose 48 KiB of shared memory hold a row
+/// cube of 512 units, 0.342 against 0.260.
+const ROW_LONG_FULL_UNITS: u32 = 1024;
+
 /// Rows past the row cube's limit may be cut into up to this many cubes a multiprocessor by
 /// default (`TopkTuning::row_long_split_cubes`). On an H100 (`bench/results/h100/35-lc`, raw
 /// radix select, ms, CUDA / Vulkan): [2^26] cut into 512 chunks of 2^17 keys took 0.247 /
@@ -355,8 +363,8 @@ impl TopkTuning {
     /// atomics are ordered); one-cube-per-row selects of up to 1024 units
     /// for rows up to 2^17 keys, cut into chunks of at least 16,384 keys while that leaves at
     /// most one cube per multiprocessor (longer rows into chunks of up to 2^17 keys while
-    /// that leaves at most four, through wgpu only for a `k` the minima bound takes); the
-    /// minima bound for `k` up to a quarter of a cube's
+    /// that leaves at most four, for any `k` where the row cube has 1024 units, else for a
+    /// `k` the minima bound takes); the minima bound for `k` up to a quarter of a cube's
     /// units, the row cube's sampled bound above it; a sample of 512 tiles a row for the
     /// device-wide sampled bound, in rows of 2^26 keys or more.
     pub fn for_device(caps: &crate::DeviceCaps) -> Self {
@@ -386,10 +394,10 @@ impl TopkTuning {
                 .multiprocessors
                 .unwrap_or(ROW_SPLIT_CUBES)
                 .saturating_mul(ROW_LONG_SPLIT_WAVES),
-            row_long_max_k: if caps.runtime.starts_with("wgpu") {
-                row_units_per_cube / BOUND_UNITS_PER_K
-            } else {
+            row_long_max_k: if row_units_per_cube >= ROW_LONG_FULL_UNITS {
                 u32::MAX
+            } else {
+                row_units_per_cube / BOUND_UNITS_PER_K
             },
             row_chunk_min_len: ROW_CHUNK_MIN_LEN,
             row_merge_max_chunks: ROW_MERGE_MAX_CHUNKS,
