@@ -109,10 +109,9 @@ fn shaped(client: &Client, base: Option<TopkTuning>, shape: Shape) -> Option<Top
         row_sample: shape != Shape::RowCubeDigits,
         row_split_cubes,
         // Long rows are cut as the shape cuts the others (never, or as many chunks as fit),
-        // at any `k` (by default a row cube of fewer than 1024 units takes only the `k` the
-        // minima bound serves).
+        // whether or not their chunks have a bound to try.
         row_long_split_cubes: row_split_cubes,
-        row_long_max_k: u32::MAX,
+        row_long_unbounded: true,
         row_chunk_min_len,
         sample_tiles,
         sample_min_len,
@@ -943,7 +942,8 @@ fn radix_select_reports_its_counting_passes() {
 
 /// Rows past the row cube's limit take it, cut into as many chunks as fit it, where the
 /// long-row budget (`row_long_split_cubes`) has the cubes, the candidates fill at most half
-/// of it and `k` is within `row_long_max_k`, past what `row_split_cubes` allows; else
+/// of it and each chunk has a bound to try (or `row_long_unbounded`), past what
+/// `row_split_cubes` allows; else
 /// device-wide passes. Which ran shows in the counting passes (4 in the row cube, 3
 /// device-wide in rows of 2^16 keys or more); the chunks are merged or selected again by
 /// `row_merge_max_chunks`.
@@ -986,7 +986,7 @@ fn long_rows_cut_within_the_long_row_budget() {
                     row_split_cubes: 4,
                     row_long_split_cubes: long_cubes,
                     row_merge_max_chunks: merge_max,
-                    row_long_max_k: u32::MAX,
+                    row_long_unbounded: true,
                     ..default_tuning(&client)
                 }),
             };
@@ -1000,9 +1000,11 @@ fn long_rows_cut_within_the_long_row_budget() {
             assert_eq!(got.report.counting_passes, passes, "{case}");
         }
     }
-    // `row_long_max_k`: a `k` past it takes the device-wide passes (3) where the row cube's
-    // chunks would fit (4); a `k` within it, the chunked row cube.
-    for (k, long_max_k, passes) in [(100, 99, 3), (100, 100, 4), (7, 0, 3), (7, 7, 4)] {
+    // Chunks with no bound to try (no minima bound, no sampled bound): the device-wide passes
+    // (3) unless `row_long_unbounded`; chunks with the minima bound, the row cube (4).
+    for (k, bound_units_per_k, unbounded, passes) in
+        [(100, 0, false, 3), (100, 0, true, 4), (7, 1, false, 4)]
+    {
         let options = TopkOptions {
             largest: true,
             sorted: true,
@@ -1011,13 +1013,15 @@ fn long_rows_cut_within_the_long_row_budget() {
                 row_cube_max_len: max_len,
                 row_split_cubes: 4,
                 row_long_split_cubes: 64,
-                row_long_max_k: long_max_k,
+                bound_units_per_k,
+                row_sample: false,
+                row_long_unbounded: unbounded,
                 ..default_tuning(&client)
             }),
         };
         let problem = TopkProblem { rows, len, k };
         let got = run(&client, &bits, Dtype::F32, problem, options, Dtype::I32);
-        let case = format!("seed {seed}: k {k} row_long_max_k {long_max_k}");
+        let case = format!("seed {seed}: k {k} bound {bound_units_per_k} unbounded {unbounded}");
         check(&got, &keys, &bits, problem, &options, &case);
         assert_eq!(got.report.counting_passes, passes, "{case}");
     }

@@ -232,8 +232,8 @@ fn default_tuning_on_few_long_rows() {
 
 /// Rows past the one-cube-per-row limit (2^17 keys at default tunings) through the public ops
 /// at default tunings: cut into chunks no longer than it where a row's candidates fit a row
-/// of the row cube (`k` = 1, 1000 and 20,000: 8 or 6 chunks, merged; with a row cube of
-/// fewer than 1024 units only `k` = 1, `TopkTuning::row_long_max_k`), the device-wide select for
+/// of the row cube (`k` = 1, 1000 and 20,000: 8 or 6 chunks, merged, where the chunks have
+/// a bound to try: `TopkTuning::row_long_unbounded`), the device-wide select for
 /// larger `k` (70,000); specials with runs of one value, sorted and reversed rows
 /// (the orders that mislead the bounds), Float and Int, both directions, `sorted: false` (the
 /// same set), the transposed view along dim 0, and `kthvalue` / `median` over such rows.

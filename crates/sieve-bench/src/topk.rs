@@ -273,8 +273,8 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
 /// row that tries it), `split=` (`row_split_cubes`: cut rows of the one-row select while rows
 /// x chunks stay within this many cubes; 0: never), `long_split=` (`row_long_split_cubes`:
 /// rows past `row_max` cut into as many chunks as fit it while rows x chunks stay within
-/// this many cubes; 0: never), `long_k=` (`row_long_max_k`: the largest `k` for which rows
-/// past `row_max` are cut), `chunk_min=` (the shortest chunk),
+/// this many cubes; 0: never), `unbounded=` (`row_long_unbounded`: 1 cuts rows past `row_max`
+/// whose chunks have no bound to try), `chunk_min=` (the shortest chunk),
 /// `merge_chunks=` (`row_merge_max_chunks`: the most chunks a cut row past `row_max` merges;
 /// more select again) and `row_sample=` (0: the row cube's sampled bound off), over the
 /// device's defaults, a value or several split by `/`. Each with the values it took; one
@@ -292,7 +292,7 @@ fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
         "sample_min",
         "split",
         "long_split",
-        "long_k",
+        "unbounded",
         "chunk_min",
         "merge_chunks",
         "row_sample",
@@ -314,7 +314,9 @@ fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
             .map_or(base.sample_min_len, |m| m as usize),
         row_split_cubes: s.get("split").unwrap_or(base.row_split_cubes),
         row_long_split_cubes: s.get("long_split").unwrap_or(base.row_long_split_cubes),
-        row_long_max_k: s.get("long_k").unwrap_or(base.row_long_max_k),
+        row_long_unbounded: s
+            .get("unbounded")
+            .map_or(base.row_long_unbounded, |on| on != 0),
         row_chunk_min_len: s
             .get("chunk_min")
             .map_or(base.row_chunk_min_len, |m| m as usize),

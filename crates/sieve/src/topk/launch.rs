@@ -360,6 +360,19 @@ impl ChunkGrid {
     }
 }
 
+/// [`Run::chunk_bounds`]: whether the row cube's chunks try the minima bound, else each
+/// chunk's sample rank for the sampled bound (full chunks, the last chunk).
+struct ChunkBounds {
+    minima: bool,
+    sample_ranks: Option<(u32, u32)>,
+}
+
+impl ChunkBounds {
+    fn bounded(&self) -> bool {
+        self.minima || self.sample_ranks.is_some()
+    }
+}
+
 /// The sampled bound of a device-wide select ([`Run::sample_plan`]): `tiles` tiles of the
 /// passes' shape sampled from each row, every `stride`-th, the sample's `rank`-th smallest key
 /// the bound, and the gather's capacity per row under it.
@@ -879,18 +892,37 @@ impl Run<'_> {
     /// [`Run::row_chunks`] cuts into chunks no longer than that with at most as many
     /// candidates (a few long rows with a `k` up to ~1000 at 2^24 keys: two row-cube launches,
     /// a sort of the `k` chosen and the gathers, where the device-wide passes take ten or more
-    /// and their own gather and sort).
+    /// and their own gather and sort), where each chunk has a bound to try
+    /// ([`Run::chunk_bounds`]; unless [`TopkTuning::row_long_unbounded`]).
     fn row_cube(&self) -> bool {
         let TopkProblem { len, k, .. } = self.problem;
         let max_len = self.tuning.row_cube_max_len;
         if k >= len || len <= max_len {
             return k < len;
         }
-        if k > self.tuning.row_long_max_k as usize {
-            return false;
-        }
         let (chunks, chunk_len) = self.row_chunks();
-        chunk_len <= max_len && chunks * k <= max_len
+        chunk_len <= max_len
+            && chunks * k <= max_len
+            && (self.tuning.row_long_unbounded || self.chunk_bounds(chunks, chunk_len).bounded())
+    }
+
+    /// Which bound each chunk's cube of [`row_select_kernel`] tries first: the minima bound
+    /// (`k` within [`TopkTuning::bound_max_k`]), else the sampled bound where its odds hold
+    /// for full chunks and the last one alike (`sample_ranks`: each one's sample rank).
+    fn chunk_bounds(&self, chunks: usize, chunk_len: usize) -> ChunkBounds {
+        let units = self.tuning.row_units_per_cube;
+        let minima = self.problem.k <= self.tuning.bound_max_k(units) as usize;
+        let last_len = self.problem.len - (chunks - 1) * chunk_len;
+        let sample_ranks = if self.tuning.row_sample && !minima {
+            let rank = |len| self.row_sample_rank(units, len);
+            rank(chunk_len).zip(rank(last_len))
+        } else {
+            None
+        };
+        ChunkBounds {
+            minima,
+            sample_ranks,
+        }
     }
 
     /// [`row_select_kernel`] over `chunks` chunks of `chunk_len` keys a row: each chunk's `k`
@@ -904,15 +936,10 @@ impl Run<'_> {
         };
         let cand_keys = self.workspace(candidates);
         let cand_positions = self.workspace(candidates);
-        let try_bound = self.problem.k <= self.tuning.bound_max_k(blueprint.units) as usize;
-        // The sampled bound where the odds hold for full chunks and the last one alike.
-        let last_len = self.problem.len - (chunks - 1) * chunk_len;
-        let sample_ranks = if self.tuning.row_sample && !try_bound {
-            let rank = |len| self.row_sample_rank(blueprint.units, len);
-            rank(chunk_len).zip(rank(last_len))
-        } else {
-            None
-        };
+        let ChunkBounds {
+            minima: try_bound,
+            sample_ranks,
+        } = self.chunk_bounds(chunks, chunk_len);
         let (sample_rank, sample_rank_last) = sample_ranks.unwrap_or((0, 0));
         // SAFETY: one cube per chunk of a row, surplus cubes return; reads stay within the
         // chunk; slots are distinct within a chunk's `k` and below `k` (fewer than `k` keys

@@ -45,9 +45,8 @@
 //!   candidates are merged by the sort: such rows come sorted even with `sorted: false`);
 //!   so do longer rows cut into chunks no longer than that with at most a row cube's worth of
 //!   candidates (few rows, `k` up to ~1000 at 2^24 keys; up to 2^26 keys a row by default,
-//!   there `k` up to 128: [`TopkTuning::row_long_split_cubes`]; with a row cube of fewer
-//!   than 1024 units only a `k` the minima bound takes, [`TopkTuning::row_long_max_k`]),
-//!   merged where they have few
+//!   there `k` up to 128: [`TopkTuning::row_long_split_cubes`]; only where each chunk has
+//!   a bound to try, [`TopkTuning::row_long_unbounded`]), merged where they have few
 //!   chunks ([`TopkTuning::row_merge_max_chunks`]), else the row cube again over those
 //!   candidates (then sorted too); other rows run device-wide passes.
 //!   First the *sampled bound* (where a row has at
@@ -205,11 +204,11 @@ pub struct TopkTuning {
     /// cuts further.
     pub row_long_split_cubes: u32,
     /// Rows past [`TopkTuning::row_cube_max_len`] are cut into chunks for the row cube only
-    /// for `k` up to this; a larger `k` takes the device-wide passes. By default no limit
-    /// (`u32::MAX`) where the row cube has 1024 units or more, else the minima
-    /// bound's limit ([`TopkTuning::bound_max_k`]), above which each chunk's cube sweeps for
-    /// a sampled bound.
-    pub row_long_max_k: u32,
+    /// where each chunk's cube has a bound to try first (the minima bound, or the sampled
+    /// bound where its odds hold for the chunk's length); otherwise a chunk's cube would sweep
+    /// its chunk once a digit, and the row takes the device-wide passes. `true` cuts them
+    /// even then. Default `false` (measured: `ROW_LONG_UNBOUNDED` in the source).
+    pub row_long_unbounded: bool,
     /// The shortest chunk of a cut row (below it a cube's fixed costs dominate).
     pub row_chunk_min_len: usize,
     /// A cut row past [`TopkTuning::row_cube_max_len`] merges its chunks' candidates where it
@@ -292,13 +291,15 @@ const ROW_SPLIT_CUBES: u32 = 128;
 /// neither was timed.
 const ROW_MERGE_MAX_CHUNKS: usize = 16;
 
-/// The row cube's units from which rows past its limit are cut into chunks for any `k`
-/// (`TopkTuning::row_long_max_k`); smaller row cubes take them only for a `k` the minima
-/// bound serves. At [2^24] `k` = 1000 on an H100 (`bench/results/h100/43-tk`, raw, ms), the
-/// 128 chunks' row cubes took 0.160 with 1024 units and 0.303 with 512 through CUDA, against
-/// the device-wide passes' 0.188; through Vulkan, whose 48 KiB of shared memory hold a row
-/// cube of 512 units, 0.342 against 0.260.
-const ROW_LONG_FULL_UNITS: u32 = 1024;
+/// Whether rows past the row cube's limit are cut into chunks whose cubes have no bound to
+/// try (`TopkTuning::row_long_unbounded`). Measured on an H100 (`bench/results/h100/43-tk`,
+/// `43-kt`; raw radix select, ms, chunked row cube against device-wide passes): through
+/// Vulkan (a row cube of 512 units: 48 KiB of shared memory), whose chunks of 2^17 keys
+/// lack the sampled bound's odds past `k` = 128, [2^24] `k` = 200 / 300 / 1000 took 0.293 /
+/// 0.283 / 0.338 against 0.252 / 0.252 / 0.265, [2^22] `k` = 1000 0.150 against 0.154, but
+/// [2^25] `k` = 256 0.402 against 0.422; through CUDA (1024 units) at [2^24] `k` = 1000 the
+/// row cube without its sampled bound took 0.250 against 0.188 (0.160 with it).
+const ROW_LONG_UNBOUNDED: bool = false;
 
 /// Rows past the row cube's limit may be cut into up to this many cubes a multiprocessor by
 /// default (`TopkTuning::row_long_split_cubes`). On an H100 (`bench/results/h100/35-lc`, raw
@@ -363,8 +364,7 @@ impl TopkTuning {
     /// atomics are ordered); one-cube-per-row selects of up to 1024 units
     /// for rows up to 2^17 keys, cut into chunks of at least 16,384 keys while that leaves at
     /// most one cube per multiprocessor (longer rows into chunks of up to 2^17 keys while
-    /// that leaves at most four, for any `k` where the row cube has 1024 units, else for a
-    /// `k` the minima bound takes); the minima bound for `k` up to a quarter of a cube's
+    /// that leaves at most four, where their chunks have a bound to try); the minima bound for `k` up to a quarter of a cube's
     /// units, the row cube's sampled bound above it; a sample of 512 tiles a row for the
     /// device-wide sampled bound, in rows of 2^26 keys or more.
     pub fn for_device(caps: &crate::DeviceCaps) -> Self {
@@ -375,7 +375,6 @@ impl TopkTuning {
         {
             elements_per_unit /= 2;
         }
-        let row_units_per_cube = row_units(caps, elements_per_unit);
         TopkTuning {
             units_per_cube,
             elements_per_unit,
@@ -388,17 +387,13 @@ impl TopkTuning {
                 MIN_TILES_PER_CUBE
             },
             row_cube_max_len: 1 << 17,
-            row_units_per_cube,
+            row_units_per_cube: row_units(caps, elements_per_unit),
             row_split_cubes: caps.multiprocessors.unwrap_or(ROW_SPLIT_CUBES),
             row_long_split_cubes: caps
                 .multiprocessors
                 .unwrap_or(ROW_SPLIT_CUBES)
                 .saturating_mul(ROW_LONG_SPLIT_WAVES),
-            row_long_max_k: if row_units_per_cube >= ROW_LONG_FULL_UNITS {
-                u32::MAX
-            } else {
-                row_units_per_cube / BOUND_UNITS_PER_K
-            },
+            row_long_unbounded: ROW_LONG_UNBOUNDED,
             row_chunk_min_len: ROW_CHUNK_MIN_LEN,
             row_merge_max_chunks: ROW_MERGE_MAX_CHUNKS,
             bound_units_per_k: BOUND_UNITS_PER_K,
