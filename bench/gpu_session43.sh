@@ -12,7 +12,7 @@
 #       over the one-row cube's tunings (`row_units=`, `split=`, `row_sample=`, `bound=`;
 #       `chunk_min=`: how the second select cuts the 128,000 candidates) and the device-wide
 #       passes (`row_max=0`).
-#   kt  (Ran at `336fff5`, whose `TopkTuning::row_long_max_k`, bench key `long_k=`, `ku`'s rule
+#   kt  (Ran at `336fff5`, whose `TopkTuning::row_long_max_k`, bench key `long_k=`, `ke`'s rule
 #       replaced.) The suites and benches at the session's change (F_DIR: both; `row_long_max_k`: through
 #       a row cube of fewer than 1024 units (Vulkan's 512) leaves rows past its limit to the
 #       device-wide passes for a `k` past the minima bound's limit; `fill_index`): the tests over it, the two `tk` cut unfinished through CUDA and
@@ -20,22 +20,25 @@
 #       over the long-row test; then the rows that `row_long_max_k` moves through both
 #       runtimes (`long_k=` 0 / 256 / u32::MAX: which ran is in the row's params), [64, 128256]
 #       against the device-wide passes (`row_max=0`), and torch.topk.
-#   ku  The suites and benches at the rule that replaced `row_long_max_k` (F_DIR): rows past
-#       the row cube's limit are cut into chunks only where each chunk has a bound to try
-#       (`TopkTuning::row_long_unbounded`, bench key `unbounded=`). The long-row tests, the
-#       top-k property suite and the default-tuning ops tests, one process each through both
-#       runtimes within TEST_LIMIT (240) s, memcheck and racecheck over the long-row test;
-#       then `kt`'s rows with `unbounded=0/1`, and every standard top-k row through both
-#       runtimes' Burn ops beside torch.topk.
+#   ke  The suites and benches at the session's last two changes (F_DIR): rows past the row
+#       cube's limit cut into chunks only where each chunk has a bound to try
+#       (`TopkTuning::row_long_unbounded`, bench key `unbounded=`; replaced `row_long_max_k`),
+#       and the row cube's tile of 8192 keys where shared memory allows
+#       (`TopkTuning::row_elements_per_unit`, bench key `row_epu=`: Vulkan's 512-unit row cube
+#       takes 16 keys a unit). The top-k and sampling tests they touch, one process each
+#       through both runtimes within TEST_LIMIT (280) s, memcheck and racecheck over the
+#       long-row and row-sampled tests; then the rows both knobs move (old and new values, the
+#       same binary) and every standard top-k row through both runtimes' Burn ops, then
+#       torch.topk.
 # usage: TS_DIR=<suites> F_DIR=<benches> bash bench/gpu_session43.sh tk
-#        F_DIR=<suites and benches> bash bench/gpu_session43.sh kt
+#        F_DIR=<suites and benches> bash bench/gpu_session43.sh kt|ke
 #        (carry TS_DIR, F_DIR and ".gl")
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
 case "$1" in
 tk) cp ${TS_DIR:?}/*.xz ${F_DIR:?}/*.xz .gpu/ ;;
-kt | ku) cp ${F_DIR:?}/*.xz .gpu/ ;;
+kt | ke) cp ${F_DIR:?}/*.xz .gpu/ ;;
 esac
 source "$here/gpu_prelude.sh"
 begin
@@ -127,32 +130,37 @@ kt)
   torch_rows topk topk 90
   pack kt
   ;;
-ku)
+ke)
   export SIEVE_PROP_CASES=100
-  L=${TEST_LIMIT:-240}
+  L=${TEST_LIMIT:-280}
   for rt in cuda vulkan; do
     i=0
-    for t in topk::long_rows_cut_within_the_long_row_budget topk::every_length_across_a_tile_boundary \
-      topk_ops::default_tuning_on_rows_past_the_row_cube topk_ops::default_tuning_on_few_long_rows \
+    for t in topk::long_rows_cut_within_the_long_row_budget topk::row_sampled_bound_and_its_fallback \
+      topk::minima_bound_and_its_fallback topk::every_length_across_a_tile_boundary \
+      topk::bad_calls_get_clear_errors topk_ops::default_tuning_on_rows_past_the_row_cube \
+      topk_ops::default_tuning_on_few_long_rows topk_ops::default_tuning_at_every_short_row_length \
       props::topk_property sampling::; do
       timeout $L .gpu/suite-$rt --exact $t > "$OUT/tests-$rt-$i.txt" 2>&1 &
       i=$((i + 1))
     done
   done
-  T=topk::long_rows_cut_within_the_long_row_budget
+  T="topk::long_rows_cut_within_the_long_row_budget topk::row_sampled_bound_and_its_fallback"
   timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
     > "$OUT/memcheck-cuda.txt" 2>&1 &
   timeout $L compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
     > "$OUT/racecheck-cuda-0.txt" 2>&1 &
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
-  pack ku
-  T=topk_with_indices
-  W="--case $T:16777216:f32:k=1000,raw=radix_select,unbounded=0/1
-     --case $T:16777216:f32:k=200,raw=radix_select,unbounded=0/1
-     --case $T:33554432:f32:k=256,raw=radix_select,unbounded=0/1
-     --case $T:4194304:f32:k=1000,raw=radix_select,unbounded=0/1
-     --case $T:1048576:f32:k=1000,raw=radix_select,unbounded=0/1"
+  pack ke
+  T=topk_with_indices R=radix_select
+  W="--case $T:64x128256:f32:k=1000,raw=$R,row_epu=8/16
+     --case $T:64x128256:f32:k=1000,dist=tied,raw=$R,row_epu=8/16
+     --case $T:64x128256:f32:k=50,raw=$R,row_epu=8/16
+     --case $T:4096x32768:f32:k=64,raw=$R,row_epu=8/16
+     --case $T:1048576:f32:k=1000,raw=$R,row_epu=8/16
+     --case $T:16777216:f32:k=1000,raw=$R,unbounded=0/1
+     --case $T:16777216:f32:k=200,raw=$R,unbounded=0/1
+     --case $T:33554432:f32:k=256,raw=$R,unbounded=0/1"
   C="--case $T:16777216:f32:k=10,raw=none --case $T:16777216:f32:k=1000,raw=none
      --case $T:16777216:f32:k=100000,raw=none --case $T:268435456:f32:k=10,raw=none
      --case $T:268435456:f32:k=1000,raw=none --case $T:268435456:f32:k=100000,raw=none
@@ -169,11 +177,11 @@ ku)
         --json "$OUT/$rt-$v.json" $rows > "$OUT/rows-$rt-$v.txt" 2>&1
       echo "== $rt $v rc=$? at ${SECONDS}s"
       grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-$rt-$v.txt" | grep -v skipped | grep -v " - " | cut -c1-150
-      pack ku
+      pack ke
     done
   done
   torch_rows topk topk 90
-  pack ku
+  pack ke
   ;;
-*) echo "usage: $0 tk|kt|ku"; exit 2 ;;
+*) echo "usage: $0 tk|kt|ke"; exit 2 ;;
 esac

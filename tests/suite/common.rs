@@ -307,6 +307,7 @@ pub fn tiny_topk_tuning(caps: &sieve::DeviceCaps) -> sieve::topk::TopkTuning {
         elements_per_unit: 2,
         target_cubes: 5,
         row_units_per_cube: units,
+        row_elements_per_unit: 2,
         ..sieve::topk::TopkTuning::for_device(caps)
     }
 }

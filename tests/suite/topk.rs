@@ -629,7 +629,8 @@ fn row_sampled_bound_and_its_fallback() {
     let (mut rng, seed) = rng("row_sampled_bound_and_its_fallback");
     let base = default_tuning(&client);
     let units = base.row_units_per_cube as usize;
-    let len = 16 * units + 5;
+    // Two row tiles and a few keys: the adversarial rows' keys under the bound overflow one.
+    let len = 2 * units * base.row_elements_per_unit as usize + 5;
     let sampled = |p: usize| (0..units).any(|u| u * len / units == p);
     let rows = 8;
     let keys: Vec<f32> = (0..rows * len)
@@ -1198,6 +1199,20 @@ fn bad_calls_get_clear_errors() {
                 ..base
             },
             ["tuning.row_units_per_cube", "a power of two"],
+        ),
+        (
+            TopkTuning {
+                row_elements_per_unit: 0,
+                ..base
+            },
+            ["tuning.row_elements_per_unit", "1..=32"],
+        ),
+        (
+            TopkTuning {
+                row_elements_per_unit: 33,
+                ..base
+            },
+            ["tuning.row_elements_per_unit", "1..=32"],
         ),
         (
             TopkTuning {

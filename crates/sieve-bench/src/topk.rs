@@ -266,8 +266,8 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
 
 /// The case's top-k tunings ([`Case::tunings`]): `units=`, `epu=` (keys per unit of a tile),
 /// `cubes=` (cubes per pass), `min_tiles=` (fewest tiles a cube of a pass), `row_units=`
-/// (units of the one-cube-per-row radix select) and `row_max=` (the longest row it takes),
-/// `bound=` (`bound_units_per_k`: one-row cubes try the minima bound for `k` up to their
+/// (units of the one-cube-per-row radix select), `row_epu=` (its keys per unit) and
+/// `row_max=` (the longest row it takes), `bound=` (`bound_units_per_k`: one-row cubes try the minima bound for `k` up to their
 /// units over this; 0: never), `sample=` (tiles the
 /// device-wide select samples per row; 0: no sampled bound) and `sample_min=` (the shortest
 /// row that tries it), `split=` (`row_split_cubes`: cut rows of the one-row select while rows
@@ -280,12 +280,13 @@ fn check_values(data: &[f32], len: usize, k: usize, values: &[f32]) -> Option<St
 /// device's defaults, a value or several split by `/`. Each with the values it took; one
 /// `([], None)` when the case names none.
 fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
-    const KEYS: [&str; 15] = [
+    const KEYS: [&str; 16] = [
         "units",
         "epu",
         "cubes",
         "min_tiles",
         "row_units",
+        "row_epu",
         "row_max",
         "bound",
         "sample",
@@ -304,6 +305,7 @@ fn topk_tunings(case: &Case, client: &Client) -> Vec<Swept<topk::TopkTuning>> {
         target_cubes: s.get("cubes").unwrap_or(base.target_cubes),
         min_tiles_per_cube: s.get("min_tiles").unwrap_or(base.min_tiles_per_cube),
         row_units_per_cube: s.get("row_units").unwrap_or(base.row_units_per_cube),
+        row_elements_per_unit: s.get("row_epu").unwrap_or(base.row_elements_per_unit),
         bound_units_per_k: s.get("bound").unwrap_or(base.bound_units_per_k),
         row_cube_max_len: s
             .get("row_max")

@@ -256,8 +256,15 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
         ));
     }
     caps.check_units("tuning.row_units_per_cube", tuning.row_units_per_cube)?;
-    let row_tile = tuning.row_units_per_cube as usize * tuning.elements_per_unit as usize;
-    let row_bytes = row_shared_bytes(tuning.row_units_per_cube, tuning.elements_per_unit);
+    if !(1..=32).contains(&tuning.row_elements_per_unit) {
+        return Err(SieveError::invalid(
+            "tuning.row_elements_per_unit",
+            tuning.row_elements_per_unit,
+            "1..=32 (one bit each in a 32-bit mask)",
+        ));
+    }
+    let row_tile = tuning.row_units_per_cube as usize * tuning.row_elements_per_unit as usize;
+    let row_bytes = row_shared_bytes(tuning.row_units_per_cube, tuning.row_elements_per_unit);
     if row_tile >= 1 << 16 || row_bytes > caps.max_shared_bytes {
         return Err(SieveError::invalid(
             "tuning.row_units_per_cube",
@@ -266,7 +273,7 @@ fn check_tuning(caps: &DeviceCaps, tuning: &TopkTuning) -> Result<(), SieveError
                 "a row-select tile ({} keys per unit) below 65,536 keys whose keys ({row_bytes} \
                  bytes with the bins, the spines and the bound's candidates) fit the device's {} \
                  bytes of shared memory",
-                tuning.elements_per_unit, caps.max_shared_bytes
+                tuning.row_elements_per_unit, caps.max_shared_bytes
             ),
         ));
     }
@@ -932,6 +939,7 @@ impl Run<'_> {
         let candidates = rows * chunks * self.problem.k;
         let blueprint = RadixBlueprint {
             units: self.tuning.row_units_per_cube,
+            elements_per_unit: self.tuning.row_elements_per_unit,
             ..self.blueprint()
         };
         let cand_keys = self.workspace(candidates);
@@ -1013,7 +1021,7 @@ impl Run<'_> {
     fn row_sample_rank(&self, units: u32, len: usize) -> Option<u32> {
         let k = self.problem.k;
         let (rank, cap) = sample_odds(k, units as usize, len);
-        let tile = units as usize * self.tuning.elements_per_unit as usize;
+        let tile = units as usize * self.tuning.row_elements_per_unit as usize;
         (rank <= units as usize && cap <= tile).then_some(rank as u32)
     }
 

@@ -192,6 +192,10 @@ pub struct TopkTuning {
     pub row_cube_max_len: usize,
     /// Units of a one-cube-per-row radix select (a power of two, at least the plane width).
     pub row_units_per_cube: u32,
+    /// Keys per unit of the one-cube-per-row select's tile, 1 to 32 (the tile below 65,536
+    /// keys). The tile also stages the keys under the row cube's sampled bound, so its size
+    /// sets the rows whose odds that bound can take.
+    pub row_elements_per_unit: u32,
     /// The one-cube-per-row select cuts rows into chunks, one cube each, while `rows *
     /// chunks` stays within this many cubes (a few long rows still fill the device); 0 never
     /// cuts.
@@ -338,15 +342,27 @@ pub(crate) fn row_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
     4 * (units as usize * elements_per_unit as usize + SELECT_DIGITS + 6 * units as usize + 12)
 }
 
-/// Units of the one-cube-per-row radix select: the most a cube may have (up to 1024), halved
-/// until its shared memory ([`row_shared_bytes`]) fits.
-fn row_units(caps: &crate::DeviceCaps, elements_per_unit: u32) -> u32 {
-    let fits = |units: u32| row_shared_bytes(units, elements_per_unit) <= caps.max_shared_bytes;
+/// Keys the one-cube-per-row select's tile holds where shared memory allows: a cube of fewer
+/// units takes more keys each (up to 32). Through Vulkan's 48 KiB the row cube has 512 units,
+/// and 16 keys a unit keep the tile CUDA's 1024 units x 8 have, so the sampled bound serves the
+/// same rows.
+const ROW_TILE_KEYS: u32 = 8192;
+
+/// Units and keys per unit of the one-cube-per-row radix select: the most units a cube may
+/// have (up to 1024), halved until its shared memory ([`row_shared_bytes`]) fits at the
+/// passes' `elements_per_unit` keys a unit; then as many more keys a unit, towards
+/// [`ROW_TILE_KEYS`] a tile, as still fit.
+fn row_shape(caps: &crate::DeviceCaps, elements_per_unit: u32) -> (u32, u32) {
+    let fits = |units: u32, epu: u32| row_shared_bytes(units, epu) <= caps.max_shared_bytes;
     let mut units = caps.max_cube_units();
-    while units > caps.plane_size_max && !fits(units) {
+    while units > caps.plane_size_max && !fits(units, elements_per_unit) {
         units /= 2;
     }
-    units
+    let mut epu = elements_per_unit;
+    while epu * 2 <= 32 && units * epu < ROW_TILE_KEYS && fits(units, epu * 2) {
+        epu *= 2;
+    }
+    (units, epu)
 }
 
 /// The longest row rank-by-counting takes, whatever the shared memory: its work grows with
@@ -375,6 +391,7 @@ impl TopkTuning {
         {
             elements_per_unit /= 2;
         }
+        let (row_units_per_cube, row_elements_per_unit) = row_shape(caps, elements_per_unit);
         TopkTuning {
             units_per_cube,
             elements_per_unit,
@@ -387,7 +404,8 @@ impl TopkTuning {
                 MIN_TILES_PER_CUBE
             },
             row_cube_max_len: 1 << 17,
-            row_units_per_cube: row_units(caps, elements_per_unit),
+            row_units_per_cube,
+            row_elements_per_unit,
             row_split_cubes: caps.multiprocessors.unwrap_or(ROW_SPLIT_CUBES),
             row_long_split_cubes: caps
                 .multiprocessors
