@@ -30,15 +30,19 @@
 #       long-row and row-sampled tests; then the rows both knobs move (old and new values, the
 #       same binary) and every standard top-k row through both runtimes' Burn ops, then
 #       torch.topk.
+#   kf  `ke` cut to what the device time left allows (two failed starts left 405 s): the tests
+#       of `ke` but `topk::every_length_across_a_tile_boundary` and `topk::bad_calls_get_clear_errors`,
+#       within TEST_LIMIT (150) s, memcheck over the long-row and row-sampled tests; then the rows
+#       `row_epu=` moves through Vulkan and CUDA (Burn op, `cube` and raw at 8 and 16).
 # usage: TS_DIR=<suites> F_DIR=<benches> bash bench/gpu_session43.sh tk
-#        F_DIR=<suites and benches> bash bench/gpu_session43.sh kt|ke
+#        F_DIR=<suites and benches> bash bench/gpu_session43.sh kt|ke|kf
 #        (carry TS_DIR, F_DIR and ".gl")
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
 case "$1" in
 tk) cp ${TS_DIR:?}/*.xz ${F_DIR:?}/*.xz .gpu/ ;;
-kt | ke) cp ${F_DIR:?}/*.xz .gpu/ ;;
+kt | ke | kf) cp ${F_DIR:?}/*.xz .gpu/ ;;
 esac
 source "$here/gpu_prelude.sh"
 begin
@@ -183,5 +187,39 @@ ke)
   torch_rows topk topk 90
   pack ke
   ;;
-*) echo "usage: $0 tk|kt|ke"; exit 2 ;;
+kf)
+  export SIEVE_PROP_CASES=100
+  L=${TEST_LIMIT:-150}
+  for rt in cuda vulkan; do
+    i=0
+    for t in topk::long_rows_cut_within_the_long_row_budget topk::row_sampled_bound_and_its_fallback \
+      topk::minima_bound_and_its_fallback topk_ops::default_tuning_on_rows_past_the_row_cube \
+      topk_ops::default_tuning_on_few_long_rows topk_ops::default_tuning_at_every_short_row_length \
+      props::topk_property sampling::; do
+      timeout $L .gpu/suite-$rt --exact $t > "$OUT/tests-$rt-$i.txt" 2>&1 &
+      i=$((i + 1))
+    done
+  done
+  T="topk::long_rows_cut_within_the_long_row_budget topk::row_sampled_bound_and_its_fallback"
+  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
+    > "$OUT/memcheck-cuda.txt" 2>&1 &
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack kf
+  T=topk_with_indices R=radix_select
+  W="--case $T:64x128256:f32:k=1000,raw=$R,row_epu=8/16
+     --case $T:64x128256:f32:k=1000,dist=tied,raw=$R,row_epu=8/16
+     --case $T:64x128256:f32:k=50,raw=$R,row_epu=8/16
+     --case $T:4096x32768:f32:k=64,raw=$R,row_epu=8/16"
+  for rt in vulkan cuda; do
+    warm=(); lim=45
+    [ $rt = vulkan ] && warm=(--warm-ms 1000) lim=70
+    timeout $lim .gpu/sieve-bench-$rt --no-burn --runs 10 --sample-ms 30 "${warm[@]}" \
+      --json "$OUT/$rt.json" $W > "$OUT/rows-$rt.txt" 2>&1
+    echo "== $rt rc=$? at ${SECONDS}s"
+    grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-$rt.txt" | grep -v skipped | grep -v " - " | cut -c1-150
+    pack kf
+  done
+  ;;
+*) echo "usage: $0 tk|kt|ke|kf"; exit 2 ;;
 esac
