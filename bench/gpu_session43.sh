@@ -20,7 +20,8 @@
 #       over the long-row test; then the rows that `row_long_max_k` moves through both
 #       runtimes (`long_k=` 0 / 256 / u32::MAX: which ran is in the row's params), [64, 128256]
 #       against the device-wide passes (`row_max=0`), and torch.topk.
-#   ke  The suites and benches at the session's last two changes (F_DIR): rows past the row
+#   ke  (Written, not run: no machine twice; `kf` ran what the budget left.) The suites and
+#       benches at the session's last two changes (F_DIR): rows past the row
 #       cube's limit cut into chunks only where each chunk has a bound to try
 #       (`TopkTuning::row_long_unbounded`, bench key `unbounded=`; replaced `row_long_max_k`),
 #       and the row cube's tile of 8192 keys where shared memory allows
