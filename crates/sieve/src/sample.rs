@@ -429,7 +429,7 @@ const STAGED_UNITS: u32 = 256;
 /// its whole row sorted; then [`draw`]. The candidates are ranked as the draw reads logits
 /// (NaN as `-inf`, `+inf` as `f32::MAX`, [`KeyKind::F32Logits`]), so no pass sanitises the
 /// logits first. Where the top-k runs one cube per row (or chunk of a row) and leaves at most
-/// [`STAGED_MAX`] candidates a row, the draw kernel ranks them itself: two launches in all.
+/// `STAGED_MAX` (1024) candidates a row, the draw kernel ranks them itself: two launches in all.
 /// `rows == 0` launches nothing; `vocab` must be at least 1 where `rows` is not 0. Every
 /// check runs before anything launches.
 pub fn top_k_top_p(

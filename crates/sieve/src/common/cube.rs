@@ -116,7 +116,7 @@ pub struct CubePrefix<A: Numeric> {
     pub total: A,
 }
 
-/// [`cube_exclusive_sum`] under any [`Fold`] (float sums, maxima, minima, ...): a plane scan,
+/// [`cube_exclusive_sum()`] under any [`Fold`] (float sums, maxima, minima, ...): a plane scan,
 /// then the planes' totals through the spine; unit-serial without planes. Every unit must
 /// call it (it synchronises the cube); it may be called back to back (it waits for every
 /// unit to have read the previous call's spine before writing it).

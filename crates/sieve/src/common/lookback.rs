@@ -72,7 +72,7 @@ pub fn take_tile_number(counter: &[Atomic<u32>]) -> usize {
     take_tile_number_at(counter, 0usize)
 }
 
-/// [`take_tile_number`] from the counter `words[at]`.
+/// [`take_tile_number()`] from the counter `words[at]`.
 #[cube]
 pub fn take_tile_number_at(words: &[Atomic<u32>], at: usize) -> usize {
     let mut tile_slot = Shared::<u32>::new();
@@ -97,7 +97,7 @@ pub const COUNT_LIMIT: usize = 1 << 30;
 /// Per-digit look-back of counts, first half: tile `tile` (part `part` of its row) publishes
 /// its `count` of `digit` in `status[tile * digits + digit]`, as an aggregate, or (a row's
 /// first tile) as the inclusive `seed + count` at once (the seed is the digit's start in the
-/// row). Publish as early as the count is known, walk ([`digit_prefix`]) as late as possible:
+/// row). Publish as early as the count is known, walk ([`digit_prefix()`]) as late as possible:
 /// the later the walk, the nearer the inclusive prefix it meets.
 #[cube]
 pub fn publish_digit_count(
@@ -117,7 +117,7 @@ pub fn publish_digit_count(
     }
 }
 
-/// Per-digit look-back of counts, second half (after [`publish_digit_count`], by the same
+/// Per-digit look-back of counts, second half (after [`publish_digit_count()`], by the same
 /// unit): `seed` plus the counts of `digit` in the row's earlier tiles, found by walking back
 /// over their status words until an inclusive prefix; publishes this tile's own inclusive
 /// prefix. A row's first tile returns `seed`. The walk reads `window` predecessors' words at

@@ -74,7 +74,7 @@ pub fn count_into_copy(bins: &Shared<[Atomic<u32>]>, bin: usize, #[comptime] par
     bins[bin * parts as usize + (UNIT_POS % parts) as usize].fetch_add(1u32);
 }
 
-/// Bin `bin`'s count summed over its `parts` copies ([`count_into_copy`]), after the
+/// Bin `bin`'s count summed over its `parts` copies ([`count_into_copy()`]), after the
 /// synchronisation that ends the counting.
 #[cube]
 pub fn copies_sum(bins: &Shared<[Atomic<u32>]>, bin: usize, #[comptime] parts: u32) -> u32 {

@@ -64,7 +64,7 @@ pub fn load_tile_keys<K: Numeric>(
     load_keys::<K>(values, held, row_base, start, len, false, read, blueprint)
 }
 
-/// [`load_tile_keys`] in the blocked layout: the unit's `elements_per_unit` consecutive keys,
+/// [`load_tile_keys()`] in the blocked layout: the unit's `elements_per_unit` consecutive keys,
 /// key `e` at row position `start + UNIT_POS * elements_per_unit + e` (a warp's loads share
 /// cache lines, so they cost a striped load's traffic; a unit's keys are then in index order).
 #[cube]

@@ -302,7 +302,10 @@ const ROW_MERGE_MAX_CHUNKS: usize = 16;
 /// lack the sampled bound's odds past `k` = 128, [2^24] `k` = 200 / 300 / 1000 took 0.293 /
 /// 0.283 / 0.338 against 0.252 / 0.252 / 0.265, [2^22] `k` = 1000 0.150 against 0.154, but
 /// [2^25] `k` = 256 0.402 against 0.422; through CUDA (1024 units) at [2^24] `k` = 1000 the
-/// row cube without its sampled bound took 0.250 against 0.188 (0.160 with it).
+/// row cube without its sampled bound took 0.250 against 0.188 (0.160 with it). Those Vulkan
+/// rows ran with a 4096-key row tile; at its 8192 ([`ROW_TILE_KEYS`]) the chunks of [2^22]
+/// `k` = 1000 have the sampled bound's room and take the row cube (not timed), those of
+/// [2^24] at `k` >= 200 still do not.
 const ROW_LONG_UNBOUNDED: bool = false;
 
 /// Rows past the row cube's limit may be cut into up to this many cubes a multiprocessor by
@@ -344,8 +347,10 @@ pub(crate) fn row_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
 
 /// Keys the one-cube-per-row select's tile holds where shared memory allows: a cube of fewer
 /// units takes more keys each (up to 32). Through Vulkan's 48 KiB the row cube has 512 units,
-/// and 16 keys a unit keep the tile CUDA's 1024 units x 8 have, so the sampled bound serves the
-/// same rows.
+/// and 16 keys a unit keep the tile CUDA's 1024 units x 8 have, so the sampled bound has the
+/// same room for the keys under it: through Vulkan on an H100 [64, 128256] `k` = 1000 took
+/// 0.091 ms against 0.121 at 8 keys a unit, tied 0.072 against 0.108; through CUDA 16 keys a
+/// unit (a 16,384-key tile) lost there, 0.077 against 0.072 (`bench/results/h100/43-kf`).
 const ROW_TILE_KEYS: u32 = 8192;
 
 /// Units and keys per unit of the one-cube-per-row radix select: the most units a cube may
@@ -380,7 +385,8 @@ impl TopkTuning {
     /// atomics are ordered); one-cube-per-row selects of up to 1024 units
     /// for rows up to 2^17 keys, cut into chunks of at least 16,384 keys while that leaves at
     /// most one cube per multiprocessor (longer rows into chunks of up to 2^17 keys while
-    /// that leaves at most four, where their chunks have a bound to try); the minima bound for `k` up to a quarter of a cube's
+    /// that leaves at most four, where their chunks have a bound to try), their tile 8192
+    /// keys where shared memory allows; the minima bound for `k` up to a quarter of a cube's
     /// units, the row cube's sampled bound above it; a sample of 512 tiles a row for the
     /// device-wide sampled bound, in rows of 2^26 keys or more.
     pub fn for_device(caps: &crate::DeviceCaps) -> Self {
