@@ -1,7 +1,7 @@
 # Sourced by the bench/gpu_session*.sh scripts on the GPU machine: unpacks the Vulkan loader
 # (.gl/) and the xz-compressed binaries (.gpu/), points the loader at NVIDIA's driver, and
 # defines `summary FILE` (a test or sanitizer log's result lines), `limit` (LIMIT, 450 s), `sanitize`,
-# `tests_and_sanitizers`, `stage_out`/`pack`, `sort_rows`, `begin` (a script's start) and
+# `tests_and_sanitizers`, `each_test`, `stage_out`/`pack`, `sort_rows`, `begin` (a script's start) and
 # `topk_cube_sweep_vulkan` (below).
 for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done; ldconfig
 for f in .gpu/*.xz; do xz -d -f "$f"; done; chmod +x .gpu/*
@@ -101,6 +101,25 @@ ab_benches() {
       timeout $((2 * lim)) $b --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 --json "$OUT/${p}vulkan-$v-$round.json" $rows > "$OUT/${p}rows-vulkan-$v-$round.txt" 2>&1
       echo "== vulkan $v $round rc=$? at ${SECONDS}s"
       pack $name
+    done
+  done
+}
+# each_test LIMIT TESTS...: each of TESTS in its own process through .gpu/suite-cuda and
+# .gpu/suite-vulkan, all side by side, within LIMIT seconds (`wait` for them); a test's whole
+# name runs with `--exact`, a module (a name ending in `::`) as a filter; logs in
+# $OUT/tests-RUNTIME-<i>.txt.
+each_test() {
+  local lim=$1 rt i t
+  shift
+  for rt in cuda vulkan; do
+    i=0
+    for t in "$@"; do
+      if [[ $t == *:: ]]; then
+        timeout $lim .gpu/suite-$rt $t > "$OUT/tests-$rt-$i.txt" 2>&1 &
+      else
+        timeout $lim .gpu/suite-$rt --exact $t > "$OUT/tests-$rt-$i.txt" 2>&1 &
+      fi
+      i=$((i + 1))
     done
   done
 }

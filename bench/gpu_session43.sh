@@ -35,6 +35,9 @@
 #       of `ke` but `topk::every_length_across_a_tile_boundary` and `topk::bad_calls_get_clear_errors`,
 #       within TEST_LIMIT (150) s, memcheck over the long-row and row-sampled tests; then the rows
 #       `row_epu=` moves through Vulkan and CUDA (Burn op, `cube` and raw at 8 and 16).
+# Since the session's end every mode's one-process-a-test loop is the prelude's `each_test`;
+# the calls ran the same loop inline, with `--exact` on every name (so `kf`'s `sampling::`
+# matched no test; `each_test` runs a module as a filter).
 # usage: TS_DIR=<suites> F_DIR=<benches> bash bench/gpu_session43.sh tk
 #        F_DIR=<suites and benches> bash bench/gpu_session43.sh kt|ke|kf
 #        (carry TS_DIR, F_DIR and ".gl")
@@ -50,16 +53,10 @@ begin
 case "$1" in
 tk)
   export SIEVE_PROP_CASES=100
-  for rt in cuda vulkan; do
-    i=0
-    for t in scan::every_length_across_a_tile_boundary scan::planes_off_fallback_matches \
+  each_test ${TEST_LIMIT:-150} scan::every_length_across_a_tile_boundary scan::planes_off_fallback_matches \
       scan::odd_and_tiny_lengths compact::mask_compaction_matches_reference \
       sort::many_tiles_per_row_and_onesweep_refusal sort::all_equal_sorted_and_reversed \
-      sort::many_short_rows topk::every_length_across_a_tile_boundary props::sort_property; do
-      timeout ${TEST_LIMIT:-150} .gpu/suite-$rt --exact $t > "$OUT/tests-$rt-$i.txt" 2>&1 &
-      i=$((i + 1))
-    done
-  done
+      sort::many_short_rows topk::every_length_across_a_tile_boundary props::sort_property
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   pack tk
@@ -95,16 +92,10 @@ tk)
 kt)
   export SIEVE_PROP_CASES=100
   L=${TEST_LIMIT:-240}
-  for rt in cuda vulkan; do
-    i=0
-    for t in sort::many_tiles_per_row_and_onesweep_refusal sort::all_equal_sorted_and_reversed \
+  each_test $L sort::many_tiles_per_row_and_onesweep_refusal sort::all_equal_sorted_and_reversed \
       topk::long_rows_cut_within_the_long_row_budget topk::sampled_bound_and_its_fallback \
       topk_ops::default_tuning_on_rows_past_the_row_cube topk_ops::default_tuning_on_few_long_rows \
-      props::topk_property; do
-      timeout $L .gpu/suite-$rt --exact $t > "$OUT/tests-$rt-$i.txt" 2>&1 &
-      i=$((i + 1))
-    done
-  done
+      props::topk_property
   T="topk::long_rows_cut_within_the_long_row_budget sort::all_equal_sorted_and_reversed"
   timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
     > "$OUT/memcheck-cuda.txt" 2>&1 &
@@ -138,17 +129,11 @@ kt)
 ke)
   export SIEVE_PROP_CASES=100
   L=${TEST_LIMIT:-280}
-  for rt in cuda vulkan; do
-    i=0
-    for t in topk::long_rows_cut_within_the_long_row_budget topk::row_sampled_bound_and_its_fallback \
+  each_test $L topk::long_rows_cut_within_the_long_row_budget topk::row_sampled_bound_and_its_fallback \
       topk::minima_bound_and_its_fallback topk::every_length_across_a_tile_boundary \
       topk::bad_calls_get_clear_errors topk_ops::default_tuning_on_rows_past_the_row_cube \
       topk_ops::default_tuning_on_few_long_rows topk_ops::default_tuning_at_every_short_row_length \
-      props::topk_property sampling::; do
-      timeout $L .gpu/suite-$rt --exact $t > "$OUT/tests-$rt-$i.txt" 2>&1 &
-      i=$((i + 1))
-    done
-  done
+      props::topk_property sampling::
   T="topk::long_rows_cut_within_the_long_row_budget topk::row_sampled_bound_and_its_fallback"
   timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
     > "$OUT/memcheck-cuda.txt" 2>&1 &
@@ -191,16 +176,10 @@ ke)
 kf)
   export SIEVE_PROP_CASES=100
   L=${TEST_LIMIT:-150}
-  for rt in cuda vulkan; do
-    i=0
-    for t in topk::long_rows_cut_within_the_long_row_budget topk::row_sampled_bound_and_its_fallback \
+  each_test $L topk::long_rows_cut_within_the_long_row_budget topk::row_sampled_bound_and_its_fallback \
       topk::minima_bound_and_its_fallback topk_ops::default_tuning_on_rows_past_the_row_cube \
       topk_ops::default_tuning_on_few_long_rows topk_ops::default_tuning_at_every_short_row_length \
-      props::topk_property sampling::; do
-      timeout $L .gpu/suite-$rt --exact $t > "$OUT/tests-$rt-$i.txt" 2>&1 &
-      i=$((i + 1))
-    done
-  done
+      props::topk_property sampling::
   T="topk::long_rows_cut_within_the_long_row_budget topk::row_sampled_bound_and_its_fallback"
   timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
     > "$OUT/memcheck-cuda.txt" 2>&1 &
