@@ -1002,10 +1002,19 @@ fn long_rows_cut_within_the_long_row_budget() {
         }
     }
     // Chunks with no bound to try (no minima bound, no sampled bound): the device-wide passes
-    // (3) unless `row_long_unbounded`; chunks with the minima bound, the row cube (4).
-    for (k, bound_units_per_k, unbounded, passes) in
-        [(100, 0, false, 3), (100, 0, true, 4), (7, 1, false, 4)]
-    {
+    // (3) unless `row_long_unbounded`; chunks with the minima bound, the row cube (4). And the
+    // sampled bound's side: 256-unit row cubes sample 256 keys of each chunk of ~3,889, whose
+    // odds at k = 100 need room for ~805 keys under the bound: a tile of 4 keys a unit has it
+    // (the row cube), one of 2 does not (device-wide).
+    let base = default_tuning(&client);
+    let (units, epu) = (base.row_units_per_cube, base.row_elements_per_unit);
+    for (k, bound_units_per_k, row_sample, (units, epu), unbounded, passes) in [
+        (100, 0, false, (units, epu), false, 3),
+        (100, 0, false, (units, epu), true, 4),
+        (7, 1, false, (units, epu), false, 4),
+        (100, 0, true, (256, 4), false, 4),
+        (100, 0, true, (256, 2), false, 3),
+    ] {
         let options = TopkOptions {
             largest: true,
             sorted: true,
@@ -1015,14 +1024,19 @@ fn long_rows_cut_within_the_long_row_budget() {
                 row_split_cubes: 4,
                 row_long_split_cubes: 64,
                 bound_units_per_k,
-                row_sample: false,
+                row_sample,
+                row_units_per_cube: units,
+                row_elements_per_unit: epu,
                 row_long_unbounded: unbounded,
-                ..default_tuning(&client)
+                ..base
             }),
         };
         let problem = TopkProblem { rows, len, k };
         let got = run(&client, &bits, Dtype::F32, problem, options, Dtype::I32);
-        let case = format!("seed {seed}: k {k} bound {bound_units_per_k} unbounded {unbounded}");
+        let case = format!(
+            "seed {seed}: k {k} bound {bound_units_per_k} sample {row_sample} row cube \
+             {units} x {epu} unbounded {unbounded}"
+        );
         check(&got, &keys, &bits, problem, &options, &case);
         assert_eq!(got.report.counting_passes, passes, "{case}");
     }
