@@ -1,7 +1,7 @@
 # Sourced by the bench/gpu_session*.sh scripts on the GPU machine: unpacks the Vulkan loader
 # (.gl/) and the xz-compressed binaries (.gpu/), points the loader at NVIDIA's driver, and
 # defines `summary FILE` (a test or sanitizer log's result lines), `limit` (LIMIT, 450 s), `sanitize`,
-# `tests_and_sanitizers`, `each_test`, `stage_out`/`pack`, `sort_rows`, `begin` (a script's start) and
+# `tests_and_sanitizers`, `each_test`, `sanitize_exact`, `stage_out`/`pack`, `sort_rows`, `begin` (a script's start) and
 # `topk_cube_sweep_vulkan` (below).
 for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done; ldconfig
 for f in .gpu/*.xz; do xz -d -f "$f"; done; chmod +x .gpu/*
@@ -121,6 +121,20 @@ each_test() {
       fi
       i=$((i + 1))
     done
+  done
+}
+# sanitize_exact LIMIT TOOLS TESTS...: compute-sanitizer's TOOLS ("memcheck", "racecheck" or
+# both, space-separated) over TESTS (whole names, `--exact`) on the CUDA suite, one process a
+# tool in the background (`wait` for them), within LIMIT seconds; logs in
+# $OUT/memcheck-cuda.txt and $OUT/racecheck-cuda-0.txt.
+sanitize_exact() {
+  local lim=$1 tools=$2 tool log
+  shift 2
+  for tool in $tools; do
+    log="$OUT/memcheck-cuda.txt"
+    [ "$tool" = racecheck ] && log="$OUT/racecheck-cuda-0.txt"
+    timeout $lim compute-sanitizer --tool $tool --error-exitcode 9 .gpu/suite-cuda --exact "$@" \
+      > "$log" 2>&1 &
   done
 }
 # suite_summary: every test log's passed count and failures.

@@ -16,6 +16,8 @@
 #       `lsd_summed_max_tiles` 32): nine tests over both new paths, each in its own process
 #       through CUDA and through Vulkan, within TEST_LIMIT (150) s. Written at the session's
 #       end, not run: the device time was spent (suites in `.gpu44s` if the checkout survives).
+# `tt`'s sanitizer lines are the prelude's `sanitize_exact` since the forty-third session (the
+# call ran the same two commands inline).
 # usage: TS_DIR=<suites> bash bench/gpu_session42.sh tt|ft     (carry TS_DIR and ".gl")
 #        OLD_DIR=<benches> F_DIR=<benches> bash bench/gpu_session42.sh ab
 set -uo pipefail
@@ -39,10 +41,7 @@ tt)
   LIMIT=$L split_suite vulkan 4 "$M"
   T="sort::many_tiles_per_row_and_onesweep_refusal scan::every_length_across_a_tile_boundary
      scan::planes_off_fallback_matches"
-  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
-    > "$OUT/memcheck-cuda.txt" 2>&1 &
-  timeout $L compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
-    > "$OUT/racecheck-cuda-0.txt" 2>&1 &
+  sanitize_exact $L "memcheck racecheck" $T
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   pack tt

@@ -35,8 +35,8 @@
 #       of `ke` but `topk::every_length_across_a_tile_boundary` and `topk::bad_calls_get_clear_errors`,
 #       within TEST_LIMIT (150) s, memcheck over the long-row and row-sampled tests; then the rows
 #       `row_epu=` moves through Vulkan and CUDA (Burn op, `cube` and raw at 8 and 16).
-# Since the session's end every mode's one-process-a-test loop is the prelude's `each_test`;
-# the calls ran the same loop inline, with `--exact` on every name (so `kf`'s `sampling::`
+# Since the session's end every mode's one-process-a-test loop is the prelude's `each_test`
+# and its sanitizer lines `sanitize_exact`; the calls ran the same commands inline, with `--exact` on every name (so `kf`'s `sampling::`
 # matched no test; `each_test` runs a module as a filter).
 # usage: TS_DIR=<suites> F_DIR=<benches> bash bench/gpu_session43.sh tk
 #        F_DIR=<suites and benches> bash bench/gpu_session43.sh kt|ke|kf
@@ -97,10 +97,7 @@ kt)
       topk_ops::default_tuning_on_rows_past_the_row_cube topk_ops::default_tuning_on_few_long_rows \
       props::topk_property
   T="topk::long_rows_cut_within_the_long_row_budget sort::all_equal_sorted_and_reversed"
-  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
-    > "$OUT/memcheck-cuda.txt" 2>&1 &
-  timeout $L compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
-    > "$OUT/racecheck-cuda-0.txt" 2>&1 &
+  sanitize_exact $L "memcheck racecheck" $T
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   pack kt
@@ -135,10 +132,7 @@ ke)
       topk_ops::default_tuning_on_few_long_rows topk_ops::default_tuning_at_every_short_row_length \
       props::topk_property sampling::
   T="topk::long_rows_cut_within_the_long_row_budget topk::row_sampled_bound_and_its_fallback"
-  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
-    > "$OUT/memcheck-cuda.txt" 2>&1 &
-  timeout $L compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
-    > "$OUT/racecheck-cuda-0.txt" 2>&1 &
+  sanitize_exact $L "memcheck racecheck" $T
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   pack ke
@@ -181,8 +175,7 @@ kf)
       topk_ops::default_tuning_on_few_long_rows topk_ops::default_tuning_at_every_short_row_length \
       props::topk_property sampling::
   T="topk::long_rows_cut_within_the_long_row_budget topk::row_sampled_bound_and_its_fallback"
-  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --exact $T \
-    > "$OUT/memcheck-cuda.txt" 2>&1 &
+  sanitize_exact $L memcheck $T
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   pack kf
