@@ -28,6 +28,8 @@ fn tiny_tuning(client: &Client) -> SortTuning {
         // Not a power of two: the counting bins' copies by `UNIT_POS % parts`.
         count_parts: 3,
         lsd_count_parts: 3,
+        // Batches of 3 loads a unit in the counting pass: whole batches, then the rest.
+        count_loads: 3,
         ..SortTuning::for_device(&caps)
     }
 }
@@ -39,8 +41,9 @@ fn default_variants(client: &Client, strategy: SortStrategy) -> Vec<Option<SortT
 
 /// `tuning` (`None`: the default); for the device-wide strategies `tuning` with keys held the
 /// other way ([`SortTuning::lsd_rereads`], [`SortTuning::onesweep_rereads`],
-/// [`SortTuning::keys_only_rereads`]) and with f32 keys' plain map switched
-/// ([`SortTuning::plain_float_keys`]); for `Onesweep` also with another look-back window.
+/// [`SortTuning::keys_only_rereads`]) and the counting passes' loads ([`SortTuning::count_loads`])
+/// one at a time, and with f32 keys' plain map switched ([`SortTuning::plain_float_keys`]);
+/// for `Onesweep` also with another look-back window.
 fn tuning_variants(
     client: &Client,
     strategy: SortStrategy,
@@ -56,6 +59,8 @@ fn tuning_variants(
             lsd_rereads: !base.lsd_rereads,
             onesweep_rereads: !base.onesweep_rereads,
             keys_only_rereads: !base.keys_only_rereads,
+            // And the counting passes loading one key a unit at a time (or 5).
+            count_loads: if base.count_loads == 1 { 5 } else { 1 },
             ..base
         }),
         // f32 keys mapped by the sign flip where the sort met no -0.0 or NaN.
@@ -78,8 +83,9 @@ fn variant(tuning: &Option<SortTuning>) -> String {
     match tuning {
         None => "default tuning".into(),
         Some(t) => format!(
-            "window {} rereads lsd {} onesweep {} keys only {} plain floats {}",
+            "window {} count loads {} rereads lsd {} onesweep {} keys only {} plain floats {}",
             t.walk_window,
+            t.count_loads,
             t.lsd_rereads,
             t.onesweep_rereads,
             t.keys_only_rereads,
@@ -870,11 +876,18 @@ fn bad_calls_get_clear_errors() {
                     ..base
                 },
             ),
+            (
+                "tuning.count_loads",
+                SortTuning {
+                    count_loads: parts,
+                    ..base
+                },
+            ),
         ] {
             let e = refused(
                 SortStrategy::Auto,
                 tuning,
-                "bin copies outside 1..=32 are refused",
+                "bin copies and counting loads outside 1..=32 are refused",
             );
             assert!(e.contains(name) && e.contains("1..=32"), "{e}");
         }

@@ -527,11 +527,12 @@ fn check_sorted(
 /// `lsd_parts=` (the onesweep counting pass's and Lsd's per-tile copies of each bin),
 /// `reread=` (0/1: every device-wide pass reads its keys again at staging), `planes=` (0: the
 /// ranker without plane operations), `plain=` (0/1: `SortTuning::plain_float_keys`) and
-/// `summed=` (`SortTuning::lsd_summed_max_tiles`; 0: every Lsd pass scans its counts) over
+/// `summed=` (`SortTuning::lsd_summed_max_tiles`; 0: every Lsd pass scans its counts),
+/// `loads=` (`SortTuning::count_loads`) over
 /// the device's defaults, a value or several split by `/`. Each with the values it took; one
 /// `([], None)` when the case names none.
 fn sort_tunings(case: &Case, client: &Client) -> Vec<Swept<SortTuning>> {
-    const KEYS: [&str; 12] = [
+    const KEYS: [&str; 13] = [
         "units",
         "epu",
         "bits",
@@ -544,6 +545,7 @@ fn sort_tunings(case: &Case, client: &Client) -> Vec<Swept<SortTuning>> {
         "planes",
         "plain",
         "summed",
+        "loads",
     ];
     let base = SortTuning::for_device(&DeviceCaps::of(client));
     case.tunings(&KEYS, |s| SortTuning {
@@ -560,6 +562,7 @@ fn sort_tunings(case: &Case, client: &Client) -> Vec<Swept<SortTuning>> {
         in_cube_keys_per_unit: s.get("in_cube_epu").unwrap_or(base.in_cube_keys_per_unit),
         walk_window: s.get("window").unwrap_or(base.walk_window),
         count_parts: s.get("parts").unwrap_or(base.count_parts),
+        count_loads: s.get("loads").unwrap_or(base.count_loads),
         lsd_count_parts: s.get("lsd_parts").unwrap_or(base.lsd_count_parts),
         lsd_rereads: s.get("reread").map_or(base.lsd_rereads, |r| r != 0),
         onesweep_rereads: s.get("reread").map_or(base.onesweep_rereads, |r| r != 0),

@@ -185,7 +185,10 @@ pub(crate) fn encode_wide_kernel(
 /// LSD pass, step 1: how many keys of each tile have each digit, written digit-major per row
 /// (`counts[(row * digits + digit) * tiles_per_row + part]`), so that an exclusive scan of a
 /// row's counts gives each (digit, tile) its first output slot. Each digit's bin has `parts`
-/// copies ([`count_into_copy`]).
+/// copies ([`count_into_copy`]); with `loads_first` each unit loads its keys before counting
+/// them ([`SortTuning::count_loads`] above 1).
+///
+/// [`SortTuning::count_loads`]: super::SortTuning::count_loads
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn histogram_kernel(
@@ -198,6 +201,7 @@ pub(crate) fn histogram_kernel(
     shift: u32,
     #[comptime] parts: u32,
     #[comptime] finds_specials: bool,
+    #[comptime] loads_first: bool,
     #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
 ) {
@@ -216,7 +220,17 @@ pub(crate) fn histogram_kernel(
     sync_cube();
     if comptime!(finds_specials) {
         // The first pass learns the specials word (and maps every key in full).
-        if count_pass_digits(keys, &bins, &span, shift, parts, true, pass, blueprint) {
+        if count_pass_digits(
+            keys,
+            &bins,
+            &span,
+            shift,
+            parts,
+            true,
+            loads_first,
+            pass,
+            blueprint,
+        ) {
             flag[0].store(1u32);
         }
     } else if comptime!(pass.plain_twin().is_some()) {
@@ -224,13 +238,41 @@ pub(crate) fn histogram_kernel(
         // Uniform per cube: one read of the specials word.
         if specials[0].load() == 0u32 {
             count_pass_digits(
-                keys, &bins, &span, shift, parts, false, plain_pass, blueprint,
+                keys,
+                &bins,
+                &span,
+                shift,
+                parts,
+                false,
+                loads_first,
+                plain_pass,
+                blueprint,
             );
         } else {
-            count_pass_digits(keys, &bins, &span, shift, parts, false, pass, blueprint);
+            count_pass_digits(
+                keys,
+                &bins,
+                &span,
+                shift,
+                parts,
+                false,
+                loads_first,
+                pass,
+                blueprint,
+            );
         }
     } else {
-        count_pass_digits(keys, &bins, &span, shift, parts, false, pass, blueprint);
+        count_pass_digits(
+            keys,
+            &bins,
+            &span,
+            shift,
+            parts,
+            false,
+            loads_first,
+            pass,
+            blueprint,
+        );
     }
     sync_cube();
     if comptime!(finds_specials) {
@@ -245,7 +287,8 @@ pub(crate) fn histogram_kernel(
 }
 
 /// Counts the digits at `shift` of a tile's keys (unit `u` takes keys `u, u + CUBE_DIM, ...`)
-/// into `bins`; with `finds`, whether one of the unit's keys is an f32 -0.0 or NaN.
+/// into `bins`; with `finds`, whether one of the unit's keys is an f32 -0.0 or NaN. With
+/// `loads_first` each unit loads all its keys before it counts them.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn count_pass_digits(
@@ -255,23 +298,71 @@ fn count_pass_digits(
     shift: u32,
     #[comptime] parts: u32,
     #[comptime] finds: bool,
+    #[comptime] loads_first: bool,
     #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
 ) -> bool {
     let mut found = false;
-    #[unroll]
-    for e in 0..blueprint.elements_per_unit {
-        let local = e * CUBE_DIM + UNIT_POS;
-        if local < span.len {
-            let word = keys[span.base + local as usize];
-            if comptime!(finds) {
-                found = found || f32_needs_full_key(word);
+    let epu = comptime!(blueprint.elements_per_unit);
+    if comptime!(loads_first) {
+        // Every key of the unit in flight before the first is counted.
+        let mut words = Array::<u32>::new(comptime!(epu as usize));
+        #[unroll]
+        for e in 0..epu {
+            let local = e * CUBE_DIM + UNIT_POS;
+            if local < span.len {
+                words[e as usize] = keys[span.base + local as usize];
             }
-            let radix = pass_radix(word, pass);
-            count_into_copy(bins, digit_of(radix, shift, blueprint) as usize, parts);
+        }
+        #[unroll]
+        for e in 0..epu {
+            if e * CUBE_DIM + UNIT_POS < span.len {
+                found = count_pass_digit(
+                    words[e as usize],
+                    bins,
+                    found,
+                    shift,
+                    parts,
+                    finds,
+                    pass,
+                    blueprint,
+                );
+            }
+        }
+    } else {
+        #[unroll]
+        for e in 0..epu {
+            let local = e * CUBE_DIM + UNIT_POS;
+            if local < span.len {
+                let word = keys[span.base + local as usize];
+                found = count_pass_digit(word, bins, found, shift, parts, finds, pass, blueprint);
+            }
         }
     }
     found
+}
+
+/// Counts `word`'s digit at `shift` into `bins`; with `finds`, also whether it needs the full
+/// key (or-ed into `found`).
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn count_pass_digit(
+    word: u32,
+    bins: &Shared<[Atomic<u32>]>,
+    found: bool,
+    shift: u32,
+    #[comptime] parts: u32,
+    #[comptime] finds: bool,
+    #[comptime] pass: PassConfig,
+    #[comptime] blueprint: SortBlueprint,
+) -> bool {
+    let radix = pass_radix(word, pass);
+    count_into_copy(bins, digit_of(radix, shift, blueprint) as usize, parts);
+    let mut needs = found;
+    if comptime!(finds) {
+        needs = needs || f32_needs_full_key(word);
+    }
+    needs
 }
 
 /// The unit's held keys of a tile ([`held_index`]), their positions and their digits at
@@ -820,6 +911,9 @@ fn summed_slot_base(
 /// the row's. The keys move between passes but stay the same multiset, so one read of the
 /// input gives every pass's counts. Each (pass, digit) bin has `parts` copies
 /// ([`count_into_copy`]): the top digits of keys in a narrow range are shared by most keys.
+/// Each unit loads `loads` keys before it counts them ([`SortTuning::count_loads`]).
+///
+/// [`SortTuning::count_loads`]: super::SortTuning::count_loads
 #[cube(launch_unchecked, address_type = "dynamic")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn digit_counts_kernel(
@@ -832,6 +926,7 @@ pub(crate) fn digit_counts_kernel(
     #[comptime] passes: u32,
     #[comptime] chunk_tiles: u32,
     #[comptime] parts: u32,
+    #[comptime] loads: u32,
     #[comptime] pass: PassConfig,
     #[comptime] blueprint: SortBlueprint,
 ) {
@@ -839,7 +934,6 @@ pub(crate) fn digit_counts_kernel(
     if chunk >= total_chunks {
         terminate!();
     }
-    let digits = comptime!(blueprint.digits());
     let bins_len = comptime!(passes as usize * blueprint.digits());
     let row = chunk / chunks_per_row;
     let start = (chunk % chunks_per_row) * comptime!(chunk_tiles as usize * blueprint.tile());
@@ -854,28 +948,41 @@ pub(crate) fn digit_counts_kernel(
         flag[0].store(0u32);
     }
     sync_cube();
-    // Where the passes have a plain twin, this read learns the sort's specials word.
-    let finds = comptime!(pass.plain_twin().is_some());
     let mut found = false;
+    let stride = CUBE_DIM as usize;
+    let batch = comptime!(loads as usize) * stride;
     let mut local = start + UNIT_POS as usize;
+    // Whole batches: `loads` keys a unit in flight before the first of them is counted.
+    while local + batch - stride < end {
+        let mut words = Array::<u32>::new(comptime!(loads as usize));
+        #[unroll]
+        for b in 0..loads {
+            words[b as usize] = keys[row * len + local + b as usize * stride];
+        }
+        #[unroll]
+        for b in 0..loads {
+            found = count_every_pass(
+                words[b as usize],
+                &bins,
+                found,
+                passes,
+                parts,
+                pass,
+                blueprint,
+            );
+        }
+        local += batch;
+    }
     while local < end {
         let word = keys[row * len + local];
-        if comptime!(finds) {
-            found = found || f32_needs_full_key(word);
-        }
-        let radix = pass_radix(word, pass);
-        #[unroll]
-        for p in 0..passes {
-            let digit = digit_of(radix, p * blueprint.radix_bits, blueprint);
-            count_into_copy(&bins, p as usize * digits + digit as usize, parts);
-        }
-        local += CUBE_DIM as usize;
+        found = count_every_pass(word, &bins, found, passes, parts, pass, blueprint);
+        local += stride;
     }
     if found {
         flag[0].store(1u32);
     }
     sync_cube();
-    if comptime!(finds) {
+    if comptime!(pass.plain_twin().is_some()) {
         publish_specials(specials, &flag);
     }
     let mut i = UNIT_POS as usize;
@@ -886,6 +993,36 @@ pub(crate) fn digit_counts_kernel(
         }
         i += CUBE_DIM as usize;
     }
+}
+
+/// Counts `word`'s digit of every pass into the counting pass's bins; where the passes have a
+/// plain twin, also whether `word` needs the full key (`found` or-ed in: this read learns the
+/// sort's specials word).
+#[cube]
+fn count_every_pass(
+    word: u32,
+    bins: &Shared<[Atomic<u32>]>,
+    found: bool,
+    #[comptime] passes: u32,
+    #[comptime] parts: u32,
+    #[comptime] pass: PassConfig,
+    #[comptime] blueprint: SortBlueprint,
+) -> bool {
+    let radix = pass_radix(word, pass);
+    #[unroll]
+    for p in 0..passes {
+        let digit = digit_of(radix, p * blueprint.radix_bits, blueprint);
+        count_into_copy(
+            bins,
+            comptime!(p as usize * blueprint.digits()) + digit as usize,
+            parts,
+        );
+    }
+    let mut needs = found;
+    if comptime!(pass.plain_twin().is_some()) {
+        needs = needs || f32_needs_full_key(word);
+    }
+    needs
 }
 
 /// Onesweep, step 2 (one per digit): every tile takes its number in start order, ranks its

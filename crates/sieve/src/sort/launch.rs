@@ -209,6 +209,7 @@ fn check_tuning(caps: &DeviceCaps, tuning: &SortTuning) -> Result<(), SieveError
     for (name, parts) in [
         ("tuning.count_parts", tuning.count_parts),
         ("tuning.lsd_count_parts", tuning.lsd_count_parts),
+        ("tuning.count_loads", tuning.count_loads),
     ] {
         if !(1..=32).contains(&parts) {
             return Err(SieveError::invalid(name, parts, "1..=32"));
@@ -637,6 +638,7 @@ impl Run<'_> {
                 self.bin_copies(self.tuning.lsd_count_parts, digits),
                 // The first pass's counting is the sort's first read of the keys.
                 p.shift == 0 && p.config.plain_twin().is_some(),
+                self.tuning.count_loads > 1,
                 p.config,
                 blueprint,
             );
@@ -741,6 +743,7 @@ impl Run<'_> {
                 passes,
                 ONESWEEP_COUNT_TILES,
                 parts,
+                self.tuning.count_loads,
                 config,
                 blueprint,
             );

@@ -176,6 +176,10 @@ pub struct SortTuning {
     /// device's shared memory): units spread their atomics over them, so keys sharing a digit
     /// do not serialise a plane on one word.
     pub count_parts: u32,
+    /// Keys each unit of the onesweep counting pass loads before it counts them (1..=32):
+    /// loads in flight, where one at a time leaves that pass waiting on memory. Above 1, each
+    /// `Lsd` pass's per-tile counting also loads a unit's keys of the tile before counting them.
+    pub count_loads: u32,
     /// The same for the `Lsd` passes' per-tile digit counts (`bench/results/h200/25-b`, 2^24
     /// keys: i32 keys alone 0.607 ms at 1 copy, 0.583 at 8; f32 keys with positions, spread
     /// over every digit, 0.737 and 0.746).
@@ -267,6 +271,7 @@ impl SortTuning {
             use_planes: caps.plane_ops,
             walk_window: 4,
             count_parts: 8,
+            count_loads: 8,
             lsd_count_parts: 8,
             lsd_rereads: true,
             onesweep_rereads: true,

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The forty-fourth session's calls (issues 15 and 16). `bench/results/<card>/44-*` hold what
+# came back.
+#   kv  The suites and benches at main's head (F_DIR; the forty-third session's final code,
+#       whose last call, `43-kf`, ran no racecheck and not the long-row test's later cases):
+#       the top-k and sampling tests it touched, one process each through both runtimes
+#       within TEST_LIMIT (280) s, and the cumulative ops at default tunings (the
+#       forty-second session's `scan_and_store_tile`, never run on a GPU through the Burn
+#       ops) in one process a runtime; memcheck and racecheck over the long-row and
+#       row-sampled tests. Then the long-row rule's rows (`unbounded=0/1`, raw radix select)
+#       and every standard top-k row through both runtimes' Burn ops, then torch.topk.
+#   cl  The suites and benches with the counting passes' loads in flight
+#       (`SortTuning::count_loads`, bench key `loads=`: onesweep's counting pass loads a batch
+#       of keys a unit before counting them; above 1, Lsd's per-tile counting loads a unit's
+#       keys of the tile first). Every `sort::` test in its own process through both
+#       runtimes, `sort_ops::` and `sets::` one process each, within TEST_LIMIT (200) s;
+#       memcheck and racecheck over the onesweep test and the specials test. Then the sorts
+#       the knob moves through CUDA (raw onesweep at 2^28 over `loads=`, Lsd at 2^24) and
+#       the sort marks' Burn ops, Lsd through Vulkan, and torch's sort and set rows.
+# usage: F_DIR=<suites and benches> bash bench/gpu_session44.sh kv|cl   (carry F_DIR and ".gl")
+set -uo pipefail
+here="$(dirname "$0")"
+mkdir -p .gpu
+case "$1" in
+kv | cl) cp ${F_DIR:?}/*.xz .gpu/ ;;
+esac
+source "$here/gpu_prelude.sh"
+begin
+case "$1" in
+kv)
+  export SIEVE_PROP_CASES=100
+  L=${TEST_LIMIT:-280}
+  each_test $L topk::long_rows_cut_within_the_long_row_budget topk::row_sampled_bound_and_its_fallback \
+      topk::minima_bound_and_its_fallback topk::every_length_across_a_tile_boundary \
+      topk::bad_calls_get_clear_errors topk_ops::default_tuning_on_rows_past_the_row_cube \
+      topk_ops::default_tuning_on_few_long_rows topk_ops::default_tuning_at_every_short_row_length \
+      props::topk_property sampling::
+  for rt in cuda vulkan; do
+    timeout $L .gpu/suite-$rt --exact --test-threads 3 small_devices::burn_cumsum_at_default_tunings \
+      scans::every_op_and_dtype_at_default_tunings cumulative::every_op_every_dim_on_the_device \
+      > "$OUT/tests-$rt-scan.txt" 2>&1 &
+  done
+  sanitize_exact $L "memcheck racecheck" topk::long_rows_cut_within_the_long_row_budget \
+      topk::row_sampled_bound_and_its_fallback
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack kv
+  T=topk_with_indices R=radix_select
+  W="--case $T:16777216:f32:k=1000,raw=$R,unbounded=0/1
+     --case $T:16777216:f32:k=200,raw=$R,unbounded=0/1
+     --case $T:4194304:f32:k=1000,raw=$R,unbounded=0/1"
+  C="--case $T:16777216:f32:k=10,raw=none --case $T:16777216:f32:k=1000,raw=none
+     --case $T:16777216:f32:k=100000,raw=none --case $T:268435456:f32:k=10,raw=none
+     --case $T:268435456:f32:k=1000,raw=none --case $T:268435456:f32:k=100000,raw=none
+     --case $T:268435456:f32:k=1000,dist=all_equal,raw=none --case $T:4096x32768:f32:k=64,raw=none
+     --case $T:16384x128:f32:k=8,raw=none --case $T:64x128256:f32:k=50,raw=none
+     --case $T:64x128256:f32:k=1000,raw=none --case $T:64x128256:f32:k=50,dist=tied,raw=none
+     --case $T:64x128256:f32:k=1000,dist=tied,raw=none"
+  for rt in vulkan cuda; do
+    warm=(); lim=75
+    [ $rt = vulkan ] && warm=(--warm-ms 1000) lim=110
+    timeout $lim .gpu/sieve-bench-$rt --no-burn --runs 10 --sample-ms 30 "${warm[@]}" \
+      --json "$OUT/$rt.json" $C $W > "$OUT/rows-$rt.txt" 2>&1
+    echo "== $rt rc=$? at ${SECONDS}s"
+    grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-$rt.txt" | grep -v skipped | grep -v " - " | cut -c1-150
+    pack kv
+  done
+  torch_rows topk topk 90
+  pack kv
+  ;;
+cl)
+  L=${TEST_LIMIT:-200}
+  each_test $L sort::floats_in_pytorch_order_both_directions sort::a_late_special_key_switches_every_pass \
+      sort::integers_with_duplicates sort::every_length_across_an_lsd_tile_boundary \
+      sort::many_tiles_per_row_and_onesweep_refusal sort::all_equal_sorted_and_reversed \
+      sort::many_short_rows sort::deterministic_and_keys_only sort::widest_accepted_tiles_run \
+      sort::wide_and_half_keys sort::bad_calls_get_clear_errors sort_ops:: sets::
+  sanitize_exact $L "memcheck racecheck" sort::many_tiles_per_row_and_onesweep_refusal \
+      sort::a_late_special_key_switches_every_pass
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack cl
+  OS=raw=onesweep
+  bench_rows cuda 200 --case sort:268435456:i32:$OS,loads=1/4/8/16 \
+    --case sort:268435456:f32:$OS,loads=1/8 \
+    --case sort_with_indices:268435456:f32:$OS,loads=1/4/8/16 --case argsort:268435456:f32:$OS,loads=1/8 \
+    --case sort_with_indices:16777216:f32:raw=lsd,loads=1/8 \
+    --case sort:268435456:i32:raw=none --case sort_with_indices:268435456:f32:raw=none \
+    --case argsort:268435456:f32:raw=none --case sort_with_indices:16777216:f32:raw=none \
+    --case unique:268435456:f32:distinct=1048576,raw=none
+  pack cl
+  VK_BENCH=.gpu/sieve-bench-vulkan bench_rows vulkan 150 \
+    --case sort_with_indices:16777216:f32:raw=lsd,loads=1/8 \
+    --case sort_with_indices:268435456:f32:raw=lsd,loads=1/8 --case sort:16777216:i32:raw=lsd,loads=1/8
+  pack cl
+  torch_rows sort,sets "sort|argsort|unique" 120
+  pack cl
+  ;;
+*) echo "usage: $0 kv|cl"; exit 2 ;;
+esac
