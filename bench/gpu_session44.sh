@@ -81,9 +81,9 @@ cl)
   echo "== tests done at ${SECONDS}s"; suite_summary
   pack cl
   OS=raw=onesweep
-  bench_rows cuda 200 --case sort:268435456:i32:$OS,loads=1/4/8/16 \
+  bench_rows cuda 200 --case sort:268435456:i32:$OS,loads=1/8/16 \
     --case sort:268435456:f32:$OS,loads=1/8 \
-    --case sort_with_indices:268435456:f32:$OS,loads=1/4/8/16 --case argsort:268435456:f32:$OS,loads=1/8 \
+    --case sort_with_indices:268435456:f32:$OS,loads=1/8/16 --case argsort:268435456:f32:$OS,loads=1/8 \
     --case sort_with_indices:16777216:f32:raw=lsd,loads=1/8 \
     --case sort:268435456:i32:raw=none --case sort_with_indices:268435456:f32:raw=none \
     --case argsort:268435456:f32:raw=none --case sort_with_indices:16777216:f32:raw=none \
