@@ -17,12 +17,16 @@
 #       memcheck and racecheck over the onesweep test and the specials test. Then the sorts
 #       the knob moves through CUDA (raw onesweep at 2^28 over `loads=`, Lsd at 2^24) and
 #       the sort marks' Burn ops, Lsd through Vulkan, and torch's sort and set rows.
-# usage: F_DIR=<suites and benches> bash bench/gpu_session44.sh kv|cl   (carry F_DIR and ".gl")
+#   cu  What `cl`'s CUDA bench process left unrun at its limit, at the new default (8 loads):
+#       the sort marks' Burn ops at 2^28 (keys, pairs, argsort), `unique` 2^28, sort_with_indices
+#       2^24 and [16384, 128], and raw onesweep i32 keys at `loads=1/8` again; the pairs'
+#       Burn ops through Vulkan at 2^28 and 2^24; torch's sort and set rows.
+# usage: F_DIR=<suites and benches> bash bench/gpu_session44.sh kv|cl|cu   (carry F_DIR and ".gl")
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
 case "$1" in
-kv | cl) cp ${F_DIR:?}/*.xz .gpu/ ;;
+kv | cl | cu) cp ${F_DIR:?}/*.xz .gpu/ ;;
 esac
 source "$here/gpu_prelude.sh"
 begin
@@ -96,5 +100,17 @@ cl)
   torch_rows sort,sets "sort|argsort|unique" 120
   pack cl
   ;;
-*) echo "usage: $0 kv|cl"; exit 2 ;;
+cu)
+  bench_rows cuda 200 --case sort:268435456:i32:raw=none --case sort_with_indices:268435456:f32:raw=none \
+    --case argsort:268435456:f32:raw=none --case unique:268435456:f32:distinct=1048576,raw=none \
+    --case sort_with_indices:16777216:f32:raw=none --case sort_with_indices:16384x128:f32:raw=none \
+    --case sort:268435456:i32:raw=onesweep,loads=1/8
+  pack cu
+  VK_BENCH=.gpu/sieve-bench-vulkan bench_rows vulkan 150 \
+    --case sort_with_indices:268435456:f32:raw=none --case sort_with_indices:16777216:f32:raw=none
+  pack cu
+  torch_rows sort,sets "sort|argsort|unique" 120
+  pack cu
+  ;;
+*) echo "usage: $0 kv|cl|cu"; exit 2 ;;
 esac

@@ -179,6 +179,9 @@ pub struct SortTuning {
     /// Keys each unit of the onesweep counting pass loads before it counts them (1..=32):
     /// loads in flight, where one at a time leaves that pass waiting on memory. Above 1, each
     /// `Lsd` pass's per-tile counting also loads a unit's keys of the tile before counting them.
+    /// 8 by default (`bench/results/h100/44-cl`, H100, ms, 1 against 8 loads: onesweep i32
+    /// keys 2^28 6.194 / 5.848 (16: 5.845), f32 pairs 2^28 10.844 / 10.580; Lsd f32 pairs 2^24
+    /// 0.812 / 0.758 through CUDA, 1.241 / 1.112 through Vulkan, 2^28 18.73 / 17.12).
     pub count_loads: u32,
     /// The same for the `Lsd` passes' per-tile digit counts (`bench/results/h200/25-b`, 2^24
     /// keys: i32 keys alone 0.607 ms at 1 copy, 0.583 at 8; f32 keys with positions, spread
