@@ -21,12 +21,18 @@
 #       the sort marks' Burn ops at 2^28 (keys, pairs, argsort), `unique` 2^28, sort_with_indices
 #       2^24 and [16384, 128], and raw onesweep i32 keys at `loads=1/8` again; the pairs'
 #       Burn ops through Vulkan at 2^28 and 2^24; torch's sort and set rows.
-# usage: F_DIR=<suites and benches> bash bench/gpu_session44.sh kv|cl|cu   (carry F_DIR and ".gl")
+#   pf  Where the 2^28 sorts' time goes now, kernel by kernel (CubeCL's profiling logger, every
+#       launch timed by the runtime; `bench/profile_summary.py`), through CUDA: raw onesweep
+#       i32 keys, f32 pairs, and `unique` (Burn op); each in its own process.
+#   tw  Onesweep's tiles with positions, wider (`pf`: the two uniform-digit passes of
+#       sort_with_indices 2^28 take ~2.9 ms, ~50% of the copy's bandwidth; a 4096-key tile
+#       writes ~16 keys a digit): raw onesweep at `units=256/512` x `epu=12/16/20`, CUDA.
+# usage: F_DIR=<suites and benches> bash bench/gpu_session44.sh kv|cl|cu|pf|tw   (carry F_DIR and ".gl")
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
 case "$1" in
-kv | cl | cu) cp ${F_DIR:?}/*.xz .gpu/ ;;
+kv | cl | cu | pf | tw) cp ${F_DIR:?}/*.xz .gpu/ ;;
 esac
 source "$here/gpu_prelude.sh"
 begin
@@ -112,5 +118,23 @@ cu)
   torch_rows sort,sets "sort|argsort|unique" 120
   pack cu
   ;;
-*) echo "usage: $0 kv|cl|cu"; exit 2 ;;
+pf)
+  here=$PWD
+  mkdir -p /tmp/prof && cd /tmp/prof
+  for c in sort:268435456:i32:raw=onesweep sort_with_indices:268435456:f32:raw=onesweep \
+      unique:268435456:f32:distinct=1048576,raw=none; do
+    n=${c%%:*}
+    printf '[profiling.logger]\nlevel = "basic"\nfile = "%s"\nappend = false\n' "$OUT/prof-$n.log" > cubecl.toml
+    timeout 80 $here/.gpu/sieve-bench-cuda --no-burn --runs 10 --case $c > "$OUT/prof-$n.txt" 2>&1
+    echo "== profile $c rc=$? at ${SECONDS}s"
+    (cd $here && python3 bench/profile_summary.py "$OUT/prof-$n.log" | head -16)
+    gzip -f "$OUT/prof-$n.log"
+    cd /tmp/prof; (cd $here; pack pf)
+  done
+  ;;
+tw)
+  bench_rows cuda 200 --case sort_with_indices:268435456:f32:raw=onesweep,units=256/512,epu=12/16/20
+  pack tw
+  ;;
+*) echo "usage: $0 kv|cl|cu|pf|tw"; exit 2 ;;
 esac

@@ -221,8 +221,8 @@ impl SortTuning {
     pub const SHORT_ROW: usize = 256;
 
     /// 256 units (or as many as a cube may have) x 32 keys (Lsd with positions: 8192-key
-    /// tiles), 24 (keys alone, Lsd: 6144), 28 (keys alone, onesweep: 7168) or 16 (onesweep with
-    /// positions), 8-bit digits (4 passes for 32-bit keys), the onesweep look-back reading 4
+    /// tiles), 24 (keys alone, Lsd: 6144), 28 (keys alone, onesweep: 7168) or 20 (onesweep with
+    /// positions: 5120), 8-bit digits (4 passes for 32-bit keys), the onesweep look-back reading 4
     /// predecessors at once; in one cube 8-bit digits, 6-bit for short rows. Measured on the
     /// H200 (`bench/results/h200/13-b`, `13-c`: two sweeps of units 128/256/512 x keys 8/12/16
     /// at 2^26, each strategy): with positions 256 x 12 was the fastest or within 5% of it for
@@ -249,7 +249,10 @@ impl SortTuning {
     /// 6.997 at 20 keys a unit, 6.821 at 24, 6.600 at 28, 7.007 at 32 (the look-back reading 4
     /// predecessors at once; 8 was slower at every width: 6.88-10.14); 512 units x 12 8.088, x 16
     /// 7.281. Lsd's keys-only tiles at 2^24 (`24-c`): 0.633 at 24 keys a unit, 0.687 at 28. So
-    /// keys-only onesweep tiles take 28 keys a unit, Lsd's 24. The onesweep counting pass
+    /// keys-only onesweep tiles take 28 keys a unit, Lsd's 24. Onesweep with positions after
+    /// the counting pass's batched loads (`bench/results/h100/44-tw`, H100, sort_with_indices
+    /// f32 2^28, ms): 256 units x 12 keys 11.538, x 16 10.629, **x 20 9.650**; 512 x 12 10.146,
+    /// x 16 9.724, x 20 10.735: so 20 keys a unit (16 before). The onesweep counting pass
     /// keeps 8 copies of each bin (`24-d`: sort i32 2^28 6.612 ms at 1, 6.201 at 8), and so do
     /// Lsd's per-tile counts (`25-b`, 2^24: i32 keys alone 0.607 at 1, 0.583 at 8; f32 keys with
     /// positions 0.737 and 0.746).
@@ -264,7 +267,7 @@ impl SortTuning {
         let mut tuning = SortTuning {
             units_per_cube: caps.cube_units(256),
             elements_per_unit: 32,
-            onesweep_elements_per_unit: 16,
+            onesweep_elements_per_unit: 20,
             keys_only_elements_per_unit: 24,
             onesweep_keys_only_elements_per_unit: 28,
             radix_bits: 8,
@@ -476,18 +479,17 @@ mod tests {
         }
     }
 
-    /// Only the tiles that do not fit shrink: at 48 KiB (NVIDIA's Vulkan limit) Lsd's tile with
-    /// positions halves while onesweep's and the keys-only tile keep their keys.
+    /// Only the tiles that do not fit shrink: at 48 KiB (NVIDIA's Vulkan limit) the tiles with
+    /// positions (Lsd's 32 keys a unit, onesweep's 20) halve while the keys-only tiles keep
+    /// their keys.
     #[test]
     fn tiles_shrink_on_their_own() {
         let roomy = SortTuning::for_device(&caps(228 * 1024));
         let tight = SortTuning::for_device(&caps(48 * 1024));
         assert_eq!(roomy.elements_per_unit, 32);
         assert_eq!(tight.elements_per_unit, 16);
-        assert_eq!(
-            tight.onesweep_elements_per_unit,
-            roomy.onesweep_elements_per_unit
-        );
+        assert_eq!(roomy.onesweep_elements_per_unit, 20);
+        assert_eq!(tight.onesweep_elements_per_unit, 10);
         assert_eq!(
             tight.keys_only_elements_per_unit,
             roomy.keys_only_elements_per_unit
