@@ -285,6 +285,11 @@ impl SortTuning {
             plain_float_keys: caps.runtime == "cuda",
             lsd_summed_max_tiles: 32,
         };
+        // Onesweep's tile with positions takes 20 keys a unit where that fits, else the 16 it
+        // took before the forty-fourth session (then halving, below, as every tile).
+        if tuning.tile_bytes(caps, (true, true)) > caps.max_shared_bytes {
+            tuning.onesweep_elements_per_unit = 16;
+        }
         // Each device-wide tile that does not fit takes half the keys a unit, on its own (a
         // device of 48 KiB keeps the keys-only and onesweep tiles whole when Lsd's with
         // positions, 48 KiB of keys and positions alone, does not fit); a tile of one key a unit
@@ -479,9 +484,9 @@ mod tests {
         }
     }
 
-    /// Only the tiles that do not fit shrink: at 48 KiB (NVIDIA's Vulkan limit) the tiles with
-    /// positions (Lsd's 32 keys a unit, onesweep's 20) halve while the keys-only tiles keep
-    /// their keys.
+    /// Only the tiles that do not fit shrink: at 48 KiB (NVIDIA's Vulkan limit) Lsd's tile with
+    /// positions halves, onesweep's takes the 16 keys a unit it took before 20, and the
+    /// keys-only tiles keep their keys.
     #[test]
     fn tiles_shrink_on_their_own() {
         let roomy = SortTuning::for_device(&caps(228 * 1024));
@@ -489,7 +494,7 @@ mod tests {
         assert_eq!(roomy.elements_per_unit, 32);
         assert_eq!(tight.elements_per_unit, 16);
         assert_eq!(roomy.onesweep_elements_per_unit, 20);
-        assert_eq!(tight.onesweep_elements_per_unit, 10);
+        assert_eq!(tight.onesweep_elements_per_unit, 16);
         assert_eq!(
             tight.keys_only_elements_per_unit,
             roomy.keys_only_elements_per_unit
