@@ -27,17 +27,21 @@
 #   tw  Onesweep's tiles with positions, wider (`pf`: the two uniform-digit passes of
 #       sort_with_indices 2^28 take ~2.9 ms, ~50% of the copy's bandwidth; a 4096-key tile
 #       writes ~16 keys a digit): raw onesweep at `units=256/512` x `epu=12/16/20`, CUDA.
-#   fv  The suites and bench at onesweep's 20 keys a unit with positions (F_DIR: the CUDA
-#       suite and bench only; the end of the session's device time): the sort tests over
-#       onesweep's default tiles and `sort_ops::` through CUDA, one process each within
-#       TEST_LIMIT (90) s; then the pair sorts' Burn ops at 2^28 and [4096, 32768] (onesweep
-#       with positions), and torch's sort rows.
-# usage: F_DIR=<suites and benches> bash bench/gpu_session44.sh kv|cl|cu|pf|tw|fv   (carry F_DIR and ".gl")
+#   fv  (Written, not run: the session's device time ran out.) The suites and bench at
+#       onesweep's 20 keys a unit with positions (F_DIR: at least the CUDA suite and bench):
+#       the sort tests over onesweep's default tiles, `sort_ops::` and `props::sort_property`
+#       through CUDA, one process each within TEST_LIMIT (150) s; then the pair sorts' Burn ops at 2^28 and [4096, 32768] (onesweep with positions,
+#       whose rows now take 6.4 tiles), raw onesweep at [4096, 32768] over `epu=16/20`, and
+#       torch's sort rows.
+#   ks  (Written, not run.) Onesweep's keys-only tile again after the counting pass's loads:
+#       raw onesweep sort of i32 and f32 keys at 2^28 over `units=256/512` x `epu=24/28/32`,
+#       CUDA, and `unique` 2^28 (whose sort is one of them).
+# usage: F_DIR=<suites and benches> bash bench/gpu_session44.sh kv|cl|cu|pf|tw|fv|ks   (carry F_DIR and ".gl")
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
 case "$1" in
-kv | cl | cu | pf | tw | fv) cp ${F_DIR:?}/*.xz .gpu/ ;;
+kv | cl | cu | pf | tw | fv | ks) cp ${F_DIR:?}/*.xz .gpu/ ;;
 esac
 source "$here/gpu_prelude.sh"
 begin
@@ -142,20 +146,27 @@ tw)
   pack tw
   ;;
 fv)
-  L=${TEST_LIMIT:-90}
+  L=${TEST_LIMIT:-150}
   for t in sort::many_tiles_per_row_and_onesweep_refusal sort::all_equal_sorted_and_reversed \
-      sort::floats_in_pytorch_order_both_directions sort::a_late_special_key_switches_every_pass; do
-    timeout $L .gpu/suite-cuda --exact $t > "$OUT/tests-cuda-${t#sort::}.txt" 2>&1 &
+      sort::floats_in_pytorch_order_both_directions sort::a_late_special_key_switches_every_pass \
+      props::sort_property; do
+    SIEVE_PROP_CASES=100 timeout $L .gpu/suite-cuda --exact $t > "$OUT/tests-cuda-${t#*::}.txt" 2>&1 &
   done
   timeout $L .gpu/suite-cuda sort_ops:: > "$OUT/tests-cuda-sort_ops.txt" 2>&1 &
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   pack fv
-  bench_rows cuda 75 --case sort_with_indices:268435456:f32:raw=none --case argsort:268435456:f32:raw=none \
-    --case sort_with_indices:4096x32768:f32:raw=none
+  bench_rows cuda 120 --case sort_with_indices:268435456:f32:raw=none --case argsort:268435456:f32:raw=none \
+    --case sort_with_indices:4096x32768:f32:raw=onesweep,epu=16/20
   pack fv
   torch_rows sort "sort|argsort" 40
   pack fv
   ;;
-*) echo "usage: $0 kv|cl|cu|pf|tw|fv"; exit 2 ;;
+ks)
+  OS=raw=onesweep,units=256/512,epu=24/28/32
+  bench_rows cuda 240 --case sort:268435456:i32:$OS --case sort:268435456:f32:$OS \
+    --case unique:268435456:f32:distinct=1048576,raw=none
+  pack ks
+  ;;
+*) echo "usage: $0 kv|cl|cu|pf|tw|fv|ks"; exit 2 ;;
 esac
