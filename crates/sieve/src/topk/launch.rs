@@ -138,13 +138,7 @@ pub(crate) fn row_candidates(
             if chunks * problem.k > max_per_row {
                 return Ok(None);
             }
-            let (keys, positions) = run.launch_row_select(chunks, chunk_len);
-            Ok(Some(RowCandidates {
-                keys,
-                positions,
-                chunks,
-                chunk_len,
-            }))
+            Ok(Some(run.launch_row_select(chunks, chunk_len)))
         },
     )
 }
@@ -762,15 +756,20 @@ impl Run<'_> {
     /// ([`Run::select_candidates_and_finish`]). Returns the number of digit passes.
     fn row_select(&self) -> Result<u32, SieveError> {
         let (chunks, chunk_len) = self.row_chunks();
-        let (cand_keys, cand_positions) = self.launch_row_select(chunks, chunk_len);
+        let candidates = self.launch_row_select(chunks, chunk_len);
         if self.problem.len > self.tuning.row_cube_max_len
             && chunks > self.tuning.row_merge_max_chunks
         {
-            self.select_candidates_and_finish(&cand_keys, &cand_positions, chunks, chunk_len)?;
+            self.select_candidates_and_finish(&candidates)?;
         } else if chunks > 1 {
-            self.merge_and_finish(&cand_keys, &cand_positions, chunks, chunk_len)?;
+            self.merge_and_finish(&candidates)?;
         } else {
-            self.order_and_finish(&cand_keys, &cand_positions, self.problem.k, false)?;
+            self.order_and_finish(
+                &candidates.keys,
+                &candidates.positions,
+                self.problem.k,
+                false,
+            )?;
         }
         Ok(self.read.kind.key_bits() / SELECT_BITS)
     }
@@ -781,34 +780,14 @@ impl Run<'_> {
     /// (key, index)), then [`merge_finish_kernel`] merges a row's chunks, ties in chunk order,
     /// which is row order. Sorting `k` keys a cube, not `chunks * k`, keeps every
     /// multiprocessor busy where few rows are cut.
-    fn merge_and_finish(
-        &self,
-        cand_keys: &Handle,
-        cand_positions: &Handle,
-        chunks: usize,
-        chunk_len: usize,
-    ) -> Result<(), SieveError> {
+    fn merge_and_finish(&self, cands: &RowCandidates) -> Result<(), SieveError> {
         let TopkProblem { rows, k, .. } = self.problem;
+        let RowCandidates {
+            chunks, chunk_len, ..
+        } = *cands;
         let candidates = rows * chunks * k;
         let sorted_keys = self.workspace(candidates);
-        let order = self.workspace(candidates);
-        sort_with(
-            self.client,
-            self.caps,
-            SortIo {
-                keys: cand_keys,
-                key_dtype: Dtype::U32,
-                keys_out: Some(&sorted_keys),
-                indices_out: Some(&order),
-                index_dtype: Dtype::U32,
-            },
-            SortProblem {
-                rows: rows * chunks,
-                len: k,
-            },
-            SortOrder::Ascending,
-            SortOptions::default(),
-        )?;
+        let order = self.sort_radix_rows(&cands.keys, Some(&sorted_keys), rows * chunks, k)?;
         let (words, value_elem) = moved_as(self.io.value_dtype);
         // SAFETY: one unit per candidate, bounds-checked; columns are below `k` and positions
         // within the chunk; each output below `k` a row has one writer (the merge's ranks of
@@ -820,7 +799,7 @@ impl Run<'_> {
                 CubeDim::new_1d(self.elementwise_units),
                 self.address(),
                 self.buffer(self.io.values, words as usize * self.elements()),
-                self.buffer(cand_positions, candidates),
+                self.buffer(&cands.positions, candidates),
                 self.buffer(&sorted_keys, candidates),
                 self.buffer(&order, candidates),
                 bind_optional(
@@ -854,20 +833,17 @@ impl Run<'_> {
     /// searches grow with `chunks^2 * k`), and than the device-wide passes at `k` = 100 /
     /// 256 / 1000 (H200, `h200/34-ks`). Rows cut into a few chunks merge, which won there
     /// ([64, 128256], two chunks a row, `34-lx`: 0.043-0.073 against 0.074-0.095).
-    fn select_candidates_and_finish(
-        &self,
-        cand_keys: &Handle,
-        cand_positions: &Handle,
-        chunks: usize,
-        chunk_len: usize,
-    ) -> Result<(), SieveError> {
+    fn select_candidates_and_finish(&self, cands: &RowCandidates) -> Result<(), SieveError> {
         let TopkProblem { rows, k, .. } = self.problem;
+        let RowCandidates {
+            chunks, chunk_len, ..
+        } = *cands;
         let per_row = chunks * k;
         // `row_cube` and `row_chunks` promise this: a second row within the limit, so the
         // nested select below cannot come back here.
         debug_assert!(chunks > 1 && per_row <= self.tuning.row_cube_max_len);
         let slots = self.workspace(rows * k);
-        let mut inner = self.over_radix_keys(cand_keys, per_row, k);
+        let mut inner = self.over_radix_keys(&cands.keys, per_row, k);
         inner.io.indices_out = Some(&slots);
         inner.sorted = true;
         // A row within the row cube's limit: its own chunks, if any, merge.
@@ -882,7 +858,7 @@ impl Run<'_> {
                 CubeDim::new_1d(self.elementwise_units),
                 self.address(),
                 self.buffer(&slots, rows * k),
-                self.buffer(cand_positions, rows * per_row),
+                self.buffer(&cands.positions, rows * per_row),
                 self.buffer(&positions, rows * k),
                 k,
                 per_row,
@@ -934,7 +910,7 @@ impl Run<'_> {
 
     /// [`row_select_kernel`] over `chunks` chunks of `chunk_len` keys a row: each chunk's `k`
     /// chosen radix keys and their positions in the chunk, `[rows, chunks * k]`.
-    fn launch_row_select(&self, chunks: usize, chunk_len: usize) -> (Handle, Handle) {
+    fn launch_row_select(&self, chunks: usize, chunk_len: usize) -> RowCandidates {
         let rows = self.problem.rows;
         let candidates = rows * chunks * self.problem.k;
         let blueprint = RadixBlueprint {
@@ -976,7 +952,12 @@ impl Run<'_> {
                 self.io.value_dtype.elem_type(),
             );
         }
-        (cand_keys, cand_positions)
+        RowCandidates {
+            keys: cand_keys,
+            positions: cand_positions,
+            chunks,
+            chunk_len,
+        }
     }
 
     /// Whether the device-wide select tries the sampled bound first, and how: every
@@ -1218,7 +1199,11 @@ impl Run<'_> {
         // order, then its ties in index order), so these are the row's first `k` by (key,
         // index), and their slots map back to positions in the row.
         let select = self.over_radix_keys(&gather.cand_keys, gather.per_row, k);
-        let (keys, slots) = select.launch_row_select(1, gather.per_row);
+        let RowCandidates {
+            keys,
+            positions: slots,
+            ..
+        } = select.launch_row_select(1, gather.per_row);
         // `positions[j] = cand_positions[(j / k) * per_row + slots[j]]`: the gather with the
         // candidates' positions as its values.
         let positions = self.workspace(self.outputs());
@@ -1258,27 +1243,39 @@ impl Run<'_> {
         let order = if self.sorted || must_sort {
             // Keys below the boundary are in index order, then the ties in index order: a
             // stable sort by radix key orders them by (key, index).
-            let order = self.workspace(rows * per_row);
-            sort_with(
-                self.client,
-                self.caps,
-                SortIo {
-                    keys: cand_keys,
-                    key_dtype: Dtype::U32,
-                    keys_out: None,
-                    indices_out: Some(&order),
-                    index_dtype: Dtype::U32,
-                },
-                SortProblem { rows, len: per_row },
-                SortOrder::Ascending,
-                SortOptions::default(),
-            )?;
-            Some(order)
+            Some(self.sort_radix_rows(cand_keys, None, rows, per_row)?)
         } else {
             None
         };
         self.finish(cand_positions, per_row, order.as_ref());
         Ok(())
+    }
+
+    /// The stable ascending sort of `rows` rows of `len` radix keys (`keys`, `u32`): each row's
+    /// order (columns, `u32`), and the sorted keys into `keys_out` when given.
+    fn sort_radix_rows(
+        &self,
+        keys: &Handle,
+        keys_out: Option<&Handle>,
+        rows: usize,
+        len: usize,
+    ) -> Result<Handle, SieveError> {
+        let order = self.workspace(rows * len);
+        sort_with(
+            self.client,
+            self.caps,
+            SortIo {
+                keys,
+                key_dtype: Dtype::U32,
+                keys_out,
+                indices_out: Some(&order),
+                index_dtype: Dtype::U32,
+            },
+            SortProblem { rows, len },
+            SortOrder::Ascending,
+            SortOptions::default(),
+        )?;
+        Ok(order)
     }
 
     /// Writes the outputs from the chosen positions (`[rows, stride]`), reordered by `order`
