@@ -239,8 +239,8 @@ impl SortTuning {
     /// 2^28 reading again at 16, onesweep 10.117 and Lsd 11.855 (both strategies at the old
     /// defaults: 12.38, `21-c`). Keys alone at 2^26, onesweep: 2.020 holding at 24, 2.097
     /// reading again at 24, 2.002 at 32. So onesweep tiles with positions took 16 keys a unit
-    /// (20 since the forty-fourth session, below) and read again; Lsd and keys-only tiles keep theirs. Keys-only passes read again since
-    /// their ranker stores ranks (`22-b`, `22-c`; PERFORMANCE.md, twenty-second session). Lsd
+    /// (20 since the forty-fourth session, below) and read again; Lsd and keys-only tiles keep
+    /// theirs. Keys-only passes read again since their ranker stores ranks (`22-b`, `22-c`; PERFORMANCE.md, twenty-second session). Lsd
     /// with positions at 2^24 (`23-c`, three rounds, ms): 0.856-0.885 holding at 12 keys,
     /// 0.854-0.866 holding at 16, reading again 0.836-0.838 at 16, 0.821-0.829 at 20 and
     /// 0.792-0.799 at 24; at 32 (`23-d`, `23-e`) 0.749-0.762 against 0.779-0.783 at 24 (2^25:

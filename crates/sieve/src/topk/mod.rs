@@ -303,9 +303,10 @@ const ROW_MERGE_MAX_CHUNKS: usize = 16;
 /// 0.283 / 0.338 against 0.252 / 0.252 / 0.265, [2^22] `k` = 1000 0.150 against 0.154, but
 /// [2^25] `k` = 256 0.402 against 0.422; through CUDA (1024 units) at [2^24] `k` = 1000 the
 /// row cube without its sampled bound took 0.250 against 0.188 (0.160 with it). Those Vulkan
-/// rows ran with a 4096-key row tile; at its 8192 ([`ROW_TILE_KEYS`]) the chunks of [2^22]
-/// `k` = 1000 have the sampled bound's room and take the row cube (not timed), those of
-/// [2^24] at `k` >= 200 still do not.
+/// rows ran with a 4096-key row tile. At its 8192 ([`ROW_TILE_KEYS`]; `h100/44-kv`, Vulkan,
+/// this `false` against `true`): [2^22] `k` = 1000 0.1226 against 0.1221 (no difference),
+/// [2^24] `k` = 1000 0.2502 against 0.2965 and `k` = 200 0.2458 against 0.2631; through CUDA
+/// the same rows within 0.2%.
 const ROW_LONG_UNBOUNDED: bool = false;
 
 /// Rows past the row cube's limit may be cut into up to this many cubes a multiprocessor by
