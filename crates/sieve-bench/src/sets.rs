@@ -88,6 +88,7 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
                     })
                 }));
             }
+            rows.extend(raw_run_starts(case, bench, &seen, &want));
             rows
         }
         Op::Searchsorted => {
@@ -183,6 +184,90 @@ fn raw_searches(
                     })
                 }
             }
+        })
+        .collect()
+}
+
+/// `unique`'s run starts alone through the raw counted compaction (count and scan, the count
+/// read, the scatter into outputs of that size: what the Burn op does after its sort), at each
+/// tile of the case's `units=` / `epu=` / `vec=` sweep over the compaction's defaults; none
+/// where the case names none of them. The input is the sorted values, made on the host from
+/// `seen` (each value's count).
+fn raw_run_starts(case: &Case, bench: &Bench<'_>, seen: &[i64], want: &[f32]) -> Vec<Row> {
+    use sieve::compact::{self, CompactOptions, CountedIo, Flags};
+    let tunings = case.tunings(&["units", "epu", "vec"], |s| {
+        let caps = sieve::DeviceCaps::of(bench.client);
+        let base = sieve::scan::ScanTuning::for_device(&caps, false);
+        sieve::scan::ScanTuning {
+            units_per_cube: s.get("units").unwrap_or(base.units_per_cube),
+            elements_per_unit: s.get("epu").unwrap_or(base.elements_per_unit),
+            max_vector_size: s.get("vec").map_or(base.max_vector_size, |v| v as usize),
+            ..base
+        }
+    });
+    if tunings.iter().all(|(_, tuning)| tuning.is_none()) {
+        return Vec::new();
+    }
+    let client = bench.client;
+    let n = case.numel();
+    let mut sorted = Vec::with_capacity(n);
+    for (v, &c) in seen.iter().enumerate() {
+        sorted.extend(std::iter::repeat_n(v as f32, c as usize));
+    }
+    let values = client.create_from_slice(bytemuck::cast_slice(&sorted));
+    drop(sorted);
+    let count = client.empty(4);
+    let floor = 4 * (n + want.len()) as u64;
+    tunings
+        .into_iter()
+        .map(|(swept, tuning)| {
+            let params: Vec<(&str, &str)> = swept.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let row = bench.row(
+                case,
+                "sieve",
+                floor,
+                &[[("stage", "run_starts_raw")].as_slice(), &params].concat(),
+            );
+            let options = CompactOptions {
+                tuning,
+                ..Default::default()
+            };
+            let flags = Flags::RunStarts;
+            let scratch = client.empty(4);
+            let shape_io = CountedIo {
+                values: Some(&values),
+                value_dtype: sieve::Dtype::F32,
+                write_values: true,
+                write_indices: false,
+                index_dtype: sieve::Dtype::I32,
+                workspace: &scratch,
+            };
+            let tiles = match compact::counted_tiles(client, flags, shape_io, n, options) {
+                Ok(tiles) => tiles,
+                Err(e) => return row.untimed("skipped", e.to_string()),
+            };
+            let workspace = client.empty(4 * tiles.max(1));
+            let io = CountedIo {
+                workspace: &workspace,
+                ..shape_io
+            };
+            // What the Burn op does after its sort: count, read, allocate, scatter.
+            let counted = || -> (cubecl::server::Handle, usize) {
+                compact::count_survivors(client, flags, io, n, &count, options)
+                    .expect("count_survivors");
+                let bytes = client.read_one(count.clone()).expect("read the count");
+                let total = bytemuck::cast_slice::<u8, i32>(&bytes[..4])[0] as usize;
+                let out = client.empty(4 * total.max(1));
+                compact::write_survivors(client, flags, io, n, total, Some(&out), None, options)
+                    .expect("write_survivors");
+                (out, total)
+            };
+            let (out, total) = counted();
+            let bytes = client.read_one(out).expect("read the values");
+            let got: Vec<f32> = bytemuck::cast_slice::<u8, f32>(&bytes[..4 * total]).to_vec();
+            row.checked(crate::report::mismatch(&got, want), || {
+                bench.time_raw(|| drop(counted()))
+            })
         })
         .collect()
 }

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The forty-fifth session's calls (issues 15, 17). `bench/results/<card>/45-*` hold what came
+# back.
+#   fv  The suites and benches at main's head (F_DIR): onesweep's tile with positions at 20
+#       keys a unit (`4cbc4ed`, `29de4ee`) and top-k's host refactor (`3e187db`), never run
+#       on a GPU. Every `sort::` test, `sort_ops::` and `props::sort_property` through CUDA,
+#       one process each (Vulkan runs no onesweep); the top-k tests (`topk::`, `topk_ops::`,
+#       `props::topk_property`) through both runtimes in four processes each; memcheck and
+#       racecheck over the onesweep test; all within TEST_LIMIT (240) s. Then the pair
+#       sorts' Burn ops at 2^28 and [4096, 32768] (raw onesweep there at `epu=16/20`),
+#       sort i32 and `unique` 2^28, and torch's sort and set rows.
+#   ks  Onesweep's keys-only tile after the counting pass's loads: raw onesweep of i32 and
+#       f32 keys at 2^28 over `units=256/512` x `epu=24/28/32`, CUDA; `unique` 2^28's stages
+#       (`stages=1`) and its run starts alone through the raw counted compaction over
+#       `units=256/512` x `epu=8/16/32` (`stage=run_starts_raw`); then Nsight Compute over
+#       `unique` 2^28's run-start compaction (count and scatter kernels: the scatter took
+#       1.8x the count over the same 1 GiB in `44-pf`).
+# usage: F_DIR=<suites and benches> bash bench/gpu_session45.sh fv|ks   (carry F_DIR and ".gl")
+set -uo pipefail
+here="$(dirname "$0")"
+mkdir -p .gpu
+cp ${F_DIR:?}/*.xz .gpu/
+source "$here/gpu_prelude.sh"
+begin
+case "$1" in
+fv)
+  export SIEVE_PROP_CASES=100
+  L=${TEST_LIMIT:-240}
+  for t in $(.gpu/suite-cuda --list sort:: 2>/dev/null | grep ': test$' | sed 's/: test$//' \
+      | grep -v dtypes_sort) props::sort_property; do
+    timeout $L .gpu/suite-cuda --exact $t > "$OUT/tests-cuda-${t//::/-}.txt" 2>&1 &
+  done
+  timeout $L .gpu/suite-cuda sort_ops:: > "$OUT/tests-cuda-sort_ops.txt" 2>&1 &
+  LIMIT=$L split_suite cuda 4 topk
+  LIMIT=$L split_suite vulkan 4 topk
+  sanitize_exact $L "memcheck racecheck" sort::many_tiles_per_row_and_onesweep_refusal
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack fv
+  bench_rows cuda 150 --case sort_with_indices:268435456:f32:raw=none \
+    --case argsort:268435456:f32:raw=none \
+    --case sort_with_indices:4096x32768:f32:raw=onesweep,epu=16/20 \
+    --case sort:268435456:i32:raw=none \
+    --case unique:268435456:f32:distinct=1048576,raw=none
+  pack fv
+  torch_rows sort,sets "sort|argsort|unique" 60
+  pack fv
+  ;;
+ks)
+  OS=raw=onesweep,units=256/512,epu=24/28/32
+  bench_rows cuda 200 --case sort:268435456:i32:$OS --case sort:268435456:f32:$OS \
+    --case unique:268435456:f32:distinct=1048576,stages=1,units=256/512,epu=8/16/32
+  pack ks
+  timeout 200 ncu --kernel-name regex:'count_tiles|scatter_tiles' --launch-skip 2 --launch-count 2 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section MemoryWorkloadAnalysis --section SchedulerStats \
+    .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 \
+    --case unique:268435456:f32:distinct=1048576,raw=none > "$OUT/ncu-unique.txt" 2>&1
+  echo "== ncu rc=$? at ${SECONDS}s"
+  grep -E "^  [a-z_]+kernel|^\s+(Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per Thread|Block Size|Grid Size|Theoretical Occupancy|Issued Warp|No Eligible|Warp Cycles Per Issued)" "$OUT/ncu-unique.txt" | cut -c1-160
+  pack ks
+  ;;
+*) echo "usage: $0 fv|ks"; exit 2 ;;
+esac
