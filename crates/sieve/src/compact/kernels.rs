@@ -88,7 +88,6 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
     let tile_start = part * comptime!(blueprint.tile_vectors());
     let vpu = comptime!(blueprint.vectors_per_unit as usize);
     let mut held = Array::<Vector<E, N>>::new(vpu);
-    let mut flags = Array::<Vector<u32, N>>::new(vpu);
     let mut ranks = Array::<Vector<u32, N>>::new(vpu);
     let mut prefixes = Array::<u32>::new(vpu);
     load_tile::<E, M, N>(
@@ -96,7 +95,6 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
         mask,
         threshold.get::<E>(),
         &mut held,
-        &mut flags,
         &mut ranks,
         row_base,
         tile_start,
@@ -122,7 +120,6 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
     };
     scatter_tile::<E, I, N>(
         &held,
-        &flags,
         &ranks,
         &prefixes,
         values_out,
@@ -169,7 +166,6 @@ pub(crate) fn scatter_lookback_kernel<E: Numeric, M: Numeric, I: Numeric, N: Siz
     let tile_start = part * comptime!(blueprint.tile_vectors());
     let vpu = comptime!(blueprint.vectors_per_unit as usize);
     let mut held = Array::<Vector<E, N>>::new(vpu);
-    let mut flags = Array::<Vector<u32, N>>::new(vpu);
     let mut ranks = Array::<Vector<u32, N>>::new(vpu);
     let mut prefixes = Array::<u32>::new(vpu);
     load_tile::<E, M, N>(
@@ -177,7 +173,6 @@ pub(crate) fn scatter_lookback_kernel<E: Numeric, M: Numeric, I: Numeric, N: Siz
         mask,
         threshold.get::<E>(),
         &mut held,
-        &mut flags,
         &mut ranks,
         row_base,
         tile_start,
@@ -202,7 +197,6 @@ pub(crate) fn scatter_lookback_kernel<E: Numeric, M: Numeric, I: Numeric, N: Siz
     };
     scatter_tile::<E, I, N>(
         &held,
-        &flags,
         &ranks,
         &prefixes,
         values_out,

@@ -108,8 +108,9 @@ fn load_vector<E: Numeric, M: Numeric, N: Size>(
 }
 
 /// Loads this unit's vectors of a tile: values into `held` (when the config reads them) and
-/// flags into `flags` and `ranks` (which [`crate::scan::tile::scan_registers`] then ranks).
-/// Elements past the row's end get flag 0.
+/// flags into `ranks` (which [`crate::scan::tile::scan_registers`] then ranks in place; the
+/// scatter reads each flag back as a step of its vector's ranks, so no copy of the flags
+/// holds registers through the scan). Elements past the row's end get flag 0.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 pub fn load_tile<E: Numeric, M: Numeric, N: Size>(
@@ -117,7 +118,6 @@ pub fn load_tile<E: Numeric, M: Numeric, N: Size>(
     mask: &[Vector<M, N>],
     threshold: E,
     held: &mut Array<Vector<E, N>>,
-    flags: &mut Array<Vector<u32, N>>,
     ranks: &mut Array<Vector<u32, N>>,
     row_base: usize,
     tile_start: usize,
@@ -135,7 +135,6 @@ pub fn load_tile<E: Numeric, M: Numeric, N: Size>(
             held[k as usize] = v;
             f = vector_flags;
         }
-        flags[k as usize] = f;
         ranks[k as usize] = f;
     }
 }
@@ -189,7 +188,6 @@ pub struct TilePlacement {
 #[allow(clippy::too_many_arguments)]
 pub fn scatter_tile<E: Numeric, I: Numeric, N: Size>(
     held: &Array<Vector<E, N>>,
-    flags: &Array<Vector<u32, N>>,
     ranks: &Array<Vector<u32, N>>,
     prefixes: &Array<u32>,
     values_out: &mut [E],
@@ -204,20 +202,23 @@ pub fn scatter_tile<E: Numeric, I: Numeric, N: Size>(
     for k in 0..blueprint.vectors_per_unit {
         let index = tile_start + unit_vector_index(k, blueprint);
         if index < row_vectors {
-            let f = flags[k as usize];
             let r = ranks[k as usize];
             let v = held[k as usize];
-            let width = f.vector_size().comptime();
+            let width = r.vector_size().comptime();
             // Survivors of the row before this vector.
             let row_before = placement.offset + prefixes[k as usize] as usize;
+            // Survivors of the vector before element `j` (ranks are inclusive from the
+            // vector's start: `scan_registers`), so element `j`'s flag is its rank's step.
+            let mut below = 0u32;
             #[unroll]
             for j in 0..width {
                 let position = index * width + j;
-                // Survivors of the row before this element (ranks are inclusive, from the
-                // vector's prefix: `scan_registers`).
-                let before = row_before + (r.extract(j) - f.extract(j)) as usize;
+                let flag = r.extract(j) - below;
+                below = r.extract(j);
+                // Survivors of the row before this element.
+                let before = row_before + (below - flag) as usize;
                 let slot = placement.out_row_base + before;
-                if f.extract(j) == 1u32 && slot < placement.out_len {
+                if flag == 1u32 && slot < placement.out_len {
                     write_slot::<E, I>(
                         values_out,
                         indices_out,
