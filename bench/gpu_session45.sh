@@ -14,7 +14,10 @@
 #       (`stages=1`) and its run starts alone through the raw counted compaction over
 #       `units=256/512` x `epu=8/16/32` (`stage=run_starts_raw`); then Nsight Compute over
 #       `unique` 2^28's run-start compaction (count and scatter kernels: the scatter took
-#       1.8x the count over the same 1 GiB in `44-pf`).
+#       1.8x the count over the same 1 GiB in `44-pf`). Then the compaction's scatter without
+#       its copy of the flags (branch `lean-flags`: F_DIR's sieve-bench-cuda-lean.xz) against
+#       main's, alternating processes main/lean/main/lean (`ab_benches`, CUDA): `unique`'s run
+#       starts, mask_select and argwhere 2^28 through the raw scatter and the Burn ops.
 # usage: F_DIR=<suites and benches> bash bench/gpu_session45.sh fv|ks   (carry F_DIR and ".gl")
 set -uo pipefail
 here="$(dirname "$0")"
@@ -48,16 +51,22 @@ fv)
   ;;
 ks)
   OS=raw=onesweep,units=256/512,epu=24/28/32
-  bench_rows cuda 200 --case sort:268435456:i32:$OS --case sort:268435456:f32:$OS \
+  bench_rows cuda 170 --case sort:268435456:i32:$OS --case sort:268435456:f32:$OS \
     --case unique:268435456:f32:distinct=1048576,stages=1,units=256/512,epu=8/16/32
   pack ks
-  timeout 200 ncu --kernel-name regex:'count_tiles|scatter_tiles' --launch-skip 2 --launch-count 2 \
-    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-    --section MemoryWorkloadAnalysis --section SchedulerStats \
-    .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 \
-    --case unique:268435456:f32:distinct=1048576,raw=none > "$OUT/ncu-unique.txt" 2>&1
-  echo "== ncu rc=$? at ${SECONDS}s"
-  grep -E "^  [a-z_]+kernel|^\s+(Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per Thread|Block Size|Grid Size|Theoretical Occupancy|Issued Warp|No Eligible|Warp Cycles Per Issued)" "$OUT/ncu-unique.txt" | cut -c1-160
+  AB_RUNTIMES=cuda AB_LIMIT=50 ab_benches lean .gpu .gpu \
+    "--case unique:268435456:f32:distinct=1048576,units=512 --case mask_select:268435456:f32:density=0.5,raw=scatter --case mask_select:268435456:f32:density=0.01,raw=scatter --case argwhere:268435456:bool:density=0.5,raw=scatter" ks ab-
+  for f in "$OUT"/ab-rows-cuda-*.txt; do echo "== $f"; grep -E "^(unique|mask_select|argwhere) " "$f" | grep -v skipped | cut -c1-150; done
+  pack ks
+  for v in "" -lean; do
+    timeout 80 ncu --kernel-name regex:'count_tiles|scatter_tiles' --launch-skip 2 --launch-count 2 \
+      --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+      --section MemoryWorkloadAnalysis --section SchedulerStats \
+      .gpu/sieve-bench-cuda$v --no-burn --runs 10 --sample-ms 30 \
+      --case unique:134217728:f32:distinct=1048576 > "$OUT/ncu-unique$v.txt" 2>&1
+    echo "== ncu$v rc=$? at ${SECONDS}s"
+    grep -E "^  [a-z_]+kernel|^\s+(Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per Thread|Block Size|Grid Size|Theoretical Occupancy|Issued Warp|No Eligible|Warp Cycles Per Issued)" "$OUT/ncu-unique$v.txt" | cut -c1-160
+  done
   pack ks
   ;;
 *) echo "usage: $0 fv|ks"; exit 2 ;;
