@@ -18,7 +18,17 @@
 #       its copy of the flags (branch `lean-flags`: F_DIR's sieve-bench-cuda-lean.xz) against
 #       main's, alternating processes main/lean/main/lean (`ab_benches`, CUDA): `unique`'s run
 #       starts, mask_select and argwhere 2^28 through the raw scatter and the Burn ops.
-# usage: F_DIR=<suites and benches> bash bench/gpu_session45.sh fv|ks   (carry F_DIR and ".gl")
+#   one (What ran, the device having come only once: `fv` and part of `ks` in one call.) The
+#       suites and bench at branch `lean-flags` (main's head and the compaction's scatter
+#       without its copy of the flags; F_DIR, with main's bench as sieve-bench-cuda-main.xz):
+#       every `sort::` test, `sort_ops::` and `props::sort_property` through CUDA one process
+#       each; the top-k tests (`topk`) and the compaction's (`compact::`, `filter_ops::`,
+#       `sets::`, `split_ops::`, their properties) through both runtimes, three processes
+#       each; memcheck and racecheck over the onesweep test and `compact::`; all within
+#       TEST_LIMIT (230) s. Then the pair sorts' Burn ops at 2^28, `unique` 2^28 with its run
+#       starts alone (`stage=run_starts_raw`) and mask_select 2^28 (d = 0.01, the raw scatter),
+#       through lean-flags' bench and main's, and torch's sort and set rows.
+# usage: F_DIR=<suites and benches> bash bench/gpu_session45.sh fv|ks|one   (carry F_DIR and ".gl")
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
@@ -69,5 +79,40 @@ ks)
   done
   pack ks
   ;;
-*) echo "usage: $0 fv|ks"; exit 2 ;;
+one)
+  export SIEVE_PROP_CASES=100
+  L=${TEST_LIMIT:-230}
+  for t in $(.gpu/suite-cuda --list sort:: 2>/dev/null | grep ': test$' | sed 's/: test$//' \
+      | grep -v dtypes_sort) props::sort_property; do
+    timeout $L .gpu/suite-cuda --exact $t > "$OUT/tests-cuda-${t//::/-}.txt" 2>&1 &
+  done
+  timeout $L .gpu/suite-cuda sort_ops:: > "$OUT/tests-cuda-sort_ops.txt" 2>&1 &
+  for rt in cuda vulkan; do
+    LIMIT=$L split_suite $rt 3 topk
+    mkdir -p "$OUT/c"; OUT="$OUT/c"
+    LIMIT=$L split_suite $rt 3 "compact:: filter_ops:: sets:: split_ops:: props::filter_property props::split_property props::sets_property"
+    OUT="${OUT%/c}"
+  done
+  sanitize_exact $L "memcheck racecheck" sort::many_tiles_per_row_and_onesweep_refusal
+  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --test-threads 2 \
+    compact:: > "$OUT/memcheck-cuda-compact.txt" 2>&1 &
+  timeout $L compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda --test-threads 2 \
+    compact:: > "$OUT/racecheck-cuda-compact.txt" 2>&1 &
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  for f in "$OUT"/c/*.txt "$OUT"/*compact.txt; do echo "== ${f##*/} $(grep -c ' ok$' "$f") ok"; summary "$f"; done
+  pack one
+  U="--case unique:268435456:f32:distinct=1048576,units=512 --case mask_select:268435456:f32:density=0.01,raw=scatter"
+  bench_rows cuda 130 --case sort_with_indices:268435456:f32:raw=none \
+    --case argsort:268435456:f32:raw=none $U
+  pack one
+  timeout 50 .gpu/sieve-bench-cuda-main --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda-main.json" \
+    $U > "$OUT/rows-cuda-main.txt" 2>&1
+  echo "== cuda main rc=$? at ${SECONDS}s"
+  grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-cuda-main.txt" | grep -v skipped | cut -c1-150
+  pack one
+  torch_rows sort,sets "sort|argsort|unique" 60
+  pack one
+  ;;
+*) echo "usage: $0 fv|ks|one"; exit 2 ;;
 esac
