@@ -25,7 +25,7 @@
 #       each; the top-k tests (`topk`) and the compaction's (`compact::`, `filter_ops::`,
 #       `sets::`, `split_ops::`, their properties) through both runtimes, three processes
 #       each; memcheck and racecheck over the onesweep test and `compact::`; all within
-#       TEST_LIMIT (230) s. Then the pair sorts' Burn ops at 2^28, `unique` 2^28 with its run
+#       TEST_LIMIT (200) s. Then the pair sorts' Burn ops at 2^28, `unique` 2^28 with its run
 #       starts alone (`stage=run_starts_raw`) and mask_select 2^28 (d = 0.01, the raw scatter),
 #       through lean-flags' bench and main's, and torch's sort and set rows.
 # usage: F_DIR=<suites and benches> bash bench/gpu_session45.sh fv|ks|one   (carry F_DIR and ".gl")
@@ -81,7 +81,7 @@ ks)
   ;;
 one)
   export SIEVE_PROP_CASES=100
-  L=${TEST_LIMIT:-230}
+  L=${TEST_LIMIT:-200}
   for t in $(.gpu/suite-cuda --list sort:: 2>/dev/null | grep ': test$' | sed 's/: test$//' \
       | grep -v dtypes_sort) props::sort_property; do
     timeout $L .gpu/suite-cuda --exact $t > "$OUT/tests-cuda-${t//::/-}.txt" 2>&1 &
@@ -103,10 +103,10 @@ one)
   for f in "$OUT"/c/*.txt "$OUT"/*compact.txt; do echo "== ${f##*/} $(grep -c ' ok$' "$f") ok"; summary "$f"; done
   pack one
   U="--case unique:268435456:f32:distinct=1048576,units=512 --case mask_select:268435456:f32:density=0.01,raw=scatter"
-  bench_rows cuda 130 --case sort_with_indices:268435456:f32:raw=none \
+  bench_rows cuda 110 --case sort_with_indices:268435456:f32:raw=none \
     --case argsort:268435456:f32:raw=none $U
   pack one
-  timeout 50 .gpu/sieve-bench-cuda-main --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda-main.json" \
+  timeout 45 .gpu/sieve-bench-cuda-main --no-burn --runs 10 --sample-ms 30 --json "$OUT/cuda-main.json" \
     $U > "$OUT/rows-cuda-main.txt" 2>&1
   echo "== cuda main rc=$? at ${SECONDS}s"
   grep -E "^[a-z_]+ +[0-9x]+ " "$OUT/rows-cuda-main.txt" | grep -v skipped | cut -c1-150
