@@ -24,8 +24,9 @@
 #       every `sort::` test, `sort_ops::` and `props::sort_property` through CUDA one process
 #       each; the top-k tests (`topk`) and the compaction's (`compact::`, `filter_ops::`,
 #       `sets::`, `split_ops::`, their properties) through both runtimes, three processes
-#       each; memcheck and racecheck over the onesweep test and `compact::`; all within
-#       TEST_LIMIT (200) s. Then the pair sorts' Burn ops at 2^28, `unique` 2^28 with its run
+#       each; memcheck and racecheck over the onesweep test and three compaction tests (mask, run starts,
+#       split); all within
+#       TEST_LIMIT (190) s. Then the pair sorts' Burn ops at 2^28, `unique` 2^28 with its run
 #       starts alone (`stage=run_starts_raw`) and mask_select 2^28 (d = 0.01, the raw scatter),
 #       through lean-flags' bench and main's, and torch's sort and set rows.
 # usage: F_DIR=<suites and benches> bash bench/gpu_session45.sh fv|ks|one   (carry F_DIR and ".gl")
@@ -81,7 +82,7 @@ ks)
   ;;
 one)
   export SIEVE_PROP_CASES=100
-  L=${TEST_LIMIT:-200}
+  L=${TEST_LIMIT:-190}
   for t in $(.gpu/suite-cuda --list sort:: 2>/dev/null | grep ': test$' | sed 's/: test$//' \
       | grep -v dtypes_sort) props::sort_property; do
     timeout $L .gpu/suite-cuda --exact $t > "$OUT/tests-cuda-${t//::/-}.txt" 2>&1 &
@@ -94,10 +95,11 @@ one)
     OUT="${OUT%/c}"
   done
   sanitize_exact $L "memcheck racecheck" sort::many_tiles_per_row_and_onesweep_refusal
-  timeout $L compute-sanitizer --tool memcheck --error-exitcode 9 .gpu/suite-cuda --test-threads 2 \
-    compact:: > "$OUT/memcheck-cuda-compact.txt" 2>&1 &
-  timeout $L compute-sanitizer --tool racecheck --error-exitcode 9 .gpu/suite-cuda --test-threads 2 \
-    compact:: > "$OUT/racecheck-cuda-compact.txt" 2>&1 &
+  for tool in memcheck racecheck; do
+    timeout $L compute-sanitizer --tool $tool --error-exitcode 9 .gpu/suite-cuda --exact \
+      compact::mask_compaction_matches_reference compact::run_start_flags_match_reference \
+      compact::bit_split_matches_reference > "$OUT/$tool-cuda-compact.txt" 2>&1 &
+  done
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   for f in "$OUT"/c/*.txt "$OUT"/*compact.txt; do echo "== ${f##*/} $(grep -c ' ok$' "$f") ok"; summary "$f"; done
