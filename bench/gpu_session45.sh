@@ -36,15 +36,21 @@ mkdir -p .gpu
 cp ${F_DIR:?}/*.xz .gpu/
 source "$here/gpu_prelude.sh"
 begin
+# sort_tests_cuda LIMIT: every `sort::` test and `props::sort_property` in its own process,
+# and `sort_ops::` in one, through CUDA, in the background, within LIMIT seconds.
+sort_tests_cuda() {
+  local t
+  for t in $(.gpu/suite-cuda --list sort:: 2>/dev/null | grep ': test$' | sed 's/: test$//' \
+      | grep -v dtypes_sort) props::sort_property; do
+    timeout $1 .gpu/suite-cuda --exact $t > "$OUT/tests-cuda-${t//::/-}.txt" 2>&1 &
+  done
+  timeout $1 .gpu/suite-cuda sort_ops:: > "$OUT/tests-cuda-sort_ops.txt" 2>&1 &
+}
 case "$1" in
 fv)
   export SIEVE_PROP_CASES=100
   L=${TEST_LIMIT:-240}
-  for t in $(.gpu/suite-cuda --list sort:: 2>/dev/null | grep ': test$' | sed 's/: test$//' \
-      | grep -v dtypes_sort) props::sort_property; do
-    timeout $L .gpu/suite-cuda --exact $t > "$OUT/tests-cuda-${t//::/-}.txt" 2>&1 &
-  done
-  timeout $L .gpu/suite-cuda sort_ops:: > "$OUT/tests-cuda-sort_ops.txt" 2>&1 &
+  sort_tests_cuda $L
   LIMIT=$L split_suite cuda 4 topk
   LIMIT=$L split_suite vulkan 4 topk
   sanitize_exact $L "memcheck racecheck" sort::many_tiles_per_row_and_onesweep_refusal
@@ -83,11 +89,7 @@ ks)
 one)
   export SIEVE_PROP_CASES=100
   L=${TEST_LIMIT:-190}
-  for t in $(.gpu/suite-cuda --list sort:: 2>/dev/null | grep ': test$' | sed 's/: test$//' \
-      | grep -v dtypes_sort) props::sort_property; do
-    timeout $L .gpu/suite-cuda --exact $t > "$OUT/tests-cuda-${t//::/-}.txt" 2>&1 &
-  done
-  timeout $L .gpu/suite-cuda sort_ops:: > "$OUT/tests-cuda-sort_ops.txt" 2>&1 &
+  sort_tests_cuda $L
   for rt in cuda vulkan; do
     LIMIT=$L split_suite $rt 3 topk
     mkdir -p "$OUT/c"; OUT="$OUT/c"
