@@ -207,19 +207,28 @@ pub(crate) fn scan_tuning_override(
     client: &Client,
     lookback: bool,
 ) -> Option<ScanTuning> {
-    let get = |k: &str| case.param_u32(k);
-    let (units, epu, vector) = (get("units"), get("epu"), get("vec"));
-    if units.is_none() && epu.is_none() && vector.is_none() {
-        return None;
-    }
+    let named = ["units", "epu", "vec"]
+        .iter()
+        .any(|k| case.params.contains_key(k));
+    named.then(|| scan_tuning_from(client, lookback, |k| case.param_u32(k)))
+}
+
+/// A scan tuning whose `units`, `epu` (elements per unit) and `vec` (widest vector) are what
+/// `get` gives for those keys, the device's defaults (look-back or reduce-then-scan) for the
+/// others.
+pub(crate) fn scan_tuning_from(
+    client: &Client,
+    lookback: bool,
+    get: impl Fn(&str) -> Option<u32>,
+) -> ScanTuning {
     let caps = sieve::DeviceCaps::of(client);
     let base = ScanTuning::for_device(&caps, lookback);
-    Some(ScanTuning {
-        units_per_cube: units.unwrap_or(base.units_per_cube),
-        elements_per_unit: epu.unwrap_or(base.elements_per_unit),
-        max_vector_size: vector.map_or(base.max_vector_size, |v| v as usize),
+    ScanTuning {
+        units_per_cube: get("units").unwrap_or(base.units_per_cube),
+        elements_per_unit: get("epu").unwrap_or(base.elements_per_unit),
+        max_vector_size: get("vec").map_or(base.max_vector_size, |v| v as usize),
         ..base
-    })
+    }
 }
 
 /// The scan operator of a scan-family op.

@@ -196,14 +196,7 @@ fn raw_searches(
 fn raw_run_starts(case: &Case, bench: &Bench<'_>, seen: &[i64], want: &[f32]) -> Vec<Row> {
     use sieve::compact::{self, CompactOptions, CountedIo, Flags};
     let tunings = case.tunings(&["units", "epu", "vec"], |s| {
-        let caps = sieve::DeviceCaps::of(bench.client);
-        let base = sieve::scan::ScanTuning::for_device(&caps, false);
-        sieve::scan::ScanTuning {
-            units_per_cube: s.get("units").unwrap_or(base.units_per_cube),
-            elements_per_unit: s.get("epu").unwrap_or(base.elements_per_unit),
-            max_vector_size: s.get("vec").map_or(base.max_vector_size, |v| v as usize),
-            ..base
-        }
+        crate::cumsum::scan_tuning_from(bench.client, false, |k| s.get(k))
     });
     if tunings.iter().all(|(_, tuning)| tuning.is_none()) {
         return Vec::new();
