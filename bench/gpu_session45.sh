@@ -15,20 +15,22 @@
 #       `units=256/512` x `epu=8/16/32` (`stage=run_starts_raw`); then Nsight Compute over
 #       `unique` 2^28's run-start compaction (count and scatter kernels: the scatter took
 #       1.8x the count over the same 1 GiB in `44-pf`). Then the compaction's scatter without
-#       its copy of the flags (branch `lean-flags`: F_DIR's sieve-bench-cuda-lean.xz) against
-#       main's, alternating processes main/lean/main/lean (`ab_benches`, CUDA): `unique`'s run
-#       starts, mask_select and argwhere 2^28 through the raw scatter and the Burn ops.
+#       its copy of the flags (`3328585`, on main since; its bench as F_DIR's
+#       sieve-bench-cuda-lean.xz) against the bench before it (`d9199a0`, as
+#       sieve-bench-cuda.xz), alternating processes before/lean/before/lean (`ab_benches`,
+#       CUDA): `unique`'s run starts, mask_select and argwhere 2^28 through the raw scatter and
+#       the Burn ops.
 #   one (What ran, the device having come only once: `fv` and part of `ks` in one call.) The
-#       suites and bench at branch `lean-flags` (main's head and the compaction's scatter
-#       without its copy of the flags; F_DIR, with main's bench as sieve-bench-cuda-main.xz):
-#       every `sort::` test, `sort_ops::` and `props::sort_property` through CUDA one process
-#       each; the top-k tests (`topk`) and the compaction's (`compact::`, `filter_ops::`,
-#       `sets::`, `split_ops::`, their properties) through both runtimes, three processes
-#       each; memcheck and racecheck over the onesweep test and three compaction tests (mask, run starts,
-#       split); all within
-#       TEST_LIMIT (190) s. Then the pair sorts' Burn ops at 2^28, `unique` 2^28 with its run
-#       starts alone (`stage=run_starts_raw`) and mask_select 2^28 (d = 0.01, the raw scatter),
-#       through lean-flags' bench and main's, and torch's sort and set rows.
+#       suites and bench at `978f0ce` (then branch `lean-flags`: main's head and the lean
+#       scatter; on main since), with the bench before the lean scatter (`d9199a0`) as F_DIR's
+#       sieve-bench-cuda-main.xz: every `sort::` test, `sort_ops::` and `props::sort_property`
+#       through CUDA one process each; the top-k tests (`topk`) and the compaction's
+#       (`compact::`, `filter_ops::`, `sets::`, `split_ops::`, their properties) through both
+#       runtimes, three processes each; memcheck and racecheck over the onesweep test and three
+#       compaction tests (mask, run starts, split); all within TEST_LIMIT (190) s. Then the pair
+#       sorts' Burn ops at 2^28, `unique` 2^28 with its run starts alone
+#       (`stage=run_starts_raw`) and mask_select 2^28 (d = 0.01, the raw scatter), through both
+#       benches, and torch's sort and set rows.
 # usage: F_DIR=<suites and benches> bash bench/gpu_session45.sh fv|ks|one   (carry F_DIR and ".gl")
 set -uo pipefail
 here="$(dirname "$0")"
