@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The forty-sixth session's calls (issues 15, 17). `bench/results/<card>/46-*` hold what came
+# back.
+#   a   The tests `45-one` owed at main's kernels (`978f0ce`'s suites: main's head has the
+#       same kernel and test sources): the six `sort::` tests cut there, one process each;
+#       memcheck and racecheck over the onesweep test; the top-k and compaction tests not
+#       reached there (listed below), three processes a runtime; all within TEST_LIMIT (300)
+#       s. Then, in the same call, the rows issue 15 and 17 mark against torch: the pair
+#       sorts and sort i32 at 2^28, sort_with_indices 2^24, `unique` 2^28; and torch's sort
+#       and set rows.
+# usage: F_DIR=<suites and benches> bash bench/gpu_session46.sh a   (carry F_DIR and ".gl")
+set -uo pipefail
+here="$(dirname "$0")"
+mkdir -p .gpu
+cp ${F_DIR:?}/*.xz .gpu/
+source "$here/gpu_prelude.sh"
+begin
+# groups RUNTIME N TESTS...: TESTS (whole names) dealt round-robin into N processes through
+# .gpu/suite-RUNTIME, 2 test threads each, in the background, within L seconds.
+groups() {
+  local rt=$1 n=$2 g i
+  shift 2
+  local names=("$@")
+  for ((g = 0; g < n; g++)); do
+    local mine=()
+    for ((i = g; i < ${#names[@]}; i += n)); do mine+=("${names[$i]}"); done
+    timeout $L .gpu/suite-$rt --exact --test-threads 2 "${mine[@]}" > "$OUT/tests-$rt-owed-$g.txt" 2>&1 &
+  done
+}
+case "$1" in
+a)
+  export SIEVE_PROP_CASES=100
+  L=${TEST_LIMIT:-300}
+  for t in a_late_special_key_switches_every_pass all_equal_sorted_and_reversed \
+      floats_in_pytorch_order_both_directions integers_with_duplicates \
+      many_tiles_per_row_and_onesweep_refusal widest_accepted_tiles_run; do
+    timeout $L .gpu/suite-cuda --exact sort::$t > "$OUT/tests-cuda-sort-$t.txt" 2>&1 &
+  done
+  sanitize_exact $L "memcheck racecheck" sort::many_tiles_per_row_and_onesweep_refusal
+  BOTH=(sets::kthvalue_and_median_match_the_reference sets::order_statistics_gradients_go_to_the_chosen_element
+    sets::searchsorted_tunings_match_the_reference split_ops::bad_bit_is_named split_ops::int_partition_of_views
+    split_ops::stable_partition_every_dim_and_density topk::auto_rule_and_names
+    topk::deterministic_and_one_output_only topk::index_dtypes topk::many_short_rows topk::random_floats_no_ties
+    topk_ops::default_tuning_at_every_short_row_length topk_ops::empty_tensors_work
+    topk_ops::float_topk_every_dim_k_and_direction)
+  groups cuda 3 "${BOTH[@]}" props::sets_property small_devices::raw_topk_every_strategy_at_default_tunings
+  groups vulkan 3 "${BOTH[@]}"
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack a
+  bench_rows cuda 130 --case sort_with_indices:268435456:f32:raw=none \
+    --case argsort:268435456:f32:raw=none --case sort:268435456:i32:raw=none \
+    --case sort_with_indices:16777216:f32:raw=none \
+    --case unique:268435456:f32:distinct=1048576,raw=none
+  pack a
+  torch_rows sort,sets "sort|argsort|unique" 70
+  pack a
+  ;;
+*) echo "usage: $0 a"; exit 2 ;;
+esac
