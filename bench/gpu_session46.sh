@@ -8,7 +8,14 @@
 #       s. Then, in the same call, the rows issue 15 and 17 mark against torch: the pair
 #       sorts and sort i32 at 2^28, sort_with_indices 2^24, `unique` 2^28; and torch's sort
 #       and set rows.
-# usage: F_DIR=<suites and benches> bash bench/gpu_session46.sh a   (carry F_DIR and ".gl")
+#   b   The counted scatter reading its offsets before its loads (branch `early-offsets`):
+#       its suites' compaction tests through both runtimes (three processes each) with
+#       memcheck and racecheck over three compaction tests, within TEST_LIMIT (200) s; then its
+#       bench (F_DIR's sieve-bench-cuda-early.xz) against main's (sieve-bench-cuda.xz),
+#       alternating processes (`ab_benches`, CUDA): `unique`'s run starts alone, mask_select
+#       and argwhere 2^28 through the raw scatter, mask_select 2^24 through the Burn op; then
+#       Nsight Compute over `unique` 2^27's count and scatter kernels of both benches.
+# usage: F_DIR=<suites and benches> bash bench/gpu_session46.sh a|b   (carry F_DIR and ".gl")
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
@@ -56,5 +63,35 @@ a)
   torch_rows sort,sets "sort|argsort|unique" 70
   pack a
   ;;
-*) echo "usage: $0 a"; exit 2 ;;
+b)
+  export SIEVE_PROP_CASES=100
+  L=${TEST_LIMIT:-200}
+  C="compact:: filter_ops:: sets:: split_ops:: props::filter_property props::split_property props::sets_property"
+  LIMIT=$L split_suite cuda 3 "$C"
+  LIMIT=$L split_suite vulkan 3 "$C"
+  for tool in memcheck racecheck; do
+    timeout $L compute-sanitizer --tool $tool --error-exitcode 9 .gpu/suite-cuda --exact \
+      compact::mask_compaction_matches_reference compact::run_start_flags_match_reference \
+      compact::bit_split_matches_reference > "$OUT/$tool-cuda-compact.txt" 2>&1 &
+  done
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  for f in "$OUT"/*compact.txt; do echo "== ${f##*/}"; summary "$f"; done
+  pack b
+  AB_RUNTIMES=cuda AB_LIMIT=45 ab_benches early .gpu .gpu \
+    "--case unique:268435456:f32:distinct=1048576,units=512 --case mask_select:268435456:f32:density=0.5,raw=scatter --case mask_select:268435456:f32:density=0.01,raw=scatter --case argwhere:268435456:bool:density=0.5,raw=scatter --case mask_select:16777216:f32:density=0.01" b ab-
+  for f in "$OUT"/ab-rows-cuda-*.txt; do echo "== $f"; grep -E "^(unique|mask_select|argwhere) " "$f" | grep -v skipped | cut -c1-150; done
+  pack b
+  for v in "" -early; do
+    timeout 70 ncu --kernel-name regex:'count_tiles|scatter_tiles' --launch-skip 2 --launch-count 2 \
+      --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+      --section MemoryWorkloadAnalysis --section SchedulerStats \
+      .gpu/sieve-bench-cuda$v --no-burn --runs 10 --sample-ms 30 \
+      --case unique:134217728:f32:distinct=1048576 > "$OUT/ncu-unique$v.txt" 2>&1
+    echo "== ncu$v rc=$? at ${SECONDS}s"
+    grep -E "^  [a-z_]+kernel|^\s+(Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per Thread|Block Size|Grid Size|Theoretical Occupancy|Issued Warp|No Eligible|Warp Cycles Per Issued)" "$OUT/ncu-unique$v.txt" | cut -c1-160
+    pack b
+  done
+  ;;
+*) echo "usage: $0 a|b"; exit 2 ;;
 esac
