@@ -15,7 +15,18 @@
 #       alternating processes (`ab_benches`, CUDA): `unique`'s run starts alone, mask_select
 #       and argwhere 2^28 through the raw scatter, mask_select 2^24 through the Burn op; then
 #       Nsight Compute over `unique` 2^27's count and scatter kernels of both benches.
-# usage: F_DIR=<suites and benches> bash bench/gpu_session46.sh a|b   (carry F_DIR and ".gl")
+#   c   `a` and `b` in one call, at branch `early-offsets` (`91c1287`: main, the counted
+#       scatter's and the Lsd scatter's offsets read before the tile's loads): its suites'
+#       `sort::` tests through CUDA (six processes), `sort::` through Vulkan (three), `sort_ops::`
+#       and `props::sort_property` (one each runtime), the compaction's tests (three each),
+#       memcheck and racecheck over the onesweep, Lsd boundary and three compaction tests,
+#       within TEST_LIMIT (200) s; then its bench (sieve-bench-cuda-early.xz) against main's
+#       (sieve-bench-cuda.xz, `978f0ce`: main's kernels), alternating (CUDA): `unique`'s run
+#       starts, mask_select / argwhere 2^28 through the raw scatter, sort_with_indices 2^24 raw
+#       Lsd; one pair through Vulkan (sieve-bench-vulkan[-early].xz; main's at `d9199a0`, the
+#       same sort kernels) on sort_with_indices 2^24 and 2^28 (Lsd there); then main's pair sorts
+#       and `unique` at 2^28 and torch's sort and set rows.
+# usage: F_DIR=<suites and benches> bash bench/gpu_session46.sh a|b|c   (carry F_DIR and ".gl")
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
@@ -31,7 +42,7 @@ groups() {
   for ((g = 0; g < n; g++)); do
     local mine=()
     for ((i = g; i < ${#names[@]}; i += n)); do mine+=("${names[$i]}"); done
-    timeout $L .gpu/suite-$rt --exact --test-threads 2 "${mine[@]}" > "$OUT/tests-$rt-owed-$g.txt" 2>&1 &
+    timeout $L .gpu/suite-$rt --exact --test-threads 2 "${mine[@]}" > "$OUT/tests-$rt-group-$g.txt" 2>&1 &
   done
 }
 case "$1" in
@@ -93,5 +104,45 @@ b)
     pack b
   done
   ;;
-*) echo "usage: $0 a|b"; exit 2 ;;
+c)
+  export SIEVE_PROP_CASES=100
+  L=${TEST_LIMIT:-200}
+  mapfile -t SORT < <(.gpu/suite-cuda --list sort:: 2>/dev/null | grep ': test$' | sed 's/: test$//' | grep -v dtypes_sort)
+  groups cuda 6 "${SORT[@]}"
+  LIMIT=$L split_suite vulkan 3 sort::
+  for rt in cuda vulkan; do
+    timeout $L .gpu/suite-$rt sort_ops:: props::sort_property > "$OUT/tests-$rt-sort_ops.txt" 2>&1 &
+    mkdir -p "$OUT/c"; OUT="$OUT/c"
+    LIMIT=$L split_suite $rt 3 "compact:: filter_ops:: sets:: split_ops:: props::filter_property props::split_property props::sets_property"
+    OUT="${OUT%/c}"
+  done
+  for tool in memcheck racecheck; do
+    timeout $L compute-sanitizer --tool $tool --error-exitcode 9 .gpu/suite-cuda --exact \
+      sort::many_tiles_per_row_and_onesweep_refusal sort::every_length_across_an_lsd_tile_boundary \
+      compact::mask_compaction_matches_reference compact::run_start_flags_match_reference \
+      compact::bit_split_matches_reference > "$OUT/$tool-cuda-c.txt" 2>&1 &
+  done
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  for f in "$OUT"/c/*.txt "$OUT"/*-c.txt; do echo "== ${f##*/} $(grep -c ' ok$' "$f") ok"; summary "$f"; done
+  pack c
+  AB_RUNTIMES=cuda AB_LIMIT=35 ab_benches early .gpu .gpu \
+    "--case unique:268435456:f32:distinct=1048576,units=512 --case mask_select:268435456:f32:density=0.5,raw=scatter --case mask_select:268435456:f32:density=0.01,raw=scatter --case argwhere:268435456:bool:density=0.5,raw=scatter --case sort_with_indices:16777216:f32:raw=lsd" c ab-
+  for f in "$OUT"/ab-rows-cuda-*.txt; do echo "== ${f##*/}"; grep -E "^(unique|mask_select|argwhere|sort_with_indices|copy) " "$f" | grep -v skipped | cut -c1-150; done
+  pack c
+  for v in "" -early; do
+    timeout 30 .gpu/sieve-bench-vulkan$v --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 \
+      --json "$OUT/ab-vulkan$v.json" --case sort_with_indices:16777216:f32:raw=lsd \
+      --case sort_with_indices:268435456:f32:raw=lsd > "$OUT/ab-rows-vulkan$v.txt" 2>&1
+    echo "== vulkan$v rc=$? at ${SECONDS}s"
+    grep -E "^(sort_with_indices|copy) " "$OUT/ab-rows-vulkan$v.txt" | grep -v skipped | cut -c1-150
+    pack c
+  done
+  bench_rows cuda 70 --case sort_with_indices:268435456:f32:raw=none \
+    --case argsort:268435456:f32:raw=none --case unique:268435456:f32:distinct=1048576,raw=none
+  pack c
+  torch_rows sort,sets "sort|argsort|unique" 55
+  pack c
+  ;;
+*) echo "usage: $0 a|b|c"; exit 2 ;;
 esac
