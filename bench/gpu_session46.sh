@@ -23,8 +23,9 @@
 #       within TEST_LIMIT (200) s; then its bench (sieve-bench-cuda-early.xz) against main's
 #       (sieve-bench-cuda.xz, `978f0ce`: main's kernels), alternating (CUDA): `unique`'s run
 #       starts, mask_select / argwhere 2^28 through the raw scatter, sort_with_indices 2^24 raw
-#       Lsd; one pair through Vulkan (sieve-bench-vulkan[-early].xz; main's at `d9199a0`, the
-#       same sort kernels) on sort_with_indices 2^24 and 2^28 (Lsd there); then main's pair sorts
+#       Lsd; one pair through Vulkan (sieve-bench-vulkan[-early].xz; main's at `d9199a0`: the
+#       same sort kernels, the compaction before the lean scatter) on sort_with_indices 2^24
+#       (Lsd) and mask_select 2^28 (the raw scatter); then main's pair sorts
 #       and `unique` at 2^28 and torch's sort and set rows.
 # usage: F_DIR=<suites and benches> bash bench/gpu_session46.sh a|b|c   (carry F_DIR and ".gl")
 set -uo pipefail
@@ -126,19 +127,19 @@ c)
   echo "== tests done at ${SECONDS}s"; suite_summary
   for f in "$OUT"/c/*.txt "$OUT"/*-c.txt; do echo "== ${f##*/} $(grep -c ' ok$' "$f") ok"; summary "$f"; done
   pack c
-  AB_RUNTIMES=cuda AB_LIMIT=35 ab_benches early .gpu .gpu \
+  AB_RUNTIMES=cuda AB_LIMIT=30 ab_benches early .gpu .gpu \
     "--case unique:268435456:f32:distinct=1048576,units=512 --case mask_select:268435456:f32:density=0.5,raw=scatter --case mask_select:268435456:f32:density=0.01,raw=scatter --case argwhere:268435456:bool:density=0.5,raw=scatter --case sort_with_indices:16777216:f32:raw=lsd" c ab-
   for f in "$OUT"/ab-rows-cuda-*.txt; do echo "== ${f##*/}"; grep -E "^(unique|mask_select|argwhere|sort_with_indices|copy) " "$f" | grep -v skipped | cut -c1-150; done
   pack c
   for v in "" -early; do
     timeout 30 .gpu/sieve-bench-vulkan$v --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 \
       --json "$OUT/ab-vulkan$v.json" --case sort_with_indices:16777216:f32:raw=lsd \
-      --case sort_with_indices:268435456:f32:raw=lsd > "$OUT/ab-rows-vulkan$v.txt" 2>&1
+      --case mask_select:268435456:f32:density=0.5,raw=scatter > "$OUT/ab-rows-vulkan$v.txt" 2>&1
     echo "== vulkan$v rc=$? at ${SECONDS}s"
-    grep -E "^(sort_with_indices|copy) " "$OUT/ab-rows-vulkan$v.txt" | grep -v skipped | cut -c1-150
+    grep -E "^(sort_with_indices|mask_select|copy) " "$OUT/ab-rows-vulkan$v.txt" | grep -v skipped | cut -c1-150
     pack c
   done
-  bench_rows cuda 70 --case sort_with_indices:268435456:f32:raw=none \
+  bench_rows cuda 80 --case sort_with_indices:268435456:f32:raw=none \
     --case argsort:268435456:f32:raw=none --case unique:268435456:f32:distinct=1048576,raw=none
   pack c
   torch_rows sort,sets "sort|argsort|unique" 55
