@@ -23,7 +23,7 @@
 #       within TEST_LIMIT (200) s; then its bench (sieve-bench-cuda-early.xz) against main's
 #       (sieve-bench-cuda.xz, `978f0ce`: main's kernels), alternating (CUDA): `unique`'s run
 #       starts, mask_select / argwhere 2^28 through the raw scatter, sort_with_indices 2^24 raw
-#       Lsd; one pair through Vulkan (sieve-bench-vulkan[-early].xz; main's at `d9199a0`: the
+#       Lsd; one pair through Vulkan where F_DIR has them (sieve-bench-vulkan[-early].xz; main's at `d9199a0`: the
 #       same sort kernels, the compaction before the lean scatter) on sort_with_indices 2^24
 #       (Lsd) and mask_select 2^28 (the raw scatter); then main's pair sorts
 #       and `unique` at 2^28 and torch's sort and set rows.
@@ -132,6 +132,7 @@ c)
   for f in "$OUT"/ab-rows-cuda-*.txt; do echo "== ${f##*/}"; grep -E "^(unique|mask_select|argwhere|sort_with_indices|copy) " "$f" | grep -v skipped | cut -c1-150; done
   pack c
   for v in "" -early; do
+    [ -x .gpu/sieve-bench-vulkan$v ] || continue
     timeout 30 .gpu/sieve-bench-vulkan$v --no-burn --runs 10 --sample-ms 30 --warm-ms 2000 \
       --json "$OUT/ab-vulkan$v.json" --case sort_with_indices:16777216:f32:raw=lsd \
       --case mask_select:268435456:f32:density=0.5,raw=scatter > "$OUT/ab-rows-vulkan$v.txt" 2>&1
