@@ -87,6 +87,19 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
     let row_base = row * row_vectors;
     let tile_start = part * comptime!(blueprint.tile_vectors());
     let vpu = comptime!(blueprint.vectors_per_unit as usize);
+    let last = row * tiles_per_row + tiles_per_row - 1;
+    // The tile's offset and its row's total come from the passes before: read them ahead of
+    // the tile's loads, so they arrive beside them instead of after the scan's barriers.
+    // Only rejected elements are placed after the row total (`Drop` may bind no counts).
+    let reads_total = comptime!(with_offsets && config.rejected != Rejected::Drop);
+    let mut offset = 0usize;
+    let mut row_total = 0usize;
+    if with_offsets {
+        offset = usize::cast_from(tile_offsets[tile]);
+        if reads_total {
+            row_total = usize::cast_from(tile_offsets[last]) + usize::cast_from(tile_counts[last]);
+        }
+    }
     let mut held = Array::<Vector<E, N>>::new(vpu);
     let mut ranks = Array::<Vector<u32, N>>::new(vpu);
     let mut prefixes = Array::<u32>::new(vpu);
@@ -102,15 +115,8 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
         config,
     );
     let total = scan_registers::<u32, N>(&mut ranks, &mut prefixes, blueprint);
-    let last = row * tiles_per_row + tiles_per_row - 1;
-    let mut offset = 0usize;
-    let mut row_total = total as usize;
-    if with_offsets {
-        offset = usize::cast_from(tile_offsets[tile]);
-        // Only rejected elements are placed after the row total (`Drop` may bind no counts).
-        if comptime!(config.rejected != Rejected::Drop) {
-            row_total = usize::cast_from(tile_offsets[last]) + usize::cast_from(tile_counts[last]);
-        }
+    if !reads_total {
+        row_total = total as usize;
     }
     let placement = TilePlacement {
         out_row_base: row_base * ranks[0].vector_size().comptime(),

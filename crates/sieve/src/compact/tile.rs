@@ -213,10 +213,11 @@ pub fn scatter_tile<E: Numeric, I: Numeric, N: Size>(
             #[unroll]
             for j in 0..width {
                 let position = index * width + j;
-                let flag = r.extract(j) - below;
-                below = r.extract(j);
+                let rank = r.extract(j);
+                let flag = rank - below;
                 // Survivors of the row before this element.
-                let before = row_before + (below - flag) as usize;
+                let before = row_before + below as usize;
+                below = rank;
                 let slot = placement.out_row_base + before;
                 if flag == 1u32 && slot < placement.out_len {
                     write_slot::<E, I>(
