@@ -27,7 +27,14 @@
 #       same sort kernels, the compaction before the lean scatter) on sort_with_indices 2^24
 #       (Lsd) and mask_select 2^28 (the raw scatter); then main's pair sorts
 #       and `unique` at 2^28 and torch's sort and set rows.
-# usage: F_DIR=<suites and benches> bash bench/gpu_session46.sh a|b|c   (carry F_DIR and ".gl")
+#   d   (ran inline on `c`'s warm machine, F_DIR=.gpu55) The A/B `c` cut: early-offsets'
+#       bench against main's, alternating (CUDA, 55 s a process): `unique` 2^28 with its run
+#       starts alone, mask_select and argwhere 2^28 through the raw scatter.
+#   e   (likewise, F_DIR=.gpu55) The Lsd scatter's A/B: sort_with_indices f32 and sort i32 at
+#       2^24 through the raw Lsd passes, 40 s a process.
+#   f   (likewise, F_DIR=.gpu54: main's CUDA suite) The three `sort::` tests `c` cut, one
+#       process each within 165 s.
+# usage: F_DIR=<suites and benches> bash bench/gpu_session46.sh a|b|c|d|e|f   (carry F_DIR and ".gl")
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
@@ -146,5 +153,22 @@ c)
   torch_rows sort,sets "sort|argsort|unique" 55
   pack c
   ;;
-*) echo "usage: $0 a|b|c"; exit 2 ;;
+d)
+  AB_RUNTIMES=cuda AB_LIMIT=55 ab_benches early .gpu .gpu "--case unique:268435456:f32:distinct=1048576,units=512 --case mask_select:268435456:f32:density=0.5,raw=scatter --case argwhere:268435456:bool:density=0.5,raw=scatter" d ab-
+  for f in "$OUT"/ab-rows-cuda-*.txt; do echo "== ${f##*/}"; grep -E "^(unique|mask_select|argwhere|copy) " "$f" | grep -v skipped | cut -c1-150; done
+  pack d
+  ;;
+e)
+  AB_RUNTIMES=cuda AB_LIMIT=40 ab_benches early .gpu .gpu "--case sort_with_indices:16777216:f32:raw=lsd --case sort:16777216:i32:raw=lsd" e ab-
+  for f in "$OUT"/ab-rows-cuda-*.txt; do echo "== ${f##*/}"; grep -E "^(sort|sort_with_indices|copy) " "$f" | grep -v skipped | cut -c1-150; done
+  pack e
+  ;;
+f)
+  for t in a_late_special_key_switches_every_pass integers_with_duplicates widest_accepted_tiles_run; do
+    timeout 165 .gpu/suite-cuda --exact sort::$t > "$OUT/tests-cuda-sort-$t.txt" 2>&1 &
+  done
+  wait; suite_summary
+  pack f
+  ;;
+*) echo "usage: $0 a|b|c|d|e|f"; exit 2 ;;
 esac
