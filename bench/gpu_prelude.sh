@@ -1,7 +1,7 @@
 # Sourced by the bench/gpu_session*.sh scripts on the GPU machine: unpacks the Vulkan loader
 # (.gl/) and the xz-compressed binaries (.gpu/), points the loader at NVIDIA's driver, and
 # defines `summary FILE` (a test or sanitizer log's result lines), `limit` (LIMIT, 450 s), `sanitize`,
-# `tests_and_sanitizers`, `each_test`, `sanitize_exact`, `stage_out`/`pack`, `sort_rows`, `begin` (a script's start) and
+# `tests_and_sanitizers`, `split_suite`, `deal`, `each_test`, `sanitize_exact`, `stage_out`/`pack`, `sort_rows`, `begin` (a script's start) and
 # `topk_cube_sweep_vulkan` (below).
 for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done; ldconfig
 for f in .gpu/*.xz; do xz -d -f "$f"; done; chmod +x .gpu/*
@@ -44,14 +44,23 @@ tests_and_sanitizers() {
 # a time, so test threads of one process queue behind each other's JIT (`25-a`: 20 of 50 tests
 # in 540 s); processes compile side by side.
 split_suite() {
-  local names g
+  local names
   mapfile -t names < <(.gpu/suite-$1 --list $3 2>/dev/null | grep ': test$' | sed 's/: test$//' \
     | grep -v -E "${SKIP:-dtypes_sort}")
-  for ((g = 0; g < $2; g++)); do
+  deal $1 $2 "" "${names[@]}"
+}
+# deal SUITE GROUPS TAG NAMES...: the tests NAMES (whole names) dealt round-robin into GROUPS
+# processes through .gpu/suite-SUITE in the background (`wait` for them), 2 test threads
+# each, within LIMIT; logs in $OUT/tests-SUITE-TAG<g>.txt.
+deal() {
+  local suite=$1 n=$2 tag=$3 g i
+  shift 3
+  local names=("$@")
+  for ((g = 0; g < n; g++)); do
     local mine=()
-    for ((i = g; i < ${#names[@]}; i += $2)); do mine+=("${names[$i]}"); done
-    timeout ${LIMIT:-450} .gpu/suite-$1 --exact --test-threads 2 "${mine[@]}" \
-      > "$OUT/tests-$1-$g.txt" 2>&1 &
+    for ((i = g; i < ${#names[@]}; i += n)); do mine+=("${names[$i]}"); done
+    timeout ${LIMIT:-450} .gpu/suite-$suite --exact --test-threads 2 "${mine[@]}" \
+      > "$OUT/tests-$suite-$tag$g.txt" 2>&1 &
   done
 }
 # bench_rows RUNTIME LIMIT ARGS...: one sieve-bench process through RUNTIME (`cuda`, or

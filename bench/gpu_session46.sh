@@ -8,14 +8,7 @@
 #       s. Then, in the same call, the rows issue 15 and 17 mark against torch: the pair
 #       sorts and sort i32 at 2^28, sort_with_indices 2^24, `unique` 2^28; and torch's sort
 #       and set rows.
-#   b   The counted scatter reading its offsets before its loads (branch `early-offsets`):
-#       its suites' compaction tests through both runtimes (three processes each) with
-#       memcheck and racecheck over three compaction tests, within TEST_LIMIT (200) s; then its
-#       bench (F_DIR's sieve-bench-cuda-early.xz) against main's (sieve-bench-cuda.xz),
-#       alternating processes (`ab_benches`, CUDA): `unique`'s run starts alone, mask_select
-#       and argwhere 2^28 through the raw scatter, mask_select 2^24 through the Burn op; then
-#       Nsight Compute over `unique` 2^27's count and scatter kernels of both benches.
-#   c   `a` and `b` in one call, at branch `early-offsets` (`91c1287`: main, the counted
+#   c   `a` and the branch's tests and A/B in one call (what ran: `46-c`), at branch `early-offsets` (`91c1287`: main, the counted
 #       scatter's and the Lsd scatter's offsets read before the tile's loads): its suites'
 #       `sort::` tests through CUDA (six processes), `sort::` through Vulkan (three), `sort_ops::`
 #       and `props::sort_property` (one each runtime), the compaction's tests (three each),
@@ -34,25 +27,13 @@
 #       2^24 through the raw Lsd passes, 40 s a process.
 #   f   (likewise, F_DIR=.gpu54: main's CUDA suite) The three `sort::` tests `c` cut, one
 #       process each within 165 s.
-# usage: F_DIR=<suites and benches> bash bench/gpu_session46.sh a|b|c|d|e|f   (carry F_DIR and ".gl")
+# usage: F_DIR=<suites and benches> bash bench/gpu_session46.sh a|c|d|e|f   (carry F_DIR and ".gl")
 set -uo pipefail
 here="$(dirname "$0")"
 mkdir -p .gpu
 cp ${F_DIR:?}/*.xz .gpu/
 source "$here/gpu_prelude.sh"
 begin
-# groups RUNTIME N TESTS...: TESTS (whole names) dealt round-robin into N processes through
-# .gpu/suite-RUNTIME, 2 test threads each, in the background, within L seconds.
-groups() {
-  local rt=$1 n=$2 g i
-  shift 2
-  local names=("$@")
-  for ((g = 0; g < n; g++)); do
-    local mine=()
-    for ((i = g; i < ${#names[@]}; i += n)); do mine+=("${names[$i]}"); done
-    timeout $L .gpu/suite-$rt --exact --test-threads 2 "${mine[@]}" > "$OUT/tests-$rt-group-$g.txt" 2>&1 &
-  done
-}
 case "$1" in
 a)
   export SIEVE_PROP_CASES=100
@@ -69,8 +50,8 @@ a)
     topk::deterministic_and_one_output_only topk::index_dtypes topk::many_short_rows topk::random_floats_no_ties
     topk_ops::default_tuning_at_every_short_row_length topk_ops::empty_tensors_work
     topk_ops::float_topk_every_dim_k_and_direction)
-  groups cuda 3 "${BOTH[@]}" props::sets_property small_devices::raw_topk_every_strategy_at_default_tunings
-  groups vulkan 3 "${BOTH[@]}"
+  LIMIT=$L deal cuda 3 group- "${BOTH[@]}" props::sets_property small_devices::raw_topk_every_strategy_at_default_tunings
+  LIMIT=$L deal vulkan 3 group- "${BOTH[@]}"
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   pack a
@@ -82,41 +63,11 @@ a)
   torch_rows sort,sets "sort|argsort|unique" 70
   pack a
   ;;
-b)
-  export SIEVE_PROP_CASES=100
-  L=${TEST_LIMIT:-200}
-  C="compact:: filter_ops:: sets:: split_ops:: props::filter_property props::split_property props::sets_property"
-  LIMIT=$L split_suite cuda 3 "$C"
-  LIMIT=$L split_suite vulkan 3 "$C"
-  for tool in memcheck racecheck; do
-    timeout $L compute-sanitizer --tool $tool --error-exitcode 9 .gpu/suite-cuda --exact \
-      compact::mask_compaction_matches_reference compact::run_start_flags_match_reference \
-      compact::bit_split_matches_reference > "$OUT/$tool-cuda-compact.txt" 2>&1 &
-  done
-  wait
-  echo "== tests done at ${SECONDS}s"; suite_summary
-  for f in "$OUT"/*compact.txt; do echo "== ${f##*/}"; summary "$f"; done
-  pack b
-  AB_RUNTIMES=cuda AB_LIMIT=45 ab_benches early .gpu .gpu \
-    "--case unique:268435456:f32:distinct=1048576,units=512 --case mask_select:268435456:f32:density=0.5,raw=scatter --case mask_select:268435456:f32:density=0.01,raw=scatter --case argwhere:268435456:bool:density=0.5,raw=scatter --case mask_select:16777216:f32:density=0.01" b ab-
-  for f in "$OUT"/ab-rows-cuda-*.txt; do echo "== $f"; grep -E "^(unique|mask_select|argwhere) " "$f" | grep -v skipped | cut -c1-150; done
-  pack b
-  for v in "" -early; do
-    timeout 70 ncu --kernel-name regex:'count_tiles|scatter_tiles' --launch-skip 2 --launch-count 2 \
-      --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-      --section MemoryWorkloadAnalysis --section SchedulerStats \
-      .gpu/sieve-bench-cuda$v --no-burn --runs 10 --sample-ms 30 \
-      --case unique:134217728:f32:distinct=1048576 > "$OUT/ncu-unique$v.txt" 2>&1
-    echo "== ncu$v rc=$? at ${SECONDS}s"
-    grep -E "^  [a-z_]+kernel|^\s+(Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per Thread|Block Size|Grid Size|Theoretical Occupancy|Issued Warp|No Eligible|Warp Cycles Per Issued)" "$OUT/ncu-unique$v.txt" | cut -c1-160
-    pack b
-  done
-  ;;
 c)
   export SIEVE_PROP_CASES=100
   L=${TEST_LIMIT:-200}
   mapfile -t SORT < <(.gpu/suite-cuda --list sort:: 2>/dev/null | grep ': test$' | sed 's/: test$//' | grep -v dtypes_sort)
-  groups cuda 6 "${SORT[@]}"
+  LIMIT=$L deal cuda 6 group- "${SORT[@]}"
   LIMIT=$L split_suite vulkan 3 sort::
   for rt in cuda vulkan; do
     timeout $L .gpu/suite-$rt sort_ops:: props::sort_property > "$OUT/tests-$rt-sort_ops.txt" 2>&1 &
@@ -170,5 +121,5 @@ f)
   wait; suite_summary
   pack f
   ;;
-*) echo "usage: $0 a|b|c|d|e|f"; exit 2 ;;
+*) echo "usage: $0 a|c|d|e|f"; exit 2 ;;
 esac
