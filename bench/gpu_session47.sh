@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The forty-seventh session's calls (issues 15, 16, 17), written at the end of the
+# forty-sixth. `bench/results/<card>/47-*` hold what came back.
+#   one The top-k tests `45-one` cut (top-k's kernels unchanged since), three processes a
+#       runtime within TEST_LIMIT (220) s. Then why the compaction's scatter takes ~1.8x its
+#       count pass on `unique`'s run starts (`44-pf`; not the offset read, `46-d`): the
+#       compaction tile swept on `unique` 2^28's run starts alone (`units=256/512` x
+#       `epu=8/16/32`, `stage=run_starts_raw` rows) and on mask_select 2^28 d = 0.5 through
+#       the raw scatter (one case a tile: the filter bench takes one value a key); then Nsight
+#       Compute over `unique` 2^27's count and scatter kernels (registers, occupancy, stalls).
+#   v   Issue 16's compaction rows through both runtimes in one call: mask_select 2^28 at
+#       d = 0.5 and 0.01, argwhere 2^28, the Burn ops and the raw scatter, copy.
+# F_DIR: suites and benches at main's head (suite-{cuda,vulkan}.xz, sieve-bench-{cuda,vulkan}.xz).
+# usage: F_DIR=<dir> bash bench/gpu_session47.sh one|v   (carry F_DIR and ".gl")
+set -uo pipefail
+here="$(dirname "$0")"
+mkdir -p .gpu
+cp ${F_DIR:?}/*.xz .gpu/
+source "$here/gpu_prelude.sh"
+begin
+case "$1" in
+one)
+  export SIEVE_PROP_CASES=100
+  TOPK=(topk::auto_rule_and_names
+    topk::deterministic_and_one_output_only topk::index_dtypes topk::many_short_rows
+    topk::random_floats_no_ties topk_ops::default_tuning_at_every_short_row_length
+    topk_ops::empty_tensors_work topk_ops::float_topk_every_dim_k_and_direction)
+  LIMIT=${TEST_LIMIT:-220} deal cuda 3 topk- "${TOPK[@]}" small_devices::raw_topk_every_strategy_at_default_tunings
+  LIMIT=${TEST_LIMIT:-220} deal vulkan 3 topk- "${TOPK[@]}"
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack one
+  M=mask_select:268435456:f32:density=0.5,raw=scatter
+  bench_rows cuda 130 --case unique:268435456:f32:distinct=1048576,units=256/512,epu=8/16/32 \
+    --case $M --case $M,epu=32 --case $M,epu=8 --case $M,units=256
+  pack one
+  timeout 90 ncu --kernel-name regex:'count_tiles|scatter_tiles' --launch-skip 2 --launch-count 2 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section MemoryWorkloadAnalysis --section SchedulerStats \
+    .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 \
+    --case unique:134217728:f32:distinct=1048576 > "$OUT/ncu-unique.txt" 2>&1
+  echo "== ncu rc=$? at ${SECONDS}s"
+  grep -E "^  [a-z_]+kernel|^\s+(Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per Thread|Block Size|Grid Size|Theoretical Occupancy|Issued Warp|No Eligible|Warp Cycles Per Issued|Block Limit)" "$OUT/ncu-unique.txt" | cut -c1-160
+  pack one
+  ;;
+v)
+  R="--case mask_select:268435456:f32:density=0.5,raw=scatter --case mask_select:268435456:f32:density=0.01,raw=scatter --case argwhere:268435456:bool:density=0.5,raw=scatter"
+  bench_rows cuda 90 $R
+  pack v
+  VK_BENCH=.gpu/sieve-bench-vulkan bench_rows vulkan 150 $R
+  pack v
+  ;;
+*) echo "usage: $0 one|v"; exit 2 ;;
+esac
