@@ -190,15 +190,17 @@ fn raw_searches(
 
 /// `unique`'s run starts alone through the raw counted compaction (count and scan, the count
 /// read, the scatter into outputs of that size: what the Burn op does after its sort), at each
-/// tile of the case's `units=` / `epu=` / `vec=` sweep over the compaction's defaults; none
-/// where the case names none of them. The input is the sorted values, made on the host from
-/// `seen` (each value's count).
+/// tile of the case's `units=` / `epu=` / `vec=` sweep over the compaction's defaults (the
+/// defaults alone with `lookback=1`); none where the case names none of them. With
+/// `lookback=1`, also the single pass a Burn op could take instead ([`lookback_run_starts`]).
+/// The input is the sorted values, made on the host from `seen` (each value's count).
 fn raw_run_starts(case: &Case, bench: &Bench<'_>, seen: &[i64], want: &[f32]) -> Vec<Row> {
     use sieve::compact::{self, CompactOptions, CountedIo, Flags};
     let tunings = case.tunings(&["units", "epu", "vec"], |s| {
         crate::cumsum::scan_tuning_from(bench.client, false, |k| s.get(k))
     });
-    if tunings.iter().all(|(_, tuning)| tuning.is_none()) {
+    let lookback = case.param_or("lookback", 0u32) == 1;
+    if !lookback && tunings.iter().all(|(_, tuning)| tuning.is_none()) {
         return Vec::new();
     }
     let client = bench.client;
@@ -211,7 +213,7 @@ fn raw_run_starts(case: &Case, bench: &Bench<'_>, seen: &[i64], want: &[f32]) ->
     drop(sorted);
     let count = client.empty(4);
     let floor = 4 * (n + want.len()) as u64;
-    tunings
+    let mut rows: Vec<Row> = tunings
         .into_iter()
         .map(|(swept, tuning)| {
             let params: Vec<(&str, &str)> = swept.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -262,5 +264,63 @@ fn raw_run_starts(case: &Case, bench: &Bench<'_>, seen: &[i64], want: &[f32]) ->
                 bench.time_raw(|| drop(counted()))
             })
         })
-        .collect()
+        .collect();
+    if lookback {
+        rows.push(lookback_run_starts(case, bench, &values, n, want, floor));
+    }
+    rows
+}
+
+/// `lookback=1`: the run starts through the raw look-back compaction (one pass over the
+/// sorted values; runtimes with forward progress between cubes only, else skipped) into
+/// outputs of `n` elements, then the count read: the single pass a Burn op could take instead
+/// of the counted form's two (before copying its survivors into outputs of their own size,
+/// which this row does not time). Checked against the distinct values.
+fn lookback_run_starts(
+    case: &Case,
+    bench: &Bench<'_>,
+    values: &cubecl::server::Handle,
+    n: usize,
+    want: &[f32],
+    floor: u64,
+) -> Row {
+    use sieve::compact::{self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, Flags};
+    let client = bench.client;
+    let row = bench.row(case, "sieve", floor, &[("stage", "run_starts_lookback")]);
+    let out = client.empty(4 * n.max(1));
+    let counts = client.empty(4);
+    let run = || -> Result<usize, sieve::SieveError> {
+        compact::compact(
+            client,
+            Flags::RunStarts,
+            CompactIo {
+                values: Some(values),
+                value_dtype: sieve::Dtype::F32,
+                values_out: Some(&out),
+                indices_out: None,
+                counts: &counts,
+                index_dtype: sieve::Dtype::I32,
+            },
+            CompactProblem { rows: 1, len: n },
+            compact::Rejected::Drop,
+            CompactOptions {
+                strategy: CompactStrategy::ScatterLookback,
+                tuning: None,
+            },
+        )?;
+        let bytes = client.read_one(counts.clone()).expect("read the count");
+        Ok(bytemuck::cast_slice::<u8, i32>(&bytes[..4])[0] as usize)
+    };
+    match run() {
+        Err(e) => row.untimed("skipped", e.to_string()),
+        Ok(total) => {
+            let bytes = client.read_one(out.clone()).expect("read the values");
+            let got = &bytemuck::cast_slice::<u8, f32>(&bytes)[..total.min(n)];
+            row.checked(crate::report::mismatch(got, want), || {
+                bench.time_raw(|| {
+                    run().expect("ran once already");
+                })
+            })
+        }
+    }
 }
