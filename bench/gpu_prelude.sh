@@ -1,8 +1,10 @@
 # Sourced by the bench/gpu_session*.sh scripts on the GPU machine: unpacks the Vulkan loader
-# (.gl/) and the xz-compressed binaries (.gpu/), points the loader at NVIDIA's driver, and
+# (.gl/) and the xz-compressed binaries (.gpu/, F_DIR's copied in where F_DIR is set), points the loader at NVIDIA's driver, and
 # defines `summary FILE` (a test or sanitizer log's result lines), `limit` (LIMIT, 450 s), `sanitize`,
 # `tests_and_sanitizers`, `split_suite`, `deal`, `each_test`, `sanitize_exact`, `stage_out`/`pack`, `sort_rows`, `begin` (a script's start) and
 # `topk_cube_sweep_vulkan` (below).
+# With F_DIR set, its binaries (*.xz) are copied into .gpu/ first.
+if [ -n "${F_DIR:-}" ]; then mkdir -p .gpu && cp "$F_DIR"/*.xz .gpu/; fi
 for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done; ldconfig
 for f in .gpu/*.xz; do xz -d -f "$f"; done; chmod +x .gpu/*
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json

@@ -29,10 +29,8 @@
 #       process each within 165 s.
 # usage: F_DIR=<suites and benches> bash bench/gpu_session46.sh a|c|d|e|f   (carry F_DIR and ".gl")
 set -uo pipefail
-here="$(dirname "$0")"
-mkdir -p .gpu
-cp ${F_DIR:?}/*.xz .gpu/
-source "$here/gpu_prelude.sh"
+: "${F_DIR:?}"
+source "$(dirname "$0")/gpu_prelude.sh"
 begin
 case "$1" in
 a)

@@ -15,10 +15,8 @@
 # F_DIR: suites and benches at main's head (suite-{cuda,vulkan}.xz, sieve-bench-{cuda,vulkan}.xz).
 # usage: F_DIR=<dir> bash bench/gpu_session47.sh one|v   (carry F_DIR and ".gl")
 set -uo pipefail
-here="$(dirname "$0")"
-mkdir -p .gpu
-cp ${F_DIR:?}/*.xz .gpu/
-source "$here/gpu_prelude.sh"
+: "${F_DIR:?}"
+source "$(dirname "$0")/gpu_prelude.sh"
 begin
 case "$1" in
 one)
