@@ -1,7 +1,7 @@
 # Sourced by the bench/gpu_session*.sh scripts on the GPU machine: unpacks the Vulkan loader
 # (.gl/) and the xz-compressed binaries (.gpu/, F_DIR's copied in where F_DIR is set), points the loader at NVIDIA's driver, and
 # defines `summary FILE` (a test or sanitizer log's result lines), `limit` (LIMIT, 450 s), `sanitize`,
-# `tests_and_sanitizers`, `split_suite`, `deal`, `each_test`, `sanitize_exact`, `stage_out`/`pack`, `sort_rows`, `begin` (a script's start) and
+# `tests_and_sanitizers`, `split_suite`, `deal`, `ab_summary`, `each_test`, `sanitize_exact`, `stage_out`/`pack`, `sort_rows`, `begin` (a script's start) and
 # `topk_cube_sweep_vulkan` (below).
 # With F_DIR set, its binaries (*.xz) are copied into .gpu/ first.
 if [ -n "${F_DIR:-}" ]; then mkdir -p .gpu && cp "$F_DIR"/*.xz .gpu/; fi
@@ -113,6 +113,15 @@ ab_benches() {
       echo "== vulkan $v $round rc=$? at ${SECONDS}s"
       pack $name
     done
+  done
+}
+# ab_summary PREFIX OPS: each A/B log's rows ($OUT/PREFIXrows-*.txt, as `ab_benches` writes
+# them) whose op matches OPS (an extended regex), skipped rows left out.
+ab_summary() {
+  local f
+  for f in "$OUT"/$1rows-*.txt; do
+    echo "== ${f##*/}"
+    grep -E "^($2) " "$f" | grep -v skipped | cut -c1-150
   done
 }
 # each_test LIMIT TESTS...: each of TESTS in its own process through .gpu/suite-cuda and

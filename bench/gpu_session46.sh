@@ -85,7 +85,7 @@ c)
   pack c
   AB_RUNTIMES=cuda AB_LIMIT=30 ab_benches early .gpu .gpu \
     "--case unique:268435456:f32:distinct=1048576,units=512 --case mask_select:268435456:f32:density=0.5,raw=scatter --case mask_select:268435456:f32:density=0.01,raw=scatter --case argwhere:268435456:bool:density=0.5,raw=scatter --case sort_with_indices:16777216:f32:raw=lsd" c ab-
-  for f in "$OUT"/ab-rows-cuda-*.txt; do echo "== ${f##*/}"; grep -E "^(unique|mask_select|argwhere|sort_with_indices|copy) " "$f" | grep -v skipped | cut -c1-150; done
+  ab_summary ab- "unique|mask_select|argwhere|sort_with_indices|copy"
   pack c
   for v in "" -early; do
     [ -x .gpu/sieve-bench-vulkan$v ] || continue
@@ -104,12 +104,12 @@ c)
   ;;
 d)
   AB_RUNTIMES=cuda AB_LIMIT=55 ab_benches early .gpu .gpu "--case unique:268435456:f32:distinct=1048576,units=512 --case mask_select:268435456:f32:density=0.5,raw=scatter --case argwhere:268435456:bool:density=0.5,raw=scatter" d ab-
-  for f in "$OUT"/ab-rows-cuda-*.txt; do echo "== ${f##*/}"; grep -E "^(unique|mask_select|argwhere|copy) " "$f" | grep -v skipped | cut -c1-150; done
+  ab_summary ab- "unique|mask_select|argwhere|copy"
   pack d
   ;;
 e)
   AB_RUNTIMES=cuda AB_LIMIT=40 ab_benches early .gpu .gpu "--case sort_with_indices:16777216:f32:raw=lsd --case sort:16777216:i32:raw=lsd" e ab-
-  for f in "$OUT"/ab-rows-cuda-*.txt; do echo "== ${f##*/}"; grep -E "^(sort|sort_with_indices|copy) " "$f" | grep -v skipped | cut -c1-150; done
+  ab_summary ab- "sort|sort_with_indices|copy"
   pack e
   ;;
 f)
