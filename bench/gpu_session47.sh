@@ -7,7 +7,9 @@
 #       compaction tile swept on `unique` 2^28's run starts alone (`units=256/512` x
 #       `epu=8/16/32`, `stage=run_starts_raw` rows), beside them the single look-back pass
 #       into outputs of n elements and the count read (`lookback=1`: what `unique` could do
-#       through CUDA instead of the counted form), and on mask_select 2^28 d = 0.5 through
+#       through CUDA instead of the counted form), each tile also with the values written
+#       loaded again after the rank instead of held through it (`reread=1`, `26b2c34`), and
+#       on mask_select 2^28 d = 0.5 through
 #       the raw scatter (one case a tile: the filter bench takes one value a key); then Nsight
 #       Compute over `unique` 2^27's count and scatter kernels (registers, occupancy, stalls).
 #   v   Issue 16's compaction rows through both runtimes in one call: mask_select 2^28 at
@@ -31,8 +33,8 @@ one)
   echo "== tests done at ${SECONDS}s"; suite_summary
   pack one
   M=mask_select:268435456:f32:density=0.5,raw=scatter
-  bench_rows cuda 130 --case unique:268435456:f32:distinct=1048576,units=256/512,epu=8/16/32,lookback=1 \
-    --case $M --case $M,epu=32 --case $M,epu=8 --case $M,units=256
+  bench_rows cuda 150 --case unique:268435456:f32:distinct=1048576,units=256/512,epu=8/16/32,reread=0/1,lookback=1 \
+    --case $M --case $M,reread=1 --case $M,epu=32 --case $M,epu=8 --case $M,units=256
   pack one
   timeout 90 ncu --kernel-name regex:'count_tiles|scatter_tiles' --launch-skip 2 --launch-count 2 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \

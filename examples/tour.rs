@@ -102,6 +102,7 @@ fn compaction(client: &cubecl::prelude::Client) -> bool {
         CompactOptions {
             strategy: CompactStrategy::Gather,
             tuning: None,
+            ..Default::default()
         },
     )
     .expect("compaction");

@@ -34,6 +34,20 @@ fn strategies(caps: &DeviceCaps, rejected: Rejected) -> Vec<CompactStrategy> {
     s
 }
 
+/// [`strategies`], each with the values held through the tile's rank, and the scatter
+/// strategies also with the values loaded again after it ([`CompactOptions::reread_values`]).
+fn variants(caps: &DeviceCaps, rejected: Rejected) -> Vec<(CompactStrategy, bool)> {
+    strategies(caps, rejected)
+        .into_iter()
+        .flat_map(|strategy| {
+            let scatters = strategy != CompactStrategy::Gather;
+            [(strategy, false)]
+                .into_iter()
+                .chain(scatters.then_some((strategy, true)))
+        })
+        .collect()
+}
+
 fn random_flags(rng: &mut StdRng, n: usize, density: f64) -> Vec<bool> {
     (0..n).map(|_| rng.random_bool(density)).collect()
 }
@@ -130,10 +144,10 @@ fn mask_compaction_matches_reference() {
                 let mask = upload_mask(&client, &flags, storage);
                 for rejected in PLACEMENTS {
                     let want = reference::compact_rows(&values, &flags, rows, len, rejected);
-                    for strategy in strategies(&caps, rejected) {
+                    for (strategy, reread_values) in variants(&caps, rejected) {
                         let case = format!(
                             "seed {seed}: [{rows}, {len}] density {density} {storage:?} \
-                             {rejected:?} {strategy:?}"
+                             {rejected:?} {strategy:?} reread {reread_values}"
                         );
                         let got = run_f32(
                             &client,
@@ -147,6 +161,7 @@ fn mask_compaction_matches_reference() {
                             CompactOptions {
                                 strategy,
                                 tuning: None,
+                                reread_values,
                             },
                         )
                         .unwrap_or_else(|e| panic!("{case}: {e}"));
@@ -176,8 +191,11 @@ fn every_length_across_tile_boundaries() {
         let mask = upload_mask(&client, &flags, storage);
         for rejected in PLACEMENTS {
             let want = reference::compact_rows(&values, &flags, rows, len, rejected);
-            for strategy in strategies(&caps, rejected) {
-                let case = format!("seed {seed}: len {len} {rejected:?} {strategy:?} tiny tiles");
+            for (strategy, reread_values) in variants(&caps, rejected) {
+                let case = format!(
+                    "seed {seed}: len {len} {rejected:?} {strategy:?} reread {reread_values} \
+                     tiny tiles"
+                );
                 let got = run_f32(
                     &client,
                     &values,
@@ -190,6 +208,7 @@ fn every_length_across_tile_boundaries() {
                     CompactOptions {
                         strategy,
                         tuning: Some(tuning),
+                        reread_values,
                     },
                 )
                 .unwrap_or_else(|e| panic!("{case}: {e}"));
@@ -250,6 +269,7 @@ fn comparison_flags_follow_ieee() {
                         CompactOptions {
                             strategy,
                             tuning: None,
+                            ..Default::default()
                         },
                     )
                     .unwrap_or_else(|e| panic!("{case}: {e}"));
@@ -316,10 +336,10 @@ fn run_start_flags_match_reference() {
                 let flags = reference::run_start_flags(values, len);
                 for rejected in [Rejected::Drop, Rejected::Keep] {
                     let want = reference::compact_rows(values, &flags, rows, len, rejected);
-                    for strategy in strategies(&caps, rejected) {
+                    for (strategy, reread_values) in variants(&caps, rejected) {
                         let case = format!(
                             "seed {seed}: {name} [{rows}, {len}] {rejected:?} {strategy:?} \
-                             tiny tiles {}",
+                             reread {reread_values} tiny tiles {}",
                             tuning.is_some()
                         );
                         let got = run_f32(
@@ -328,7 +348,11 @@ fn run_start_flags_match_reference() {
                             Flags::RunStarts,
                             CompactProblem { rows, len },
                             rejected,
-                            CompactOptions { strategy, tuning },
+                            CompactOptions {
+                                strategy,
+                                tuning,
+                                reread_values,
+                            },
                         )
                         .unwrap_or_else(|e| panic!("{case}: {e}"));
                         check(&got, &want, &case);
@@ -444,6 +468,7 @@ fn many_rows_past_the_grid_limit() {
             CompactOptions {
                 strategy,
                 tuning: Some(tuning),
+                ..Default::default()
             },
         )
         .unwrap_or_else(|e| panic!("{case}: {e}"));
@@ -502,6 +527,7 @@ fn other_dtypes() {
                 CompactOptions {
                     strategy,
                     tuning: None,
+                    ..Default::default()
                 },
             )
             .unwrap_or_else(|e| panic!("{case}: {e}"));
@@ -585,6 +611,7 @@ fn indices_only() {
             CompactOptions {
                 strategy,
                 tuning: None,
+                ..Default::default()
             },
         )
         .unwrap_or_else(|e| panic!("{case}: {e}"));
@@ -625,6 +652,7 @@ fn deterministic() {
                 CompactOptions {
                     strategy,
                     tuning: None,
+                    ..Default::default()
                 },
             )
             .expect("compaction failed")
@@ -695,6 +723,7 @@ fn bit_split_matches_reference() {
                     CompactOptions {
                         strategy,
                         tuning: None,
+                        ..Default::default()
                     },
                 )
                 .unwrap_or_else(|e| panic!("{case}: {e}"));
@@ -748,6 +777,7 @@ fn bad_calls_get_clear_errors() {
             CompactOptions {
                 strategy,
                 tuning: None,
+                ..Default::default()
             },
         )
         .expect_err("the call should be refused")
@@ -892,6 +922,9 @@ fn counted_compaction_matches_reference() {
         let options = CompactOptions {
             strategy: CompactStrategy::Auto,
             tuning,
+            // Odd lengths load the values written again after the rank: both forms cross
+            // every tile boundary.
+            reread_values: len % 2 == 1,
         };
         for density in [0.0, 0.01, 0.5, 1.0] {
             let values: Vec<f32> = (0..len).map(|_| rng.random_range(-100.0..100.0)).collect();
@@ -927,8 +960,9 @@ fn counted_compaction_matches_reference() {
             ];
             for (name, values, flags, want_flags) in inputs {
                 let case = format!(
-                    "seed {seed}: {name} len {len} density {density} tiny tiles {}",
-                    tuning.is_some()
+                    "seed {seed}: {name} len {len} density {density} tiny tiles {} reread {}",
+                    tuning.is_some(),
+                    options.reread_values
                 );
                 let want = reference::compact_rows(values, &want_flags, 1, len, Rejected::Drop);
                 let count = want.counts[0];
@@ -975,6 +1009,7 @@ fn counted_compaction_errors_name_the_argument() {
     let options = CompactOptions {
         strategy: CompactStrategy::Auto,
         tuning: Some(tiny),
+        ..Default::default()
     };
     let small = run_counted(&client, &values, flags, options, Some(1), None, 0);
     assert!(
@@ -991,6 +1026,7 @@ fn counted_compaction_errors_name_the_argument() {
     let gather = CompactOptions {
         strategy: CompactStrategy::Gather,
         tuning: None,
+        ..Default::default()
     };
     let refused = run_counted(&client, &values, flags, gather, None, None, 0);
     assert!(

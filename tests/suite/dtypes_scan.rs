@@ -808,7 +808,11 @@ fn compact_masks<T: El>(
                     (rows, len),
                     rejected,
                     true,
-                    CompactOptions { strategy, tuning },
+                    CompactOptions {
+                        strategy,
+                        tuning,
+                        ..Default::default()
+                    },
                     test,
                 );
             }
@@ -856,6 +860,7 @@ fn compact_thresholds<T: El>(s: &Setup, rng: &mut StdRng) {
                 CompactOptions {
                     strategy: CompactStrategy::Auto,
                     tuning: Some(tiny_scan_tuning(caps)),
+                    ..Default::default()
                 },
                 &format!("{test} {rule:?} {threshold}"),
             );
@@ -907,6 +912,7 @@ fn compaction_every_integer_dtype_by_bit() {
                     CompactOptions {
                         strategy,
                         tuning: Some(tiny_scan_tuning(caps)),
+                        ..Default::default()
                     },
                     &format!("{test} bit {bit}"),
                 );

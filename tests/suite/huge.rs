@@ -153,6 +153,7 @@ fn wide_compact_matches_or_refuses() {
                 CompactOptions {
                     strategy,
                     tuning: None,
+                    ..Default::default()
                 },
             )
             .map(|_| ())
@@ -329,6 +330,7 @@ fn compact_on_placeholder(
         CompactOptions {
             strategy,
             tuning: None,
+            ..Default::default()
         },
     )
     .map(|_| ())

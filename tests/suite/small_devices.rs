@@ -369,6 +369,7 @@ fn raw_compact_at_default_tunings() {
                     CompactOptions {
                         strategy,
                         tuning: None,
+                        ..Default::default()
                     },
                 )
                 .unwrap_or_else(|e| panic!("{case}: {e}"));

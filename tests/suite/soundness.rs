@@ -266,6 +266,7 @@ fn compact_refuses_short_buffers() {
                 CompactOptions {
                     strategy,
                     tuning: None,
+                    ..Default::default()
                 },
             )
             .map(|_| ())
@@ -394,6 +395,7 @@ fn compaction_of_empty_rows_writes_zero_counts() {
                     CompactOptions {
                         strategy,
                         tuning: None,
+                        ..Default::default()
                     },
                 )
                 .unwrap_or_else(|e| panic!("{strategy:?} {rejected:?}: {e}"));

@@ -308,6 +308,8 @@ fn raw_rows(
                         bench.client,
                         strategy == CompactStrategy::ScatterLookback,
                     ),
+                    // `reread=1`: the values written loaded again after the tile's rank.
+                    reread_values: case.param_or("reread", 0u32) == 1,
                 },
             )
         };
@@ -460,6 +462,7 @@ fn counted_rows(
             CompactOptions {
                 strategy: CompactStrategy::Scatter,
                 tuning: None,
+                ..Default::default()
             },
         )
         .expect("compaction");

@@ -190,14 +190,18 @@ fn raw_searches(
 
 /// `unique`'s run starts alone through the raw counted compaction (count and scan, the count
 /// read, the scatter into outputs of that size: what the Burn op does after its sort), at each
-/// tile of the case's `units=` / `epu=` / `vec=` sweep over the compaction's defaults (the
+/// tile of the case's `units=` / `epu=` / `vec=` / `reread=` sweep over the compaction's defaults (the
 /// defaults alone with `lookback=1`); none where the case names none of them. With
 /// `lookback=1`, also the single pass a Burn op could take instead ([`lookback_run_starts`]).
 /// The input is the sorted values, made on the host from `seen` (each value's count).
 fn raw_run_starts(case: &Case, bench: &Bench<'_>, seen: &[i64], want: &[f32]) -> Vec<Row> {
     use sieve::compact::{self, CompactOptions, CountedIo, Flags};
-    let tunings = case.tunings(&["units", "epu", "vec"], |s| {
-        crate::cumsum::scan_tuning_from(bench.client, false, |k| s.get(k))
+    // Each tile with whether the values written are loaded again after the rank (`reread=`).
+    let tunings = case.tunings(&["units", "epu", "vec", "reread"], |s| {
+        (
+            crate::cumsum::scan_tuning_from(bench.client, false, |k| s.get(k)),
+            s.get("reread") == Some(1),
+        )
     });
     let lookback = case.param_or("lookback", 0u32) == 1;
     if !lookback && tunings.iter().all(|(_, tuning)| tuning.is_none()) {
@@ -224,7 +228,8 @@ fn raw_run_starts(case: &Case, bench: &Bench<'_>, seen: &[i64], want: &[f32]) ->
                 &[[("stage", "run_starts_raw")].as_slice(), &params].concat(),
             );
             let options = CompactOptions {
-                tuning,
+                tuning: tuning.map(|(scan, _)| scan),
+                reread_values: tuning.is_some_and(|(_, reread)| reread),
                 ..Default::default()
             };
             let flags = Flags::RunStarts;
@@ -306,6 +311,7 @@ fn lookback_run_starts(
             CompactOptions {
                 strategy: CompactStrategy::ScatterLookback,
                 tuning: None,
+                ..Default::default()
             },
         )?;
         let bytes = client.read_one(counts.clone()).expect("read the count");

@@ -12,8 +12,8 @@ use cubecl::prelude::*;
 
 use super::Rejected;
 use super::tile::{
-    CompactConfig, TilePlacement, count_tile, load_flags, load_tile, load_values, scatter_tile,
-    write_slot,
+    CompactConfig, TilePlacement, count_tile, load_flags, load_tile, load_values, reload_values,
+    scatter_tile, write_slot,
 };
 use crate::common::grid::{linear_cube_index, linear_unit_index};
 use crate::common::lookback::{take_tile_number, tile_prefix};
@@ -115,6 +115,15 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
         config,
     );
     let total = scan_registers::<u32, N>(&mut ranks, &mut prefixes, blueprint);
+    reload_values::<E, N>(
+        values,
+        &mut held,
+        &ranks,
+        row_base,
+        tile_start,
+        row_vectors,
+        config,
+    );
     if !reads_total {
         row_total = total as usize;
     }
@@ -186,6 +195,15 @@ pub(crate) fn scatter_lookback_kernel<E: Numeric, M: Numeric, I: Numeric, N: Siz
         config,
     );
     let total = scan_registers::<u32, N>(&mut ranks, &mut prefixes, blueprint);
+    reload_values::<E, N>(
+        values,
+        &mut held,
+        &ranks,
+        row_base,
+        tile_start,
+        row_vectors,
+        config,
+    );
     // Rows are at most u32::MAX elements here: the status words pack 32-bit sums.
     let offset = tile_prefix::<u32>(
         status,

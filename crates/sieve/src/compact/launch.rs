@@ -63,7 +63,15 @@ pub fn compact(
         fill_zero(client, io.counts, problem.rows, io.index_dtype.elem_type());
         return Ok(strategy);
     }
-    let run = Run::new(client, &caps, flags, io, problem, tuning);
+    let run = Run::new(
+        client,
+        &caps,
+        flags,
+        io,
+        problem,
+        tuning,
+        options.reread_values,
+    );
     match strategy {
         CompactStrategy::Scatter => run.scatter(rejected)?,
         CompactStrategy::ScatterLookback => {
@@ -104,7 +112,15 @@ pub fn counted_tiles(
     let caps = DeviceCaps::of(client);
     let scratch = client.empty(64);
     let (compact_io, tuning) = counted_setup(client, &caps, flags, &io, len, options, &scratch)?;
-    let run = Run::new(client, &caps, flags, compact_io, problem_of(len), tuning);
+    let run = Run::new(
+        client,
+        &caps,
+        flags,
+        compact_io,
+        problem_of(len),
+        tuning,
+        options.reread_values,
+    );
     Ok(run.layout(tuning.max_vector_size).total_tiles)
 }
 
@@ -135,7 +151,15 @@ pub fn count_survivors(
         fill_zero(client, count, 1, io.index_dtype.elem_type());
         return Ok(());
     }
-    let run = Run::new(client, &caps, flags, compact_io, problem_of(len), tuning);
+    let run = Run::new(
+        client,
+        &caps,
+        flags,
+        compact_io,
+        problem_of(len),
+        tuning,
+        options.reread_values,
+    );
     run.check_workspace(&io)?;
     run.count_survivors(io.workspace)
 }
@@ -192,7 +216,15 @@ pub fn write_survivors(
     if len == 0 || total == 0 {
         return Ok(());
     }
-    let mut run = Run::new(client, &caps, flags, compact_io, problem_of(len), tuning);
+    let mut run = Run::new(
+        client,
+        &caps,
+        flags,
+        compact_io,
+        problem_of(len),
+        tuning,
+        options.reread_values,
+    );
     run.check_workspace(&io)?;
     run.out_len = total;
     run.write_survivors(io.workspace);
@@ -517,6 +549,8 @@ struct Run<'a> {
     threshold: InputScalar,
     rule: FlagRule,
     tuning: ScanTuning,
+    /// [`CompactOptions::reread_values`].
+    reread_values: bool,
     /// Elements each output binds: `rows * len`, or a counted compaction's total.
     out_len: usize,
     /// Units of the elementwise kernels on this device.
@@ -541,6 +575,7 @@ impl<'a> Run<'a> {
         io: CompactIo<'a>,
         problem: CompactProblem,
         tuning: ScanTuning,
+        reread_values: bool,
     ) -> Self {
         let (rule, threshold, mask, mask_storage) = match flags {
             Flags::Mask { mask, storage } => (
@@ -582,6 +617,7 @@ impl<'a> Run<'a> {
             threshold,
             rule,
             tuning,
+            reread_values,
             elementwise_units: caps.cube_units(ELEMENTWISE_UNITS),
             out_len: problem.rows * problem.len,
             caps,
@@ -617,6 +653,7 @@ impl<'a> Run<'a> {
             write_values: self.io.values_out.is_some(),
             write_indices: self.io.indices_out.is_some(),
             rejected,
+            hold_values: !self.reread_values,
             blueprint: self.tuning.blueprint(vector_size),
         }
     }

@@ -224,4 +224,10 @@ pub struct CompactOptions {
     pub strategy: CompactStrategy,
     /// Tile shape of the scatter strategies; `None`: [`ScanTuning::for_device`].
     pub tuning: Option<ScanTuning>,
+    /// The scatter strategies load a tile's values vectors again after ranking the tile, and
+    /// only those holding a survivor (every one where rejected elements are kept), instead of
+    /// holding every vector in registers through the rank's barriers: fewer registers a unit
+    /// there, for a second load of the vectors written. Off by default (not yet measured on
+    /// a GPU: bench key `reread=1`).
+    pub reread_values: bool,
 }

@@ -25,6 +25,9 @@ pub struct CompactConfig {
     /// Survivors' positions are written.
     pub write_indices: bool,
     pub rejected: Rejected,
+    /// The tile's values stay in registers from their load to their write; else
+    /// [`reload_values`] loads the vectors written again after the rank.
+    pub hold_values: bool,
     pub blueprint: TileBlueprint,
 }
 
@@ -132,10 +135,43 @@ pub fn load_tile<E: Numeric, M: Numeric, N: Size>(
         if index < row_vectors {
             let (v, vector_flags) =
                 load_vector::<E, M, N>(values, mask, threshold, row_base, index, config);
-            held[k as usize] = v;
+            if comptime!(config.hold_values) {
+                held[k as usize] = v;
+            }
             f = vector_flags;
         }
         ranks[k as usize] = f;
+    }
+}
+
+/// Where the tile's values were not held through its rank (`hold_values` off), loads again
+/// this unit's values vectors that [`scatter_tile`] writes: those holding a survivor, or every
+/// one where rejected elements are kept as themselves. `ranks` is the tile ranked by
+/// [`crate::scan::tile::scan_registers`] (each vector's inclusive ranks from its start, so its
+/// last element's rank is its survivors). The vectors left out are never read.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+pub fn reload_values<E: Numeric, N: Size>(
+    values: &[Vector<E, N>],
+    held: &mut Array<Vector<E, N>>,
+    ranks: &Array<Vector<u32, N>>,
+    row_base: usize,
+    tile_start: usize,
+    row_vectors: usize,
+    #[comptime] config: CompactConfig,
+) {
+    if comptime!(!config.hold_values && config.write_values) {
+        let blueprint = config.blueprint;
+        #[unroll]
+        for k in 0..blueprint.vectors_per_unit {
+            let index = tile_start + unit_vector_index(k, blueprint);
+            let r = ranks[k as usize];
+            let survivors = r.extract(r.vector_size().comptime() - 1);
+            let keep = comptime!(config.rejected == Rejected::Keep);
+            if index < row_vectors && (keep || survivors > 0u32) {
+                held[k as usize] = values[row_base + index];
+            }
+        }
     }
 }
 
