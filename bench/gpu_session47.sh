@@ -2,7 +2,8 @@
 # The forty-seventh session's calls (issues 15, 16, 17), written at the end of the
 # forty-sixth. `bench/results/<card>/47-*` hold what came back.
 #   one The top-k tests `45-one` cut (top-k's kernels unchanged since), three processes a
-#       runtime within TEST_LIMIT (220) s. Then why the compaction's scatter takes ~1.8x its
+#       runtime, and the compaction's tests (with `reread_values` both ways) three a runtime,
+#       memcheck and racecheck over four of them, within TEST_LIMIT (220) s. Then why the compaction's scatter takes ~1.8x its
 #       count pass on `unique`'s run starts (`44-pf`; not the offset read, `46-d`): the
 #       compaction tile swept on `unique` 2^28's run starts alone (`units=256/512` x
 #       `epu=8/16/32`, `stage=run_starts_raw` rows), beside them the single look-back pass
@@ -29,6 +30,15 @@ one)
     topk_ops::empty_tensors_work topk_ops::float_topk_every_dim_k_and_direction)
   LIMIT=${TEST_LIMIT:-220} deal cuda 3 topk- "${TOPK[@]}" small_devices::raw_topk_every_strategy_at_default_tunings
   LIMIT=${TEST_LIMIT:-220} deal vulkan 3 topk- "${TOPK[@]}"
+  # The compaction's tests run `reread_values` both ways (new since the last GPU run).
+  C="compact:: filter_ops:: sets:: split_ops:: props::filter_property props::split_property props::sets_property"
+  for rt in cuda vulkan; do LIMIT=${TEST_LIMIT:-220} split_suite $rt 3 "$C"; done
+  for tool in memcheck racecheck; do
+    timeout ${TEST_LIMIT:-220} compute-sanitizer --tool $tool --error-exitcode 9 .gpu/suite-cuda --exact \
+      compact::mask_compaction_matches_reference compact::run_start_flags_match_reference \
+      compact::every_length_across_tile_boundaries compact::counted_compaction_matches_reference \
+      > "$OUT/$tool-cuda-compact.txt" 2>&1 &
+  done
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   pack one
