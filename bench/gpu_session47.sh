@@ -41,6 +41,7 @@ one)
   done
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
+  for f in "$OUT"/*-compact.txt; do echo "== ${f##*/}"; summary "$f"; done
   pack one
   M=mask_select:268435456:f32:density=0.5,raw=scatter
   bench_rows cuda 150 --case unique:268435456:f32:distinct=1048576,units=256/512,epu=8/16/32,reread=0/1,lookback=1 \
