@@ -12,12 +12,11 @@ use cubecl::prelude::*;
 
 use super::Rejected;
 use super::tile::{
-    CompactConfig, TilePlacement, count_tile, load_flags, load_tile, load_values, reload_values,
-    scatter_tile, write_slot,
+    CompactConfig, TilePlacement, count_tile, load_flags, load_values, rank_tile, scatter_tile,
+    write_slot,
 };
 use crate::common::grid::{linear_cube_index, linear_unit_index};
 use crate::common::lookback::{take_tile_number, tile_prefix};
-use crate::scan::tile::scan_registers;
 
 /// Scatter, pass 1: the number of flagged elements of every tile, as `C` (u32, or i64 when
 /// a row's running count may pass u32: see `Run::tile_count_dtype`).
@@ -103,22 +102,13 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
     let mut held = Array::<Vector<E, N>>::new(vpu);
     let mut ranks = Array::<Vector<u32, N>>::new(vpu);
     let mut prefixes = Array::<u32>::new(vpu);
-    load_tile::<E, M, N>(
+    let total = rank_tile::<E, M, N>(
         values,
         mask,
         threshold.get::<E>(),
         &mut held,
         &mut ranks,
-        row_base,
-        tile_start,
-        row_vectors,
-        config,
-    );
-    let total = scan_registers::<u32, N>(&mut ranks, &mut prefixes, blueprint);
-    reload_values::<E, N>(
-        values,
-        &mut held,
-        &ranks,
+        &mut prefixes,
         row_base,
         tile_start,
         row_vectors,
@@ -183,22 +173,13 @@ pub(crate) fn scatter_lookback_kernel<E: Numeric, M: Numeric, I: Numeric, N: Siz
     let mut held = Array::<Vector<E, N>>::new(vpu);
     let mut ranks = Array::<Vector<u32, N>>::new(vpu);
     let mut prefixes = Array::<u32>::new(vpu);
-    load_tile::<E, M, N>(
+    let total = rank_tile::<E, M, N>(
         values,
         mask,
         threshold.get::<E>(),
         &mut held,
         &mut ranks,
-        row_base,
-        tile_start,
-        row_vectors,
-        config,
-    );
-    let total = scan_registers::<u32, N>(&mut ranks, &mut prefixes, blueprint);
-    reload_values::<E, N>(
-        values,
-        &mut held,
-        &ranks,
+        &mut prefixes,
         row_base,
         tile_start,
         row_vectors,

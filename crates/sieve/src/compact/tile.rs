@@ -7,7 +7,7 @@ use super::flags::{run_start_flags, vector_flags};
 use super::{FlagRule, Rejected};
 use crate::radix::keys::KeyKind;
 use crate::scan::TileBlueprint;
-use crate::scan::tile::{cube_total, unit_vector_index};
+use crate::scan::tile::{cube_total, scan_registers, unit_vector_index};
 
 /// Compile-time shape of a compaction kernel: only what changes control flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -26,7 +26,7 @@ pub struct CompactConfig {
     pub write_indices: bool,
     pub rejected: Rejected,
     /// The tile's values stay in registers from their load to their write; else
-    /// [`reload_values`] loads the vectors written again after the rank.
+    /// [`rank_tile`] loads the vectors written again after the rank.
     pub hold_values: bool,
     pub blueprint: TileBlueprint,
 }
@@ -110,13 +110,13 @@ fn load_vector<E: Numeric, M: Numeric, N: Size>(
     (v, f)
 }
 
-/// Loads this unit's vectors of a tile: values into `held` (when the config reads them) and
-/// flags into `ranks` (which [`crate::scan::tile::scan_registers`] then ranks in place; the
-/// scatter reads each flag back as a step of its vector's ranks, so no copy of the flags
-/// holds registers through the scan). Elements past the row's end get flag 0.
+/// Loads this unit's vectors of a tile: values into `held` (when the config reads and holds
+/// them) and flags into `ranks` (which [`crate::scan::tile::scan_registers`] then ranks in
+/// place; the scatter reads each flag back as a step of its vector's ranks, so no copy of the
+/// flags holds registers through the scan). Elements past the row's end get flag 0.
 #[cube]
 #[allow(clippy::too_many_arguments)]
-pub fn load_tile<E: Numeric, M: Numeric, N: Size>(
+fn load_tile<E: Numeric, M: Numeric, N: Size>(
     values: &[Vector<E, N>],
     mask: &[Vector<M, N>],
     threshold: E,
@@ -144,24 +144,44 @@ pub fn load_tile<E: Numeric, M: Numeric, N: Size>(
     }
 }
 
-/// Where the tile's values were not held through its rank (`hold_values` off), loads again
-/// this unit's values vectors that [`scatter_tile`] writes: those holding a survivor, or every
-/// one where rejected elements are kept as themselves. `ranks` is the tile ranked by
-/// [`crate::scan::tile::scan_registers`] (each vector's inclusive ranks from its start, so its
-/// last element's rank is its survivors). The vectors left out are never read.
+/// Loads and ranks this unit's part of a tile for a scatter: its flags into `ranks`, ranked
+/// across the cube by [`crate::scan::tile::scan_registers`] (with `prefixes`), and the values
+/// it writes into `held`. Returns the tile's survivors. Every unit must call it: the rank is
+/// cube-wide.
+///
+/// With `hold_values` the values stay in `held` from their load on. Without, only the ranks
+/// are kept through the rank, and the values vectors [`scatter_tile`] writes are loaded again
+/// after it: those holding a survivor (a vector's last inclusive rank is its survivors), or
+/// every one where rejected elements are kept as themselves. The vectors left out are never
+/// read.
 #[cube]
 #[allow(clippy::too_many_arguments)]
-pub fn reload_values<E: Numeric, N: Size>(
+pub fn rank_tile<E: Numeric, M: Numeric, N: Size>(
     values: &[Vector<E, N>],
+    mask: &[Vector<M, N>],
+    threshold: E,
     held: &mut Array<Vector<E, N>>,
-    ranks: &Array<Vector<u32, N>>,
+    ranks: &mut Array<Vector<u32, N>>,
+    prefixes: &mut Array<u32>,
     row_base: usize,
     tile_start: usize,
     row_vectors: usize,
     #[comptime] config: CompactConfig,
-) {
+) -> u32 {
+    let blueprint = config.blueprint;
+    load_tile::<E, M, N>(
+        values,
+        mask,
+        threshold,
+        held,
+        ranks,
+        row_base,
+        tile_start,
+        row_vectors,
+        config,
+    );
+    let total = scan_registers::<u32, N>(ranks, prefixes, blueprint);
     if comptime!(!config.hold_values && config.write_values) {
-        let blueprint = config.blueprint;
         #[unroll]
         for k in 0..blueprint.vectors_per_unit {
             let index = tile_start + unit_vector_index(k, blueprint);
@@ -173,6 +193,7 @@ pub fn reload_values<E: Numeric, N: Size>(
             }
         }
     }
+    total
 }
 
 /// The number of flagged elements of a tile (every unit gets it).
