@@ -111,17 +111,8 @@ pub fn counted_tiles(
 ) -> Result<usize, SieveError> {
     let caps = DeviceCaps::of(client);
     let scratch = client.empty(64);
-    let (compact_io, tuning) = counted_setup(client, &caps, flags, &io, len, options, &scratch)?;
-    let run = Run::new(
-        client,
-        &caps,
-        flags,
-        compact_io,
-        problem_of(len),
-        tuning,
-        options.reread_values,
-    );
-    Ok(run.layout(tuning.max_vector_size).total_tiles)
+    let run = counted_run(client, &caps, flags, &io, len, options, &scratch)?;
+    Ok(run.layout(run.tuning.max_vector_size).total_tiles)
 }
 
 /// Step one of a compaction of one row into outputs of exactly its survivors: the survivor
@@ -146,20 +137,11 @@ pub fn count_survivors(
     options: CompactOptions,
 ) -> Result<(), SieveError> {
     let caps = DeviceCaps::of(client);
-    let (compact_io, tuning) = counted_setup(client, &caps, flags, &io, len, options, count)?;
+    let run = counted_run(client, &caps, flags, &io, len, options, count)?;
     if len == 0 {
         fill_zero(client, count, 1, io.index_dtype.elem_type());
         return Ok(());
     }
-    let run = Run::new(
-        client,
-        &caps,
-        flags,
-        compact_io,
-        problem_of(len),
-        tuning,
-        options.reread_values,
-    );
     run.check_workspace(&io)?;
     run.count_survivors(io.workspace)
 }
@@ -208,23 +190,13 @@ pub fn write_survivors(
     }
     let caps = DeviceCaps::of(client);
     let scratch = client.empty(64);
-    let (mut compact_io, tuning) =
-        counted_setup(client, &caps, flags, &io, len, options, &scratch)?;
-    compact_io.values_out = values_out;
-    compact_io.indices_out = indices_out;
-    check_buffers(client, &flags, &compact_io, problem_of(len), total)?;
+    let mut run = counted_run(client, &caps, flags, &io, len, options, &scratch)?;
+    run.io.values_out = values_out;
+    run.io.indices_out = indices_out;
+    check_buffers(client, &flags, &run.io, problem_of(len), total)?;
     if len == 0 || total == 0 {
         return Ok(());
     }
-    let mut run = Run::new(
-        client,
-        &caps,
-        flags,
-        compact_io,
-        problem_of(len),
-        tuning,
-        options.reread_values,
-    );
     run.check_workspace(&io)?;
     run.out_len = total;
     run.write_survivors(io.workspace);
@@ -235,19 +207,19 @@ fn problem_of(len: usize) -> CompactProblem {
     CompactProblem { rows: 1, len }
 }
 
-/// The checks both steps of a counted compaction make (as [`compact`]'s), and the
-/// [`CompactIo`] and tuning they share: `count` stands in for the outputs too (only their
-/// presence picks the tiles; step two puts its own in).
+/// The checks both steps of a counted compaction make (as [`compact`]'s), and the run they
+/// share (its [`CompactIo`], tuning and options): `count` stands in for the outputs too (only
+/// their presence picks the tiles; step two puts its own in).
 #[allow(clippy::too_many_arguments)]
-fn counted_setup<'a>(
-    client: &Client,
-    caps: &DeviceCaps,
+fn counted_run<'a>(
+    client: &'a Client,
+    caps: &'a DeviceCaps,
     flags: Flags<'a>,
     io: &CountedIo<'a>,
     len: usize,
     options: CompactOptions,
     count: &'a Handle,
-) -> Result<(CompactIo<'a>, ScanTuning), SieveError> {
+) -> Result<Run<'a>, SieveError> {
     let compact_io = CompactIo {
         values: io.values,
         value_dtype: io.value_dtype,
@@ -275,7 +247,15 @@ fn counted_setup<'a>(
     check_extent(client, caps, "len", len)?;
     check_buffers(client, &flags, &compact_io, problem, 0)?;
     BufferRules::of(client).check_dtype("count", count, 1, io.index_dtype)?;
-    Ok((compact_io, tuning))
+    Ok(Run::new(
+        client,
+        caps,
+        flags,
+        compact_io,
+        problem,
+        tuning,
+        options.reread_values,
+    ))
 }
 
 /// The comparison the kernels run for `value <rule> threshold` on values of `dtype`, with the
