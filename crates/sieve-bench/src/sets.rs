@@ -190,10 +190,11 @@ fn raw_searches(
 
 /// `unique`'s run starts alone through the raw counted compaction (count and scan, the count
 /// read, the scatter into outputs of that size: what the Burn op does after its sort), at each
-/// tile of the case's `units=` / `epu=` / `vec=` / `reread=` sweep over the compaction's defaults (the
-/// defaults alone with `lookback=1`); none where the case names none of them. With
-/// `lookback=1`, also the single pass a Burn op could take instead ([`lookback_run_starts`]).
-/// The input is the sorted values, made on the host from `seen` (each value's count).
+/// tile of the case's `units=` / `epu=` / `vec=` / `reread=` sweep over the compaction's
+/// defaults (the defaults alone with `lookback=1`); none where the case names none of them.
+/// With `lookback=1`, also the single pass a Burn op could take instead
+/// ([`lookback_run_starts`]). The input is the sorted values, made on the host from `seen`
+/// (each value's count).
 fn raw_run_starts(case: &Case, bench: &Bench<'_>, seen: &[i64], want: &[f32]) -> Vec<Row> {
     use sieve::compact::{self, CompactOptions, CountedIo, Flags};
     // Each tile with whether the values written are loaded again after the rank (`reread=`).
