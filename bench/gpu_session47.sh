@@ -10,13 +10,18 @@
 #       into outputs of n elements and the count read (`lookback=1`: what `unique` could do
 #       through CUDA instead of the counted form), each tile also with the values written
 #       loaded again after the rank instead of held through it (`reread=1`, `26b2c34`), and
-#       on mask_select 2^28 d = 0.5 through
+#       on mask_select 2^28 d = 0.5 (and d = 0.01 with and without `reread`: the values of
+#       vectors without a survivor never loaded) through
 #       the raw scatter (one case a tile: the filter bench takes one value a key); then Nsight
 #       Compute over `unique` 2^27's count and scatter kernels (registers, occupancy, stalls).
 #   v   Issue 16's compaction rows through both runtimes in one call: mask_select 2^28 at
 #       d = 0.5 and 0.01, argwhere 2^28, the Burn ops and the raw scatter, copy.
+#   m   The marks issues 15 and 17 read against torch in one call, on whichever card comes:
+#       the pair sorts, sort i32 and sort_with_indices 2^24; `unique` 2^28 with its two stages
+#       timed alone (`stages=1`: the keys-only sort and the run starts); torch's sort and set
+#       rows.
 # F_DIR: suites and benches at main's head (suite-{cuda,vulkan}.xz, sieve-bench-{cuda,vulkan}.xz).
-# usage: F_DIR=<dir> bash bench/gpu_session47.sh one|v   (carry F_DIR and ".gl")
+# usage: F_DIR=<dir> bash bench/gpu_session47.sh one|v|m   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
@@ -43,9 +48,10 @@ one)
   echo "== tests done at ${SECONDS}s"; suite_summary
   for f in "$OUT"/*-compact.txt; do echo "== ${f##*/}"; summary "$f"; done
   pack one
-  M=mask_select:268435456:f32:density=0.5,raw=scatter
+  M=mask_select:268435456:f32:density=0.5,raw=scatter S=mask_select:268435456:f32:density=0.01,raw=scatter
   bench_rows cuda 150 --case unique:268435456:f32:distinct=1048576,units=256/512,epu=8/16/32,reread=0/1,lookback=1 \
-    --case $M --case $M,reread=1 --case $M,epu=32 --case $M,epu=8 --case $M,units=256
+    --case $M --case $M,reread=1 --case $M,epu=32 --case $M,epu=8 --case $M,units=256 \
+    --case $S --case $S,reread=1
   pack one
   timeout 90 ncu --kernel-name regex:'count_tiles|scatter_tiles' --launch-skip 2 --launch-count 2 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
@@ -63,5 +69,14 @@ v)
   VK_BENCH=.gpu/sieve-bench-vulkan bench_rows vulkan 150 $R
   pack v
   ;;
-*) echo "usage: $0 one|v"; exit 2 ;;
+m)
+  bench_rows cuda 150 --case sort_with_indices:268435456:f32:raw=none \
+    --case argsort:268435456:f32:raw=none --case sort:268435456:i32:raw=none \
+    --case sort_with_indices:16777216:f32:raw=none \
+    --case unique:268435456:f32:distinct=1048576,raw=none,stages=1
+  pack m
+  torch_rows sort,sets "sort|argsort|unique" 70
+  pack m
+  ;;
+*) echo "usage: $0 one|v|m"; exit 2 ;;
 esac
