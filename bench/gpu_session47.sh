@@ -20,6 +20,12 @@
 #       the pair sorts, sort i32 and sort_with_indices 2^24; `unique` 2^28 with its two stages
 #       timed alone (`stages=1`: the keys-only sort and the run starts); torch's sort and set
 #       rows.
+# What ran (H100, `bench/results/h100/47-*`): `one` (`47-one`; its bench was cut at 150 s
+# before printing: the 12-tile `unique` sweep with checks takes longer); then, inline on the
+# warm machine with F_DIR=.gpu57b (the two benches), the mask_select `reread` rows and `m`
+# (`47-rr`: `m` run as a nested script, whose `begin` cleared the staging folder, so only its
+# output tail came back), `unique`'s look-back row (`47-lb`), Nsight over mask_select's scatter
+# (`47-ncu`) and the run-start tile sweep (`47-sw`). `v` did not run.
 # F_DIR: suites and benches at main's head (suite-{cuda,vulkan}.xz, sieve-bench-{cuda,vulkan}.xz).
 # usage: F_DIR=<dir> bash bench/gpu_session47.sh one|v|m   (carry F_DIR and ".gl")
 set -uo pipefail
