@@ -16,6 +16,8 @@
 #       Compute over `unique` 2^27's count and scatter kernels (registers, occupancy, stalls).
 #   v   Issue 16's compaction rows through both runtimes in one call: mask_select 2^28 at
 #       d = 0.5 and 0.01, argwhere 2^28, the Burn ops and the raw scatter, copy.
+#   t   (written after the calls) The six compaction-family tests `47-one`'s CUDA process
+#       did not reach, one process each through CUDA within TEST_LIMIT (200) s.
 #   m   The marks issues 15 and 17 read against torch in one call, on whichever card comes:
 #       the pair sorts, sort i32 and sort_with_indices 2^24; `unique` 2^28 with its two stages
 #       timed alone (`stages=1`: the keys-only sort and the run starts); torch's sort and set
@@ -27,7 +29,7 @@
 # output tail came back), `unique`'s look-back row (`47-lb`), Nsight over mask_select's scatter
 # (`47-ncu`) and the run-start tile sweep (`47-sw`). `v` did not run.
 # F_DIR: suites and benches at main's head (suite-{cuda,vulkan}.xz, sieve-bench-{cuda,vulkan}.xz).
-# usage: F_DIR=<dir> bash bench/gpu_session47.sh one|v|m   (carry F_DIR and ".gl")
+# usage: F_DIR=<dir> bash bench/gpu_session47.sh one|t|v|m   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
@@ -75,6 +77,17 @@ v)
   VK_BENCH=.gpu/sieve-bench-vulkan bench_rows vulkan 150 $R
   pack v
   ;;
+t)
+  for t in sets::kthvalue_and_median_match_the_reference \
+      sets::order_statistics_gradients_go_to_the_chosen_element \
+      sets::searchsorted_tunings_match_the_reference split_ops::bad_bit_is_named \
+      split_ops::int_partition_of_views split_ops::stable_partition_every_dim_and_density; do
+    SIEVE_PROP_CASES=100 timeout ${TEST_LIMIT:-200} .gpu/suite-cuda --exact $t \
+      > "$OUT/tests-cuda-${t//::/-}.txt" 2>&1 &
+  done
+  wait; suite_summary
+  pack t
+  ;;
 m)
   bench_rows cuda 150 --case sort_with_indices:268435456:f32:raw=none \
     --case argsort:268435456:f32:raw=none --case sort:268435456:i32:raw=none \
@@ -84,5 +97,5 @@ m)
   torch_rows sort,sets "sort|argsort|unique" 70
   pack m
   ;;
-*) echo "usage: $0 one|v|m"; exit 2 ;;
+*) echo "usage: $0 one|t|v|m"; exit 2 ;;
 esac
