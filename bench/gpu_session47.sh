@@ -18,6 +18,15 @@
 #       d = 0.5 and 0.01, argwhere 2^28, the Burn ops and the raw scatter, copy.
 #   t   (written after the calls) The six compaction-family tests `47-one`'s CUDA process
 #       did not reach, one process each through CUDA within TEST_LIMIT (200) s.
+#   fwt (written after the calls, for the next session) Branch `flag-words` (`60418ac`: the
+#       count pass leaves each unit's flags as a word, the scatter reads them and loads only
+#       the values it writes) through its suites (F_DIR: suite-cuda.xz, suite-vulkan.xz
+#       built at the branch): the compaction's modules three processes a runtime, memcheck
+#       and racecheck over four compaction tests, within TEST_LIMIT (220) s.
+#   fw  (likewise) Its bench against main's, alternating processes (CUDA; F_DIR:
+#       sieve-bench-cuda.xz at main, sieve-bench-cuda-words.xz at the branch, 55 s a
+#       process): `unique` 2^28 and its run starts alone, mask_select 2^28 d = 0.5 and 0.01
+#       and argwhere 2^28 d = 0.01 through the raw scatter and the raw counted form.
 #   m   The marks issues 15 and 17 read against torch in one call, on whichever card comes:
 #       the pair sorts, sort i32 and sort_with_indices 2^24; `unique` 2^28 with its two stages
 #       timed alone (`stages=1`: the keys-only sort and the run starts); torch's sort and set
@@ -29,7 +38,7 @@
 # output tail came back), `unique`'s look-back row (`47-lb`), Nsight over mask_select's scatter
 # (`47-ncu`) and the run-start tile sweep (`47-sw`). `v` did not run.
 # F_DIR: suites and benches at main's head (suite-{cuda,vulkan}.xz, sieve-bench-{cuda,vulkan}.xz).
-# usage: F_DIR=<dir> bash bench/gpu_session47.sh one|t|v|m   (carry F_DIR and ".gl")
+# usage: F_DIR=<dir> bash bench/gpu_session47.sh one|t|fwt|fw|v|m   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
@@ -88,6 +97,29 @@ t)
   wait; suite_summary
   pack t
   ;;
+fwt)
+  export SIEVE_PROP_CASES=100
+  C="compact:: filter_ops:: sets:: split_ops:: props::filter_property props::split_property props::sets_property"
+  for rt in cuda vulkan; do LIMIT=${TEST_LIMIT:-220} split_suite $rt 3 "$C"; done
+  for tool in memcheck racecheck; do
+    timeout ${TEST_LIMIT:-220} compute-sanitizer --tool $tool --error-exitcode 9 .gpu/suite-cuda --exact \
+      compact::mask_compaction_matches_reference compact::run_start_flags_match_reference \
+      compact::every_length_across_tile_boundaries compact::counted_compaction_matches_reference \
+      > "$OUT/$tool-cuda-compact.txt" 2>&1 &
+  done
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  for f in "$OUT"/*-compact.txt; do echo "== ${f##*/}"; summary "$f"; done
+  pack fwt
+  ;;
+fw)
+  R="--case unique:268435456:f32:distinct=1048576,units=512"
+  for d in 0.5 0.01; do R="$R --case mask_select:268435456:f32:density=$d,raw=scatter"; done
+  R="$R --case argwhere:268435456:bool:density=0.01,raw=scatter"
+  AB_RUNTIMES=cuda AB_LIMIT=55 ab_benches words .gpu .gpu "$R" fw ab-
+  ab_summary ab- "unique|mask_select|argwhere|copy"
+  pack fw
+  ;;
 m)
   bench_rows cuda 150 --case sort_with_indices:268435456:f32:raw=none \
     --case argsort:268435456:f32:raw=none --case sort:268435456:i32:raw=none \
@@ -97,5 +129,5 @@ m)
   torch_rows sort,sets "sort|argsort|unique" 70
   pack m
   ;;
-*) echo "usage: $0 one|t|v|m"; exit 2 ;;
+*) echo "usage: $0 one|t|fwt|fw|v|m"; exit 2 ;;
 esac
