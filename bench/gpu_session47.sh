@@ -18,13 +18,13 @@
 #       d = 0.5 and 0.01, argwhere 2^28, the Burn ops and the raw scatter, copy.
 #   t   (written after the calls) The six compaction-family tests `47-one`'s CUDA process
 #       did not reach, one process each through CUDA within TEST_LIMIT (200) s.
-#   fwt (written after the calls, for the next session) Branch `flag-words` (`60418ac`: the
+#   fwt (written after the calls, for the next session) `bench/flag_words/flag-words.patch` (the
 #       count pass leaves each unit's flags as a word, the scatter reads them and loads only
 #       the values it writes) through its suites (F_DIR: suite-cuda.xz, suite-vulkan.xz
-#       built at the branch): the compaction's modules three processes a runtime, memcheck
+#       built with the patch): the compaction's modules three processes a runtime, memcheck
 #       and racecheck over four compaction tests, within TEST_LIMIT (220) s.
 #   fw  (likewise) Its bench against main's, alternating processes (CUDA; F_DIR:
-#       sieve-bench-cuda.xz at main, sieve-bench-cuda-words.xz at the branch, 55 s a
+#       sieve-bench-cuda.xz at main, sieve-bench-cuda-words.xz with the patch, 55 s a
 #       process): `unique` 2^28 and its run starts alone, mask_select 2^28 d = 0.5 and 0.01
 #       and argwhere 2^28 d = 0.01 through the raw scatter and the raw counted form.
 #   m   The marks issues 15 and 17 read against torch in one call, on whichever card comes:
