@@ -43,16 +43,10 @@ set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
 begin
-case "$1" in
-one)
-  export SIEVE_PROP_CASES=100
-  TOPK=(topk::auto_rule_and_names
-    topk::deterministic_and_one_output_only topk::index_dtypes topk::many_short_rows
-    topk::random_floats_no_ties topk_ops::default_tuning_at_every_short_row_length
-    topk_ops::empty_tensors_work topk_ops::float_topk_every_dim_k_and_direction)
-  LIMIT=${TEST_LIMIT:-220} deal cuda 3 topk- "${TOPK[@]}" small_devices::raw_topk_every_strategy_at_default_tunings
-  LIMIT=${TEST_LIMIT:-220} deal vulkan 3 topk- "${TOPK[@]}"
-  # The compaction's tests run `reread_values` both ways (new since the last GPU run).
+# compaction_tests: the compaction's modules, three processes a runtime, beside memcheck and
+# racecheck over four compaction tests, within TEST_LIMIT (220) s (with anything started
+# before it, which it waits for); prints every log's result lines.
+compaction_tests() {
   C="compact:: filter_ops:: sets:: split_ops:: props::filter_property props::split_property props::sets_property"
   for rt in cuda vulkan; do LIMIT=${TEST_LIMIT:-220} split_suite $rt 3 "$C"; done
   for tool in memcheck racecheck; do
@@ -64,6 +58,18 @@ one)
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
   for f in "$OUT"/*-compact.txt; do echo "== ${f##*/}"; summary "$f"; done
+}
+case "$1" in
+one)
+  export SIEVE_PROP_CASES=100
+  TOPK=(topk::auto_rule_and_names
+    topk::deterministic_and_one_output_only topk::index_dtypes topk::many_short_rows
+    topk::random_floats_no_ties topk_ops::default_tuning_at_every_short_row_length
+    topk_ops::empty_tensors_work topk_ops::float_topk_every_dim_k_and_direction)
+  LIMIT=${TEST_LIMIT:-220} deal cuda 3 topk- "${TOPK[@]}" small_devices::raw_topk_every_strategy_at_default_tunings
+  LIMIT=${TEST_LIMIT:-220} deal vulkan 3 topk- "${TOPK[@]}"
+  # The compaction's tests run `reread_values` both ways (new since the last GPU run).
+  compaction_tests
   pack one
   M=mask_select:268435456:f32:density=0.5,raw=scatter S=mask_select:268435456:f32:density=0.01,raw=scatter
   bench_rows cuda 150 --case unique:268435456:f32:distinct=1048576,units=256/512,epu=8/16/32,reread=0/1,lookback=1 \
@@ -99,17 +105,7 @@ t)
   ;;
 fwt)
   export SIEVE_PROP_CASES=100
-  C="compact:: filter_ops:: sets:: split_ops:: props::filter_property props::split_property props::sets_property"
-  for rt in cuda vulkan; do LIMIT=${TEST_LIMIT:-220} split_suite $rt 3 "$C"; done
-  for tool in memcheck racecheck; do
-    timeout ${TEST_LIMIT:-220} compute-sanitizer --tool $tool --error-exitcode 9 .gpu/suite-cuda --exact \
-      compact::mask_compaction_matches_reference compact::run_start_flags_match_reference \
-      compact::every_length_across_tile_boundaries compact::counted_compaction_matches_reference \
-      > "$OUT/$tool-cuda-compact.txt" 2>&1 &
-  done
-  wait
-  echo "== tests done at ${SECONDS}s"; suite_summary
-  for f in "$OUT"/*-compact.txt; do echo "== ${f##*/}"; summary "$f"; done
+  compaction_tests
   pack fwt
   ;;
 fw)
