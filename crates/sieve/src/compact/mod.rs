@@ -227,7 +227,8 @@ pub struct CompactOptions {
     /// The scatter strategies load a tile's values vectors again after ranking the tile, and
     /// only those holding a survivor (every one where rejected elements are kept), instead of
     /// holding every vector in registers through the rank's barriers: fewer registers a unit
-    /// there, for a second load of the vectors written. Off by default (not yet measured on
-    /// a GPU: bench key `reread=1`).
+    /// there, for a second load of the vectors written. Off by default: on an H100 it made
+    /// the raw scatter of mask_select 2^28 3% faster at density 0.01 and 11% slower at 0.5
+    /// (bench key `reread=1`).
     pub reread_values: bool,
 }
