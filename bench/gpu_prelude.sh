@@ -1,7 +1,7 @@
 # Sourced by the bench/gpu_session*.sh scripts on the GPU machine: unpacks the Vulkan loader
 # (.gl/) and the xz-compressed binaries (.gpu/, F_DIR's copied in where F_DIR is set), points the loader at NVIDIA's driver, and
 # defines `summary FILE` (a test or sanitizer log's result lines), `limit` (LIMIT, 450 s), `sanitize`,
-# `tests_and_sanitizers`, `split_suite`, `deal`, `ab_summary`, `each_test`, `sanitize_exact`, `stage_out`/`pack`, `sort_rows`, `begin` (a script's start) and
+# `tests_and_sanitizers`, `compaction_tests`, `split_suite`, `deal`, `ab_summary`, `each_test`, `sanitize_exact`, `stage_out`/`pack`, `sort_rows`, `begin` (a script's start) and
 # `topk_cube_sweep_vulkan` (below).
 # With F_DIR set, its binaries (*.xz) are copied into .gpu/ first.
 if [ -n "${F_DIR:-}" ]; then mkdir -p .gpu && cp "$F_DIR"/*.xz .gpu/; fi
@@ -191,4 +191,20 @@ begin() {
   rm -rf /tmp/o
   stage_out
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/card.txt" 2>&1
+}
+# compaction_tests: the compaction's modules, CT_GROUPS (3) processes a runtime, beside memcheck and
+# racecheck over four compaction tests, within TEST_LIMIT (220) s (with anything started
+# before it, which it waits for); prints every log's result lines.
+compaction_tests() {
+  C="compact:: filter_ops:: sets:: split_ops:: props::filter_property props::split_property props::sets_property"
+  for rt in cuda vulkan; do LIMIT=${TEST_LIMIT:-220} split_suite $rt ${CT_GROUPS:-3} "$C"; done
+  for tool in memcheck racecheck; do
+    timeout ${TEST_LIMIT:-220} compute-sanitizer --tool $tool --error-exitcode 9 .gpu/suite-cuda --exact \
+      compact::mask_compaction_matches_reference compact::run_start_flags_match_reference \
+      compact::every_length_across_tile_boundaries compact::counted_compaction_matches_reference \
+      > "$OUT/$tool-cuda-compact.txt" 2>&1 &
+  done
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  for f in "$OUT"/*-compact.txt; do echo "== ${f##*/}"; summary "$f"; done
 }

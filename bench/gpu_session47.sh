@@ -43,22 +43,6 @@ set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
 begin
-# compaction_tests: the compaction's modules, three processes a runtime, beside memcheck and
-# racecheck over four compaction tests, within TEST_LIMIT (220) s (with anything started
-# before it, which it waits for); prints every log's result lines.
-compaction_tests() {
-  C="compact:: filter_ops:: sets:: split_ops:: props::filter_property props::split_property props::sets_property"
-  for rt in cuda vulkan; do LIMIT=${TEST_LIMIT:-220} split_suite $rt 3 "$C"; done
-  for tool in memcheck racecheck; do
-    timeout ${TEST_LIMIT:-220} compute-sanitizer --tool $tool --error-exitcode 9 .gpu/suite-cuda --exact \
-      compact::mask_compaction_matches_reference compact::run_start_flags_match_reference \
-      compact::every_length_across_tile_boundaries compact::counted_compaction_matches_reference \
-      > "$OUT/$tool-cuda-compact.txt" 2>&1 &
-  done
-  wait
-  echo "== tests done at ${SECONDS}s"; suite_summary
-  for f in "$OUT"/*-compact.txt; do echo "== ${f##*/}"; summary "$f"; done
-}
 case "$1" in
 one)
   export SIEVE_PROP_CASES=100

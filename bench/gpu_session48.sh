@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The forty-eighth session's calls (issues 15, 17): `bench/flag_words/flag-words.patch` on the
+# GPU. `bench/results/<card>/48-*` hold what came back.
+#   wt  The patch's suites (F_DIR: suite-cuda.xz, suite-vulkan.xz built with it): the
+#       compaction's modules, five processes a runtime, memcheck and racecheck over four
+#       compaction tests, within TEST_LIMIT (300) s. The five give the CUDA processes time
+#       to finish (`47-one`'s three a runtime cut six tests at 220 s).
+#   ab  Its bench against main's, alternating processes (CUDA; F_DIR: sieve-bench-cuda.xz at
+#       main, sieve-bench-cuda-words.xz with the patch, 55 s a process): `unique` 2^28 and its
+#       run starts alone, mask_select 2^28 d = 0.5 and 0.01 and argwhere 2^28 d = 0.01
+#       through the raw scatter and the raw counted form (`gpu_session47.sh fw`'s rows); then
+#       Nsight Compute over the patched `unique` 2^27's count and scatter kernels (as `47-one`).
+#   ks  Why f32 keys sort slower than i32 keys (`unique`'s keys-only sort 6.276 against i32's
+#       5.908, `47-rr`): Nsight Compute over one sort's counting pass and four onesweep passes
+#       at 2^26, for i32 keys, random f32 keys and `unique`'s keys (integers 0..2^20 as f32):
+#       registers, occupancy, instructions issued, DRAM (F_DIR: sieve-bench-cuda.xz).
+# usage: F_DIR=<dir> bash bench/gpu_session48.sh wt|ab|ks   (carry F_DIR and ".gl")
+set -uo pipefail
+: "${F_DIR:?}"
+source "$(dirname "$0")/gpu_prelude.sh"
+begin
+case "$1" in
+wt)
+  export SIEVE_PROP_CASES=100
+  CT_GROUPS=5 TEST_LIMIT=${TEST_LIMIT:-300} compaction_tests
+  pack wt
+  ;;
+ab)
+  R="--case unique:268435456:f32:distinct=1048576,units=512"
+  for d in 0.5 0.01; do R="$R --case mask_select:268435456:f32:density=$d,raw=scatter"; done
+  R="$R --case argwhere:268435456:bool:density=0.01,raw=scatter"
+  AB_RUNTIMES=cuda AB_LIMIT=55 ab_benches words .gpu .gpu "$R" ab ab-
+  ab_summary ab- "unique|mask_select|argwhere|copy"
+  pack ab
+  timeout 90 ncu --kernel-name regex:'count_tiles|scatter_tiles' --launch-skip 2 --launch-count 2 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section MemoryWorkloadAnalysis --section SchedulerStats \
+    .gpu/sieve-bench-cuda-words --no-burn --runs 10 --sample-ms 30 \
+    --case unique:134217728:f32:distinct=1048576 > "$OUT/ncu-unique-words.txt" 2>&1
+  echo "== ncu rc=$? at ${SECONDS}s"
+  grep -E "^  [a-z_]+kernel|^\s+(Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per Thread|Theoretical Occupancy|Issued Warp)" "$OUT/ncu-unique-words.txt" | cut -c1-160
+  pack ab
+  ;;
+ks)
+  for k in i32:raw=onesweep f32:raw=onesweep f32:distinct=1048576,raw=onesweep; do
+    f="$OUT/ncu-sort-${k//[:=,]/-}.txt"
+    timeout 100 ncu --kernel-name regex:'digit_counts|onesweep' --launch-count 5 \
+      --section SpeedOfLight --section Occupancy --section LaunchStats --section InstructionStats \
+      --section WarpStateStats --section MemoryWorkloadAnalysis \
+      .gpu/sieve-bench-cuda --no-burn --runs 1 --sample-ms 3 --case sort:67108864:$k > "$f" 2>&1
+    echo "== ncu $k rc=$? at ${SECONDS}s"
+    grep -E "^  [a-z_]+kernel|^\s+(Duration|DRAM Throughput|Achieved Occupancy|Registers Per Thread|Executed Instructions  |Issued Warp|Block Size)" "$f" | cut -c1-120
+    pack ks
+  done
+  ;;
+*) echo "usage: $0 wt|ab|ks"; exit 2 ;;
+esac
