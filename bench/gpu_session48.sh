@@ -10,11 +10,15 @@
 #       run starts alone, mask_select 2^28 d = 0.5 and 0.01 and argwhere 2^28 d = 0.01
 #       through the raw scatter and the raw counted form (`gpu_session47.sh fw`'s rows); then
 #       Nsight Compute over the patched `unique` 2^27's count and scatter kernels (as `47-one`).
+#   nm  Why the words lose on masks (`48-ab`: mask_select 2^28 raw scatter d = 0.5 0.758 ->
+#       1.005 ms, d = 0.01 0.600 -> 0.755, argwhere 0.425 -> 0.472): Nsight Compute over the
+#       count and scatter kernels of mask_select 2^27 (d = 0.5, 0.01) and argwhere 2^27
+#       (d = 0.01), main's bench and the patched one (F_DIR: both benches, as `ab`).
 #   ks  Why f32 keys sort slower than i32 keys (`unique`'s keys-only sort 6.276 against i32's
 #       5.908, `47-rr`): Nsight Compute over one sort's counting pass and four onesweep passes
 #       at 2^26, for i32 keys, random f32 keys and `unique`'s keys (integers 0..2^20 as f32):
 #       registers, occupancy, instructions issued, DRAM (F_DIR: sieve-bench-cuda.xz).
-# usage: F_DIR=<dir> bash bench/gpu_session48.sh wt|ab|ks   (carry F_DIR and ".gl")
+# usage: F_DIR=<dir> bash bench/gpu_session48.sh wt|ab|nm|ks   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
@@ -41,17 +45,32 @@ ab)
   grep -E "^  [a-z_]+kernel|^\s+(Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per Thread|Theoretical Occupancy|Issued Warp)" "$OUT/ncu-unique-words.txt" | cut -c1-160
   pack ab
   ;;
+nm)
+  for b in cuda cuda-words; do
+    for c in mask_select:134217728:f32:density=0.5 mask_select:134217728:f32:density=0.01 \
+        argwhere:134217728:bool:density=0.01; do
+      f="$OUT/ncu-$b-${c//[:=,]/-}.txt"
+      timeout 60 ncu --kernel-name regex:'count_tiles|scatter_tiles' --launch-count 2 \
+        --section SpeedOfLight --section Occupancy --section LaunchStats \
+        --section WarpStateStats --section MemoryWorkloadAnalysis \
+        .gpu/sieve-bench-$b --no-burn --runs 10 --sample-ms 3 --case $c,raw=scatter,strategy=scatter > "$f" 2>&1
+      echo "== ncu $b $c rc=$? at ${SECONDS}s"
+      grep -E "^  [a-z_]+kernel|^\s+(Duration|DRAM Throughput|Achieved Occupancy|Registers Per Thread|Issued Warp)" "$f" | cut -c1-110
+      pack nm
+    done
+  done
+  ;;
 ks)
   for k in i32:raw=onesweep f32:raw=onesweep f32:distinct=1048576,raw=onesweep; do
     f="$OUT/ncu-sort-${k//[:=,]/-}.txt"
     timeout 100 ncu --kernel-name regex:'digit_counts|onesweep' --launch-count 5 \
       --section SpeedOfLight --section Occupancy --section LaunchStats --section InstructionStats \
       --section WarpStateStats --section MemoryWorkloadAnalysis \
-      .gpu/sieve-bench-cuda --no-burn --runs 1 --sample-ms 3 --case sort:67108864:$k > "$f" 2>&1
+      .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 3 --case sort:67108864:$k > "$f" 2>&1
     echo "== ncu $k rc=$? at ${SECONDS}s"
     grep -E "^  [a-z_]+kernel|^\s+(Duration|DRAM Throughput|Achieved Occupancy|Registers Per Thread|Executed Instructions  |Issued Warp|Block Size)" "$f" | cut -c1-120
     pack ks
   done
   ;;
-*) echo "usage: $0 wt|ab|ks"; exit 2 ;;
+*) echo "usage: $0 wt|ab|nm|ks"; exit 2 ;;
 esac
