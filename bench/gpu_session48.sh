@@ -13,7 +13,10 @@
 #   nm  Why the words lose on masks (`48-ab`: mask_select 2^28 raw scatter d = 0.5 0.758 ->
 #       1.005 ms, d = 0.01 0.600 -> 0.755, argwhere 0.425 -> 0.472): Nsight Compute over the
 #       count and scatter kernels of mask_select 2^27 (d = 0.5, 0.01) and argwhere 2^27
-#       (d = 0.01), main's bench and the patched one (F_DIR: both benches, as `ab`).
+#       (d = 0.01), main's bench and the patched one (F_DIR: both benches, as `ab`). Then
+#       the run starts' A/B (as `ab`, 45 s a process) at 2^27 over densities of run starts
+#       1/64, 1/16, 1/4 and ~0.63 (`distinct=` 2^21, 2^23, 2^25, 2^27): where the words stop
+#       winning (`ab` measured 1/256 only).
 #   ks  Why f32 keys sort slower than i32 keys (`unique`'s keys-only sort 6.276 against i32's
 #       5.908, `47-rr`): Nsight Compute over one sort's counting pass and four onesweep passes
 #       at 2^26, for i32 keys, random f32 keys and `unique`'s keys (integers 0..2^20 as f32):
@@ -59,6 +62,11 @@ nm)
       pack nm
     done
   done
+  R=""
+  for d in 2097152 8388608 33554432 134217728; do R="$R --case unique:134217728:f32:distinct=$d,units=512"; done
+  AB_RUNTIMES=cuda AB_LIMIT=45 ab_benches words .gpu .gpu "$R" nm nm-
+  ab_summary nm- "unique|copy"
+  pack nm
   ;;
 ks)
   for k in i32:raw=onesweep f32:raw=onesweep f32:distinct=1048576,raw=onesweep; do
