@@ -17,11 +17,17 @@
 #       the run starts' A/B (as `ab`, 45 s a process) at 2^27 over densities of run starts
 #       1/64, 1/16, 1/4 and ~0.63 (`distinct=` 2^21, 2^23, 2^25, 2^27): where the words stop
 #       winning (`ab` measured 1/256 only).
+#   fin The FlagWords version (`CompactOptions::flag_words`: `Auto` takes the words only
+#       for counted run starts at most 1 in RUN_START_WORDS_SPARSITY; the bench's `words=0/1`
+#       forces them off / on) through its suites and bench (F_DIR: suite-cuda.xz,
+#       suite-vulkan.xz, sieve-bench-cuda.xz built with it): `wt`'s tests, then the run
+#       starts at 2^27 with the words off and on in alternating processes (one binary, 50 s
+#       each) over four densities (`distinct=` 2^21, 2^23, 2^25, 2^27: 1/64 to ~0.63).
 #   ks  Why f32 keys sort slower than i32 keys (`unique`'s keys-only sort 6.276 against i32's
 #       5.908, `47-rr`): Nsight Compute over one sort's counting pass and four onesweep passes
 #       at 2^26, for i32 keys, random f32 keys and `unique`'s keys (integers 0..2^20 as f32):
 #       registers, occupancy, instructions issued, DRAM (F_DIR: sieve-bench-cuda.xz).
-# usage: F_DIR=<dir> bash bench/gpu_session48.sh wt|ab|nm|ks   (carry F_DIR and ".gl")
+# usage: F_DIR=<dir> bash bench/gpu_session48.sh wt|ab|nm|fin|ks   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
@@ -68,6 +74,25 @@ nm)
   ab_summary nm- "unique|copy"
   pack nm
   ;;
+fin)
+  export SIEVE_PROP_CASES=100
+  CT_GROUPS=5 TEST_LIMIT=${TEST_LIMIT:-300} compaction_tests
+  pack fin
+  for round in 1 2; do
+    for w in 0 1; do
+      R=""
+      for d in 2097152 8388608 33554432 134217728; do
+        R="$R --case unique:134217728:f32:distinct=$d,units=512,words=$w"
+      done
+      timeout 50 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 \
+        --json "$OUT/fin-cuda-w$w-$round.json" $R > "$OUT/fin-rows-cuda-w$w-$round.txt" 2>&1
+      echo "== words=$w round $round rc=$? at ${SECONDS}s"
+      pack fin
+    done
+  done
+  ab_summary fin- "unique|copy"
+  pack fin
+  ;;
 ks)
   for k in i32:raw=onesweep f32:raw=onesweep f32:distinct=1048576,raw=onesweep; do
     f="$OUT/ncu-sort-${k//[:=,]/-}.txt"
@@ -80,5 +105,5 @@ ks)
     pack ks
   done
   ;;
-*) echo "usage: $0 wt|ab|nm|ks"; exit 2 ;;
+*) echo "usage: $0 wt|ab|nm|fin|ks"; exit 2 ;;
 esac
