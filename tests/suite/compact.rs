@@ -11,8 +11,8 @@ use cubecl::prelude::Client;
 use cubecl::server::Handle;
 use rand::{Rng, rngs::StdRng};
 use sieve::compact::{
-    self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, FlagRule, Flags, MaskStorage,
-    Rejected, reference,
+    self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, FlagRule, FlagWords, Flags,
+    MaskStorage, Rejected, reference,
 };
 use sieve::{DeviceCaps, Dtype, SieveError};
 
@@ -34,16 +34,26 @@ fn strategies(caps: &DeviceCaps, rejected: Rejected) -> Vec<CompactStrategy> {
     s
 }
 
-/// [`strategies`], each with the values held through the tile's rank, and the scatter
-/// strategies also with the values loaded again after it ([`CompactOptions::reread_values`]).
-fn variants(caps: &DeviceCaps, rejected: Rejected) -> Vec<(CompactStrategy, bool)> {
+/// [`strategies`], each with the values held through the tile's rank; the scatter
+/// strategies also with the values loaded again after it ([`CompactOptions::reread_values`]),
+/// and `Scatter` with the count pass's flag words forced on ([`FlagWords::On`]; `Auto` takes
+/// none in the three-pass scatter).
+fn variants(caps: &DeviceCaps, rejected: Rejected) -> Vec<CompactOptions> {
+    let options = |strategy, reread_values, flag_words| CompactOptions {
+        strategy,
+        tuning: None,
+        reread_values,
+        flag_words,
+    };
     strategies(caps, rejected)
         .into_iter()
         .flat_map(|strategy| {
             let scatters = strategy != CompactStrategy::Gather;
-            [(strategy, false)]
+            let words = strategy == CompactStrategy::Scatter;
+            [options(strategy, false, FlagWords::Auto)]
                 .into_iter()
-                .chain(scatters.then_some((strategy, true)))
+                .chain(scatters.then(|| options(strategy, true, FlagWords::Auto)))
+                .chain(words.then(|| options(strategy, false, FlagWords::On)))
         })
         .collect()
 }
@@ -144,10 +154,10 @@ fn mask_compaction_matches_reference() {
                 let mask = upload_mask(&client, &flags, storage);
                 for rejected in PLACEMENTS {
                     let want = reference::compact_rows(&values, &flags, rows, len, rejected);
-                    for (strategy, reread_values) in variants(&caps, rejected) {
+                    for options in variants(&caps, rejected) {
                         let case = format!(
                             "seed {seed}: [{rows}, {len}] density {density} {storage:?} \
-                             {rejected:?} {strategy:?} reread {reread_values}"
+                             {rejected:?} {options:?}"
                         );
                         let got = run_f32(
                             &client,
@@ -158,11 +168,7 @@ fn mask_compaction_matches_reference() {
                             },
                             CompactProblem { rows, len },
                             rejected,
-                            CompactOptions {
-                                strategy,
-                                tuning: None,
-                                reread_values,
-                            },
+                            options,
                         )
                         .unwrap_or_else(|e| panic!("{case}: {e}"));
                         check(&got, &want, &case);
@@ -191,11 +197,8 @@ fn every_length_across_tile_boundaries() {
         let mask = upload_mask(&client, &flags, storage);
         for rejected in PLACEMENTS {
             let want = reference::compact_rows(&values, &flags, rows, len, rejected);
-            for (strategy, reread_values) in variants(&caps, rejected) {
-                let case = format!(
-                    "seed {seed}: len {len} {rejected:?} {strategy:?} reread {reread_values} \
-                     tiny tiles"
-                );
+            for options in variants(&caps, rejected) {
+                let case = format!("seed {seed}: len {len} {rejected:?} {options:?} tiny tiles");
                 let got = run_f32(
                     &client,
                     &values,
@@ -206,9 +209,8 @@ fn every_length_across_tile_boundaries() {
                     CompactProblem { rows, len },
                     rejected,
                     CompactOptions {
-                        strategy,
                         tuning: Some(tuning),
-                        reread_values,
+                        ..options
                     },
                 )
                 .unwrap_or_else(|e| panic!("{case}: {e}"));
@@ -254,9 +256,9 @@ fn comparison_flags_follow_ieee() {
                 .collect();
             for rejected in [Rejected::Drop, Rejected::Keep] {
                 let want = reference::compact_rows(&values, &flags, 1, len, rejected);
-                for strategy in strategies(&caps, rejected) {
+                for options in variants(&caps, rejected) {
                     let case =
-                        format!("seed {seed}: {rule:?} {threshold} {rejected:?} {strategy:?}");
+                        format!("seed {seed}: {rule:?} {threshold} {rejected:?} {options:?}");
                     let got = run_f32(
                         &client,
                         &values,
@@ -266,11 +268,7 @@ fn comparison_flags_follow_ieee() {
                         },
                         CompactProblem { rows: 1, len },
                         rejected,
-                        CompactOptions {
-                            strategy,
-                            tuning: None,
-                            ..Default::default()
-                        },
+                        options,
                     )
                     .unwrap_or_else(|e| panic!("{case}: {e}"));
                     check(&got, &want, &case);
@@ -336,10 +334,10 @@ fn run_start_flags_match_reference() {
                 let flags = reference::run_start_flags(values, len);
                 for rejected in [Rejected::Drop, Rejected::Keep] {
                     let want = reference::compact_rows(values, &flags, rows, len, rejected);
-                    for (strategy, reread_values) in variants(&caps, rejected) {
+                    for options in variants(&caps, rejected) {
                         let case = format!(
-                            "seed {seed}: {name} [{rows}, {len}] {rejected:?} {strategy:?} \
-                             reread {reread_values} tiny tiles {}",
+                            "seed {seed}: {name} [{rows}, {len}] {rejected:?} {options:?} \
+                             tiny tiles {}",
                             tuning.is_some()
                         );
                         let got = run_f32(
@@ -348,11 +346,7 @@ fn run_start_flags_match_reference() {
                             Flags::RunStarts,
                             CompactProblem { rows, len },
                             rejected,
-                            CompactOptions {
-                                strategy,
-                                tuning,
-                                reread_values,
-                            },
+                            CompactOptions { tuning, ..options },
                         )
                         .unwrap_or_else(|e| panic!("{case}: {e}"));
                         check(&got, &want, &case);
@@ -923,15 +917,18 @@ fn counted_compaction_matches_reference() {
             strategy: CompactStrategy::Auto,
             tuning,
             // Odd lengths load the values written again after the rank: both forms cross
-            // every tile boundary.
+            // every tile boundary. The flag words by the rule, forced on, and off.
             reread_values: len % 2 == 1,
+            flag_words: [FlagWords::Auto, FlagWords::On, FlagWords::Off][len % 3],
         };
         for density in [0.0, 0.01, 0.5, 1.0] {
             let values: Vec<f32> = (0..len).map(|_| rng.random_range(-100.0..100.0)).collect();
             let mask = random_flags(&mut rng, len, density);
             let mask_handle = upload_mask(&client, &mask, storage);
             let threshold = 100.0 - 200.0 * density;
-            let runs: Vec<f32> = (0..len).map(|i| (i / 3) as f32).collect();
+            // Runs about as long as the density says (`Auto` takes the words at 1 in 100).
+            let run = (1.0 / density.max(0.01)).round() as usize;
+            let runs: Vec<f32> = (0..len).map(|i| (i / run) as f32).collect();
             let inputs = [
                 (
                     "mask",
@@ -958,15 +955,20 @@ fn counted_compaction_matches_reference() {
                     reference::run_start_flags(&runs, len.max(1)),
                 ),
             ];
+            // Even lengths get `counted_workspace`'s room, where the count pass leaves the
+            // flags as words for the scatter; odd ones `counted_tiles`' (flags computed again).
+            let workspace = (len % 2 == 0).then(|| compact::counted_workspace(len));
             for (name, values, flags, want_flags) in inputs {
                 let case = format!(
-                    "seed {seed}: {name} len {len} density {density} tiny tiles {} reread {}",
+                    "seed {seed}: {name} len {len} density {density} tiny tiles {} reread {} \
+                     words {:?} workspace {workspace:?}",
                     tuning.is_some(),
-                    options.reread_values
+                    options.reread_values,
+                    options.flag_words
                 );
                 let want = reference::compact_rows(values, &want_flags, 1, len, Rejected::Drop);
                 let count = want.counts[0];
-                let got = run_counted(&client, values, flags, options, None, None, 2)
+                let got = run_counted(&client, values, flags, options, workspace, None, 2)
                     .unwrap_or_else(|e| panic!("{case}: {e}"));
                 assert_eq!(got.count, count, "{case}: count");
                 let mut values_want: Vec<u32> = want.values[..count]
@@ -985,8 +987,9 @@ fn counted_compaction_matches_reference() {
                 if count > 2 {
                     // A total below the count: the first `total` slots as before, none past.
                     let total = count - 2;
-                    let short = run_counted(&client, values, flags, options, None, Some(total), 2)
-                        .unwrap_or_else(|e| panic!("{case}: {e}"));
+                    let short =
+                        run_counted(&client, values, flags, options, workspace, Some(total), 2)
+                            .unwrap_or_else(|e| panic!("{case}: {e}"));
                     let mut short_want = got.indices[..total].to_vec();
                     short_want.extend([POISON_INDEX; 2]);
                     assert_same(&short.indices, &short_want, &format!("{case}: short total"));

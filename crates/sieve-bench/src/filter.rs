@@ -13,7 +13,7 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use sieve::compact::{
-    self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, CountedIo, Flags,
+    self, CompactIo, CompactOptions, CompactProblem, CompactStrategy, CountedIo, FlagWords, Flags,
     MaskStorage, Rejected,
 };
 use sieve::{DeviceCaps, Dtype};
@@ -310,6 +310,7 @@ fn raw_rows(
                     ),
                     // `reread=1`: the values written loaded again after the tile's rank.
                     reread_values: case.param_or("reread", 0u32) == 1,
+                    flag_words: flag_words(case),
                 },
             )
         };
@@ -367,6 +368,15 @@ fn raw_rows(
 /// allocated, the scatter); `strategy=scatter, read=1` the scatter into outputs allocated once
 /// with the count read after it (the read at the end, no allocation). Both against the
 /// plain `strategy=scatter` row, which reads nothing.
+/// `words=1` / `words=0`: the count pass's flag words forced on / off (else `Auto`).
+pub fn flag_words(case: &Case) -> FlagWords {
+    match case.params.get("words").map(String::as_str) {
+        Some("1") => FlagWords::On,
+        Some("0") => FlagWords::Off,
+        _ => FlagWords::Auto,
+    }
+}
+
 fn counted_rows(
     case: &Case,
     inputs: &Inputs,
@@ -395,9 +405,12 @@ fn counted_rows(
         let bytes = client.read_one(count.clone()).expect("read back");
         bytemuck::cast_slice::<u8, i32>(&bytes[..4])[0] as usize
     };
+    let options = CompactOptions {
+        flag_words: flag_words(case),
+        ..Default::default()
+    };
     let counted = || -> Handle {
-        compact::count_survivors(client, flags, io, n, &count, CompactOptions::default())
-            .expect("count_survivors");
+        compact::count_survivors(client, flags, io, n, &count, options).expect("count_survivors");
         let total = read_count(&count);
         let out = client.empty(4 * total.max(1));
         compact::write_survivors(
@@ -408,7 +421,7 @@ fn counted_rows(
             total,
             values.is_some().then_some(&out),
             values.is_none().then_some(&out),
-            CompactOptions::default(),
+            options,
         )
         .expect("write_survivors");
         out

@@ -231,6 +231,7 @@ fn raw_run_starts(case: &Case, bench: &Bench<'_>, seen: &[i64], want: &[f32]) ->
             let options = CompactOptions {
                 tuning: tuning.map(|(scan, _)| scan),
                 reread_values: tuning.is_some_and(|(_, reread)| reread),
+                flag_words: crate::filter::flag_words(case),
                 ..Default::default()
             };
             let flags = Flags::RunStarts;
@@ -247,7 +248,8 @@ fn raw_run_starts(case: &Case, bench: &Bench<'_>, seen: &[i64], want: &[f32]) ->
                 Ok(tiles) => tiles,
                 Err(e) => return row.untimed("skipped", e.to_string()),
             };
-            let workspace = client.empty(4 * tiles.max(1));
+            // The Burn op's workspace (room for the flag words at the default tiles).
+            let workspace = client.empty(4 * tiles.max(compact::counted_workspace(n)));
             let io = CountedIo {
                 workspace: &workspace,
                 ..shape_io

@@ -111,7 +111,7 @@ pub(crate) fn bind_optional(client: &Client, handle: Option<&Handle>, len: usize
 
 /// The bytes `handle` addresses: its size less its start and end offsets (a Burn view's
 /// handle starts inside a larger buffer).
-fn handle_bytes(handle: &Handle) -> u64 {
+pub(crate) fn handle_bytes(handle: &Handle) -> u64 {
     handle
         .size()
         .saturating_sub(handle.offset_start.unwrap_or(0))

@@ -27,6 +27,7 @@ pub(crate) fn count_tiles_kernel<E: Numeric, M: Numeric, C: Numeric, N: Size>(
     mask: &[Vector<M, N>],
     threshold: InputScalar,
     tile_counts: &mut [C],
+    flag_words: &mut [u32],
     row_vectors: usize,
     tiles_per_row: usize,
     total_tiles: usize,
@@ -39,7 +40,7 @@ pub(crate) fn count_tiles_kernel<E: Numeric, M: Numeric, C: Numeric, N: Size>(
     }
     let row_base = (tile / tiles_per_row) * row_vectors;
     let tile_start = (tile % tiles_per_row) * comptime!(config.blueprint.tile_vectors());
-    let count = count_tile::<E, M, N>(
+    let (count, bits) = count_tile::<E, M, N>(
         values,
         mask,
         threshold.get::<E>(),
@@ -48,6 +49,9 @@ pub(crate) fn count_tiles_kernel<E: Numeric, M: Numeric, C: Numeric, N: Size>(
         row_vectors,
         config,
     );
+    if comptime!(config.flag_words) {
+        flag_words[tile * comptime!(config.blueprint.units as usize) + UNIT_POS as usize] = bits;
+    }
     if UNIT_POS == 0 {
         tile_counts[tile] = C::cast_from(count);
     }
@@ -68,6 +72,7 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
     counts: &mut [I],
     tile_counts: &[C],
     tile_offsets: &[C],
+    flag_words: &[u32],
     row_vectors: usize,
     tiles_per_row: usize,
     total_tiles: usize,
@@ -102,10 +107,15 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
     let mut held = Array::<Vector<E, N>>::new(vpu);
     let mut ranks = Array::<Vector<u32, N>>::new(vpu);
     let mut prefixes = Array::<u32>::new(vpu);
+    let mut word = 0u32;
+    if comptime!(config.flag_words) {
+        word = flag_words[tile * comptime!(blueprint.units as usize) + UNIT_POS as usize];
+    }
     let total = rank_tile::<E, M, N>(
         values,
         mask,
         threshold.get::<E>(),
+        word,
         &mut held,
         &mut ranks,
         &mut prefixes,
@@ -173,10 +183,12 @@ pub(crate) fn scatter_lookback_kernel<E: Numeric, M: Numeric, I: Numeric, N: Siz
     let mut held = Array::<Vector<E, N>>::new(vpu);
     let mut ranks = Array::<Vector<u32, N>>::new(vpu);
     let mut prefixes = Array::<u32>::new(vpu);
+    // No count pass before it: the flags are computed here (`flag_words` is off).
     let total = rank_tile::<E, M, N>(
         values,
         mask,
         threshold.get::<E>(),
+        0u32,
         &mut held,
         &mut ranks,
         &mut prefixes,

@@ -10,13 +10,13 @@ use super::kernels::{
 };
 use super::tile::CompactConfig;
 use super::{
-    CompactIo, CompactOptions, CompactProblem, CompactStrategy, CountedIo, FlagRule, Flags,
-    MaskStorage, Rejected,
+    CompactIo, CompactOptions, CompactProblem, CompactStrategy, CountedIo, FlagRule, FlagWords,
+    Flags, MaskStorage, RUN_START_WORDS_SPARSITY, Rejected,
 };
 use crate::common::address::{
     AddressType, address_type, check_extent, check_index_capacity, check_index_dtype,
 };
-use crate::common::buffers::{BufferRules, bind, bind_optional, placeholder};
+use crate::common::buffers::{BufferRules, bind, bind_optional, handle_bytes, placeholder};
 use crate::common::fill::fill_zero;
 use crate::common::grid::cube_count_1d;
 use crate::common::lookback::Workspace;
@@ -63,15 +63,7 @@ pub fn compact(
         fill_zero(client, io.counts, problem.rows, io.index_dtype.elem_type());
         return Ok(strategy);
     }
-    let run = Run::new(
-        client,
-        &caps,
-        flags,
-        io,
-        problem,
-        tuning,
-        options.reread_values,
-    );
+    let run = Run::new(client, &caps, flags, io, problem, tuning, options);
     match strategy {
         CompactStrategy::Scatter => run.scatter(rejected)?,
         CompactStrategy::ScatterLookback => {
@@ -91,9 +83,23 @@ pub fn compact(
 /// device, so a caller that must declare the workspace before it has one (Burn's Fusion) can
 /// size it; [`counted_tiles`] is the exact need of one call.
 pub fn counted_workspace(len: usize) -> usize {
-    // Default tiles hold at least 16 elements a unit and 16 units (any device has 64).
-    len.div_ceil(COUNTED_MIN_TILE).max(1)
+    // Default tiles hold at least 16 elements a unit and 16 units (any device has 64): a
+    // tile offset per tile, then (from the next binding alignment, at most
+    // `COUNTED_WORDS_ALIGNMENT` bytes on) a flag word per unit. A smaller workspace (at
+    // least `counted_tiles`) still works: the scatter then computes the flags again.
+    let offsets = len.div_ceil(COUNTED_MIN_TILE).max(1);
+    let words = len.div_ceil(COUNTED_MIN_UNIT_ELEMENTS) + COUNTED_MAX_UNITS;
+    offsets + words + COUNTED_WORDS_ALIGNMENT / 4
 }
+
+/// The fewest elements a unit of a default tile takes ([`counted_workspace`]).
+const COUNTED_MIN_UNIT_ELEMENTS: usize = 16;
+
+/// The most units a cube of a default tile has ([`counted_workspace`]'s partial last tile).
+const COUNTED_MAX_UNITS: usize = 1024;
+
+/// The binding alignment [`counted_workspace`] leaves room for (bytes).
+const COUNTED_WORDS_ALIGNMENT: usize = 1024;
 
 /// The smallest tile (in elements) [`counted_workspace`] allows for.
 const COUNTED_MIN_TILE: usize = 256;
@@ -248,13 +254,7 @@ fn counted_run<'a>(
     check_buffers(client, &flags, &compact_io, problem, 0)?;
     BufferRules::of(client).check_dtype("count", count, 1, io.index_dtype)?;
     Ok(Run::new(
-        client,
-        caps,
-        flags,
-        compact_io,
-        problem,
-        tuning,
-        options.reread_values,
+        client, caps, flags, compact_io, problem, tuning, options,
     ))
 }
 
@@ -531,6 +531,8 @@ struct Run<'a> {
     tuning: ScanTuning,
     /// [`CompactOptions::reread_values`].
     reread_values: bool,
+    /// [`CompactOptions::flag_words`].
+    flag_words: FlagWords,
     /// Elements each output binds: `rows * len`, or a counted compaction's total.
     out_len: usize,
     /// Units of the elementwise kernels on this device.
@@ -555,7 +557,7 @@ impl<'a> Run<'a> {
         io: CompactIo<'a>,
         problem: CompactProblem,
         tuning: ScanTuning,
-        reread_values: bool,
+        options: CompactOptions,
     ) -> Self {
         let (rule, threshold, mask, mask_storage) = match flags {
             Flags::Mask { mask, storage } => (
@@ -597,7 +599,8 @@ impl<'a> Run<'a> {
             threshold,
             rule,
             tuning,
-            reread_values,
+            reread_values: options.reread_values,
+            flag_words: options.flag_words,
             elementwise_units: caps.cube_units(ELEMENTWISE_UNITS),
             out_len: problem.rows * problem.len,
             caps,
@@ -625,7 +628,19 @@ impl<'a> Run<'a> {
     }
 
     fn config(&self, rejected: Rejected, vector_size: usize) -> CompactConfig {
+        self.config_with_words(rejected, vector_size, false)
+    }
+
+    /// [`Run::config`], with the flags passed from the count pass to the scatter as words
+    /// where `flag_words`.
+    fn config_with_words(
+        &self,
+        rejected: Rejected,
+        vector_size: usize,
+        flag_words: bool,
+    ) -> CompactConfig {
         CompactConfig {
+            flag_words,
             rule: self.rule,
             wide: self.io.value_dtype.size_bytes() == 8,
             compare_in_f32: matches!(self.io.value_dtype, Dtype::F16 | Dtype::BF16),
@@ -657,6 +672,42 @@ impl<'a> Run<'a> {
             tiles_per_row,
             total_tiles: self.problem.rows * tiles_per_row,
         }
+    }
+
+    /// The words of every unit's flags ([`CompactConfig::flag_words`]: one u32 a unit of
+    /// every tile), where a unit's elements fit one word.
+    fn flag_word_count(&self, layout: &Layout) -> Option<usize> {
+        let blueprint = self.tuning.blueprint(layout.vector_size);
+        (blueprint.vectors_per_unit as usize * layout.vector_size <= 32)
+            .then(|| layout.total_tiles * blueprint.units as usize)
+    }
+
+    /// Whether a counted compaction's count pass writes flag words (`total` unknown) and
+    /// its scatter reads them (`total`: the count step one wrote); the scatter reads them
+    /// only where the count pass wrote them.
+    fn counted_words(&self, total: Option<usize>) -> bool {
+        match self.flag_words {
+            FlagWords::On => true,
+            FlagWords::Off => false,
+            FlagWords::Auto => {
+                self.rule == FlagRule::RunStart
+                    && total.is_none_or(|total| {
+                        total.saturating_mul(RUN_START_WORDS_SPARSITY) <= self.problem.len
+                    })
+            }
+        }
+    }
+
+    /// The flag words' part of a counted compaction's workspace: after its tile offsets, at
+    /// the next multiple of the binding alignment, where the workspace has room for them
+    /// (both steps decide alike: the same layout and workspace).
+    fn workspace_words(&self, layout: &Layout, workspace: &Handle) -> Option<Handle> {
+        let words = self.flag_word_count(layout)? as u64;
+        let alignment = self.client.properties().memory.alignment.max(4);
+        let offsets = (layout.total_tiles * self.io.index_dtype.size_bytes()) as u64;
+        let start = offsets.next_multiple_of(alignment);
+        (handle_bytes(workspace) >= start + 4 * words)
+            .then(|| workspace.clone().offset_start(start))
     }
 
     /// A caller buffer of `rows * len` elements (kernels bound every access by the row
@@ -703,13 +754,19 @@ impl<'a> Run<'a> {
         if layout.tiles_per_row == 1 {
             // One tile a row: its offset is 0, and the scatter counts it.
             let (counts, offsets) = (placeholder(self.client), placeholder(self.client));
-            self.launch_scatter(rejected, &layout, counts, offsets, false, count_dtype);
+            self.launch_scatter(rejected, &layout, counts, offsets, false, count_dtype, None);
             return Ok(());
         }
         let tile_offsets = self
             .client
             .empty(layout.total_tiles * count_dtype.size_bytes());
-        let tile_counts = self.count_tiles(&layout, &tile_offsets, count_dtype, None)?;
+        // `Auto` takes no words here: only counted run starts are measured to gain.
+        let words = (self.flag_words == FlagWords::On)
+            .then(|| self.flag_word_count(&layout))
+            .flatten()
+            .map(|words| self.client.empty(4 * words));
+        let tile_counts =
+            self.count_tiles(&layout, &tile_offsets, count_dtype, None, words.as_ref())?;
         self.launch_scatter(
             rejected,
             &layout,
@@ -717,23 +774,31 @@ impl<'a> Run<'a> {
             bind(&tile_offsets, layout.total_tiles),
             true,
             count_dtype,
+            words.as_ref(),
         );
         Ok(())
     }
 
     /// Counts every tile's survivors and scans them per row into `tile_offsets` (exclusive,
-    /// `C` = `count_dtype`), with `totals` each row's total there too; returns the counts.
+    /// `C` = `count_dtype`), with `totals` each row's total there too, and the units' flags
+    /// into `words` where given; returns the counts.
     fn count_tiles(
         &self,
         layout: &Layout,
         tile_offsets: &Handle,
         count_dtype: Dtype,
         totals: Option<&Handle>,
+        words: Option<&Handle>,
     ) -> Result<Handle, SieveError> {
         let tile_counts = self
             .client
             .empty(layout.total_tiles * count_dtype.size_bytes());
-        self.launch_count(layout, bind(&tile_counts, layout.total_tiles), count_dtype);
+        self.launch_count(
+            layout,
+            bind(&tile_counts, layout.total_tiles),
+            count_dtype,
+            words,
+        );
         scan_counts_with(
             self.client,
             self.caps,
@@ -749,10 +814,19 @@ impl<'a> Run<'a> {
         Ok(tile_counts)
     }
 
-    /// The scatter's count pass: every tile's survivors into `tile_counts` (of `count_dtype`).
-    fn launch_count(&self, layout: &Layout, tile_counts: BufferArg, count_dtype: Dtype) {
-        let config = self.config(Rejected::Drop, layout.vector_size);
-        // SAFETY: one count per tile; surplus cubes return before touching memory.
+    /// The scatter's count pass: every tile's survivors into `tile_counts` (of `count_dtype`),
+    /// and each unit's flags into `words` where given ([`Run::flag_word_count`] of them).
+    fn launch_count(
+        &self,
+        layout: &Layout,
+        tile_counts: BufferArg,
+        count_dtype: Dtype,
+        words: Option<&Handle>,
+    ) {
+        let config = self.config_with_words(Rejected::Drop, layout.vector_size, words.is_some());
+        let words = self.words_arg(layout, words);
+        // SAFETY: one count per tile and one word per unit of a tile; surplus cubes return
+        // before touching memory.
         unsafe {
             count_tiles_kernel::launch_unchecked(
                 self.client,
@@ -764,6 +838,7 @@ impl<'a> Run<'a> {
                 self.mask_arg(),
                 self.threshold,
                 tile_counts,
+                words,
                 layout.row_vectors,
                 layout.tiles_per_row,
                 layout.total_tiles,
@@ -775,6 +850,7 @@ impl<'a> Run<'a> {
 
     /// The scatter's last pass: ranks every tile again and writes its elements, offset by
     /// `tile_offsets` (`with_offsets`; else every row is one tile). Writes the counts.
+    #[allow(clippy::too_many_arguments)]
     fn launch_scatter(
         &self,
         rejected: Rejected,
@@ -783,8 +859,10 @@ impl<'a> Run<'a> {
         tile_offsets: BufferArg,
         with_offsets: bool,
         count_dtype: Dtype,
+        words: Option<&Handle>,
     ) {
-        let config = self.config(rejected, layout.vector_size);
+        let config = self.config_with_words(rejected, layout.vector_size, words.is_some());
+        let words = self.words_arg(layout, words);
         // SAFETY: surplus cubes return before touching memory; outputs are written at slots
         // below `len` of each row (ranks are bounded by the row's element count) and below
         // `out_len`, counts once per row.
@@ -803,6 +881,7 @@ impl<'a> Run<'a> {
                 self.counts_arg(),
                 tile_counts,
                 tile_offsets,
+                words,
                 layout.row_vectors,
                 layout.tiles_per_row,
                 layout.total_tiles,
@@ -816,6 +895,14 @@ impl<'a> Run<'a> {
                     count_dtype.elem_type(),
                 ],
             );
+        }
+    }
+
+    /// The flag words as a kernel argument, or a placeholder where there are none.
+    fn words_arg(&self, layout: &Layout, words: Option<&Handle>) -> BufferArg {
+        match words {
+            Some(words) => bind(words, self.flag_word_count(layout).unwrap_or(1)),
+            None => placeholder(self.client),
         }
     }
 
@@ -835,12 +922,22 @@ impl<'a> Run<'a> {
     fn count_survivors(&self, workspace: &Handle) -> Result<(), SieveError> {
         let layout = self.layout(self.tuning.max_vector_size);
         let dtype = self.io.index_dtype;
+        let words = self
+            .counted_words(None)
+            .then(|| self.workspace_words(&layout, workspace))
+            .flatten();
         if layout.total_tiles == 1 {
             // One tile: its count is the total, and its offset 0 (no scan; step two knows).
-            self.launch_count(&layout, self.counts_arg(), dtype);
+            self.launch_count(&layout, self.counts_arg(), dtype, words.as_ref());
             return Ok(());
         }
-        self.count_tiles(&layout, workspace, dtype, Some(self.io.counts))?;
+        self.count_tiles(
+            &layout,
+            workspace,
+            dtype,
+            Some(self.io.counts),
+            words.as_ref(),
+        )?;
         Ok(())
     }
 
@@ -854,6 +951,10 @@ impl<'a> Run<'a> {
         } else {
             placeholder(self.client)
         };
+        let words = self
+            .counted_words(Some(self.out_len))
+            .then(|| self.workspace_words(&layout, workspace))
+            .flatten();
         self.launch_scatter(
             Rejected::Drop,
             &layout,
@@ -861,6 +962,7 @@ impl<'a> Run<'a> {
             offsets,
             with_offsets,
             self.io.index_dtype,
+            words.as_ref(),
         );
     }
 

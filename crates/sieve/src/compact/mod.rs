@@ -231,4 +231,35 @@ pub struct CompactOptions {
     /// the raw scatter of mask_select 2^28 3% faster at density 0.01 and 11% slower at 0.5
     /// (bench key `reread=1`).
     pub reread_values: bool,
+    /// Whether the count pass hands each unit's flags to the scatter as one word
+    /// ([`FlagWords`]).
+    pub flag_words: FlagWords,
 }
+
+/// Whether a scatter's count pass leaves each unit's flags as the bits of one word, for the
+/// scatter to read instead of loading the values (or the mask) and computing the flags
+/// again; the scatter then loads only the values vectors it writes. Needs a unit's elements
+/// to fit 32 bits (they do at the default tiles); elsewhere the flags are computed again.
+/// The single look-back pass computes its flags either way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FlagWords {
+    /// A counted compaction of run starts ([`Flags::RunStarts`], `unique`'s) with at most one
+    /// survivor in [`RUN_START_WORDS_SPARSITY`] elements, where they were measured to win
+    /// (an H100, CUDA: `unique` 2^28's run starts at 1 in 256 1.12 -> 0.93 ms, `48-ab`; at
+    /// 2^27, 1 in 64 8% faster, 1 in 8 2%, `48-fin`). Masks lost (mask_select 2^28 at
+    /// density 0.5 and 0.01, 26-33% slower, `48-ab`): the words' scatter is bound by its
+    /// tile's rank, not by memory (`48-nm`), and a mask is cheap to read again. The count
+    /// pass writes the words for every counted run-start compaction, as the density is known
+    /// only after it (10% on that pass, 202 -> 223 us at 2^27, `48-ab`'s Nsight).
+    #[default]
+    Auto,
+    /// Wherever a unit's elements fit a word (a counted compaction's workspace must have
+    /// room: [`counted_workspace`]).
+    On,
+    /// Never: the scatter computes its flags again.
+    Off,
+}
+
+/// [`FlagWords::Auto`] takes the words for run starts with at most one survivor in this many
+/// elements (the densest measured, `48-fin`).
+pub const RUN_START_WORDS_SPARSITY: usize = 8;

@@ -28,6 +28,11 @@ pub struct CompactConfig {
     /// The tile's values stay in registers from their load to their write; else
     /// [`rank_tile`] loads the vectors written again after the rank.
     pub hold_values: bool,
+    /// The count pass leaves each unit's flags as the bits of one word (bit `k * N + j`:
+    /// element `j` of its vector `k`), and the scatter reads them there instead of computing
+    /// them again: it then loads only the values vectors it writes. Needs at most 32
+    /// elements a unit.
+    pub flag_words: bool,
     pub blueprint: TileBlueprint,
 }
 
@@ -120,6 +125,7 @@ fn load_tile<E: Numeric, M: Numeric, N: Size>(
     values: &[Vector<E, N>],
     mask: &[Vector<M, N>],
     threshold: E,
+    word: u32,
     held: &mut Array<Vector<E, N>>,
     ranks: &mut Array<Vector<u32, N>>,
     row_base: usize,
@@ -133,15 +139,60 @@ fn load_tile<E: Numeric, M: Numeric, N: Size>(
         let index = tile_start + unit_vector_index(k, blueprint);
         let mut f = Vector::<u32, N>::new(0u32);
         if index < row_vectors {
-            let (v, vector_flags) =
-                load_vector::<E, M, N>(values, mask, threshold, row_base, index, config);
-            if comptime!(config.hold_values) {
-                held[k as usize] = v;
+            if comptime!(config.flag_words) {
+                f = word_flags::<N>(word, k);
+                // The flags are known before any value: load only the vectors written.
+                let keep = comptime!(config.rejected == Rejected::Keep);
+                let written = keep || flags_sum::<N>(f) > 0u32;
+                if comptime!(config.hold_values && config.write_values) && written {
+                    held[k as usize] = values[row_base + index];
+                }
+            } else {
+                let (v, vector_flags) =
+                    load_vector::<E, M, N>(values, mask, threshold, row_base, index, config);
+                if comptime!(config.hold_values) {
+                    held[k as usize] = v;
+                }
+                f = vector_flags;
             }
-            f = vector_flags;
         }
         ranks[k as usize] = f;
     }
+}
+
+/// The flags of a unit's vector `k`, from its flag word (see [`CompactConfig::flag_words`]).
+#[cube]
+fn word_flags<N: Size>(word: u32, k: u32) -> Vector<u32, N> {
+    let mut f = Vector::<u32, N>::new(0u32);
+    let width = f.vector_size().comptime() as u32;
+    #[unroll]
+    for j in 0..f.vector_size() {
+        f.insert(j, (word >> (k * width + j as u32)) & 1u32);
+    }
+    f
+}
+
+/// The flagged elements of a vector.
+#[cube]
+fn flags_sum<N: Size>(f: Vector<u32, N>) -> u32 {
+    let mut sum = 0u32;
+    #[unroll]
+    for j in 0..f.vector_size() {
+        sum += f.extract(j);
+    }
+    sum
+}
+
+/// A unit's flags as the bits of one word: bit `k * N + j` is element `j` of its vector `k`.
+#[cube]
+fn flag_bits<N: Size>(f: Vector<u32, N>, k: u32) -> u32 {
+    let width = f.vector_size().comptime() as u32;
+    let mut bits = 0u32;
+    #[unroll]
+    for j in 0..f.vector_size() {
+        bits |= f.extract(j) << (k * width + j as u32);
+    }
+    bits
 }
 
 /// Loads and ranks this unit's part of a tile for a scatter: its flags into `ranks`, ranked
@@ -160,6 +211,7 @@ pub fn rank_tile<E: Numeric, M: Numeric, N: Size>(
     values: &[Vector<E, N>],
     mask: &[Vector<M, N>],
     threshold: E,
+    word: u32,
     held: &mut Array<Vector<E, N>>,
     ranks: &mut Array<Vector<u32, N>>,
     prefixes: &mut Array<u32>,
@@ -173,6 +225,7 @@ pub fn rank_tile<E: Numeric, M: Numeric, N: Size>(
         values,
         mask,
         threshold,
+        word,
         held,
         ranks,
         row_base,
@@ -196,7 +249,8 @@ pub fn rank_tile<E: Numeric, M: Numeric, N: Size>(
     total
 }
 
-/// The number of flagged elements of a tile (every unit gets it).
+/// The number of flagged elements of a tile (every unit gets it), and this unit's flags as
+/// the bits of one word ([`CompactConfig::flag_words`]; 0 without).
 #[cube]
 pub fn count_tile<E: Numeric, M: Numeric, N: Size>(
     values: &[Vector<E, N>],
@@ -206,21 +260,22 @@ pub fn count_tile<E: Numeric, M: Numeric, N: Size>(
     tile_start: usize,
     row_vectors: usize,
     #[comptime] config: CompactConfig,
-) -> u32 {
+) -> (u32, u32) {
     let blueprint = config.blueprint;
     let mut count = 0u32;
+    let mut bits = 0u32;
     #[unroll]
     for k in 0..blueprint.vectors_per_unit {
         let index = tile_start + unit_vector_index(k, blueprint);
         if index < row_vectors {
             let (_, f) = load_vector::<E, M, N>(values, mask, threshold, row_base, index, config);
-            #[unroll]
-            for j in 0..f.vector_size() {
-                count += f.extract(j);
+            count += flags_sum::<N>(f);
+            if comptime!(config.flag_words) {
+                bits |= flag_bits::<N>(f, k);
             }
         }
     }
-    cube_total::<u32>(count, blueprint)
+    (cube_total::<u32>(count, blueprint), bits)
 }
 
 /// Where the tile's elements go in their row's output.
