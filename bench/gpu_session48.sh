@@ -20,8 +20,8 @@
 #   fin The FlagWords version (`CompactOptions::flag_words`: `Auto` takes the words only
 #       for counted run starts at most 1 in RUN_START_WORDS_SPARSITY; the bench's `words=0/1`
 #       forces them off / on) through its suites and bench (F_DIR: suite-cuda.xz,
-#       suite-vulkan.xz, sieve-bench-cuda.xz built with it): `wt`'s tests, then the run
-#       starts at 2^27 with the words off and on in alternating processes (one binary, 50 s
+#       suite-vulkan.xz, sieve-bench-cuda.xz built with it): `wt`'s tests (270 s), then the run
+#       starts at 2^27 with the words off and on in alternating processes (one binary, 40 s
 #       each) over four densities (`distinct=` 2^21, 2^23, 2^25, 2^27: 1/64 to ~0.63).
 #   ks  Why f32 keys sort slower than i32 keys (`unique`'s keys-only sort 6.276 against i32's
 #       5.908, `47-rr`): Nsight Compute over one sort's counting pass and four onesweep passes
@@ -76,7 +76,7 @@ nm)
   ;;
 fin)
   export SIEVE_PROP_CASES=100
-  CT_GROUPS=5 TEST_LIMIT=${TEST_LIMIT:-300} compaction_tests
+  CT_GROUPS=5 TEST_LIMIT=${TEST_LIMIT:-270} compaction_tests
   pack fin
   for round in 1 2; do
     for w in 0 1; do
@@ -84,7 +84,7 @@ fin)
       for d in 2097152 8388608 33554432 134217728; do
         R="$R --case unique:134217728:f32:distinct=$d,units=512,words=$w"
       done
-      timeout 50 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 \
+      timeout 40 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 \
         --json "$OUT/fin-cuda-w$w-$round.json" $R > "$OUT/fin-rows-cuda-w$w-$round.txt" 2>&1
       echo "== words=$w round $round rc=$? at ${SECONDS}s"
       pack fin
