@@ -17,6 +17,12 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
     match case.op {
         Op::Unique => {
             let distinct = case.param_or("distinct", 1usize << 20).max(1);
+            // The keys are integers as f32: above 2^24 they would round onto each other.
+            assert!(
+                distinct <= 1 << 24,
+                "unique bench: distinct={distinct} must be at most 2^24 (16777216): larger \
+                 integers are not exact in f32"
+            );
             let data: Vec<f32> = (0..n)
                 .map(|_| rng.random_range(0..distinct) as f32)
                 .collect();
