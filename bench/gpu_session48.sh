@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The forty-eighth session's calls (issues 15, 17): `bench/flag_words/flag-words.patch` on the
-# GPU. `bench/results/<card>/48-*` hold what came back.
+# GPU (the patch landed, reworked as `CompactOptions::flag_words`, in `b13ca9d`, and left `bench/`). `bench/results/<card>/48-*` hold what came back.
 #   wt  The patch's suites (F_DIR: suite-cuda.xz, suite-vulkan.xz built with it): the
 #       compaction's modules, five processes a runtime, memcheck and racecheck over four
 #       compaction tests, within TEST_LIMIT (300) s. The five give the CUDA processes time
