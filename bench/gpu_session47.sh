@@ -23,7 +23,7 @@
 #       the values it writes) through its suites (F_DIR: suite-cuda.xz, suite-vulkan.xz
 #       built with the patch): the compaction's modules three processes a runtime, memcheck
 #       and racecheck over four compaction tests, within TEST_LIMIT (220) s.
-#   fw  (likewise) Its bench against main's, alternating processes (CUDA; F_DIR:
+#   fw  (moved to `gpu_session48.sh ab`, which ran it as `48-ab`) Its bench against main's, alternating processes (CUDA; F_DIR:
 #       sieve-bench-cuda.xz at main, sieve-bench-cuda-words.xz with the patch, 55 s a
 #       process): `unique` 2^28 and its run starts alone, mask_select 2^28 d = 0.5 and 0.01
 #       and argwhere 2^28 d = 0.01 through the raw scatter and the raw counted form.
@@ -38,7 +38,7 @@
 # output tail came back), `unique`'s look-back row (`47-lb`), Nsight over mask_select's scatter
 # (`47-ncu`) and the run-start tile sweep (`47-sw`). `v` did not run.
 # F_DIR: suites and benches at main's head (suite-{cuda,vulkan}.xz, sieve-bench-{cuda,vulkan}.xz).
-# usage: F_DIR=<dir> bash bench/gpu_session47.sh one|t|fwt|fw|v|m   (carry F_DIR and ".gl")
+# usage: F_DIR=<dir> bash bench/gpu_session47.sh one|t|fwt|v|m   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
@@ -92,14 +92,6 @@ fwt)
   compaction_tests
   pack fwt
   ;;
-fw)
-  R="--case unique:268435456:f32:distinct=1048576,units=512"
-  for d in 0.5 0.01; do R="$R --case mask_select:268435456:f32:density=$d,raw=scatter"; done
-  R="$R --case argwhere:268435456:bool:density=0.01,raw=scatter"
-  AB_RUNTIMES=cuda AB_LIMIT=55 ab_benches words .gpu .gpu "$R" fw ab-
-  ab_summary ab- "unique|mask_select|argwhere|copy"
-  pack fw
-  ;;
 m)
   bench_rows cuda 150 --case sort_with_indices:268435456:f32:raw=none \
     --case argsort:268435456:f32:raw=none --case sort:268435456:i32:raw=none \
@@ -109,5 +101,5 @@ m)
   torch_rows sort,sets "sort|argsort|unique" 70
   pack m
   ;;
-*) echo "usage: $0 one|t|fwt|fw|v|m"; exit 2 ;;
+*) echo "usage: $0 one|t|fwt|v|m"; exit 2 ;;
 esac
