@@ -955,9 +955,9 @@ fn counted_compaction_matches_reference() {
                     reference::run_start_flags(&runs, len.max(1)),
                 ),
             ];
-            // Even lengths get `counted_workspace`'s room, where the count pass leaves the
+            // Even lengths get `counted_workspace_with_words`' room, where the count pass leaves the
             // flags as words for the scatter; odd ones `counted_tiles`' (flags computed again).
-            let workspace = (len % 2 == 0).then(|| compact::counted_workspace(len));
+            let workspace = (len % 2 == 0).then(|| compact::counted_workspace_with_words(len));
             for (name, values, flags, want_flags) in inputs {
                 let case = format!(
                     "seed {seed}: {name} len {len} density {density} tiny tiles {} reread {} \

@@ -391,7 +391,7 @@ fn counted_rows(
         mask,
         storage: inputs.storage,
     };
-    let workspace = client.empty(4 * compact::counted_workspace(n));
+    let workspace = client.empty(4 * compact::counted_workspace_with_words(n));
     let count = client.empty(4);
     let io = CountedIo {
         values,

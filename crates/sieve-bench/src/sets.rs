@@ -255,7 +255,7 @@ fn raw_run_starts(case: &Case, bench: &Bench<'_>, seen: &[i64], want: &[f32]) ->
                 Err(e) => return row.untimed("skipped", e.to_string()),
             };
             // The Burn op's workspace (room for the flag words at the default tiles).
-            let workspace = client.empty(4 * tiles.max(compact::counted_workspace(n)));
+            let workspace = client.empty(4 * tiles.max(compact::counted_workspace_with_words(n)));
             let io = CountedIo {
                 workspace: &workspace,
                 ..shape_io

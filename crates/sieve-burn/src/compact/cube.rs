@@ -193,11 +193,15 @@ impl Counted {
         }
     }
 
-    /// Step one: the workspace (`compact::counted_workspace` elements, as `meta::counted`
-    /// declares it) and the count `[1]`.
+    /// Step one: the workspace (`compact::counted_workspace` elements, with room for the flag
+    /// words for run starts, as `meta::counted` declares it) and the count `[1]`.
     fn count(self) -> (CubeTensor, CubeTensor) {
         let len = self.len();
-        let elements = compact::counted_workspace(len);
+        let elements = if self.mask.is_none() {
+            compact::counted_workspace_with_words(len)
+        } else {
+            compact::counted_workspace(len)
+        };
         let workspace = empty_of(self.like(), Shape::new([elements]), self.index_dtype.into());
         let count = empty_of(self.like(), Shape::new([1]), self.index_dtype.into());
         compact::count_survivors(

@@ -178,9 +178,15 @@ mod meta {
     }
 
     /// A counted compaction's workspace (`sieve::compact::counted_workspace` of the element
-    /// count: enough at default tiles on any device) and its count `[1]`, both `index_dtype`.
-    fn counted(elements: usize, index_dtype: &IntDType) -> (TensorSpec, TensorSpec) {
-        let len = sieve::compact::counted_workspace(elements);
+    /// count: enough at default tiles on any device; `counted_workspace_with_words` for run
+    /// starts, whose count pass leaves its flags as words) and its count `[1]`, both
+    /// `index_dtype`. As `cube::Counted::count` allocates it.
+    fn counted(elements: usize, runs: bool, index_dtype: &IntDType) -> (TensorSpec, TensorSpec) {
+        let len = if runs {
+            sieve::compact::counted_workspace_with_words(elements)
+        } else {
+            sieve::compact::counted_workspace(elements)
+        };
         (
             TensorSpec::new(Shape::new([len]), (*index_dtype).into()),
             TensorSpec::new(Shape::new([1]), (*index_dtype).into()),
@@ -192,21 +198,21 @@ mod meta {
         _mask: &TensorSpec,
         index_dtype: &IntDType,
     ) -> (TensorSpec, TensorSpec) {
-        counted(x.spec().shape.num_elements(), index_dtype)
+        counted(x.spec().shape.num_elements(), false, index_dtype)
     }
 
     pub(super) fn argwhere_count(
         mask: &TensorSpec,
         index_dtype: &IntDType,
     ) -> (TensorSpec, TensorSpec) {
-        counted(mask.shape.num_elements(), index_dtype)
+        counted(mask.shape.num_elements(), false, index_dtype)
     }
 
     pub(super) fn count_runs(
         x: &ValuesMetadata,
         index_dtype: &IntDType,
     ) -> (TensorSpec, TensorSpec) {
-        counted(x.spec().shape.num_elements(), index_dtype)
+        counted(x.spec().shape.num_elements(), true, index_dtype)
     }
 
     /// `[count]` of `x`'s kind and dtype.

@@ -79,17 +79,24 @@ pub fn compact(
 }
 
 /// The workspace a counted compaction of a row of `len` elements takes on any device at its
-/// default tiles ([`count_survivors`]), in elements of the index dtype. A bound that needs no
-/// device, so a caller that must declare the workspace before it has one (Burn's Fusion) can
-/// size it; [`counted_tiles`] is the exact need of one call.
+/// default tiles ([`count_survivors`]), in elements of the index dtype: a tile offset per
+/// tile. A bound that needs no device, so a caller that must declare the workspace before it
+/// has one (Burn's Fusion) can size it; [`counted_tiles`] is the exact need of one call. The
+/// count pass's flag words need [`counted_workspace_with_words`] (without that room the
+/// scatter computes its flags again).
 pub fn counted_workspace(len: usize) -> usize {
-    // Default tiles hold at least 16 elements a unit and 16 units (any device has 64): a
-    // tile offset per tile, then (from the next binding alignment, at most
-    // `COUNTED_WORDS_ALIGNMENT` bytes on) a flag word per unit. A smaller workspace (at
-    // least `counted_tiles`) still works: the scatter then computes the flags again.
-    let offsets = len.div_ceil(COUNTED_MIN_TILE).max(1);
+    // Default tiles hold at least 16 elements a unit and 16 units (any device has 64).
+    len.div_ceil(COUNTED_MIN_TILE).max(1)
+}
+
+/// [`counted_workspace`] with room for the count pass's flag words after the tile offsets
+/// ([`crate::compact::FlagWords`]): what a counted compaction of run starts takes, where
+/// `FlagWords::Auto` may read them (or any compaction with `FlagWords::On`).
+pub fn counted_workspace_with_words(len: usize) -> usize {
+    // From the next binding alignment (at most `COUNTED_WORDS_ALIGNMENT` bytes on) after the
+    // offsets, a flag word per unit of every tile.
     let words = len.div_ceil(COUNTED_MIN_UNIT_ELEMENTS) + COUNTED_MAX_UNITS;
-    offsets + words + COUNTED_WORDS_ALIGNMENT / 4
+    counted_workspace(len) + words + COUNTED_WORDS_ALIGNMENT / 4
 }
 
 /// The fewest elements a unit of a default tile takes ([`counted_workspace`]).

@@ -46,7 +46,10 @@ mod launch;
 pub mod reference;
 mod tile;
 
-pub use launch::{compact, count_survivors, counted_tiles, counted_workspace, write_survivors};
+pub use launch::{
+    compact, count_survivors, counted_tiles, counted_workspace, counted_workspace_with_words,
+    write_survivors,
+};
 
 use cubecl::server::Handle;
 
@@ -254,7 +257,7 @@ pub enum FlagWords {
     #[default]
     Auto,
     /// Wherever a unit's elements fit a word (a counted compaction's workspace must have
-    /// room: [`counted_workspace`]).
+    /// room: [`counted_workspace_with_words`]).
     On,
     /// Never: the scatter computes its flags again.
     Off,
