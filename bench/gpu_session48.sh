@@ -25,11 +25,19 @@
 #       each) over four densities (`distinct=` 2^21 to 2^24: 1/64 to 1/8). What ran (`48-fin`):
 #       the tests, then the densities 2^21, 2^23, 2^25, 2^27, whose bench panicked at 2^25 (the
 #       f32 keys' rounding, now refused by name); the densities as here ran inline after it.
+#   pk  (written after the calls, for the next session) `bench/packed_digits/packed-digits.patch`
+#       (`SortTuning::packed_digits`: the device-wide passes hold a unit's digits four to a
+#       word) through suites and a bench built with it (F_DIR: suite-cuda.xz, suite-vulkan.xz,
+#       sieve-bench-cuda.xz): `sort::` and `sort_ops::` three processes a runtime within
+#       TEST_LIMIT (300) s, memcheck and racecheck over the onesweep test; then Nsight's
+#       registers and occupancy of one onesweep sort at 2^26 with `pack=0` and `pack=1`; then
+#       `pack=0/1` in alternating processes (one binary, 50 s each): sort i32 and f32 keys
+#       2^28 (raw onesweep), sort_with_indices f32 2^28 (raw onesweep) and 2^24 (raw Lsd).
 #   ks  Why f32 keys sort slower than i32 keys (`unique`'s keys-only sort 6.276 against i32's
 #       5.908, `47-rr`): Nsight Compute over one sort's counting pass and four onesweep passes
 #       at 2^26, for i32 keys, random f32 keys and `unique`'s keys (integers 0..2^20 as f32):
 #       registers, occupancy, instructions issued, DRAM (F_DIR: sieve-bench-cuda.xz).
-# usage: F_DIR=<dir> bash bench/gpu_session48.sh wt|ab|nm|fin|ks   (carry F_DIR and ".gl")
+# usage: F_DIR=<dir> bash bench/gpu_session48.sh wt|ab|nm|fin|pk|ks   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
@@ -95,6 +103,35 @@ fin)
   ab_summary fin- "unique|copy"
   pack fin
   ;;
+pk)
+  export SIEVE_PROP_CASES=100
+  for rt in cuda vulkan; do LIMIT=${TEST_LIMIT:-300} split_suite $rt 3 "sort:: sort_ops::"; done
+  sanitize_exact ${TEST_LIMIT:-300} "memcheck racecheck" sort::many_tiles_per_row_and_onesweep_refusal
+  wait; echo "== tests done at ${SECONDS}s"; suite_summary
+  pack pk
+  for p in 0 1; do
+    f="$OUT/ncu-pack$p.txt"
+    timeout 60 ncu --kernel-name regex:onesweep --launch-count 4 --section Occupancy \
+      --section LaunchStats --section SpeedOfLight .gpu/sieve-bench-cuda --no-burn --runs 10 \
+      --sample-ms 3 --case sort:67108864:i32:raw=onesweep,pack=$p > "$f" 2>&1
+    echo "== ncu pack=$p rc=$? at ${SECONDS}s"
+    grep -E "^\s+(Duration|Registers Per Thread|Achieved Occupancy|DRAM Throughput)" "$f" | cut -c1-100
+    pack pk
+  done
+  for round in 1 2; do
+    for p in 0 1; do
+      timeout 50 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 \
+        --json "$OUT/pk-cuda-p$p-$round.json" --case sort:268435456:i32:raw=onesweep,pack=$p \
+        --case sort:268435456:f32:raw=onesweep,pack=$p \
+        --case sort_with_indices:268435456:f32:raw=onesweep,pack=$p \
+        --case sort_with_indices:16777216:f32:raw=lsd,pack=$p > "$OUT/pk-rows-cuda-p$p-$round.txt" 2>&1
+      echo "== pack=$p round $round rc=$? at ${SECONDS}s"
+      pack pk
+    done
+  done
+  ab_summary pk- "sort|sort_with_indices|copy"
+  pack pk
+  ;;
 ks)
   for k in i32:raw=onesweep f32:raw=onesweep f32:distinct=1048576,raw=onesweep; do
     f="$OUT/ncu-sort-${k//[:=,]/-}.txt"
@@ -107,5 +144,5 @@ ks)
     pack ks
   done
   ;;
-*) echo "usage: $0 wt|ab|nm|fin|ks"; exit 2 ;;
+*) echo "usage: $0 wt|ab|nm|fin|pk|ks"; exit 2 ;;
 esac
