@@ -362,12 +362,6 @@ fn raw_rows(
     out_rows
 }
 
-/// Where a Burn op's count read costs its time, without Burn or Fusion (issue 16: the counted
-/// compaction through Vulkan): `strategy=counted` is what `mask_select` / `argwhere` do
-/// through the raw API (count and scan, read the count, outputs of exactly that size
-/// allocated, the scatter); `strategy=scatter, read=1` the scatter into outputs allocated once
-/// with the count read after it (the read at the end, no allocation). Both against the
-/// plain `strategy=scatter` row, which reads nothing.
 /// `words=1` / `words=0`: the count pass's flag words forced on / off (else `Auto`).
 pub fn flag_words(case: &Case) -> FlagWords {
     match case.params.get("words").map(String::as_str) {
@@ -377,6 +371,12 @@ pub fn flag_words(case: &Case) -> FlagWords {
     }
 }
 
+/// Where a Burn op's count read costs its time, without Burn or Fusion (issue 16: the counted
+/// compaction through Vulkan): `strategy=counted` is what `mask_select` / `argwhere` do
+/// through the raw API (count and scan, read the count, outputs of exactly that size
+/// allocated, the scatter); `strategy=scatter, read=1` the scatter into outputs allocated once
+/// with the count read after it (the read at the end, no allocation). Both against the
+/// plain `strategy=scatter` row, which reads nothing.
 fn counted_rows(
     case: &Case,
     inputs: &Inputs,

@@ -99,13 +99,14 @@ pub fn counted_workspace_with_words(len: usize) -> usize {
     counted_workspace(len) + words + COUNTED_WORDS_ALIGNMENT / 4
 }
 
-/// The fewest elements a unit of a default tile takes ([`counted_workspace`]).
+/// The fewest elements a unit of a default tile takes ([`counted_workspace_with_words`]).
 const COUNTED_MIN_UNIT_ELEMENTS: usize = 16;
 
-/// The most units a cube of a default tile has ([`counted_workspace`]'s partial last tile).
+/// The most units a cube of a default tile has ([`counted_workspace_with_words`]' partial
+/// last tile).
 const COUNTED_MAX_UNITS: usize = 1024;
 
-/// The binding alignment [`counted_workspace`] leaves room for (bytes).
+/// The binding alignment [`counted_workspace_with_words`] leaves room for (bytes).
 const COUNTED_WORDS_ALIGNMENT: usize = 1024;
 
 /// The smallest tile (in elements) [`counted_workspace`] allows for.
