@@ -39,11 +39,14 @@ fn strategies(caps: &DeviceCaps, rejected: Rejected) -> Vec<CompactStrategy> {
 /// and `Scatter` with the count pass's flag words forced on ([`FlagWords::On`]; `Auto` takes
 /// none in the three-pass scatter).
 fn variants(caps: &DeviceCaps, rejected: Rejected) -> Vec<CompactOptions> {
+    // The variant that reads its values again also ranks one plane scan a vector (the
+    // others pack several vectors' counts into one).
     let options = |strategy, reread_values, flag_words| CompactOptions {
         strategy,
         tuning: None,
         reread_values,
         flag_words,
+        unpacked_ranks: reread_values,
     };
     strategies(caps, rejected)
         .into_iter()
@@ -917,9 +920,11 @@ fn counted_compaction_matches_reference() {
             strategy: CompactStrategy::Auto,
             tuning,
             // Odd lengths load the values written again after the rank: both forms cross
-            // every tile boundary. The flag words by the rule, forced on, and off.
+            // every tile boundary. The flag words by the rule, forced on, and off. Every
+            // fourth length ranks one plane scan a vector.
             reread_values: len % 2 == 1,
             flag_words: [FlagWords::Auto, FlagWords::On, FlagWords::Off][len % 3],
+            unpacked_ranks: len % 4 == 3,
         };
         for density in [0.0, 0.01, 0.5, 1.0] {
             let values: Vec<f32> = (0..len).map(|_| rng.random_range(-100.0..100.0)).collect();

@@ -311,6 +311,7 @@ fn raw_rows(
                     // `reread=1`: the values written loaded again after the tile's rank.
                     reread_values: case.param_or("reread", 0u32) == 1,
                     flag_words: flag_words(case),
+                    unpacked_ranks: unpacked_ranks(case),
                 },
             )
         };
@@ -371,6 +372,12 @@ pub fn flag_words(case: &Case) -> FlagWords {
     }
 }
 
+/// `prank=0`: the scatter's rank one plane scan a vector (`CompactOptions::unpacked_ranks`;
+/// else several vectors' flag counts packed into one word a plane scan).
+pub fn unpacked_ranks(case: &Case) -> bool {
+    case.param_or("prank", 1u32) == 0
+}
+
 /// Where a Burn op's count read costs its time, without Burn or Fusion (issue 16: the counted
 /// compaction through Vulkan): `strategy=counted` is what `mask_select` / `argwhere` do
 /// through the raw API (count and scan, read the count, outputs of exactly that size
@@ -407,6 +414,7 @@ fn counted_rows(
     };
     let options = CompactOptions {
         flag_words: flag_words(case),
+        unpacked_ranks: unpacked_ranks(case),
         ..Default::default()
     };
     let counted = || -> Handle {

@@ -238,6 +238,7 @@ fn raw_run_starts(case: &Case, bench: &Bench<'_>, seen: &[i64], want: &[f32]) ->
                 tuning: tuning.map(|(scan, _)| scan),
                 reread_values: tuning.is_some_and(|(_, reread)| reread),
                 flag_words: crate::filter::flag_words(case),
+                unpacked_ranks: crate::filter::unpacked_ranks(case),
                 ..Default::default()
             };
             let flags = Flags::RunStarts;

@@ -22,6 +22,7 @@ use crate::common::grid::cube_count_1d;
 use crate::common::lookback::Workspace;
 use crate::radix::keys::KeyKind;
 use crate::scan::launch::{check_tuning, scan_counts_with, scan_with, vector_size_for};
+use crate::scan::tile::flag_field_bits;
 use crate::scan::{ScanKind, ScanOptions, ScanProblem, ScanTuning};
 use crate::{DeviceCaps, Dtype, SieveError};
 
@@ -541,6 +542,8 @@ struct Run<'a> {
     reread_values: bool,
     /// [`CompactOptions::flag_words`].
     flag_words: FlagWords,
+    /// [`CompactOptions::unpacked_ranks`].
+    unpacked_ranks: bool,
     /// Elements each output binds: `rows * len`, or a counted compaction's total.
     out_len: usize,
     /// Units of the elementwise kernels on this device.
@@ -609,6 +612,7 @@ impl<'a> Run<'a> {
             tuning,
             reread_values: options.reread_values,
             flag_words: options.flag_words,
+            unpacked_ranks: options.unpacked_ranks,
             elementwise_units: caps.cube_units(ELEMENTWISE_UNITS),
             out_len: problem.rows * problem.len,
             caps,
@@ -657,6 +661,11 @@ impl<'a> Run<'a> {
             write_indices: self.io.indices_out.is_some(),
             rejected,
             hold_values: !self.reread_values,
+            rank_field_bits: if self.tuning.use_planes && !self.unpacked_ranks {
+                flag_field_bits(self.caps.plane_size_max, vector_size)
+            } else {
+                0
+            },
             blueprint: self.tuning.blueprint(vector_size),
         }
     }

@@ -237,6 +237,11 @@ pub struct CompactOptions {
     /// Whether the count pass hands each unit's flags to the scatter as one word
     /// ([`FlagWords`]).
     pub flag_words: FlagWords,
+    /// The scatter ranks a tile with one plane scan for each of a unit's vectors, instead of
+    /// packing several vectors' flag counts into one word a plane scan
+    /// ([`crate::scan::tile::scan_flag_registers`], the default wherever planes run). Bench
+    /// key `prank=0`.
+    pub unpacked_ranks: bool,
 }
 
 /// Whether a scatter's count pass leaves each unit's flags as the bits of one word, for the

@@ -7,7 +7,7 @@ use super::flags::{run_start_flags, vector_flags};
 use super::{FlagRule, Rejected};
 use crate::radix::keys::KeyKind;
 use crate::scan::TileBlueprint;
-use crate::scan::tile::{cube_total, scan_registers, unit_vector_index};
+use crate::scan::tile::{cube_total, scan_flag_registers, scan_registers, unit_vector_index};
 
 /// Compile-time shape of a compaction kernel: only what changes control flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -33,6 +33,10 @@ pub struct CompactConfig {
     /// them again: it then loads only the values vectors it writes. Needs at most 32
     /// elements a unit.
     pub flag_words: bool,
+    /// The rank packs this many bits a vector's flag count into words, several vectors a
+    /// plane scan ([`crate::scan::tile::scan_flag_registers`]); 0: one plane scan a vector
+    /// ([`crate::scan::tile::scan_registers`]). Needs planes.
+    pub rank_field_bits: u32,
     pub blueprint: TileBlueprint,
 }
 
@@ -233,7 +237,11 @@ pub fn rank_tile<E: Numeric, M: Numeric, N: Size>(
         row_vectors,
         config,
     );
-    let total = scan_registers::<u32, N>(ranks, prefixes, blueprint);
+    let total = if comptime!(config.rank_field_bits > 0) {
+        scan_flag_registers::<N>(ranks, prefixes, config.rank_field_bits, blueprint)
+    } else {
+        scan_registers::<u32, N>(ranks, prefixes, blueprint)
+    };
     if comptime!(!config.hold_values && config.write_values) {
         #[unroll]
         for k in 0..blueprint.vectors_per_unit {

@@ -241,6 +241,20 @@ pub fn scan_registers<A: Numeric, N: Size>(
         }
     }
     // 2. Groups' totals are scanned across the cube.
+    add_group_offsets::<A>(carry, prefixes, blueprint)
+}
+
+/// Step 2 of a register scan: scans the groups' totals (`carry`, the group's total, held by
+/// each of its units) across the cube and folds each group's offset into its `prefixes`
+/// (exact folds; else the offset replaces them, [`scan_registers`]). Returns the tile's
+/// total. Every unit must call it.
+#[cube]
+fn add_group_offsets<A: Numeric>(
+    carry: A,
+    prefixes: &mut Array<A>,
+    #[comptime] blueprint: TileBlueprint,
+) -> A {
+    let fold = blueprint.fold;
     let mut spine = Shared::<[A]>::new_slice(blueprint.units as usize);
     if blueprint.use_planes {
         if UNIT_POS_PLANE == 0 {
@@ -258,13 +272,85 @@ pub fn scan_registers<A: Numeric, N: Size>(
     let group_offset = spine[group_index(blueprint) as usize];
     #[unroll]
     for k in 0..blueprint.vectors_per_unit {
-        if exact {
+        if comptime!(fold.exact()) {
             prefixes[k as usize] = combine::<A>(group_offset, prefixes[k as usize], fold);
         } else {
             prefixes[k as usize] = group_offset;
         }
     }
     total
+}
+
+/// Bits of one packed field of [`scan_flag_registers`]: enough for a plane's sum of one
+/// vector's flags (`plane_size_max * vector_size`), so no field carries into the next.
+pub fn flag_field_bits(plane_size_max: u32, vector_size: usize) -> u32 {
+    let most = plane_size_max.max(1) as u64 * vector_size as u64;
+    (u64::BITS - most.leading_zeros()).min(32)
+}
+
+/// [`scan_registers`] for 0/1 flags (the compaction's ranks: [`Fold::COUNT`], planes on):
+/// the same results, with one plane scan for several vectors. A vector's flag count is at
+/// most `N`, and its plane-wide sum at most `PLANE_DIM * N`, which fits `field_bits`
+/// ([`flag_field_bits`]); so `32 / field_bits` vectors' counts ride side by side in one
+/// word through one plane inclusive sum, and each field comes out as that vector's sum over
+/// the lanes (the in-field sums never carry). `vectors_per_unit` plane scans (three plane
+/// operations each) become `vectors_per_unit / (32 / field_bits)` (two each).
+#[cube]
+pub fn scan_flag_registers<N: Size>(
+    values: &mut Array<Vector<u32, N>>,
+    prefixes: &mut Array<u32>,
+    #[comptime] field_bits: u32,
+    #[comptime] blueprint: TileBlueprint,
+) -> u32 {
+    let vpu = blueprint.vectors_per_unit;
+    let per_word = comptime!((32 / field_bits).max(1));
+    let words = comptime!(vpu.div_ceil(per_word));
+    let field = comptime!(if field_bits >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << field_bits) - 1
+    });
+    // 1. Each vector's own scan; its count goes to its field.
+    let mut own = Array::<u32>::new(words as usize);
+    #[unroll]
+    for w in 0..words {
+        own[w as usize] = 0u32;
+    }
+    #[unroll]
+    for k in 0..vpu {
+        let mut v = values[k as usize];
+        let width = v.vector_size().comptime();
+        #[unroll]
+        for j in 1..width {
+            v.insert(j, v.extract(j - 1) + v.extract(j));
+        }
+        values[k as usize] = v;
+        let w = (k / per_word) as usize;
+        own[w] |= v.extract(width - 1) << ((k % per_word) * field_bits);
+    }
+    // 2. One plane scan a word: the lanes before this one (exclusive: no field is smaller
+    // in the inclusive sum than in `own`, so the subtraction borrows nothing) and the plane's
+    // total of each field.
+    let mut before = Array::<u32>::new(words as usize);
+    let mut planes = Array::<u32>::new(words as usize);
+    #[unroll]
+    for w in 0..words {
+        let inclusive = plane_inclusive_sum(own[w as usize]);
+        before[w as usize] = inclusive - own[w as usize];
+        planes[w as usize] = plane_shuffle(inclusive, PLANE_DIM - 1);
+    }
+    // 3. Vector k's prefix in the plane: the plane totals of vectors before it, then its
+    // lanes before this one.
+    let mut carry = 0u32;
+    #[unroll]
+    for k in 0..vpu {
+        let w = (k / per_word) as usize;
+        let shift = (k % per_word) * field_bits;
+        prefixes[k as usize] = carry + ((before[w] >> shift) & field);
+        carry += (planes[w] >> shift) & field;
+    }
+    // 4. Across the cube, as every register scan.
+    add_group_offsets::<u32>(carry, prefixes, blueprint)
 }
 
 /// Stores a scanned tile ([`scan_tile`]) with `offset` (the tile's offset in its row) folded
