@@ -12,8 +12,8 @@ use cubecl::prelude::*;
 
 use super::Rejected;
 use super::tile::{
-    CompactConfig, TilePlacement, count_tile, load_flags, load_values, rank_tile, scatter_tile,
-    write_slot,
+    CompactConfig, TilePlacement, count_tile, flag_word_index, load_flags, load_values, rank_tile,
+    scatter_tile, write_slot,
 };
 use crate::common::grid::{linear_cube_index, linear_unit_index};
 use crate::common::lookback::{take_tile_number, tile_prefix};
@@ -50,7 +50,7 @@ pub(crate) fn count_tiles_kernel<E: Numeric, M: Numeric, C: Numeric, N: Size>(
         config,
     );
     if comptime!(config.flag_words) {
-        flag_words[tile * comptime!(config.blueprint.units as usize) + UNIT_POS as usize] = bits;
+        flag_words[flag_word_index(tile, config.blueprint)] = bits;
     }
     if UNIT_POS == 0 {
         tile_counts[tile] = C::cast_from(count);
@@ -109,7 +109,7 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
     let mut prefixes = Array::<u32>::new(vpu);
     let mut word = 0u32;
     if comptime!(config.flag_words) {
-        word = flag_words[tile * comptime!(blueprint.units as usize) + UNIT_POS as usize];
+        word = flag_words[flag_word_index(tile, blueprint)];
     }
     let total = rank_tile::<E, M, N>(
         values,

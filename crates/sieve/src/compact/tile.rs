@@ -176,6 +176,13 @@ fn word_flags<N: Size>(word: u32, k: u32) -> Vector<u32, N> {
     f
 }
 
+/// Where this unit's flag word of `tile` lives: a tile's words are its units' in unit order
+/// (the count pass writes them there, the scatter reads them back).
+#[cube]
+pub fn flag_word_index(tile: usize, #[comptime] blueprint: TileBlueprint) -> usize {
+    tile * comptime!(blueprint.units as usize) + UNIT_POS as usize
+}
+
 /// The flagged elements of a vector.
 #[cube]
 fn flags_sum<N: Size>(f: Vector<u32, N>) -> u32 {
