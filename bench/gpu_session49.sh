@@ -23,6 +23,15 @@
 #       (and its copy and cumsum rows), then sieve's Burn ops mask_select 2^24 (d = 0.5, 0.01,
 #       with the raw scatter), argwhere 2^24 d = 0.5, mask_select 2^28 (d = 0.5, 0.01),
 #       argwhere 2^28 d = 0.5, cumsum 2^20 and 2^24.
+#   w   (after `t` on the same machine, F_DIR with sieve-bench-cuda.xz and
+#       sieve-bench-vulkan.xz) The flag words on argwhere now that the rank is packed (no
+#       values to load after the word, unlike mask_select): argwhere 2^28 d = 0.5 and 0.01 raw
+#       scatter with `words=0` and `=1` (each case also times the Burn op), mask_select 2^28
+#       d = 0.5 (the Burn op), through CUDA and Vulkan in one call.
+#   zu  `bench/zero_upload/zero-upload.patch` (F_DIR: sieve-bench-cuda-zu.xz built with it): the
+#       look-back's workspace zeroed by an upload instead of a fill kernel's launch
+#       (`SIEVE_ZERO_UPLOAD=1`), cumsum 2^20 and 2^24 (the Burn op and the raw rows), the two
+#       ways in alternating processes, two rounds (30 s each; CUDA).
 #   vk  Issue 16's compaction rows with `prank=0/1` through Vulkan (sieve-bench-vulkan) and
 #       CUDA in one call: mask_select 2^28 d = 0.5 and 0.01, argwhere 2^28 d = 0.5, raw scatter.
 # usage: F_DIR=<dir> bash bench/gpu_session49.sh t|s|ab|vk   (carry F_DIR and ".gl")
@@ -115,6 +124,31 @@ m)
   R="$R --case cumsum:1048576:f32 --case cumsum:16777216:f32"
   bench_rows cuda 240 $R
   pack m
+  ;;
+w)
+  R=""
+  for d in 0.5 0.01; do
+    for w in 0 1; do R="$R --case argwhere:268435456:bool:density=$d,raw=scatter,words=$w"; done
+  done
+  R="$R --case mask_select:268435456:f32:density=0.5,raw=none"
+  bench_rows cuda 120 $R
+  pack w
+  VK_BENCH=.gpu/sieve-bench-vulkan bench_rows vulkan 240 $R
+  pack w
+  ;;
+zu)
+  for round in 1 2; do
+    for z in 0 1; do
+      if [ $z = 1 ]; then export SIEVE_ZERO_UPLOAD=1; else unset SIEVE_ZERO_UPLOAD; fi
+      timeout 30 .gpu/sieve-bench-cuda-zu --no-burn --runs 10 --sample-ms 30 --json "$OUT/zu-cuda-z$z-$round.json" \
+        --case cumsum:1048576:f32 --case cumsum:16777216:f32 > "$OUT/zu-rows-cuda-z$z-$round.txt" 2>&1
+      echo "== zero upload=$z round $round rc=$? at ${SECONDS}s"
+      pack zu
+    done
+  done
+  unset SIEVE_ZERO_UPLOAD
+  ab_summary zu- "cumsum|copy"
+  pack zu
   ;;
 vk)
   R=""

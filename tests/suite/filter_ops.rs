@@ -406,3 +406,23 @@ fn flex_falls_back_to_stock_burn() {
     assert_eq!(i64s(padded), vec![6, 7, 0]);
     assert_eq!(i64s(count), vec![2]);
 }
+
+/// The gradient test in three threads at once, 30 times each: with Burn ops of other threads
+/// beside it, the "nothing selected" gradient once came back as stale memory (a `float_cat` of
+/// the empty output gradient, now not read; 5 runs of 8 failed on lavapipe before the change,
+/// 0 of 14 after).
+#[test]
+fn gradient_of_nothing_selected_beside_other_threads() {
+    let threads: Vec<_> = (0..3)
+        .map(|_| {
+            std::thread::spawn(|| {
+                for _ in 0..30 {
+                    gradient_lands_on_selected_positions();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("a gradient thread failed");
+    }
+}

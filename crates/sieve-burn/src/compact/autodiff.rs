@@ -224,11 +224,12 @@ fn survivors_grad<B: Backend + SieveOps>(
     let mut grad = grad;
     if width == 0 {
         // Nothing survived: one zero slot to gather from (which the mask then drops). The
-        // gradient is used, not dropped: zeros made without it read stale memory through
-        // Fusion once beside a sum's gradient (`filter_ops::gradient_lands_on_selected_positions`,
-        // on lavapipe; not traced further).
-        let zero = B::float_zeros(Shape::new([1]), &grad.device(), grad.dtype().into());
-        grad = B::float_cat(vec![grad, zero], 0);
+        // empty output gradient is not read: a `float_cat` of it with the zero slot left the
+        // result unwritten through Fusion now and then when other threads ran Burn ops beside
+        // it (`filter_ops::gradient_of_nothing_selected_beside_other_threads`: stale integers
+        // in every element; on lavapipe and the H100's CUDA). Not traced further: the same cat
+        // in plain Burn ops, three threads, did not fail.
+        grad = B::float_zeros(Shape::new([rows, 1]), &grad.device(), grad.dtype().into());
         width = 1;
     }
     let mask = B::bool_reshape(mask, Shape::new([rows, len]));
