@@ -3,8 +3,7 @@
 # branch `packed-ranks`: the compaction's scatter ranks several vectors a plane scan, the
 # default; bench key `prank=0` for the old rank) and `bench/packed_digits/packed-digits.patch`
 # (`SortTuning::packed_digits`, bench key `pack=1`), one build holding both (F_DIR:
-# suite-cuda.xz, suite-vulkan.xz, sieve-bench-cuda.xz; `vk` also .gpu49v's
-# sieve-bench-vulkan.xz, carried on a later call of the same machine).
+# suite-cuda.xz, suite-vulkan.xz, sieve-bench-cuda.xz; `fin` and `w` also sieve-bench-vulkan.xz).
 #   t   The compaction's modules through both suites (five processes a runtime), memcheck and
 #       racecheck over four compaction tests (`compaction_tests`), within TEST_LIMIT (280) s.
 #   s   `sort::` and `sort_ops::` three processes a runtime, memcheck and racecheck over the
@@ -15,7 +14,8 @@
 #       `prank=0/1` (mask_select 2^28 d = 0.5 and 0.01 and argwhere 2^28 d = 0.01 through the
 #       raw scatter, mask_select 2^28 d = 0.5 with the flag words forced on, `unique` 2^28's run
 #       starts, mask_select 2^24 d = 0.5 raw scatter; 50 s each).
-#   fin (one call, after `ab` showed the CUDA rows) `vk`'s rows (mask_select d = 0.5, argwhere
+#   fin (one call, after `ab` showed the CUDA rows) issue 16's rows with `prank=0/1` through
+#       CUDA and Vulkan (mask_select d = 0.5, argwhere
 #       d = 0.5), then `unique` 2^28 and mask_select 2^28 d = 0.5 with the flag words forced
 #       on, `prank=0/1` a process each (60 s), then sort i32 2^28 raw onesweep `pack=0/1` a
 #       process each (45 s; `s`'s Nsight showed the same kernels and registers both ways).
@@ -32,9 +32,7 @@
 #       look-back's workspace zeroed by an upload instead of a fill kernel's launch
 #       (`SIEVE_ZERO_UPLOAD=1`), cumsum 2^20 and 2^24 (the Burn op and the raw rows), the two
 #       ways in alternating processes, two rounds (30 s each; CUDA).
-#   vk  Issue 16's compaction rows with `prank=0/1` through Vulkan (sieve-bench-vulkan) and
-#       CUDA in one call: mask_select 2^28 d = 0.5 and 0.01, argwhere 2^28 d = 0.5, raw scatter.
-# usage: F_DIR=<dir> bash bench/gpu_session49.sh t|s|ab|vk   (carry F_DIR and ".gl")
+# usage: F_DIR=<dir> bash bench/gpu_session49.sh t|s|ab|fin|m|w|zu   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
@@ -149,15 +147,5 @@ zu)
   unset SIEVE_ZERO_UPLOAD
   ab_summary zu- "cumsum|copy"
   pack zu
-  ;;
-vk)
-  R=""
-  for p in 0 1; do
-    R="$R --case mask_select:268435456:f32:density=0.5,raw=scatter,prank=$p --case mask_select:268435456:f32:density=0.01,raw=scatter,prank=$p --case argwhere:268435456:bool:density=0.5,raw=scatter,prank=$p"
-  done
-  bench_rows cuda 90 $R
-  pack vk
-  VK_BENCH=.gpu/sieve-bench-vulkan bench_rows vulkan 200 $R
-  pack vk
   ;;
 esac
