@@ -437,3 +437,26 @@ fn exclusive_first<A: Numeric, N: Size>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::flag_field_bits;
+
+    /// A field holds a plane's sum of one vector's flags, `plane_size_max * N`, exactly.
+    #[test]
+    fn flag_fields_hold_a_planes_sum() {
+        assert_eq!(flag_field_bits(32, 4), 8); // 128: four fields a word
+        assert_eq!(flag_field_bits(64, 4), 9); // 256: three a word
+        assert_eq!(flag_field_bits(32, 1), 6);
+        assert_eq!(flag_field_bits(8, 4), 6);
+        assert_eq!(flag_field_bits(1, 1), 1);
+        for (lanes, n) in [(4u32, 1usize), (16, 2), (32, 4), (64, 4), (128, 4)] {
+            let bits = flag_field_bits(lanes, n);
+            let most = lanes as u64 * n as u64;
+            assert!(
+                most < 1 << bits && most >= 1 << (bits - 1),
+                "{lanes} x {n}: {bits} bits"
+            );
+        }
+    }
+}
