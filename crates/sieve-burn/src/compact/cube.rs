@@ -193,15 +193,11 @@ impl Counted {
         }
     }
 
-    /// Step one: the workspace (`compact::counted_workspace` elements, with room for the flag
-    /// words for run starts, as `meta::counted` declares it) and the count `[1]`.
+    /// Step one: the workspace (`super::counted_workspace_len` elements: run starts have no
+    /// mask) and the count `[1]`.
     fn count(self) -> (CubeTensor, CubeTensor) {
         let len = self.len();
-        let elements = if self.mask.is_none() {
-            compact::counted_workspace_with_words(len)
-        } else {
-            compact::counted_workspace(len)
-        };
+        let elements = super::counted_workspace_len(len, self.mask.is_none());
         let workspace = empty_of(self.like(), Shape::new([elements]), self.index_dtype.into());
         let count = empty_of(self.like(), Shape::new([1]), self.index_dtype.into());
         compact::count_survivors(

@@ -177,16 +177,10 @@ mod meta {
         )
     }
 
-    /// A counted compaction's workspace (`sieve::compact::counted_workspace` of the element
-    /// count: enough at default tiles on any device; `counted_workspace_with_words` for run
-    /// starts, whose count pass leaves its flags as words) and its count `[1]`, both
-    /// `index_dtype`. As `cube::Counted::count` allocates it.
+    /// A counted compaction's workspace ([`super::counted_workspace_len`]) and its count
+    /// `[1]`, both `index_dtype`.
     fn counted(elements: usize, runs: bool, index_dtype: &IntDType) -> (TensorSpec, TensorSpec) {
-        let len = if runs {
-            sieve::compact::counted_workspace_with_words(elements)
-        } else {
-            sieve::compact::counted_workspace(elements)
-        };
+        let len = super::counted_workspace_len(elements, runs);
         (
             TensorSpec::new(Shape::new([len]), (*index_dtype).into()),
             TensorSpec::new(Shape::new([1]), (*index_dtype).into()),
@@ -618,6 +612,19 @@ pub fn split_by_bit<const D: usize>(
 }
 
 /// Shapes of compacted values and counts for an input of `shape`.
+/// Elements of a counted compaction's workspace for `len` elements, as Fusion declares it
+/// (`meta::counted`) and the CubeCL op allocates it (`cube::Counted::count`):
+/// `sieve::compact::counted_workspace` (enough at default tiles on any device), or
+/// `counted_workspace_with_words` for run starts (`runs`), whose count pass leaves its flags
+/// as words.
+pub(crate) fn counted_workspace_len(len: usize, runs: bool) -> usize {
+    if runs {
+        sieve::compact::counted_workspace_with_words(len)
+    } else {
+        sieve::compact::counted_workspace(len)
+    }
+}
+
 pub(crate) fn compact_shapes(shape: &Shape, per_row: bool) -> (Shape, Shape) {
     if per_row {
         (shape.clone(), Shape::new([shape[0]]))
