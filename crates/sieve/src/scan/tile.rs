@@ -213,14 +213,8 @@ pub fn scan_registers<A: Numeric, N: Size>(
     let mut carry = identity::<A>(fold);
     #[unroll]
     for k in 0..blueprint.vectors_per_unit {
-        let mut v = values[k as usize];
-        let width = v.vector_size().comptime();
-        #[unroll]
-        for j in 1..width {
-            let previous = v.extract(j - 1);
-            v.insert(j, combine::<A>(previous, v.extract(j), fold));
-        }
-        let vector_total = v.extract(width - 1);
+        let v = vector_inclusive::<A, N>(values[k as usize], fold);
+        let vector_total = v.extract(v.vector_size().comptime() - 1);
         // The group-local fold before this vector.
         let mut before_vector = carry;
         if blueprint.use_planes {
@@ -242,6 +236,21 @@ pub fn scan_registers<A: Numeric, N: Size>(
     }
     // 2. Groups' totals are scanned across the cube.
     add_group_offsets::<A>(carry, prefixes, blueprint)
+}
+
+/// A vector's own inclusive scan under `fold`, element order (step 1 of every register scan).
+#[cube]
+fn vector_inclusive<A: Numeric, N: Size>(
+    vector: Vector<A, N>,
+    #[comptime] fold: Fold,
+) -> Vector<A, N> {
+    let mut v = vector;
+    #[unroll]
+    for j in 1..v.vector_size().comptime() {
+        let previous = v.extract(j - 1);
+        v.insert(j, combine::<A>(previous, v.extract(j), fold));
+    }
+    v
 }
 
 /// Step 2 of a register scan: scans the groups' totals (`carry`, the group's total, held by
@@ -318,15 +327,10 @@ pub fn scan_flag_registers<N: Size>(
     }
     #[unroll]
     for k in 0..vpu {
-        let mut v = values[k as usize];
-        let width = v.vector_size().comptime();
-        #[unroll]
-        for j in 1..width {
-            v.insert(j, v.extract(j - 1) + v.extract(j));
-        }
+        let v = vector_inclusive::<u32, N>(values[k as usize], Fold::COUNT);
         values[k as usize] = v;
         let w = (k / per_word) as usize;
-        own[w] |= v.extract(width - 1) << ((k % per_word) * field_bits);
+        own[w] |= v.extract(v.vector_size().comptime() - 1) << ((k % per_word) * field_bits);
     }
     // 2. One plane scan a word: the lanes before this one (exclusive: no field is smaller
     // in the inclusive sum than in `own`, so the subtraction borrows nothing) and the plane's
