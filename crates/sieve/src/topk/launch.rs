@@ -827,12 +827,8 @@ impl Run<'_> {
     /// `row_cube_max_len` radix keys, cut and merged in turn), equal keys by slot, which is
     /// index order (a chunk's candidates equal to a key come in index order, and the chunks
     /// follow the row); then each chosen slot's position in the row, and the outputs. Faster
-    /// than the merge there at every `k` timed: on an H100 at [2^24] `k` = 10 / 32 / 64, 0.089
-    /// / 0.092 / 0.134 ms against 0.130 / 0.174 / 0.185 through CUDA, 0.102 / 0.116 / 0.121
-    /// against 0.139 / 0.186 / 0.200 through Vulkan (`bench/results/h100/34-lx`; the merge's
-    /// searches grow with `chunks^2 * k`), and than the device-wide passes at `k` = 100 /
-    /// 256 / 1000 (H200, `h200/34-ks`). Rows cut into a few chunks merge, which won there
-    /// ([64, 128256], two chunks a row, `34-lx`: 0.043-0.073 against 0.074-0.095).
+    /// than the merge where rows have many chunks (the merge's searches grow with `chunks^2 *
+    /// k`), and than the device-wide passes at `k` up to 1000.
     fn select_candidates_and_finish(&self, cands: &RowCandidates) -> Result<(), SieveError> {
         let TopkProblem { rows, k, .. } = self.problem;
         let RowCandidates {

@@ -32,57 +32,27 @@
 //! top-k): top-k becomes "the `k` smallest radix keys, ties to the lower index". 8- and 16-bit
 //! keys sit in the low bits of a `u32`, so the selects run over the key's own bits only.
 //!
-//! # Strategies (`docs/ARCHITECTURE.md` walks through each pass)
-//! - [`TopkStrategy::RankByCounting`]: one cube per row, its radix keys in shared memory;
-//!   each key's rank is the count of keys that outrank it, and ranks below `k` write
-//!   themselves (sorted output, one launch). `O(len^2 / units)`: rows up to
-//!   [`TopkTuning::rank_capacity`] keys.
-//! - [`TopkStrategy::RadixSelect`]: each row's *boundary* key `T` (the `k`-th smallest) by the
-//!   MSB digit select ([`crate::radix::select`]), then the *gather*: every key below `T` and
-//!   the first `k - count(< T)` keys equal to `T`, in index order, sorted by (key, index)
-//!   after. Rows up to [`TopkTuning::row_cube_max_len`] run one cube per row, everything in
-//!   one launch (a few long rows cut into chunks, [`TopkTuning::row_split_cubes`], whose
-//!   candidates are merged by the sort: such rows come sorted even with `sorted: false`);
-//!   so do longer rows cut into chunks no longer than that with at most a row cube's worth of
-//!   candidates (few rows, `k` up to ~1000 at 2^24 keys; up to 2^26 keys a row by default,
-//!   there `k` up to 128: [`TopkTuning::row_long_split_cubes`]; only where each chunk has
-//!   a bound to try, [`TopkTuning::row_long_unbounded`]), merged where they have few
-//!   chunks ([`TopkTuning::row_merge_max_chunks`]), else the row cube again over those
-//!   candidates (then sorted too); other rows run device-wide passes.
-//!   First the *sampled bound* (where a row has at
-//!   least 16 tiles, [`TopkTuning::sample_tiles`]): the digit select over a sample of evenly
-//!   spaced whole tiles finds a key that, by the sample's odds, at least `k` keys of the row
-//!   reach and few lie below; one pass over the row counts each tile's keys under it, and
-//!   where at least `k` reach it and at most the gather's capacity lie below, the row is
-//!   answered without digit passes: its keys under the bound are gathered in index order and
-//!   the first `k` by (key, index) selected from them by one cube. Rows where the sample
-//!   misled (adversarial orders) run the digit passes (11, 11 and 10 bits for 32-bit keys in
-//!   rows of 2^16 keys or more, else 8-bit), the matching keys compacted between passes, each
-//!   row's progress in a per-row state, and a row whose keys all share a digit skips its
-//!   pass. The gather counts every tile's keys below and at the boundary, scans the counts,
-//!   and writes from the tiles that hold chosen keys only.
-//! - The *minima bound* (the one-row cubes, `k` up to [`TopkTuning::bound_units_per_k`]): the
-//!   `k`-th smallest of the units' minima bounds the row's `k`-th key from above (`k` distinct
-//!   units each read a key at or below it), so the keys under it, ranked among themselves,
-//!   are the answer: two sweeps of the row. Where more keys than units lie under it (low
-//!   entropy) but fewer than `k` below it, the bound is the row's `k`-th key: the radix
-//!   select's row cube stages the keys below it apart from the ties, so they are ranked all
-//!   the same, and takes the first ties from the row's start (stopping once it has them);
-//!   otherwise the cube runs its full method.
-//! - The row cube's *sampled bound* (larger `k`, [`TopkTuning::row_sample`]): one key a unit,
-//!   evenly spaced, is the sample; its key of rank `mu + 4 sqrt(mu) + 8` (`mu` its expected
-//!   share of the row's `k` smallest) the bound. One sweep stages the row's keys at or below
-//!   it in a tile of shared memory; where at least `k` and at most a tile of them were found,
-//!   the MSB select over the staged keys gives the row's boundary and the gather follows (two
-//!   sweeps in all, against one per digit and the gather). Rows the sample misled run the
-//!   full method after it.
+//! # Strategies (`docs/ARCHITECTURE.md`, "Top-k", walks through each pass)
+//! - [`TopkStrategy::RankByCounting`]: one cube per row, its radix keys in shared memory; a
+//!   key's rank is the count of keys that outrank it, and ranks below `k` write themselves
+//!   (sorted, one launch). `O(len^2 / units)`: rows up to [`TopkTuning::rank_capacity`] keys.
+//! - [`TopkStrategy::RadixSelect`]: each row's *boundary* key (the `k`-th smallest) by the MSB
+//!   digit select ([`crate::radix::select`]), then the *gather* of every key below it and the
+//!   first ties, in index order, sorted by (key, index) after. Rows up to
+//!   [`TopkTuning::row_cube_max_len`] (and longer rows cut into chunks that short) run one
+//!   cube per row (chunk), which first tries a bound: the *minima bound* for small `k` (the
+//!   `k`-th smallest of the units' minima bounds the row's `k`-th key), the *sampled bound*
+//!   above it (a sample's key of a rank that by its odds at least `k` keys reach); cut rows'
+//!   candidates are merged, or selected again. Other rows run device-wide digit passes (11,
+//!   11 and 10 bits for 32-bit keys), each row's progress in a per-row state, after a sampled
+//!   bound of their own in rows of [`TopkTuning::sample_min_len`] keys or more. A bound the
+//!   data defeats (adversarial orders) falls back to the digit passes: outputs never depend
+//!   on which path ran.
 //! - [`TopkStrategy::SortAndSlice`]: [`crate::sort::sort`] of the row with positions (stable,
 //!   descending for top-k), the first `k` of each row copied.
-//! - [`TopkStrategy::Auto`] (the fastest on every H200 row of `docs/PERFORMANCE.md`):
-//!   `RankByCounting` for rows up to [`RANK_AUTO_LEN`] that fit; else `SortAndSlice` where a
-//!   row fits the sort's one-cube capacity or `2 k > len`; else `RadixSelect`. 64-bit values
-//!   always take `SortAndSlice` (the sort ranks them as two radix words; the selects hold one
-//!   32-bit key per value).
+//! - [`TopkStrategy::Auto`]: `RankByCounting` for rows up to [`RANK_AUTO_LEN`] that fit; else
+//!   `SortAndSlice` where a row fits the sort's one-cube capacity or `2 k > len`, and for
+//!   64-bit values (the selects hold one 32-bit key a value); else `RadixSelect`.
 
 mod kernels;
 mod launch;
@@ -239,89 +209,53 @@ pub struct TopkTuning {
     pub use_planes: bool,
 }
 
+// The defaults below: the measurements behind them are in `docs/PERFORMANCE.md`, "Where top-k's
+// defaults come from".
+
 /// Keys per unit of the passes' tiles by default.
 const ELEMENTS_PER_UNIT: u32 = 8;
 
 /// Fewest tiles a cube of a device-wide pass takes by default where buffer atomics are relaxed
-/// ([`TopkTuning::min_tiles_per_cube`]). On an H100 (raw radix select, ms, CUDA / Vulkan;
-/// `bench/results/h100/40-cs`, `40-ab`) eight against two: [2^24] k = 100000 0.335 / 0.435
-/// against 0.350 / 0.605, tied 0.299 / 0.370 against 0.299 / 0.458; [2^25] k = 1000 0.289 /
-/// 0.469 against 0.332 / 0.574, k = 100000 0.468 / 0.649 against 0.506 / 0.750; [2^26] (four
-/// tiles a cube at CUDA's 8448 cubes) k = 1000 0.272 against 0.281, k = 100000 0.487 against
-/// 0.493. Sixteen lost through CUDA (`40-c2`: [2^24] 0.350 against 0.337, [2^25] 0.294 / 0.484
-/// against 0.289 / 0.473, [2^26] 0.504 against 0.499). Rows of 2^28 keys take 16 tiles a cube
-/// through CUDA and 32 through wgpu at the default cube counts, where more cubes of ~16 tiles
-/// beat fewer of ~31 on the H200 (`bench/results/h200/14-b`) and 4096 to 512 cubes were
-/// within 2% through Vulkan (`40-tv`).
+/// ([`TopkTuning::min_tiles_per_cube`]): eight beat two and sixteen from 2^24 to 2^26 keys
+/// through CUDA (measurements: `docs/PERFORMANCE.md`, "Where top-k's defaults come from").
 const MIN_TILES_PER_CUBE: u32 = 8;
 
 /// The same where buffer atomics are ordered ([`DeviceCaps::ordered_atomics`](crate::DeviceCaps),
-/// wgpu's Vulkan path): sixteen against eight through Vulkan on the H100 (`40-c2`), [2^24] k =
-/// 100000 0.406 against 0.433, [2^25] k = 1000 / 100000 0.421 / 0.600 against 0.470 / 0.649,
-/// [2^26] k = 100000 0.551 against 0.548.
+/// wgpu's Vulkan path): each cube's flush costs more there, and sixteen beat eight.
 const ORDERED_ATOMICS_MIN_TILES_PER_CUBE: u32 = 16;
 
-/// The minima bound runs by default for `k` up to a cube's units over this. With `k` a
-/// quarter of the units, about `1.2 k` random keys lie under the bound (`len * p` where
-/// `(1 - p)^(len / units) = 3 / 4`), well inside the cube's capacity of one per unit.
+/// The minima bound runs by default for `k` up to a cube's units over this: at a quarter,
+/// about `1.2 k` random keys lie under the bound, well inside the cube's one per unit.
 const BOUND_UNITS_PER_K: u32 = 4;
 
-/// Tiles sampled from a device-wide row by default: 512 tiles of 2048 keys are 2^20 keys, one
-/// in 256 of a 2^28-key row.
+/// Tiles sampled from a device-wide row by default: 512 tiles of 2048 keys, one key in 256 of
+/// a 2^28-key row.
 const SAMPLE_TILES: u32 = 512;
 
-/// Rows of at least this many keys try the sampled bound by default: on the H200 it took
-/// 0.42 ms against the digit passes' 0.52 at 2^26 keys, k = 1000, and 0.36-0.40 against
-/// 0.21-0.23 at 2^24 (`bench/results/h200/15-c`).
+/// Rows of at least this many keys try the sampled bound by default (it won at 2^26 keys and
+/// lost at 2^24, where its own launches cost more than the passes it saves).
 const SAMPLE_MIN_LEN: usize = 1 << 26;
 
 /// The most tiles a row's sample may take ([`TopkTuning::sample_tiles`]).
 pub const MAX_SAMPLE_TILES: u32 = 1 << 16;
 
 /// Cubes the one-cube-per-row select may cut rows into where the device does not say how many
-/// multiprocessors it has (wgpu never does; one per multiprocessor otherwise: at [64, 128256]
-/// on the H200 two chunks a row beat four by 20-37% at k = 50 and 1000, uniform and tied, and
-/// one chunk (64 cubes) lost to both; `bench/results/h200/18-c`). Through the H200's Vulkan
-/// (`27-g`, ms): k = 1000 0.210 at 32 cubes (one chunk a row), 0.123 at 128, 0.126 at 256;
-/// k = 50 0.064 / 0.049 / 0.047; tied k = 1000 0.209 / 0.123, tied k = 50 0.118 / 0.076.
+/// multiprocessors it has (wgpu; one per multiprocessor otherwise): a few long rows must still
+/// fill the device.
 const ROW_SPLIT_CUBES: u32 = 128;
 
-/// The most chunks a cut row past the row cube's limit merges by default: on an H100 at
-/// [2^24] (132 chunks, `bench/results/h100/34-lx`) selecting again took 0.089 / 0.092 / 0.134
-/// ms at `k` = 10 / 32 / 64 against the merge's 0.130 / 0.174 / 0.185 through CUDA (0.102 /
-/// 0.116 / 0.121 against 0.139 / 0.186 / 0.200 through Vulkan), while at [64, 128256] (two
-/// chunks a row) the merge won, 0.043-0.073 against 0.074-0.095; [8, 2^21] (16 chunks a row)
-/// merged took 0.077 against the device-wide 0.200 (`33-lr`). Between 16 and 128 chunks
-/// neither was timed.
+/// The most chunks a cut row past the row cube's limit merges by default; with more, the row
+/// cube selects again over their candidates (the merge's searches grow with the chunks).
 const ROW_MERGE_MAX_CHUNKS: usize = 16;
 
-/// Whether rows past the row cube's limit are cut into chunks whose cubes have no bound to
-/// try (`TopkTuning::row_long_unbounded`). Measured on an H100 (`bench/results/h100/43-tk`,
-/// `43-kt`; raw radix select, ms, chunked row cube against device-wide passes): through
-/// Vulkan (a row cube of 512 units: 48 KiB of shared memory), whose chunks of 2^17 keys
-/// lack the sampled bound's odds past `k` = 128, [2^24] `k` = 200 / 300 / 1000 took 0.293 /
-/// 0.283 / 0.338 against 0.252 / 0.252 / 0.265, [2^22] `k` = 1000 0.150 against 0.154, but
-/// [2^25] `k` = 256 0.402 against 0.422; through CUDA (1024 units) at [2^24] `k` = 1000 the
-/// row cube without its sampled bound took 0.250 against 0.188 (0.160 with it). Those Vulkan
-/// rows ran with a 4096-key row tile. At its 8192 ([`ROW_TILE_KEYS`]; `h100/44-kv`, Vulkan,
-/// this `false` against `true`): [2^22] `k` = 1000 0.1226 against 0.1221 (no difference),
-/// [2^24] `k` = 1000 0.2502 against 0.2965 and `k` = 200 0.2458 against 0.2631; through CUDA
-/// the same rows within 0.2%.
+/// Whether rows past the row cube's limit are cut into chunks whose cubes have no bound to try
+/// (`TopkTuning::row_long_unbounded`): such a chunk's cube sweeps it once a digit, which lost
+/// to the device-wide passes through Vulkan and tied through CUDA.
 const ROW_LONG_UNBOUNDED: bool = false;
 
 /// Rows past the row cube's limit may be cut into up to this many cubes a multiprocessor by
-/// default (`TopkTuning::row_long_split_cubes`). On an H100 (`bench/results/h100/35-lc`, raw
-/// radix select, ms, CUDA / Vulkan): [2^26] cut into 512 chunks of 2^17 keys took 0.247 /
-/// 0.228 at k = 10 and 0.294 / 0.258 at k = 64 against the device-wide passes' 0.387 / 0.519
-/// and 0.371 / 0.468; [2^28] in 2048 chunks lost, 0.895 / 0.799 against 0.574 / 0.690 (k =
-/// 10) and 0.983 / 0.817 against 0.586 / 0.658 (k = 64). Four waves take [2^26] (512 chunks
-/// on 132 multiprocessors, or on wgpu's 128) and leave [2^27] (1024) device-wide: there
-/// (`35-fin`) the cut lost through CUDA (0.545 / 0.524 against 0.364 / 0.443 at k = 10 /
-/// 64) and won or tied through Vulkan (0.408 / 0.437 against 0.458 / 0.434). [2^25] in 256
-/// chunks: 0.139 / 0.218 / 0.205 against 0.329 / 0.425 / 0.326 at k = 10 / 64 / 256 (CUDA),
-/// 0.140 / 0.162 / 0.394 against 0.633 / 0.644 / 0.631 (Vulkan). But [2^26] k = 256 (a full
-/// row cube of candidates) took 0.664 against 0.415 through Vulkan (0.359 against 0.399
-/// through CUDA): hence the half-cube limit on the candidates.
+/// default (`TopkTuning::row_long_split_cubes`): four waves took [2^25] and [2^26] rows faster
+/// than the device-wide passes and left [2^27] and longer to them.
 const ROW_LONG_SPLIT_WAVES: u32 = 4;
 
 /// The shortest chunk of a cut row by default: 16,384 keys, 16 tiles of a 1024-unit row cube.
@@ -347,11 +281,8 @@ pub(crate) fn row_shared_bytes(units: u32, elements_per_unit: u32) -> usize {
 }
 
 /// Keys the one-cube-per-row select's tile holds where shared memory allows: a cube of fewer
-/// units takes more keys each (up to 32). Through Vulkan's 48 KiB the row cube has 512 units,
-/// and 16 keys a unit keep the tile CUDA's 1024 units x 8 have, so the sampled bound has the
-/// same room for the keys under it: through Vulkan on an H100 [64, 128256] `k` = 1000 took
-/// 0.091 ms against 0.121 at 8 keys a unit, tied 0.072 against 0.108; through CUDA 16 keys a
-/// unit (a 16,384-key tile) lost there, 0.077 against 0.072 (`bench/results/h100/43-kf`).
+/// units (Vulkan's 48 KiB: 512) takes more keys each (up to 32), so the sampled bound keeps
+/// room for the keys under it.
 const ROW_TILE_KEYS: u32 = 8192;
 
 /// Units and keys per unit of the one-cube-per-row radix select: the most units a cube may

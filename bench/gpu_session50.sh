@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The fiftieth session's calls (issues 15, 16, 17): `vector_inclusive` (each vector's own scan,
+# written once for `scan_registers` and `scan_flag_registers`) and the gradient fix of session
+# 49 (`6d7463a`) on the GPU; then the top-k ablation (issue 15 item 5: which of top-k's
+# algorithms carries which marked row).
+#   t   The compaction's modules (five processes a runtime) and the scan's (`scan:: scans::
+#       cumulative::`, two a runtime) through both suites, memcheck and racecheck over four
+#       compaction tests and two scan tests, within TEST_LIMIT (280) s. F_DIR: suite-*.xz.
+#   ab  (F_DIR: sieve-bench-cuda.xz, sieve-bench-vulkan.xz) The ablation: issue 15's marked
+#       top-k rows through the raw radix select, each with one of its optional algorithms
+#       turned off by its tuning key (`sample=0` the device-wide sampled bound, `bound=0` the
+#       minima bound, `row_sample=0` the row cube's sampled bound, `long_split=0` long rows
+#       uncut, `split=0` rows of the row cube uncut, `merge_chunks=0` / `=100000` cut rows
+#       never / always merged), one process a group (CUDA; Vulkan's batched rows after).
+# usage: F_DIR=<dir> bash bench/gpu_session50.sh t|ab   (carry F_DIR and ".gl")
+set -uo pipefail
+: "${F_DIR:?}"
+source "$(dirname "$0")/gpu_prelude.sh"
+begin
+case "$1" in
+t)
+  export SIEVE_PROP_CASES=100
+  LIMIT=${TEST_LIMIT:-280} split_suite cuda 2 "scan:: scans:: cumulative::"
+  LIMIT=${TEST_LIMIT:-280} split_suite vulkan 2 "scan:: scans:: cumulative::"
+  for tool in memcheck racecheck; do
+    timeout ${TEST_LIMIT:-280} compute-sanitizer --tool $tool --error-exitcode 9 .gpu/suite-cuda --exact \
+      scan::every_length_across_a_tile_boundary scan::adversarial_floats \
+      > "$OUT/$tool-cuda-scan.txt" 2>&1 &
+  done
+  CT_GROUPS=5 TEST_LIMIT=${TEST_LIMIT:-280} compaction_tests
+  for f in "$OUT"/*-scan.txt; do echo "== ${f##*/}"; summary "$f"; done
+  pack t
+  ;;
+ab)
+  T=topk_with_indices R=raw=radix_select
+  # Each group: the base row and its knob off, as one sweep (`key=default/off`).
+  group() {
+    local tag=$1 lim=$2
+    shift 2
+    timeout $lim .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 \
+      --json "$OUT/ab-$tag.json" "$@" > "$OUT/ab-$tag.txt" 2>&1
+    echo "== $tag rc=$? at ${SECONDS}s"
+    grep -E "^topk" "$OUT/ab-$tag.txt" | grep -v skipped | cut -c1-150
+    pack ab
+  }
+  L=268435456
+  group sample 90 --case $T:$L:f32:k=10,$R,sample=512/0 --case $T:$L:f32:k=1000,$R,sample=512/0 \
+    --case $T:$L:f32:k=100000,$R,sample=512/0 --case $T:$L:f32:k=1000,dist=all_equal,$R,sample=512/0
+  group long 90 --case $T:67108864:f32:k=10,$R,long_split=528/0 --case $T:67108864:f32:k=64,$R,long_split=528/0 \
+    --case $T:16777216:f32:k=10,$R,long_split=528/0 --case $T:16777216:f32:k=1000,$R,long_split=528/0
+  B=64x128256
+  group row 90 --case $T:$B:f32:k=50,$R,bound=4/0,row_sample=1/0 --case $T:$B:f32:k=1000,$R,row_sample=1/0 \
+    --case $T:$B:f32:k=50,dist=tied,$R,bound=4/0,row_sample=1/0 --case $T:$B:f32:k=1000,dist=tied,$R,row_sample=1/0 \
+    --case $T:4096x32768:f32:k=64,$R,bound=4/0,row_sample=1/0 --case $T:16384x256:f32:k=8,$R,bound=4/0
+  group split 90 --case $T:$B:f32:k=50,$R,split=132/0,merge_chunks=16/0/100000 \
+    --case $T:$B:f32:k=1000,$R,split=132/0,merge_chunks=16/0/100000 \
+    --case $T:16777216:f32:k=10,$R,merge_chunks=16/0/100000 --case $T:16777216:f32:k=64,$R,merge_chunks=16/0/100000 \
+    --case $T:8x2097152:f32:k=64,$R,merge_chunks=16/0/100000
+  ;;
+esac
