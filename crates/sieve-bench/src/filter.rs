@@ -142,6 +142,7 @@ fn mask_select(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
         }),
     );
 
+    rows.push(count_read_floor(case, inputs, bench, &m, floor));
     rows.extend(raw_rows(case, inputs, bench, floor, Rejected::Drop, true));
 
     let row = bench.row(case, "burn", floor, &[]);
@@ -182,6 +183,7 @@ fn argwhere(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
         })
     }));
 
+    rows.push(count_read_floor(case, inputs, bench, &m, floor));
     rows.extend(raw_rows(case, inputs, bench, floor, Rejected::Drop, false));
 
     let row = bench.row(case, "burn", floor, &[]);
@@ -200,6 +202,29 @@ fn argwhere(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
         })
     }));
     rows
+}
+
+/// The floor under any Burn op that reads a count (issue 15 item 4): stock Burn's own sum of
+/// the mask and its read to the host (`form=sum_read`), each call waiting for the device
+/// through Fusion as `mask_select` and `argwhere` do. Runs with `--no-burn` too (no host copy
+/// of the data).
+fn count_read_floor(
+    case: &Case,
+    inputs: &Inputs,
+    bench: &Bench<'_>,
+    m: &Tensor<1, Bool>,
+    floor: u64,
+) -> Row {
+    let row = bench.row(case, "burn", floor, &[("form", "sum_read")]);
+    let count = || -> i64 { m.clone().int().sum().into_scalar() };
+    let want = inputs.survivors() as i64;
+    let got = count();
+    let wrong = (got != want).then(|| format!("sum {got}, expected {want}"));
+    row.checked(wrong, || {
+        bench.time_burn(|| {
+            let _ = count();
+        })
+    })
 }
 
 fn compact_rows(case: &Case, inputs: &Inputs, bench: &Bench<'_>) -> Vec<Row> {
