@@ -11,8 +11,13 @@
 #       turned off by its tuning key (`sample=0` the device-wide sampled bound, `bound=0` the
 #       minima bound, `row_sample=0` the row cube's sampled bound, `long_split=0` long rows
 #       uncut, `split=0` rows of the row cube uncut, `merge_chunks=0` / `=100000` cut rows
-#       never / always merged), one process a group (CUDA; Vulkan's batched rows after).
-# usage: F_DIR=<dir> bash bench/gpu_session50.sh t|ab   (carry F_DIR and ".gl")
+#       never / always merged), one process a group (CUDA).
+#   m   (F_DIR as `ab`) Issue 15 item 4, the count read at 2^24: torch 2.11's filter rows,
+#       then sieve's mask_select (d = 0.01, 0.5) and argwhere, each as the Burn op, its padded
+#       form (no read), stock Burn's sum of the mask read back (`form=sum_read`: the floor of
+#       any Burn op that reads a count), the raw counted form (count, read, scatter; no Burn)
+#       and the raw scatter with its count read after it; cumsum 2^20.
+# usage: F_DIR=<dir> bash bench/gpu_session50.sh t|ab|m   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
@@ -44,7 +49,7 @@ ab)
     pack ab
   }
   L=268435456
-  group sample 90 --case $T:$L:f32:k=10,$R,sample=512/0 --case $T:$L:f32:k=1000,$R,sample=512/0 \
+  group sample 150 --case $T:$L:f32:k=10,$R,sample=512/0 --case $T:$L:f32:k=1000,$R,sample=512/0 \
     --case $T:$L:f32:k=100000,$R,sample=512/0 --case $T:$L:f32:k=1000,dist=all_equal,$R,sample=512/0
   group long 90 --case $T:67108864:f32:k=10,$R,long_split=528/0 --case $T:67108864:f32:k=64,$R,long_split=528/0 \
     --case $T:16777216:f32:k=10,$R,long_split=528/0 --case $T:16777216:f32:k=1000,$R,long_split=528/0
@@ -56,5 +61,13 @@ ab)
     --case $T:$B:f32:k=1000,$R,split=132/0,merge_chunks=16/0/100000 \
     --case $T:16777216:f32:k=10,$R,merge_chunks=16/0/100000 --case $T:16777216:f32:k=64,$R,merge_chunks=16/0/100000 \
     --case $T:8x2097152:f32:k=64,$R,merge_chunks=16/0/100000
+  ;;
+m)
+  torch_rows filter "mask_select|argwhere|copy|cumsum" 150
+  pack m
+  R="--case mask_select:16777216:f32:density=0.01,raw=counted --case mask_select:16777216:f32:density=0.5,raw=counted"
+  R="$R --case argwhere:16777216:bool:density=0.5,raw=counted --case cumsum:1048576:f32"
+  bench_rows cuda 150 $R
+  pack m
   ;;
 esac
