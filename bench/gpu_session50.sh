@@ -10,8 +10,8 @@
 #       top-k rows through the raw radix select, each with one of its optional algorithms
 #       turned off by its tuning key (`sample=0` the device-wide sampled bound, `bound=0` the
 #       minima bound, `row_sample=0` the row cube's sampled bound, `long_split=0` long rows
-#       uncut, `split=0` rows of the row cube uncut, `merge_chunks=0` / `=100000` cut rows
-#       never / always merged), one process a group (CUDA).
+#       uncut (at 2^24 with `split=0` too), `split=0` rows of the row cube uncut,
+#       `merge_chunks=0` / `=100000` cut long rows never / always merged), one process a group (CUDA).
 #   m   (F_DIR as `ab`) Issue 15 item 4, the count read at 2^24: torch 2.11's filter rows,
 #       then sieve's mask_select (d = 0.01, 0.5) and argwhere, each as the Burn op, its padded
 #       form (no read), stock Burn's sum of the mask read back (`form=sum_read`: the floor of
@@ -51,14 +51,15 @@ ab)
   L=268435456
   group sample 150 --case $T:$L:f32:k=10,$R,sample=512/0 --case $T:$L:f32:k=1000,$R,sample=512/0 \
     --case $T:$L:f32:k=100000,$R,sample=512/0 --case $T:$L:f32:k=1000,dist=all_equal,$R,sample=512/0
-  group long 90 --case $T:67108864:f32:k=10,$R,long_split=528/0 --case $T:67108864:f32:k=64,$R,long_split=528/0 \
-    --case $T:16777216:f32:k=10,$R,long_split=528/0 --case $T:16777216:f32:k=1000,$R,long_split=528/0
+  # Long rows: the row cube over chunks (2^24: `split` alone cuts it; 2^26: `long_split`).
+  group long 120 --case $T:67108864:f32:k=10,$R,long_split=528/0 --case $T:67108864:f32:k=64,$R,long_split=528/0 \
+    --case $T:16777216:f32:k=10,$R,split=132/0,long_split=528/0 --case $T:16777216:f32:k=1000,$R,split=132/0,long_split=528/0
   B=64x128256
-  group row 90 --case $T:$B:f32:k=50,$R,bound=4/0,row_sample=1/0 --case $T:$B:f32:k=1000,$R,row_sample=1/0 \
+  group row 120 --case $T:$B:f32:k=50,$R,bound=4/0,row_sample=1/0 --case $T:$B:f32:k=1000,$R,row_sample=1/0 \
     --case $T:$B:f32:k=50,dist=tied,$R,bound=4/0,row_sample=1/0 --case $T:$B:f32:k=1000,dist=tied,$R,row_sample=1/0 \
     --case $T:4096x32768:f32:k=64,$R,bound=4/0,row_sample=1/0 --case $T:16384x256:f32:k=8,$R,bound=4/0
-  group split 90 --case $T:$B:f32:k=50,$R,split=132/0,merge_chunks=16/0/100000 \
-    --case $T:$B:f32:k=1000,$R,split=132/0,merge_chunks=16/0/100000 \
+  group split 90 --case $T:$B:f32:k=50,$R,split=132/0 --case $T:$B:f32:k=1000,$R,split=132/0 \
+    --case $T:$B:f32:k=1000,dist=tied,$R,split=132/0 \
     --case $T:16777216:f32:k=10,$R,merge_chunks=16/0/100000 --case $T:16777216:f32:k=64,$R,merge_chunks=16/0/100000 \
     --case $T:8x2097152:f32:k=64,$R,merge_chunks=16/0/100000
   ;;
