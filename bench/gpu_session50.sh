@@ -49,16 +49,16 @@ ab)
     pack ab
   }
   L=268435456
-  group sample 150 --case $T:$L:f32:k=10,$R,sample=512/0 --case $T:$L:f32:k=1000,$R,sample=512/0 \
+  group sample 130 --case $T:$L:f32:k=10,$R,sample=512/0 --case $T:$L:f32:k=1000,$R,sample=512/0 \
     --case $T:$L:f32:k=100000,$R,sample=512/0 --case $T:$L:f32:k=1000,dist=all_equal,$R,sample=512/0
   # Long rows: the row cube over chunks (2^24: `split` alone cuts it; 2^26: `long_split`).
-  group long 120 --case $T:67108864:f32:k=10,$R,long_split=528/0 --case $T:67108864:f32:k=64,$R,long_split=528/0 \
+  group long 100 --case $T:67108864:f32:k=10,$R,long_split=528/0 --case $T:67108864:f32:k=64,$R,long_split=528/0 \
     --case $T:16777216:f32:k=10,$R,split=132/0,long_split=528/0 --case $T:16777216:f32:k=1000,$R,split=132/0,long_split=528/0
   B=64x128256
-  group row 120 --case $T:$B:f32:k=50,$R,bound=4/0,row_sample=1/0 --case $T:$B:f32:k=1000,$R,row_sample=1/0 \
+  group row 100 --case $T:$B:f32:k=50,$R,bound=4/0,row_sample=1/0 --case $T:$B:f32:k=1000,$R,row_sample=1/0 \
     --case $T:$B:f32:k=50,dist=tied,$R,bound=4/0,row_sample=1/0 --case $T:$B:f32:k=1000,dist=tied,$R,row_sample=1/0 \
     --case $T:4096x32768:f32:k=64,$R,bound=4/0,row_sample=1/0 --case $T:16384x256:f32:k=8,$R,bound=4/0
-  group split 90 --case $T:$B:f32:k=50,$R,split=132/0 --case $T:$B:f32:k=1000,$R,split=132/0 \
+  group split 80 --case $T:$B:f32:k=50,$R,split=132/0 --case $T:$B:f32:k=1000,$R,split=132/0 \
     --case $T:$B:f32:k=1000,dist=tied,$R,split=132/0 \
     --case $T:16777216:f32:k=10,$R,merge_chunks=16/0/100000 --case $T:16777216:f32:k=64,$R,merge_chunks=16/0/100000 \
     --case $T:8x2097152:f32:k=64,$R,merge_chunks=16/0/100000
