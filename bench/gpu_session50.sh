@@ -17,7 +17,8 @@
 #       form (no read), stock Burn's sum of the mask read back (`form=sum_read`: the floor of
 #       any Burn op that reads a count), the raw counted form (count, read, scatter; no Burn)
 #       and the raw scatter with its count read after it; cumsum 2^20.
-# usage: F_DIR=<dir> bash bench/gpu_session50.sh t|ab|m   (carry F_DIR and ".gl")
+#   w   The word-rank scatter against the full rank (see the mode).
+# usage: F_DIR=<dir> bash bench/gpu_session50.sh t|ab|m|w   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
@@ -70,5 +71,26 @@ m)
   R="$R --case argwhere:16777216:bool:density=0.5,raw=counted --case cumsum:1048576:f32"
   bench_rows cuda 150 $R
   pack m
+  ;;
+w)
+  # The word-rank scatter (branch `word-rank`; F_DIR: its sieve-bench-cuda.xz, main's as
+  # sieve-bench-cuda-main.xz): `words=0/1` in one process (1: the flags and ranks from the
+  # count pass's words), then `unique` 2^28 through both binaries (its run starts take the
+  # words by default).
+  R=""
+  for d in 0.01 0.5; do
+    R="$R --case mask_select:268435456:f32:density=$d,raw=scatter,words=0/1 --case argwhere:268435456:bool:density=$d,raw=scatter,words=0/1"
+  done
+  R="$R --case mask_select:16777216:f32:density=0.01,raw=scatter,words=0/1"
+  bench_rows cuda 200 $R
+  pack w
+  for b in main word; do
+    bin=.gpu/sieve-bench-cuda; [ $b = main ] && bin=.gpu/sieve-bench-cuda-main
+    timeout 60 $bin --no-burn --runs 10 --sample-ms 30 --json "$OUT/u-$b.json" \
+      --case unique:268435456:f32:distinct=1048576,units=512 > "$OUT/u-rows-$b.txt" 2>&1
+    echo "== unique $b rc=$? at ${SECONDS}s"
+    grep -E "^unique" "$OUT/u-rows-$b.txt" | grep -v skipped | cut -c1-150
+    pack w
+  done
   ;;
 esac
