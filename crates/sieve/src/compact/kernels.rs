@@ -13,7 +13,7 @@ use cubecl::prelude::*;
 use super::Rejected;
 use super::tile::{
     CompactConfig, TilePlacement, count_tile, flag_word_index, load_flags, load_values, rank_tile,
-    scatter_tile, write_slot,
+    scatter_tile, scatter_words, write_slot,
 };
 use crate::common::grid::{linear_cube_index, linear_unit_index};
 use crate::common::lookback::{take_tile_number, tile_prefix};
@@ -104,46 +104,68 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
             row_total = usize::cast_from(tile_offsets[last]) + usize::cast_from(tile_counts[last]);
         }
     }
-    let mut held = Array::<Vector<E, N>>::new(vpu);
-    let mut ranks = Array::<Vector<u32, N>>::new(vpu);
-    let mut prefixes = Array::<u32>::new(vpu);
     let mut word = 0u32;
     if comptime!(config.flag_words) {
         word = flag_words[flag_word_index(tile, blueprint)];
     }
-    let total = rank_tile::<E, M, N>(
-        values,
-        mask,
-        threshold.get::<E>(),
-        word,
-        &mut held,
-        &mut ranks,
-        &mut prefixes,
-        row_base,
-        tile_start,
-        row_vectors,
-        config,
-    );
-    if !reads_total {
-        row_total = total as usize;
-    }
-    let placement = TilePlacement {
-        out_row_base: row_base * ranks[0].vector_size().comptime(),
-        offset,
-        row_total,
-        out_len,
+    let out_row_base = row_base * Vector::<u32, N>::new(0u32).vector_size().comptime();
+    let total = if comptime!(config.ranks_words()) {
+        // Survivors only: the row total is not read.
+        let placement = TilePlacement {
+            out_row_base,
+            offset,
+            row_total,
+            out_len,
+        };
+        scatter_words::<E, I, N>(
+            values,
+            word,
+            values_out,
+            indices_out,
+            placement,
+            row_base,
+            tile_start,
+            config,
+        )
+    } else {
+        let mut held = Array::<Vector<E, N>>::new(vpu);
+        let mut ranks = Array::<Vector<u32, N>>::new(vpu);
+        let mut prefixes = Array::<u32>::new(vpu);
+        let total = rank_tile::<E, M, N>(
+            values,
+            mask,
+            threshold.get::<E>(),
+            word,
+            &mut held,
+            &mut ranks,
+            &mut prefixes,
+            row_base,
+            tile_start,
+            row_vectors,
+            config,
+        );
+        if !reads_total {
+            row_total = total as usize;
+        }
+        let placement = TilePlacement {
+            out_row_base,
+            offset,
+            row_total,
+            out_len,
+        };
+        scatter_tile::<E, I, N>(
+            &held,
+            &ranks,
+            &prefixes,
+            values_out,
+            indices_out,
+            placement,
+            tile_start,
+            row_vectors,
+            config,
+        );
+        total
     };
-    scatter_tile::<E, I, N>(
-        &held,
-        &ranks,
-        &prefixes,
-        values_out,
-        indices_out,
-        placement,
-        tile_start,
-        row_vectors,
-        config,
-    );
     if tile == last && UNIT_POS == 0 {
         counts[row] = I::cast_from(offset + total as usize);
     }

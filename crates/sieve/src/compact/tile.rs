@@ -7,7 +7,9 @@ use super::flags::{run_start_flags, vector_flags};
 use super::{FlagRule, Rejected};
 use crate::radix::keys::KeyKind;
 use crate::scan::TileBlueprint;
-use crate::scan::tile::{cube_total, scan_flag_registers, scan_registers, unit_vector_index};
+use crate::scan::tile::{
+    cube_total, scan_flag_registers, scan_registers, scan_vector_counts, unit_vector_index,
+};
 
 /// Compile-time shape of a compaction kernel: only what changes control flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,6 +50,12 @@ impl CompactConfig {
 
     pub fn load_mask(&self) -> bool {
         self.rule == FlagRule::Mask
+    }
+
+    /// The scatter ranks from its flag words alone ([`scatter_words`]): it has them, and
+    /// writes survivors only.
+    pub fn ranks_words(&self) -> bool {
+        self.flag_words && self.rejected == Rejected::Drop
     }
 }
 
@@ -291,6 +299,67 @@ pub fn count_tile<E: Numeric, M: Numeric, N: Size>(
         }
     }
     (cube_total::<u32>(count, blueprint), bits)
+}
+
+/// A scatter's tile from its flag words ([`CompactConfig::ranks_words`]): each vector's
+/// survivors are the bits of its field of this unit's `word`, their count a popcount, ranked
+/// across the cube as counts ([`scan_vector_counts`]); a vector with no survivor is neither
+/// loaded nor walked, and a survivor's slot is its vector's offset plus the survivors before it
+/// in the vector. No flag or rank is held an element, so a sparse tile costs its words, the
+/// rank and its survivors. Returns the tile's survivors. Every unit must call it: the rank
+/// is cube-wide.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+pub fn scatter_words<E: Numeric, I: Numeric, N: Size>(
+    values: &[Vector<E, N>],
+    word: u32,
+    values_out: &mut [E],
+    indices_out: &mut [I],
+    placement: TilePlacement,
+    row_base: usize,
+    tile_start: usize,
+    #[comptime] config: CompactConfig,
+) -> u32 {
+    let blueprint = config.blueprint;
+    let vpu = blueprint.vectors_per_unit;
+    let width = Vector::<u32, N>::new(0u32).vector_size().comptime() as u32;
+    let field = comptime!((1u32 << width) - 1);
+    let mut counts = Array::<u32>::new(vpu as usize);
+    #[unroll]
+    for k in 0..vpu {
+        counts[k as usize] = ((word >> (k * width)) & field).count_ones();
+    }
+    let mut prefixes = Array::<u32>::new(vpu as usize);
+    let total = scan_vector_counts(&counts, &mut prefixes, config.rank_field_bits, blueprint);
+    #[unroll]
+    for k in 0..vpu {
+        // Bits are set only for vectors inside the row (the count pass's words).
+        let bits = (word >> (k * width)) & field;
+        if bits != 0u32 {
+            let index = tile_start + unit_vector_index(k, blueprint);
+            let v = load_values::<E, N>(values, row_base + index, config);
+            let mut slot =
+                placement.out_row_base + placement.offset + prefixes[k as usize] as usize;
+            #[unroll]
+            for j in 0..width {
+                if (bits >> j) & 1u32 == 1u32 {
+                    if slot < placement.out_len {
+                        let position = index * width as usize + j as usize;
+                        write_slot::<E, I>(
+                            values_out,
+                            indices_out,
+                            slot,
+                            v.extract(j as usize),
+                            position,
+                            config,
+                        );
+                    }
+                    slot += 1;
+                }
+            }
+        }
+    }
+    total
 }
 
 /// Where the tile's elements go in their row's output.

@@ -311,49 +311,85 @@ pub fn scan_flag_registers<N: Size>(
     #[comptime] field_bits: u32,
     #[comptime] blueprint: TileBlueprint,
 ) -> u32 {
-    let vpu = blueprint.vectors_per_unit;
-    let per_word = comptime!((32 / field_bits).max(1));
-    let words = comptime!(vpu.div_ceil(per_word));
-    let field = comptime!(if field_bits >= 32 {
-        u32::MAX
-    } else {
-        (1u32 << field_bits) - 1
-    });
-    // 1. Each vector's own scan; its count goes to its field.
-    let mut own = Array::<u32>::new(words as usize);
+    // 1. Each vector's own scan; its count is its last element.
+    let mut counts = Array::<u32>::new(blueprint.vectors_per_unit as usize);
     #[unroll]
-    for w in 0..words {
-        own[w as usize] = 0u32;
-    }
-    #[unroll]
-    for k in 0..vpu {
+    for k in 0..blueprint.vectors_per_unit {
         let v = vector_inclusive::<u32, N>(values[k as usize], Fold::COUNT);
         values[k as usize] = v;
-        let w = (k / per_word) as usize;
-        own[w] |= v.extract(v.vector_size().comptime() - 1) << ((k % per_word) * field_bits);
+        counts[k as usize] = v.extract(v.vector_size().comptime() - 1);
     }
-    // 2. One plane scan a word: the lanes before this one (exclusive: no field is smaller
-    // in the inclusive sum than in `own`, so the subtraction borrows nothing) and the plane's
-    // total of each field.
-    let mut before = Array::<u32>::new(words as usize);
-    let mut planes = Array::<u32>::new(words as usize);
-    #[unroll]
-    for w in 0..words {
-        let inclusive = plane_inclusive_sum(own[w as usize]);
-        before[w as usize] = inclusive - own[w as usize];
-        planes[w as usize] = plane_shuffle(inclusive, PLANE_DIM - 1);
-    }
-    // 3. Vector k's prefix in the plane: the plane totals of vectors before it, then its
-    // lanes before this one.
+    // 2-4. The counts ranked across the cube.
+    scan_vector_counts(&counts, prefixes, field_bits, blueprint)
+}
+
+/// The rank of one count a vector (`counts[k]` of this unit's vector `k`, layout as
+/// [`unit_vector_index`]; at most `PLANE_DIM * N` a plane-wide vector step, see
+/// [`flag_field_bits`]): `prefixes[k]` gets the sum of the counts of every vector before it
+/// in the tile. Returns the tile's total. With planes and `field_bits > 0`, several vectors'
+/// counts ride in one word through one plane scan ([`scan_flag_registers`]); with `field_bits`
+/// 0, one plane scan a vector. Every unit must call it.
+#[cube]
+pub fn scan_vector_counts(
+    counts: &Array<u32>,
+    prefixes: &mut Array<u32>,
+    #[comptime] field_bits: u32,
+    #[comptime] blueprint: TileBlueprint,
+) -> u32 {
+    let vpu = blueprint.vectors_per_unit;
     let mut carry = 0u32;
-    #[unroll]
-    for k in 0..vpu {
-        let w = (k / per_word) as usize;
-        let shift = (k % per_word) * field_bits;
-        prefixes[k as usize] = carry + ((before[w] >> shift) & field);
-        carry += (planes[w] >> shift) & field;
+    if comptime!(blueprint.use_planes && field_bits > 0) {
+        let per_word = comptime!((32 / field_bits).max(1));
+        let words = comptime!(vpu.div_ceil(per_word));
+        let field = comptime!(if field_bits >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << field_bits) - 1
+        });
+        let mut own = Array::<u32>::new(words as usize);
+        #[unroll]
+        for w in 0..words {
+            own[w as usize] = 0u32;
+        }
+        #[unroll]
+        for k in 0..vpu {
+            own[(k / per_word) as usize] |= counts[k as usize] << ((k % per_word) * field_bits);
+        }
+        // One plane scan a word: the lanes before this one (exclusive: no field is smaller in
+        // the inclusive sum than in `own`, so the subtraction borrows nothing) and the
+        // plane's total of each field.
+        let mut before = Array::<u32>::new(words as usize);
+        let mut planes = Array::<u32>::new(words as usize);
+        #[unroll]
+        for w in 0..words {
+            let inclusive = plane_inclusive_sum(own[w as usize]);
+            before[w as usize] = inclusive - own[w as usize];
+            planes[w as usize] = plane_shuffle(inclusive, PLANE_DIM - 1);
+        }
+        // Vector k's prefix in the plane: the plane totals of vectors before it, then its
+        // lanes before this one.
+        #[unroll]
+        for k in 0..vpu {
+            let w = (k / per_word) as usize;
+            let shift = (k % per_word) * field_bits;
+            prefixes[k as usize] = carry + ((before[w] >> shift) & field);
+            carry += (planes[w] >> shift) & field;
+        }
+    } else if comptime!(blueprint.use_planes) {
+        #[unroll]
+        for k in 0..vpu {
+            let inclusive = plane_inclusive_sum(counts[k as usize]);
+            prefixes[k as usize] = carry + inclusive - counts[k as usize];
+            carry += plane_shuffle(inclusive, PLANE_DIM - 1);
+        }
+    } else {
+        #[unroll]
+        for k in 0..vpu {
+            prefixes[k as usize] = carry;
+            carry += counts[k as usize];
+        }
     }
-    // 4. Across the cube, as every register scan.
+    // Across the cube, as every register scan.
     add_group_offsets::<u32>(carry, prefixes, blueprint)
 }
 
