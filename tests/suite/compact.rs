@@ -926,13 +926,14 @@ fn counted_compaction_matches_reference() {
             flag_words: [FlagWords::Auto, FlagWords::On, FlagWords::Off][len % 3],
             unpacked_ranks: len % 4 == 3,
         };
-        for density in [0.0, 0.01, 0.5, 1.0] {
+        for density in [0.0, 0.004, 0.01, 0.5, 1.0] {
             let values: Vec<f32> = (0..len).map(|_| rng.random_range(-100.0..100.0)).collect();
             let mask = random_flags(&mut rng, len, density);
             let mask_handle = upload_mask(&client, &mask, storage);
             let threshold = 100.0 - 200.0 * density;
-            // Runs about as long as the density says (`Auto` takes the words at 1 in 100).
-            let run = (1.0 / density.max(0.01)).round() as usize;
+            // Runs about as long as the density says (`Auto` takes the words at 1 in 8, and
+            // the scatter ranks from them alone at 1 in 100: `WORD_RANK_SPARSITY`).
+            let run = (1.0 / density.max(0.004)).round() as usize;
             let runs: Vec<f32> = (0..len).map(|i| (i / run) as f32).collect();
             let inputs = [
                 (

@@ -11,7 +11,7 @@ use super::kernels::{
 use super::tile::CompactConfig;
 use super::{
     CompactIo, CompactOptions, CompactProblem, CompactStrategy, CountedIo, FlagRule, FlagWords,
-    Flags, MaskStorage, RUN_START_WORDS_SPARSITY, Rejected,
+    Flags, MaskStorage, RUN_START_WORDS_SPARSITY, Rejected, WORD_RANK_SPARSITY,
 };
 use crate::common::address::{
     AddressType, address_type, check_extent, check_index_capacity, check_index_dtype,
@@ -653,6 +653,7 @@ impl<'a> Run<'a> {
     ) -> CompactConfig {
         CompactConfig {
             flag_words,
+            word_rank: false,
             rule: self.rule,
             wide: self.io.value_dtype.size_bytes() == 8,
             compare_in_f32: matches!(self.io.value_dtype, Dtype::F16 | Dtype::BF16),
@@ -771,7 +772,16 @@ impl<'a> Run<'a> {
         if layout.tiles_per_row == 1 {
             // One tile a row: its offset is 0, and the scatter counts it.
             let (counts, offsets) = (placeholder(self.client), placeholder(self.client));
-            self.launch_scatter(rejected, &layout, counts, offsets, false, count_dtype, None);
+            self.launch_scatter(
+                rejected,
+                &layout,
+                counts,
+                offsets,
+                false,
+                count_dtype,
+                None,
+                false,
+            );
             return Ok(());
         }
         let tile_offsets = self
@@ -792,6 +802,7 @@ impl<'a> Run<'a> {
             true,
             count_dtype,
             words.as_ref(),
+            false,
         );
         Ok(())
     }
@@ -877,8 +888,12 @@ impl<'a> Run<'a> {
         with_offsets: bool,
         count_dtype: Dtype,
         words: Option<&Handle>,
+        word_rank: bool,
     ) {
-        let config = self.config_with_words(rejected, layout.vector_size, words.is_some());
+        let config = CompactConfig {
+            word_rank,
+            ..self.config_with_words(rejected, layout.vector_size, words.is_some())
+        };
         let words = self.words_arg(layout, words);
         // SAFETY: surplus cubes return before touching memory; outputs are written at slots
         // below `len` of each row (ranks are bounded by the row's element count) and below
@@ -980,6 +995,8 @@ impl<'a> Run<'a> {
             with_offsets,
             self.io.index_dtype,
             words.as_ref(),
+            // The count is known: sparse survivors rank from the words alone.
+            self.out_len.saturating_mul(WORD_RANK_SPARSITY) <= self.problem.rows * self.problem.len,
         );
     }
 

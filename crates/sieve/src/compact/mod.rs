@@ -269,6 +269,14 @@ pub enum FlagWords {
     Off,
 }
 
+/// A counted compaction's scatter that has flag words ranks from them alone (a popcount a
+/// vector, vectors without survivors neither loaded nor walked) where at most one element in
+/// this many survives: on an H100 (CUDA, `bench/results/h100/50-w`, `50-w1b`) `unique` 2^28's
+/// run starts at 1 in 256 took 0.667 ms against 0.863, mask_select 2^28 at 1 in 100 0.488
+/// against 0.589 without words, argwhere 0.337 against 0.352; at density 0.5 it took twice as
+/// long (not traced), so denser scatters rank every element.
+pub const WORD_RANK_SPARSITY: usize = 100;
+
 /// [`FlagWords::Auto`] takes the words for run starts with at most one survivor in this many
 /// elements (the densest measured, `48-fin`).
 pub const RUN_START_WORDS_SPARSITY: usize = 8;

@@ -35,6 +35,9 @@ pub struct CompactConfig {
     /// them again: it then loads only the values vectors it writes. Needs at most 32
     /// elements a unit.
     pub flag_words: bool,
+    /// With `flag_words`, the scatter ranks from the words alone ([`scatter_words`]): set
+    /// where its survivors are known to be sparse, where that was measured to win.
+    pub word_rank: bool,
     /// The rank packs this many bits a vector's flag count into words, several vectors a
     /// plane scan ([`crate::scan::tile::scan_flag_registers`]); 0: one plane scan a vector
     /// ([`crate::scan::tile::scan_registers`]). Needs planes.
@@ -52,10 +55,10 @@ impl CompactConfig {
         self.rule == FlagRule::Mask
     }
 
-    /// The scatter ranks from its flag words alone ([`scatter_words`]): it has them, and
-    /// writes survivors only.
+    /// The scatter ranks from its flag words alone ([`scatter_words`]): it has them, is asked
+    /// to, and writes survivors only.
     pub fn ranks_words(&self) -> bool {
-        self.flag_words && self.rejected == Rejected::Drop
+        self.flag_words && self.word_rank && self.rejected == Rejected::Drop
     }
 }
 
