@@ -18,7 +18,8 @@
 #       any Burn op that reads a count), the raw counted form (count, read, scatter; no Burn)
 #       and the raw scatter with its count read after it; cumsum 2^20.
 #   w   The word-rank scatter against the full rank (see the mode).
-# usage: F_DIR=<dir> bash bench/gpu_session50.sh t|ab|m|w   (carry F_DIR and ".gl")
+#   w2  Its second form's rows, then the compaction's tests (see the mode).
+# usage: F_DIR=<dir> bash bench/gpu_session50.sh t|ab|m|w|w2   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
@@ -92,5 +93,19 @@ w)
     grep -E "^unique" "$OUT/u-rows-$b.txt" | grep -v skipped | cut -c1-150
     pack w
   done
+  ;;
+w2)
+  # The word rank's second form (branch `word-rank-2`; F_DIR: both suites and its CUDA
+  # bench): its rows first (`words=0` and `=1` in one process), then the compaction's tests.
+  R=""
+  for d in 0.01 0.5; do
+    for w in 0 1; do R="$R --case mask_select:268435456:f32:density=$d,raw=scatter,words=$w --case argwhere:268435456:bool:density=$d,raw=scatter,words=$w"; done
+  done
+  R="$R --case unique:268435456:f32:distinct=1048576,units=512"
+  bench_rows cuda 130 $R
+  pack w2
+  export SIEVE_PROP_CASES=100
+  CT_GROUPS=4 TEST_LIMIT=${TEST_LIMIT:-200} compaction_tests
+  pack w2
   ;;
 esac
