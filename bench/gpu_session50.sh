@@ -27,8 +27,12 @@ begin
 case "$1" in
 t)
   export SIEVE_PROP_CASES=100
-  LIMIT=${TEST_LIMIT:-280} split_suite cuda 2 "scan:: scans:: cumulative::"
-  LIMIT=${TEST_LIMIT:-280} split_suite vulkan 2 "scan:: scans:: cumulative::"
+  # (In `50-t` these two wrote the same logs as the compaction's processes, `tests-*-0/1.txt`;
+  # their own tag now.)
+  for rt in cuda vulkan; do
+    mapfile -t names < <(.gpu/suite-$rt --list scan:: scans:: cumulative:: 2>/dev/null | grep ': test$' | sed 's/: test$//')
+    LIMIT=${TEST_LIMIT:-280} deal $rt 2 scan "${names[@]}"
+  done
   for tool in memcheck racecheck; do
     timeout ${TEST_LIMIT:-280} compute-sanitizer --tool $tool --error-exitcode 9 .gpu/suite-cuda --exact \
       scan::every_length_across_a_tile_boundary scan::adversarial_floats \
