@@ -106,10 +106,10 @@ w2)
     for w in 0 1; do R="$R --case mask_select:268435456:f32:density=$d,raw=scatter,words=$w --case argwhere:268435456:bool:density=$d,raw=scatter,words=$w"; done
   done
   R="$R --case unique:268435456:f32:distinct=1048576,units=512"
-  bench_rows cuda 130 $R
+  bench_rows cuda ${BENCH_LIMIT:-130} $R
   pack w2
   export SIEVE_PROP_CASES=100
-  CT_GROUPS=4 TEST_LIMIT=${TEST_LIMIT:-200} compaction_tests
+  CT_GROUPS=5 TEST_LIMIT=${TEST_LIMIT:-200} compaction_tests
   pack w2
   ;;
 esac
