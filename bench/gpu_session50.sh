@@ -19,7 +19,8 @@
 #       and the raw scatter with its count read after it; cumsum 2^20.
 #   w   The word-rank scatter against the full rank (see the mode).
 #   w2  Its second form's rows, then the compaction's tests (see the mode).
-# usage: F_DIR=<dir> bash bench/gpu_session50.sh t|ab|m|w|w2   (carry F_DIR and ".gl")
+#   fin `unique` 2^28 and the compaction's tests at the session's end (see the mode).
+# usage: F_DIR=<dir> bash bench/gpu_session50.sh t|ab|m|w|w2|fin   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
@@ -111,5 +112,17 @@ w2)
   export SIEVE_PROP_CASES=100
   CT_GROUPS=5 TEST_LIMIT=${TEST_LIMIT:-200} compaction_tests
   pack w2
+  ;;
+fin)
+  # Main at the session's end (the word rank where the counted scatter's survivors are
+  # sparse; F_DIR: both suites and the CUDA bench): `unique` 2^28, then the compaction's tests.
+  timeout 60 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/u.json" \
+    --case unique:268435456:f32:distinct=1048576,units=512 > "$OUT/u-rows.txt" 2>&1
+  echo "== unique rc=$? at ${SECONDS}s"
+  grep -E "^unique" "$OUT/u-rows.txt" | grep -v skipped | cut -c1-150
+  pack fin
+  export SIEVE_PROP_CASES=100
+  CT_GROUPS=5 TEST_LIMIT=${TEST_LIMIT:-150} compaction_tests
+  pack fin
   ;;
 esac
