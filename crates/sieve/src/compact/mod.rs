@@ -259,7 +259,8 @@ pub enum FlagWords {
     /// density 0.5 and 0.01, 26-33% slower, `48-ab`): the words' scatter is bound by its
     /// tile's rank, not by memory (`48-nm`), and a mask is cheap to read again. The count
     /// pass writes the words for every counted run-start compaction, as the density is known
-    /// only after it (10% on that pass, 202 -> 223 us at 2^27, `48-ab`'s Nsight).
+    /// only after it (10% on that pass, 202 -> 223 us at 2^27, `48-ab`'s Nsight). Where the
+    /// scatter's survivors are sparse ([`WORD_RANK_SPARSITY`]) it ranks from the words alone.
     #[default]
     Auto,
     /// Wherever a unit's elements fit a word (a counted compaction's workspace must have
