@@ -611,7 +611,6 @@ pub fn split_by_bit<const D: usize>(
     )
 }
 
-/// Shapes of compacted values and counts for an input of `shape`.
 /// Elements of a counted compaction's workspace for `len` elements, as Fusion declares it
 /// (`meta::counted`) and the CubeCL op allocates it (`cube::Counted::count`):
 /// `sieve::compact::counted_workspace` (enough at default tiles on any device), or
@@ -625,6 +624,7 @@ pub(crate) fn counted_workspace_len(len: usize, runs: bool) -> usize {
     }
 }
 
+/// Shapes of compacted values and counts for an input of `shape`.
 pub(crate) fn compact_shapes(shape: &Shape, per_row: bool) -> (Shape, Shape) {
     if per_row {
         (shape.clone(), Shape::new([shape[0]]))
