@@ -116,10 +116,14 @@ w2)
 fin)
   # Main at the session's end (the word rank where the counted scatter's survivors are
   # sparse; F_DIR: both suites and the CUDA bench): `unique` 2^28, then the compaction's tests.
-  timeout 60 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/u.json" \
-    --case unique:268435456:f32:distinct=1048576,units=512 > "$OUT/u-rows.txt" 2>&1
+  # (Session 51: torch's set rows first, for issue 17's marks in the same call.)
+  torch_rows sets "unique|searchsorted|copy" 150
+  pack fin
+  timeout 90 .gpu/sieve-bench-cuda --no-burn --runs 10 --sample-ms 30 --json "$OUT/u.json" \
+    --case unique:268435456:f32:distinct=1048576,units=512 --case unique:16777216:f32:distinct=1048576 \
+    --case searchsorted:16777216:f32:keys=1048576 > "$OUT/u-rows.txt" 2>&1
   echo "== unique rc=$? at ${SECONDS}s"
-  grep -E "^unique" "$OUT/u-rows.txt" | grep -v skipped | cut -c1-150
+  grep -E "^(unique|searchsorted)" "$OUT/u-rows.txt" | grep -v skipped | cut -c1-150
   pack fin
   export SIEVE_PROP_CASES=100
   CT_GROUPS=5 TEST_LIMIT=${TEST_LIMIT:-150} compaction_tests
