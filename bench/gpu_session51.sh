@@ -4,12 +4,33 @@
 #       `epu=`: with the flag words a unit's word holds its `epu` flags, so 32 is the widest),
 #       then CubeCL's profiling logger over one `unique` 2^28 (count / scan / scatter of its
 #       run starts, kernel by kernel). F_DIR: sieve-bench-cuda.xz.
+#       On an H200 (the card issues 15 and 17 read their marks on), the marks follow in the
+#       same call: torch 2.11's rows (every family but sampling's), then sieve's Burn ops on
+#       the marked sort, top-k, filter, cumsum and set rows (`marks` below), CUDA only.
 #   fin The session's final build (see the mode).
 # usage: F_DIR=<dir> bash bench/gpu_session51.sh rs|fin   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
 begin
+# marks: issue 15's and 17's marked rows, torch's then sieve's Burn ops, into rs.tgz.
+marks() {
+  torch_rows filter,sort,topk,sets "copy|cumsum|mask_select|argwhere|sort|argsort|topk|unique|searchsorted" 200
+  pack rs
+  local T=topk_with_indices B=64x128256
+  bench_rows cuda 240 --case sort:268435456:i32 --case sort_with_indices:268435456:f32 \
+    --case argsort:268435456:f32 --case sort_with_indices:16777216:f32 \
+    --case sort_with_indices:16384x128:f32 --case unique:268435456:f32:distinct=1048576 \
+    --case searchsorted:16777216:f32:keys=1048576 \
+    --case $T:268435456:f32:k=10 --case $T:268435456:f32:k=1000 --case $T:268435456:f32:k=100000 \
+    --case $T:268435456:f32:k=1000,dist=all_equal --case $T:$B:f32:k=50 --case $T:$B:f32:k=1000 \
+    --case $T:$B:f32:k=50,dist=tied --case $T:$B:f32:k=1000,dist=tied \
+    --case mask_select:16777216:f32:density=0.01 --case mask_select:16777216:f32:density=0.5 \
+    --case argwhere:16777216:bool:density=0.5 --case mask_select:268435456:f32:density=0.01 \
+    --case mask_select:268435456:f32:density=0.5 --case argwhere:268435456:bool:density=0.5 \
+    --case cumsum:1048576:f32 --case cumsum:16777216:f32
+  pack rs
+}
 case "$1" in
 rs)
   bench_rows cuda 150 --case unique:268435456:f32:distinct=1048576,units=256/512/1024,epu=16/32
@@ -23,5 +44,6 @@ rs)
   cd $here && python3 bench/profile_summary.py "$OUT/prof-unique.log" | head -20
   gzip -f "$OUT/prof-unique.log"
   pack rs
+  grep -q H200 "$OUT/card.txt" && marks
   ;;
 esac
