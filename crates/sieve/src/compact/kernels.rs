@@ -108,15 +108,14 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
     if comptime!(config.flag_words) {
         word = flag_words[flag_word_index(tile, blueprint)];
     }
-    let out_row_base = row_base * Vector::<u32, N>::new(0u32).vector_size().comptime();
+    let mut placement = TilePlacement {
+        out_row_base: row_base * Vector::<u32, N>::new(0u32).vector_size().comptime(),
+        offset,
+        row_total,
+        out_len,
+    };
     let total = if comptime!(config.ranks_words()) {
         // Survivors only: the row total is not read.
-        let placement = TilePlacement {
-            out_row_base,
-            offset,
-            row_total,
-            out_len,
-        };
         scatter_words::<E, I, N>(
             values,
             word,
@@ -145,14 +144,8 @@ pub(crate) fn scatter_tiles_kernel<E: Numeric, M: Numeric, I: Numeric, C: Numeri
             config,
         );
         if !reads_total {
-            row_total = total as usize;
+            placement.row_total = total as usize;
         }
-        let placement = TilePlacement {
-            out_row_base,
-            offset,
-            row_total,
-            out_len,
-        };
         scatter_tile::<E, I, N>(
             &held,
             &ranks,

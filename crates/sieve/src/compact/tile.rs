@@ -327,17 +327,21 @@ pub fn scatter_words<E: Numeric, I: Numeric, N: Size>(
     let vpu = blueprint.vectors_per_unit;
     let width = Vector::<u32, N>::new(0u32).vector_size().comptime() as u32;
     let field = comptime!((1u32 << width) - 1);
+    // Each vector's field of the word (bits are set only for vectors inside the row: the
+    // count pass's words), and its survivors.
+    let mut fields = Array::<u32>::new(vpu as usize);
     let mut counts = Array::<u32>::new(vpu as usize);
     #[unroll]
     for k in 0..vpu {
-        counts[k as usize] = ((word >> (k * width)) & field).count_ones();
+        let bits = (word >> (k * width)) & field;
+        fields[k as usize] = bits;
+        counts[k as usize] = bits.count_ones();
     }
     let mut prefixes = Array::<u32>::new(vpu as usize);
     let total = scan_vector_counts(&counts, &mut prefixes, config.rank_field_bits, blueprint);
     #[unroll]
     for k in 0..vpu {
-        // Bits are set only for vectors inside the row (the count pass's words).
-        let bits = (word >> (k * width)) & field;
+        let bits = fields[k as usize];
         if bits != 0u32 {
             let index = tile_start + unit_vector_index(k, blueprint);
             let v = load_values::<E, N>(values, row_base + index, config);
