@@ -15,10 +15,10 @@ source "$(dirname "$0")/gpu_prelude.sh"
 begin
 # marks: issue 15's and 17's marked rows, torch's then sieve's Burn ops, into rs.tgz.
 marks() {
-  torch_rows filter,sort,topk,sets "copy|cumsum|mask_select|argwhere|sort|argsort|topk|unique|searchsorted" 200
+  torch_rows filter,sort,topk,sets "copy|cumsum|mask_select|argwhere|sort|argsort|topk|unique|searchsorted" 150
   pack rs
   local T=topk_with_indices B=64x128256
-  bench_rows cuda 240 --case sort:268435456:i32 --case sort_with_indices:268435456:f32 \
+  bench_rows cuda 200 --case sort:268435456:i32 --case sort_with_indices:268435456:f32 \
     --case argsort:268435456:f32 --case sort_with_indices:16777216:f32 \
     --case sort_with_indices:16384x128:f32 --case unique:268435456:f32:distinct=1048576 \
     --case searchsorted:16777216:f32:keys=1048576 \
@@ -31,11 +31,13 @@ marks() {
     --case cumsum:1048576:f32 --case cumsum:16777216:f32
   pack rs
 }
-case "$1" in
-rs)
+# run_starts: the `rs` mode's rows, and its profile except on an H200 (whose time goes to
+# the marks).
+run_starts() {
   bench_rows cuda 150 --case unique:268435456:f32:distinct=1048576,units=256/512/1024,epu=16/32
   pack rs
-  here=$PWD
+  grep -q H200 "$OUT/card.txt" && return
+  local here=$PWD
   mkdir -p /tmp/prof && cd /tmp/prof
   printf '[profiling.logger]\nlevel = "basic"\nfile = "%s"\nappend = false\n' "$OUT/prof-unique.log" > cubecl.toml
   timeout 80 $here/.gpu/sieve-bench-cuda --no-burn --runs 10 \
@@ -44,6 +46,20 @@ rs)
   cd $here && python3 bench/profile_summary.py "$OUT/prof-unique.log" | head -20
   gzip -f "$OUT/prof-unique.log"
   pack rs
+}
+case "$1" in
+rs)
+  run_starts
   grep -q H200 "$OUT/card.txt" && marks
+  ;;
+fin)
+  # The session's final build (F_DIR: both suites and the CUDA bench): `rs` (its marks on an
+  # H200), then the compaction's modules through both runtimes with memcheck and racecheck
+  # (`scatter_tiles_kernel`'s placement built once, `scatter_words`' fields taken once).
+  run_starts
+  grep -q H200 "$OUT/card.txt" && marks
+  export SIEVE_PROP_CASES=100
+  CT_GROUPS=5 TEST_LIMIT=$((${TEST_LIMIT:-200} < 580 - SECONDS ? ${TEST_LIMIT:-200} : 580 - SECONDS)) compaction_tests
+  pack rs
   ;;
 esac
