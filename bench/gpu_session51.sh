@@ -59,7 +59,7 @@ fin)
   run_starts
   grep -q H200 "$OUT/card.txt" && marks
   export SIEVE_PROP_CASES=100
-  CT_GROUPS=5 TEST_LIMIT=$((${TEST_LIMIT:-200} < 580 - SECONDS ? ${TEST_LIMIT:-200} : 580 - SECONDS)) compaction_tests
+  CT_GROUPS=5 TEST_LIMIT=$((${TEST_LIMIT:-200} < ${CALL_S:-580} - SECONDS ? ${TEST_LIMIT:-200} : ${CALL_S:-580} - SECONDS)) compaction_tests
   pack rs
   ;;
 esac
