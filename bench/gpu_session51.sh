@@ -8,7 +8,12 @@
 #       same call: torch 2.11's rows (every family but sampling's), then sieve's Burn ops on
 #       the marked sort, top-k, filter, cumsum and set rows (`marks` below), CUDA only.
 #   fin The session's final build (see the mode).
-# usage: F_DIR=<dir> bash bench/gpu_session51.sh rs|fin   (carry F_DIR and ".gl")
+#   wt  Branch `word-chunks` (F_DIR: its suites and CUDA bench): the word-rank scatter at 1,
+#       2, 4 and 8 count tiles a cube (`wtiles=`) on `unique` 2^28's run starts, and on
+#       mask_select / argwhere 2^28 at density 0.005 (under 1 in 100: the word rank) with the words on (one value a case:
+#       the filter bench's `words=` and `wtiles=` do not sweep), then the denser run starts
+#       at 16 and 32 elements a unit (the other way on, `51-rs`), then the compaction's tests.
+# usage: F_DIR=<dir> bash bench/gpu_session51.sh rs|fin|wt   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
@@ -61,5 +66,18 @@ fin)
   export SIEVE_PROP_CASES=100
   CT_GROUPS=5 TEST_LIMIT=$((${TEST_LIMIT:-200} < ${CALL_S:-580} - SECONDS ? ${TEST_LIMIT:-200} : ${CALL_S:-580} - SECONDS)) compaction_tests
   pack rs
+  ;;
+wt)
+  R="--case unique:268435456:f32:distinct=1048576,wtiles=1/2/4/8"
+  for w in 1 2 4 8; do
+    R="$R --case mask_select:268435456:f32:density=0.005,raw=counted,words=1,wtiles=$w"
+    R="$R --case argwhere:268435456:bool:density=0.005,raw=counted,words=1,wtiles=$w"
+  done
+  R="$R --case unique:268435456:f32:distinct=16777216,epu=16/32 --case unique:16777216:f32:distinct=8388608,epu=16/32"
+  bench_rows cuda ${BENCH_LIMIT:-200} $R
+  pack wt
+  export SIEVE_PROP_CASES=100
+  CT_GROUPS=5 TEST_LIMIT=$((${TEST_LIMIT:-200} < ${CALL_S:-580} - SECONDS ? ${TEST_LIMIT:-200} : ${CALL_S:-580} - SECONDS)) compaction_tests
+  pack wt
   ;;
 esac
