@@ -10,9 +10,10 @@
 #   fin The session's final build (see the mode).
 #   wt  Branch `word-chunks` (F_DIR: its suites and CUDA bench): the word-rank scatter at 1,
 #       2, 4 and 8 count tiles a cube (`wtiles=`) on `unique` 2^28's run starts, and on
-#       mask_select / argwhere 2^28 at density 0.005 (under 1 in 100: the word rank) with the words on (one value a case:
-#       the filter bench's `words=` and `wtiles=` do not sweep), then the denser run starts
-#       at 16 and 32 elements a unit (the other way on, `51-rs`), then the compaction's tests.
+#       mask_select / argwhere 2^28 at density 0.005 (under 1 in 100: the word rank) with the
+#       words on (one value a case: the filter bench's `words=` and `wtiles=` do not sweep);
+#       then the denser run starts at 16 and 32 elements a unit (the other way on, `51-rs`);
+#       then the compaction's tests.
 # usage: F_DIR=<dir> bash bench/gpu_session51.sh rs|fin|wt   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
