@@ -14,7 +14,11 @@
 #       words on (one value a case: the filter bench's `words=` and `wtiles=` do not sweep);
 #       then the denser run starts at 16 and 32 elements a unit (the other way on, `51-rs`);
 #       then the compaction's tests.
-# usage: F_DIR=<dir> bash bench/gpu_session51.sh rs|fin|wt   (carry F_DIR and ".gl")
+#   mk  The marks on whatever card comes (issues 15, 16, 17; meant for an H200; F_DIR:
+#       sieve-bench-cuda.xz and sieve-bench-vulkan.xz at main's code, `.gpu51m`): `marks`
+#       (torch's rows, then sieve's Burn ops through CUDA), then issue 16's rows through
+#       Vulkan (the copy, cumsum, mask_select, argwhere, sort_with_indices and top-k).
+# usage: F_DIR=<dir> bash bench/gpu_session51.sh rs|fin|wt|mk   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
@@ -66,6 +70,15 @@ fin)
   grep -q H200 "$OUT/card.txt" && marks
   export SIEVE_PROP_CASES=100
   CT_GROUPS=5 TEST_LIMIT=$((${TEST_LIMIT:-200} < ${CALL_S:-580} - SECONDS ? ${TEST_LIMIT:-200} : ${CALL_S:-580} - SECONDS)) compaction_tests
+  pack rs
+  ;;
+mk)
+  marks
+  T=topk_with_indices
+  VK_BENCH=.gpu/sieve-bench-vulkan bench_rows vulkan ${VK_LIMIT:-200} --case cumsum:268435456:f32 \
+    --case mask_select:268435456:f32:density=0.5 --case argwhere:268435456:bool:density=0.5 \
+    --case sort_with_indices:268435456:f32 --case sort_with_indices:16384x128:f32 \
+    --case $T:268435456:f32:k=10 --case $T:64x128256:f32:k=1000 --case $T:16384x128:f32:k=8
   pack rs
   ;;
 wt)
