@@ -996,7 +996,7 @@ impl<'a> Run<'a> {
             self.io.index_dtype,
             words.as_ref(),
             // The count is known: sparse survivors rank from the words alone.
-            self.out_len.saturating_mul(WORD_RANK_SPARSITY) <= self.problem.rows * self.problem.len,
+            self.out_len.saturating_mul(WORD_RANK_SPARSITY) <= self.elements(),
         );
     }
 
