@@ -47,6 +47,7 @@ fn variants(caps: &DeviceCaps, rejected: Rejected) -> Vec<CompactOptions> {
         reread_values,
         flag_words,
         unpacked_ranks: reread_values,
+        word_rank_sparsity: None,
     };
     strategies(caps, rejected)
         .into_iter()
@@ -914,8 +915,11 @@ fn counted_compaction_matches_reference() {
     let storage = mask_storage(&caps);
     let mut cases: Vec<(usize, Option<sieve::scan::ScanTuning>)> =
         (0..=2 * tile + 1).map(|len| (len, Some(tiny))).collect();
-    // Even lengths have room for the flag words; 65,536 at density 0.004 ranks from them alone.
-    cases.extend([1, 2, 4097, 8191, 8192, 8193, 65_536, 65_537].map(|len| (len, None)));
+    // Even lengths have room for the flag words; 65,536 at density 0.004 ranks from them alone
+    // (words forced on), 65,538's run starts too by `Auto`'s rule, 24,574 at every density.
+    cases.extend(
+        [1, 2, 4097, 8191, 8192, 8193, 24_574, 65_536, 65_537, 65_538].map(|len| (len, None)),
+    );
     for (len, tuning) in cases {
         let options = CompactOptions {
             strategy: CompactStrategy::Auto,
@@ -926,6 +930,8 @@ fn counted_compaction_matches_reference() {
             reread_values: len % 2 == 1,
             flag_words: [FlagWords::Auto, FlagWords::On, FlagWords::Off][len % 3],
             unpacked_ranks: len % 4 == 3,
+            // Every fifth length ranks from the words alone at every density.
+            word_rank_sparsity: (len % 5 == 4).then_some(1),
         };
         for density in [0.0, 0.004, 0.01, 0.5, 1.0] {
             let values: Vec<f32> = (0..len).map(|_| rng.random_range(-100.0..100.0)).collect();
@@ -933,7 +939,8 @@ fn counted_compaction_matches_reference() {
             let mask_handle = upload_mask(&client, &mask, storage);
             let threshold = 100.0 - 200.0 * density;
             // Runs about as long as the density says (`Auto` takes the words at 1 in 8, and
-            // the scatter ranks from them alone at 1 in 100: `WORD_RANK_SPARSITY`).
+            // the scatter ranks from them alone at 1 in 100; masks and comparisons with words
+            // forced on at 1 in 64).
             let run = (1.0 / density.max(0.004)).round() as usize;
             let runs: Vec<f32> = (0..len).map(|i| (i / run) as f32).collect();
             let inputs = [
@@ -1041,6 +1048,22 @@ fn counted_compaction_errors_name_the_argument() {
     let refused = run_counted(&client, &values, flags, gather, None, None, 0);
     assert!(
         matches!(refused, Err(SieveError::UnsupportedStrategy { .. })),
+        "{:?}",
+        refused.err()
+    );
+    let zero = CompactOptions {
+        word_rank_sparsity: Some(0),
+        ..Default::default()
+    };
+    let refused = run_counted(&client, &values, flags, zero, None, None, 0);
+    assert!(
+        matches!(
+            refused,
+            Err(SieveError::InvalidArgument {
+                name: "options.word_rank_sparsity",
+                ..
+            })
+        ),
         "{:?}",
         refused.err()
     );

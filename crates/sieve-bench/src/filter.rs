@@ -338,6 +338,7 @@ fn raw_rows(
                     reread_values: case.param_or("reread", 0u32) == 1,
                     flag_words: flag_words(case),
                     unpacked_ranks: unpacked_ranks(case),
+                    word_rank_sparsity: word_rank_sparsity(case),
                 },
             )
         };
@@ -398,6 +399,12 @@ pub fn flag_words(case: &Case) -> FlagWords {
     }
 }
 
+/// `wsparse=S`: a counted scatter with flag words ranks from them alone where at most one
+/// element in `S` survives (`CompactOptions::word_rank_sparsity`; 1: at every density).
+pub fn word_rank_sparsity(case: &Case) -> Option<usize> {
+    case.params.get("wsparse").and_then(|s| s.parse().ok())
+}
+
 /// `prank=0`: the scatter's rank one plane scan a vector (`CompactOptions::unpacked_ranks`;
 /// else several vectors' flag counts packed into one word a plane scan).
 pub fn unpacked_ranks(case: &Case) -> bool {
@@ -441,6 +448,7 @@ fn counted_rows(
     let options = CompactOptions {
         flag_words: flag_words(case),
         unpacked_ranks: unpacked_ranks(case),
+        word_rank_sparsity: word_rank_sparsity(case),
         ..Default::default()
     };
     let counted = || -> Handle {

@@ -239,6 +239,7 @@ fn raw_run_starts(case: &Case, bench: &Bench<'_>, seen: &[i64], want: &[f32]) ->
                 reread_values: tuning.is_some_and(|(_, reread)| reread),
                 flag_words: crate::filter::flag_words(case),
                 unpacked_ranks: crate::filter::unpacked_ranks(case),
+                word_rank_sparsity: crate::filter::word_rank_sparsity(case),
                 ..Default::default()
             };
             let flags = Flags::RunStarts;

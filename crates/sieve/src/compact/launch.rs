@@ -11,7 +11,8 @@ use super::kernels::{
 use super::tile::CompactConfig;
 use super::{
     CompactIo, CompactOptions, CompactProblem, CompactStrategy, CountedIo, FlagRule, FlagWords,
-    Flags, MaskStorage, RUN_START_WORDS_SPARSITY, Rejected, WORD_RANK_SPARSITY,
+    Flags, MaskStorage, RUN_START_WORD_RANK_SPARSITY, RUN_START_WORDS_SPARSITY, Rejected,
+    WORD_RANK_SPARSITY,
 };
 use crate::common::address::{
     AddressType, address_type, check_extent, check_index_capacity, check_index_dtype,
@@ -43,6 +44,7 @@ pub fn compact(
 ) -> Result<CompactStrategy, SieveError> {
     let caps = DeviceCaps::of(client);
     validate(&caps, &flags, &io, problem)?;
+    check_options(&options)?;
     let strategy = resolve_strategy(&caps, rejected, options.strategy, problem)?;
     let lookback = strategy == CompactStrategy::ScatterLookback;
     let tuning = options
@@ -245,6 +247,7 @@ fn counted_run<'a>(
     };
     let problem = problem_of(len);
     validate(caps, &flags, &compact_io, problem)?;
+    check_options(&options)?;
     if !matches!(
         options.strategy,
         CompactStrategy::Auto | CompactStrategy::Scatter
@@ -363,6 +366,19 @@ fn compact_tuning(
     } else {
         base
     }
+}
+
+/// Options a caller set by hand are in range.
+fn check_options(options: &CompactOptions) -> Result<(), SieveError> {
+    if options.word_rank_sparsity == Some(0) {
+        return Err(SieveError::invalid(
+            "options.word_rank_sparsity",
+            0,
+            "None (the default) or at least 1 (one survivor in that many elements at most; \
+             1: at every density)",
+        ));
+    }
+    Ok(())
 }
 
 fn validate(
@@ -544,6 +560,8 @@ struct Run<'a> {
     flag_words: FlagWords,
     /// [`CompactOptions::unpacked_ranks`].
     unpacked_ranks: bool,
+    /// [`CompactOptions::word_rank_sparsity`], resolved.
+    word_rank_sparsity: usize,
     /// Elements each output binds: `rows * len`, or a counted compaction's total.
     out_len: usize,
     /// Units of the elementwise kernels on this device.
@@ -613,6 +631,13 @@ impl<'a> Run<'a> {
             reread_values: options.reread_values,
             flag_words: options.flag_words,
             unpacked_ranks: options.unpacked_ranks,
+            word_rank_sparsity: options.word_rank_sparsity.unwrap_or(
+                if rule == FlagRule::RunStart {
+                    RUN_START_WORD_RANK_SPARSITY
+                } else {
+                    WORD_RANK_SPARSITY
+                },
+            ),
             elementwise_units: caps.cube_units(ELEMENTWISE_UNITS),
             out_len: problem.rows * problem.len,
             caps,
@@ -714,6 +739,12 @@ impl<'a> Run<'a> {
                     })
             }
         }
+    }
+
+    /// A scatter of `total` survivors with flag words ranks from them alone
+    /// ([`CompactOptions::word_rank_sparsity`]).
+    fn word_rank(&self, total: usize) -> bool {
+        total.saturating_mul(self.word_rank_sparsity) <= self.elements()
     }
 
     /// The flag words' part of a counted compaction's workspace: after its tile offsets, at
@@ -996,7 +1027,7 @@ impl<'a> Run<'a> {
             self.io.index_dtype,
             words.as_ref(),
             // The count is known: sparse survivors rank from the words alone.
-            self.out_len.saturating_mul(WORD_RANK_SPARSITY) <= self.elements(),
+            self.word_rank(self.out_len),
         );
     }
 

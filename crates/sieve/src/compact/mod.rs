@@ -243,6 +243,12 @@ pub struct CompactOptions {
     /// through CUDA and 13.5% through Vulkan, `unique`'s run starts 8%; PERFORMANCE.md's
     /// forty-ninth session). Bench key `prank=0`.
     pub unpacked_ranks: bool,
+    /// A counted compaction's scatter that has flag words ranks from them alone where at most
+    /// one element in this many survives; `None`: [`WORD_RANK_SPARSITY`] (run starts:
+    /// [`RUN_START_WORD_RANK_SPARSITY`]). `Some(1)` takes the
+    /// word rank at every density (where the words are there); 0 is refused. Bench key
+    /// `wsparse=`.
+    pub word_rank_sparsity: Option<usize>,
 }
 
 /// Whether a scatter's count pass leaves each unit's flags as the bits of one word, for the
@@ -255,12 +261,14 @@ pub enum FlagWords {
     /// A counted compaction of run starts ([`Flags::RunStarts`], `unique`'s) with at most one
     /// survivor in [`RUN_START_WORDS_SPARSITY`] elements, where they were measured to win
     /// (an H100, CUDA: `unique` 2^28's run starts at 1 in 256 1.12 -> 0.93 ms, `48-ab`; at
-    /// 2^27, 1 in 64 8% faster, 1 in 8 2%, `48-fin`). Masks lost (mask_select 2^28 at
-    /// density 0.5 and 0.01, 26-33% slower, `48-ab`): the words' scatter is bound by its
-    /// tile's rank, not by memory (`48-nm`), and a mask is cheap to read again. The count
-    /// pass writes the words for every counted run-start compaction, as the density is known
-    /// only after it (10% on that pass, 202 -> 223 us at 2^27, `48-ab`'s Nsight). Where the
-    /// scatter's survivors are sparse ([`WORD_RANK_SPARSITY`]) it ranks from the words alone.
+    /// 2^27, 1 in 64 8% faster, 1 in 8 2%, `48-fin`). The count pass writes the words for
+    /// every counted run-start compaction, as the density is known only after it (10% on that
+    /// pass, 202 -> 223 us at 2^27, `48-ab`'s Nsight). Where the scatter's survivors are sparse
+    /// ([`RUN_START_WORD_RANK_SPARSITY`]) it ranks from the words alone. Masks take none:
+    /// their full rank from the words lost 26-33% (`48-ab`), and with the word rank for sparse
+    /// masks (raw counted 11-27% faster at 1 in 100 and sparser, `52-sw`) their Burn ops read
+    /// 12-18% slower at 2^28 than main's in earlier calls (`52-sw`, not an A/B:
+    /// PERFORMANCE.md's fifty-second session).
     #[default]
     Auto,
     /// Wherever a unit's elements fit a word (a counted compaction's workspace must have
@@ -270,13 +278,20 @@ pub enum FlagWords {
     Off,
 }
 
-/// A counted compaction's scatter that has flag words ranks from them alone (a popcount a
-/// vector, vectors without survivors neither loaded nor walked) where at most one element in
-/// this many survives: on an H100 (CUDA, `bench/results/h100/50-w`, `50-w1b`) `unique` 2^28's
-/// run starts at 1 in 256 took 0.667 ms against 0.863, mask_select 2^28 at 1 in 100 0.488
-/// against 0.589 without words, argwhere 0.337 against 0.352; at density 0.5 it took twice as
-/// long (not traced), so denser scatters rank every element.
-pub const WORD_RANK_SPARSITY: usize = 100;
+/// A counted compaction's scatter of a mask or a comparison that has flag words ranks from
+/// them alone (a popcount a vector, vectors without survivors neither loaded nor walked) where
+/// at most one element in this many survives. On an H100 (CUDA, `bench/results/h100/52-sw`,
+/// the raw counted compaction of 2^28 elements against the full rank from the mask) the word
+/// rank of mask_select wins down to about 1 in 10 (1 in 100: 0.675 -> 0.544 ms; 1 in 10: 0.710
+/// -> 0.698), of argwhere (whose full rank loads no values) between 1 in 100 (0.445 -> 0.394)
+/// and 1 in 50 (0.433 -> 0.450, lost): 64 takes both gains at 1 in 100, with room for a random
+/// mask's spread about it.
+pub const WORD_RANK_SPARSITY: usize = 64;
+
+/// [`WORD_RANK_SPARSITY`] for run starts, whose other way is the full rank from the words: at
+/// 1 in 256 the word rank took 0.667 ms against 0.863 (`unique` 2^28, `h100/50-w`); denser run
+/// starts were not measured.
+pub const RUN_START_WORD_RANK_SPARSITY: usize = 100;
 
 /// [`FlagWords::Auto`] takes the words for run starts with at most one survivor in this many
 /// elements (the densest measured, `48-fin`).
