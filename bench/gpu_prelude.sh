@@ -192,13 +192,14 @@ begin() {
   stage_out
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/card.txt" 2>&1
 }
-# compaction_tests: the compaction's modules, CT_GROUPS (3) processes a runtime, beside memcheck and
-# racecheck over four compaction tests, within TEST_LIMIT (220) s (with anything started
-# before it, which it waits for); prints every log's result lines.
+# compaction_tests: the compaction's modules, CT_GROUPS (3) processes a runtime of SUITES
+# (`cuda vulkan` unless set), beside memcheck and racecheck over four compaction tests, within
+# TEST_LIMIT (220) s (with anything started before it, which it waits for); prints every log's
+# result lines.
 compaction_tests() {
   C="compact:: filter_ops:: sets:: split_ops:: props::filter_property props::split_property props::sets_property"
-  for rt in cuda vulkan; do LIMIT=${TEST_LIMIT:-220} split_suite $rt ${CT_GROUPS:-3} "$C"; done
-  for tool in memcheck racecheck; do
+  for rt in ${SUITES:-cuda vulkan}; do LIMIT=${TEST_LIMIT:-220} split_suite $rt ${CT_GROUPS:-3} "$C"; done
+  [ -f .gpu/suite-cuda ] && for tool in memcheck racecheck; do
     timeout ${TEST_LIMIT:-220} compute-sanitizer --tool $tool --error-exitcode 9 .gpu/suite-cuda --exact \
       compact::mask_compaction_matches_reference compact::run_start_flags_match_reference \
       compact::every_length_across_tile_boundaries compact::counted_compaction_matches_reference \

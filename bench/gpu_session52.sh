@@ -106,21 +106,8 @@ fx)
   pack fx
   ;;
 t)
-  # `compaction_tests` through the suites that came (SUITES: `cuda vulkan` unless set).
   export SIEVE_PROP_CASES=100
-  C="compact:: filter_ops:: sets:: split_ops:: props::filter_property props::split_property props::sets_property"
-  for rt in ${SUITES:-cuda vulkan}; do LIMIT=${TEST_LIMIT:-240} split_suite $rt ${CT_GROUPS:-5} "$C"; done
-  if [ -f .gpu/suite-cuda ]; then
-    for tool in memcheck racecheck; do
-      timeout ${TEST_LIMIT:-240} compute-sanitizer --tool $tool --error-exitcode 9 .gpu/suite-cuda --exact \
-        compact::mask_compaction_matches_reference compact::run_start_flags_match_reference \
-        filter_ops::mask_select_matches_the_cpu compact::counted_compaction_matches_reference \
-        > "$OUT/$tool-cuda-compact.txt" 2>&1 &
-    done
-  fi
-  wait
-  echo "== tests done at ${SECONDS}s"; suite_summary
-  for f in "$OUT"/*-compact.txt; do echo "== ${f##*/}"; summary "$f"; done
+  CT_GROUPS=5 TEST_LIMIT=${TEST_LIMIT:-240} compaction_tests
   pack t
   ;;
 esac
