@@ -245,9 +245,8 @@ pub struct CompactOptions {
     pub unpacked_ranks: bool,
     /// A counted compaction's scatter that has flag words ranks from them alone where at most
     /// one element in this many survives; `None`: [`WORD_RANK_SPARSITY`] (run starts:
-    /// [`RUN_START_WORD_RANK_SPARSITY`]). `Some(1)` takes the
-    /// word rank at every density (where the words are there); 0 is refused. Bench key
-    /// `wsparse=`.
+    /// [`RUN_START_WORD_RANK_SPARSITY`]). `Some(1)` takes the word rank at every density
+    /// (where the words are there); 0 is refused. Bench key `wsparse=`.
     pub word_rank_sparsity: Option<usize>,
 }
 
@@ -267,8 +266,8 @@ pub enum FlagWords {
     /// ([`RUN_START_WORD_RANK_SPARSITY`]) it ranks from the words alone. Masks take none:
     /// their full rank from the words lost 26-33% (`48-ab`), and with the word rank for sparse
     /// masks (raw counted 11-27% faster at 1 in 100 and sparser, `52-sw`) their Burn ops read
-    /// 12-18% slower at 2^28 than main's in earlier calls (`52-sw`, not an A/B:
-    /// PERFORMANCE.md's fifty-second session).
+    /// 5-18% slower at 2^28 than main's in earlier calls (`52-sw`, not an A/B;
+    /// `bench/counted_words/`).
     #[default]
     Auto,
     /// Wherever a unit's elements fit a word (a counted compaction's workspace must have
