@@ -16,7 +16,7 @@
 #   fx  The words' cost where they are not read, then a gradient test through main's and the
 #       branch's CUDA suites (F_DIR: the branch's bench and suite, suite-cuda-main).
 # The marks (meant for an H200): `F_DIR=<dir> bash bench/gpu_session51.sh mk`.
-# usage: F_DIR=<dir> [M_DIR=<dir>] bash bench/gpu_session52.sh sw|ab|t   (carry the dirs and ".gl")
+# usage: F_DIR=<dir> [M_DIR=<dir>] bash bench/gpu_session52.sh rs|sw|ab|fx|t   (carry the dirs and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 here=$PWD
