@@ -310,7 +310,8 @@ def set_rows(quick, dev, gen):
     torch.searchsorted of n queries into `keys` sorted keys, as sieve-bench's rows (f32).
     Floors as sieve-bench counts them."""
     rows = []
-    uniques = [((1 << 14,), 1000)] if quick else [((1 << 24,), 1 << 20), ((1 << 28,), 1 << 20)]
+    uniques = [((1 << 14,), 1000)] if quick else [((1 << 24,), 1 << 20), ((1 << 28,), 1 << 20),
+                                                   ((1 << 28,), 1 << 24)]
     for shape, distinct in uniques:
         x = torch.randint(0, distinct, shape, device=dev, generator=gen).float()
         got = torch.unique(x, sorted=True)

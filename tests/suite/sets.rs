@@ -954,3 +954,111 @@ fn median_of_a_rank_3_view_with_nans() {
         }
     }
 }
+
+/// One raw hash-path call (`sieve::distinct`, both steps) on `x` of `dtype` at a table of at
+/// most `max_slots` slots: `None` where step one gave up (a count of 0), else the distinct
+/// values.
+fn raw_distinct<T: bytemuck::Pod>(
+    client: &cubecl::prelude::Client,
+    x: &[T],
+    dtype: sieve::Dtype,
+    max_slots: usize,
+) -> Option<Vec<T>> {
+    use sieve::distinct::{DistinctIo, DistinctOptions, count_distinct, distinct_workspace};
+    let options = DistinctOptions {
+        max_table_slots: max_slots,
+    };
+    let values = crate::common::upload(client, x);
+    let workspace =
+        crate::common::poisoned(client, distinct_workspace(x.len(), options), 0x5A5A_5A5Au32);
+    let io = DistinctIo {
+        values: &values,
+        value_dtype: dtype,
+        workspace: &workspace,
+    };
+    let count = crate::common::poisoned(client, 1, -7i32);
+    count_distinct(client, io, x.len(), &count, sieve::Dtype::I32, options).expect("step one");
+    let m = crate::common::download::<i32>(client, count, 1)[0];
+    assert!(m >= 0, "count {m}");
+    if m == 0 {
+        return None;
+    }
+    let m = m as usize;
+    let out = crate::common::poisoned(client, m + 1, 0xDEAD_BEEFu32);
+    sieve::distinct::write_distinct(client, io, x.len(), m, &out, options).expect("step two");
+    let got = crate::common::download::<T>(client, out, m + 1);
+    // Nothing written past the count.
+    assert_eq!(
+        bytemuck::cast_slice::<T, u32>(&got[m..]),
+        [0xDEAD_BEEFu32],
+        "a slot past the count was written"
+    );
+    Some(got[..m].to_vec())
+}
+
+/// `unique`'s hash path (`sieve::distinct`) against the reference through the raw API: each
+/// group's first element kept (the NaN payload, the zero's sign, i32's -1 and u32's MAX: the
+/// values whose bits are the empty slot's, set aside), at a 1024-slot table both where it
+/// holds the values (at most 250 distinct among up to 20,000 elements, vectors of 4 and odd
+/// lengths) and where it cannot (5,000 distinct: step one gives up, writing 0); and the
+/// public op at default options across table sizes, where it may give up and sort instead
+/// (3 x 2^20 distinct: the default table holds 2^22 slots), each time with the reference's
+/// bits.
+#[test]
+fn unique_by_hashing_matches_the_reference() {
+    let _device = serial();
+    let client = crate::common::client();
+    let (mut rng, _) = rng("unique_by_hashing");
+    let nan_a = f32::from_bits(0x7fc0_1234);
+    let nan_b = f32::from_bits(0xffff_ffff);
+    for len in [1usize, 3, 4, 255, 1024, 4099, 20_000] {
+        for distinct in [1usize, 7, 250] {
+            let mut x: Vec<f32> = (0..len)
+                .map(|_| match rng.random_range(0..40) {
+                    0 => nan_a,
+                    1 => nan_b,
+                    2 => -0.0,
+                    3 => 0.0,
+                    _ => rng.random_range(0..distinct) as f32 - 3.5,
+                })
+                .collect();
+            if len > 3 {
+                // The first zero is -0.0 and the first NaN the all-ones pattern.
+                x[1] = -0.0;
+                x[2] = nan_b;
+            }
+            let case = format!("f32 [{len}], {distinct} distinct");
+            let got = raw_distinct(&client, &x, sieve::Dtype::F32, 1024)
+                .unwrap_or_else(|| panic!("{case}: the table gave up"));
+            assert_same_bits(&got, &unique_reference(&x).0, &case);
+            let ints: Vec<i32> = (0..len)
+                .map(|_| rng.random_range(0..distinct) as i32 - 1)
+                .collect();
+            let got = raw_distinct(&client, &ints, sieve::Dtype::I32, 1024)
+                .unwrap_or_else(|| panic!("i32 [{len}]: the table gave up"));
+            assert_eq!(got, unique_reference(&ints).0, "i32 [{len}], {distinct}");
+            let words: Vec<u32> = ints.iter().map(|&v| v as u32).collect();
+            let got = raw_distinct(&client, &words, sieve::Dtype::U32, 1024)
+                .unwrap_or_else(|| panic!("u32 [{len}]: the table gave up"));
+            assert_eq!(got, unique_reference(&words).0, "u32 [{len}], {distinct}");
+        }
+    }
+    // More distinct values than slots: certain to give up.
+    let crowded: Vec<i32> = (0..5000).map(|i| i * 7).collect();
+    assert!(
+        raw_distinct(&client, &crowded, sieve::Dtype::I32, 1024).is_none(),
+        "5000 distinct values in 1024 slots"
+    );
+    let device = Device::default();
+    for (len, distinct) in [(70_000usize, 3u32), (300_000, 50_000), (3 << 20, 3 << 20)] {
+        let x: Vec<f32> = (0..len)
+            .map(|i| ((i as u32).wrapping_mul(2_654_435_761) % distinct) as f32)
+            .collect();
+        let case = format!("unique f32 [{len}], {distinct} distinct");
+        assert_same_bits(
+            &read::<f32>(sieve_burn::unique(tensor(&x, &device))),
+            &unique_reference(&x).0,
+            &case,
+        );
+    }
+}

@@ -18,6 +18,8 @@
 //!   (ties to the lower index, PyTorch's float order), by rank counting in one cube for short
 //!   rows, by a radix select (MSB-first digit histograms over shrinking candidates) for long
 //!   ones, or by the sort.
+//! - [`distinct`]: the distinct values of a row by hashing (`unique` where values repeat):
+//!   one pass into a table, then the compaction and the sort of the table's values only.
 //! - [`search`]: binary search of queries in a sorted sequence (`searchsorted`).
 //! - [`random`]: counter-based uniform numbers from per-row seeds (the same bits on every
 //!   runtime), for sampling.
@@ -40,6 +42,7 @@
 pub mod common;
 pub mod compact;
 pub mod device;
+pub mod distinct;
 pub mod dtype;
 pub mod error;
 pub mod radix;

@@ -107,6 +107,28 @@ impl<B: Backend + SieveOps, C: CheckpointStrategy> CompactOps for Autodiff<B, C>
         (outer_values(values), positions)
     }
 
+    fn sieve_distinct_count(
+        x: Values<Self>,
+        index_dtype: IntDType,
+    ) -> (IntTensor<Self>, IntTensor<Self>) {
+        B::sieve_distinct_count(inner_values(x), index_dtype)
+    }
+
+    /// Not differentiable (as `torch.unique`): the values leave the graph.
+    fn sieve_distinct(
+        x: Values<Self>,
+        workspace: IntTensor<Self>,
+        count: usize,
+        index_dtype: IntDType,
+    ) -> Values<Self> {
+        outer_values(B::sieve_distinct(
+            inner_values(x),
+            workspace,
+            count,
+            index_dtype,
+        ))
+    }
+
     fn sieve_partition(
         x: Values<Self>,
         mask: BoolTensor<Self>,

@@ -7,6 +7,7 @@ use sieve::Dtype;
 use sieve::compact::{
     self, CompactIo, CompactOptions, CompactProblem, CountedIo, Flags, MaskStorage, Rejected,
 };
+use sieve::distinct::{self, DistinctIo, DistinctOptions};
 
 use super::CompactOps;
 use crate::cube::*;
@@ -82,6 +83,46 @@ impl CompactOps for CubeBackend {
         (kind.wrap(values.expect("values asked for")), at)
     }
 
+    fn sieve_distinct_count(x: Values<Self>, index_dtype: IntDType) -> (CubeTensor, CubeTensor) {
+        let (_, x) = Kind::of(x);
+        let x = into_contiguous(x);
+        let len = x.meta.num_elements();
+        let elements = super::distinct_workspace_len(len, &index_dtype);
+        let workspace = empty_of(&x, Shape::new([elements]), index_dtype.into());
+        let count = empty_of(&x, Shape::new([1]), index_dtype.into());
+        distinct::count_distinct(
+            &x.client,
+            distinct_io(&x, &workspace),
+            len,
+            &count.handle,
+            sieve_index_dtype("unique", index_dtype),
+            DistinctOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("unique: {e}"));
+        (workspace, count)
+    }
+
+    fn sieve_distinct(
+        x: Values<Self>,
+        workspace: CubeTensor,
+        count: usize,
+        _index_dtype: IntDType,
+    ) -> Values<Self> {
+        let (kind, x) = Kind::of(x);
+        let x = into_contiguous(x);
+        let values = empty_of(&x, Shape::new([count]), x.dtype);
+        distinct::write_distinct(
+            &x.client,
+            distinct_io(&x, &workspace),
+            x.meta.num_elements(),
+            count,
+            &values.handle,
+            DistinctOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("unique: {e}"));
+        kind.wrap(values)
+    }
+
     fn sieve_partition(
         x: Values<Self>,
         mask: CubeTensor,
@@ -101,6 +142,15 @@ impl CompactOps for CubeBackend {
         index_dtype: IntDType,
     ) -> (CubeTensor, CubeTensor, CubeTensor) {
         split("split_by_bit", keys, SplitBy::Bit(bit), dim, index_dtype)
+    }
+}
+
+/// The hash path's buffers: the contiguous flat `x` and its workspace.
+fn distinct_io<'a>(x: &'a CubeTensor, workspace: &'a CubeTensor) -> DistinctIo<'a> {
+    DistinctIo {
+        values: &x.handle,
+        value_dtype: sieve_dtype("unique", x.dtype),
+        workspace: &workspace.handle,
     }
 }
 

@@ -125,6 +125,40 @@ extension_trait! {
             (values.slice(&first), at)
         }
 
+        /// Step one of `unique`'s hash path (`sieve::distinct`): how many distinct values the
+        /// flat `x` holds (sieve's order: NaNs one value, the zeros one), `[1]` of
+        /// `index_dtype`, or 0 where the path gave up (a crowded table) or the backend has
+        /// none (then the caller sorts); and step two's workspace.
+        #[fusion(meta = meta::count_distinct)]
+        fn sieve_distinct_count(
+            #[extension_type] x: Values<Self>,
+            index_dtype: IntDType,
+        ) -> (IntTensor<Self>, IntTensor<Self>) {
+            // No hash path: a count of 0 sends the caller to the sort.
+            let device = x.device();
+            let none = Self::int_zeros(Shape::new([1]), &device, index_dtype);
+            fallback::counted::<Self>(none, index_dtype)
+        }
+
+        /// Step two of the hash path: the `count` distinct values of the flat `x` (step one's
+        /// count, not 0), ascending, each group's first element in row order.
+        #[fusion(meta = meta::distinct)]
+        fn sieve_distinct(
+            #[extension_type] x: Values<Self>,
+            workspace: IntTensor<Self>,
+            count: usize,
+            index_dtype: IntDType,
+        ) -> Values<Self> {
+            // The fallback's step one sends every caller to the sort; this is what the sort
+            // path gives, for a caller that comes with a count of its own.
+            let _ = workspace;
+            let n = x.shape().num_elements();
+            let flat = x.reshape(Shape::new([n]));
+            let sorted = fallback::sort_with_indices::<Self>(flat, 0, false, index_dtype).0;
+            let (values, _, _) = fallback::run_starts::<Self>(sorted, false, index_dtype);
+            values.slice(&[fallback::prefix_slice(count)])
+        }
+
         /// Stable partition of every row along `dim`: the elements where `mask` is true first,
         /// then the rest, each in input order; their source indices along `dim`; and each row's
         /// selected count (size 1 along `dim`). Indices and counts have dtype `index_dtype`.
@@ -246,6 +280,28 @@ mod meta {
                 (*index_dtype).into(),
             ),
         )
+    }
+
+    /// The hash path's workspace ([`super::distinct_workspace_len`]) and its count `[1]`.
+    pub(super) fn count_distinct(
+        x: &ValuesMetadata,
+        index_dtype: &IntDType,
+    ) -> (TensorSpec, TensorSpec) {
+        let len = super::distinct_workspace_len(x.spec().shape.num_elements(), index_dtype);
+        (
+            TensorSpec::new(Shape::new([len]), (*index_dtype).into()),
+            TensorSpec::new(Shape::new([1]), (*index_dtype).into()),
+        )
+    }
+
+    /// The distinct values, `[count]` of `x`'s kind and dtype.
+    pub(super) fn distinct(
+        x: &ValuesMetadata,
+        _workspace: &TensorSpec,
+        count: &usize,
+        _index_dtype: &IntDType,
+    ) -> ValuesMetadata {
+        x.with(TensorSpec::new(Shape::new([*count]), x.spec().dtype))
     }
 
     /// Partitioned values (`x`'s shape and dtype), indices (`x`'s shape) and counts (size 1 along
@@ -622,6 +678,36 @@ pub(crate) fn counted_workspace_len(len: usize, runs: bool) -> usize {
     } else {
         sieve::compact::counted_workspace(len)
     }
+}
+
+/// Elements of `index_dtype` that hold the hash path's workspace for `len` elements
+/// (`sieve::distinct::distinct_workspace` words at the default options), as Fusion declares
+/// it and the CubeCL op allocates it.
+pub(crate) fn distinct_workspace_len(len: usize, index_dtype: &IntDType) -> usize {
+    let words = sieve::distinct::distinct_workspace(len, Default::default());
+    match index_dtype {
+        IntDType::I64 | IntDType::U64 => words.div_ceil(2),
+        _ => words,
+    }
+}
+
+/// The distinct values of the flat `x` by the hash path, or `None` where it gave up or does
+/// not serve `x` (a dtype other than f32, i32 and u32, or `u32::MAX` elements or more): then
+/// the caller sorts. One count read. Its caller has refused a dtype the device lacks.
+pub(crate) fn distinct<K: SieveKind>(x: Tensor<1, K>) -> Option<Tensor<1, K>> {
+    let [n] = x.dims();
+    let served = matches!(
+        x.dtype(),
+        burn::tensor::DType::F32 | burn::tensor::DType::I32 | burn::tensor::DType::U32
+    );
+    if !served || n == 0 || n >= u32::MAX as usize {
+        return None;
+    }
+    let it = index_dtype(&x);
+    let (workspace, count) = Dispatch::sieve_distinct_count(operand(x.clone()), it);
+    let m = try_read_sync(read_count(Tensor::from_dispatch(count)))
+        .expect("unique: the count could not be read synchronously");
+    (m > 0).then(|| from_values(Dispatch::sieve_distinct(operand(x), workspace, m, it)))
 }
 
 /// Shapes of compacted values and counts for an input of `shape`.

@@ -1,0 +1,571 @@
+//! The distinct values of a row by hashing: `unique`'s path where values repeat, instead of
+//! sorting every element. Each element of a row of 32-bit values (f32, i32, u32) goes into an
+//! open-addressed table of raw bit patterns in global memory (linear probing from a mixed hash,
+//! `u32::MAX` marking an empty slot); the table's occupied slots then go through the
+//! compaction engine ([`crate::compact`]) and the few distinct values through the sort engine
+//! ([`crate::sort`]). Only the distinct values are sorted: at 2^28 elements of 2^20 distinct
+//! values the sort of the whole row is replaced by one pass over it whose probes stay in a
+//! 16 MiB table.
+//!
+//! # Semantics
+//! The output is what the sort path gives (`unique`'s: sieve's order, NaNs one value and the
+//! two zeros one value, each group's first element in row order as its representative):
+//! - A value whose bit pattern is the only one of its group goes into the table as it is.
+//! - Two groups hold several patterns, and one pattern is the empty mark; their elements stay
+//!   out of the table, and the first position of each is kept instead (an atomic minimum),
+//!   so their representative is the group's first element:
+//!   - *the mark's group*: every NaN for f32 (`u32::MAX` is a NaN's bits), the value with bits
+//!     `u32::MAX` for i32 (-1) and u32;
+//!   - *the zeros*: -0.0 and +0.0 for f32.
+//! - The result does not depend on which unit inserts first: the table holds each pattern
+//!   once, and the distinct values come out sorted.
+//!
+//! # Giving up
+//! The table has [`DistinctOptions::max_table_slots`] slots at most (and four per element
+//! below that). A value that finds no place within [`PROBES`] slots (the table is crowded:
+//! more distinct values than it holds comfortably) sets a flag; cubes that start after it
+//! return at once, and [`count_distinct`] writes a count of 0, which no non-empty row has:
+//! the caller sorts instead. Rows of `u32::MAX` elements or more are refused (positions are
+//! 32-bit).
+//!
+//! # Steps
+//! [`count_distinct`] fills the table, inserts, compacts the table and writes the count (the
+//! caller reads it); [`write_distinct`] sorts that many values into an output of exactly that
+//! size. Both take the same workspace ([`distinct_workspace`] `u32` words).
+
+use cubecl::ir::{ElemType, UIntKind};
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+
+use crate::common::address::{address_type, check_index_dtype};
+use crate::common::buffers::{BufferRules, bind};
+use crate::common::cube::{U32Range, cube_range};
+use crate::common::fill::fill;
+use crate::common::grid::{cube_count_1d, linear_cube_index};
+use crate::compact::{
+    CompactIo, CompactOptions, CompactProblem, FlagRule, Flags, Rejected, compact,
+};
+use crate::scan::launch::vector_size_for;
+use crate::sort::launch::sort_with;
+use crate::sort::{SortIo, SortOptions, SortOrder, SortProblem};
+use crate::{DeviceCaps, Dtype, SieveError};
+
+/// The most slots a table probes for one value before the insert gives up. Linear probing
+/// at a quarter full (the table's load at its limit of distinct values, below) has its
+/// longest runs of occupied slots near 20 at 2^20 values; 64 leaves room for a random
+/// table's spread.
+pub const PROBES: u32 = 64;
+
+/// Default most slots of a table: 2^22 (16 MiB of `u32`s), within the L2 cache of the GPUs
+/// sieve was measured on, so probes stay in it. Rows of more than 2^20 distinct values
+/// crowd it (a quarter full) and may give up.
+pub const MAX_TABLE_SLOTS: usize = 1 << 22;
+
+/// Bit pattern of an empty slot.
+const EMPTY: u32 = u32::MAX;
+
+/// Units of an insert cube.
+const INSERT_UNITS: u32 = 256;
+
+/// Elements an insert unit takes (in vectors of up to 4): several probes in flight a unit.
+const INSERT_ELEMENTS: u32 = 8;
+
+/// Words of the workspace's header (first positions and the give-up flag), and the
+/// alignment of every region of the workspace, in `u32` words (4 KiB: a multiple of any
+/// device's binding alignment sieve runs on; checked at the call).
+const REGION_WORDS: usize = 1024;
+
+/// Header word: the first position of the mark's group (`u32::MAX`: none).
+const FIRST_MARKED: usize = 0;
+/// Header word: the first position of a zero (`u32::MAX`: none).
+const FIRST_ZERO: usize = 1;
+/// Header word: 0 once an insert gave up (`u32::MAX` until then).
+const GAVE_UP: usize = 2;
+
+/// Options of one call (plain data; the defaults are this module's constants).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DistinctOptions {
+    /// The most slots a table may have: a power of two, at least 1024.
+    pub max_table_slots: usize,
+}
+
+impl Default for DistinctOptions {
+    fn default() -> Self {
+        DistinctOptions {
+            max_table_slots: MAX_TABLE_SLOTS,
+        }
+    }
+}
+
+/// The buffers of one call, shared by its two steps.
+#[derive(Debug, Clone, Copy)]
+pub struct DistinctIo<'a> {
+    /// `[len]` values.
+    pub values: &'a Handle,
+    /// Their dtype: f32, i32 or u32 ([`supports`]).
+    pub value_dtype: Dtype,
+    /// [`distinct_workspace`] `u32` words, written by step one and read by step two.
+    pub workspace: &'a Handle,
+}
+
+/// Whether the hash path takes values of `dtype` (the 32-bit ones, whose bits it keeps).
+pub fn supports(dtype: Dtype) -> bool {
+    matches!(dtype, Dtype::F32 | Dtype::I32 | Dtype::U32)
+}
+
+/// Slots of the table for a row of `len` elements: four per element (a power of two, at
+/// least 1024), at most `max_slots`.
+fn table_slots(len: usize, max_slots: usize) -> usize {
+    (len.max(1) * 4).next_power_of_two().clamp(1024, max_slots)
+}
+
+/// The workspace's regions, in `u32` words from its start: the header, the table (the two
+/// filled by one fill), the compaction's count, and the survivors (the table's values, then
+/// the first of each group kept aside).
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    slots: usize,
+}
+
+impl Layout {
+    fn table(&self) -> usize {
+        REGION_WORDS
+    }
+    fn count(&self) -> usize {
+        REGION_WORDS + self.slots
+    }
+    fn survivors(&self) -> usize {
+        2 * REGION_WORDS + self.slots
+    }
+    fn words(&self) -> usize {
+        // The table's survivors and the two kept aside.
+        self.survivors() + self.slots + 2
+    }
+}
+
+/// `u32` words of the workspace of a row of `len` elements at `options` (at the defaults, a
+/// bound that needs no device, for callers that declare it first: Burn's Fusion).
+pub fn distinct_workspace(len: usize, options: DistinctOptions) -> usize {
+    Layout {
+        slots: table_slots(len, options.max_table_slots),
+    }
+    .words()
+}
+
+/// The murmur3 finaliser: every input bit moves every output bit, so nearby values (small
+/// integers, floats of one exponent) spread over the table.
+#[cube]
+fn mix(bits: u32) -> u32 {
+    let mut h = bits ^ (bits >> 16u32);
+    h *= 0x85EB_CA6Bu32;
+    h ^= h >> 13u32;
+    h *= 0xC2B2_AE35u32;
+    h ^ (h >> 16u32)
+}
+
+/// Which values stay out of the table (see the module docs): `(marked, zero)`.
+#[cube]
+fn set_aside(bits: u32, #[comptime] float: bool) -> (bool, bool) {
+    if float {
+        let magnitude = bits & 0x7FFF_FFFFu32;
+        (magnitude > 0x7F80_0000u32, magnitude == 0u32)
+    } else {
+        (bits == EMPTY, false)
+    }
+}
+
+/// Puts `bits` (not [`EMPTY`]) into the table from slot `slot`, whose word `held` was read
+/// already; false if [`PROBES`] slots held other values. A weak exchange may fail with the
+/// slot still empty: the slot is read again and tried again (each try counts as a probe).
+#[cube]
+fn insert(table: &[Atomic<u32>], bits: u32, slot: u32, held: u32, mask: u32) -> bool {
+    let mut at = slot;
+    let mut seen = held;
+    let mut probes = 1u32;
+    let mut placed = seen == bits;
+    while !placed && probes < PROBES {
+        if seen == EMPTY {
+            let old = table[at as usize].compare_exchange_weak(EMPTY, bits);
+            seen = old;
+            if old == EMPTY {
+                seen = table[at as usize].load();
+            }
+        }
+        if seen == bits {
+            placed = true;
+        } else {
+            if seen != EMPTY {
+                at = (at + 1u32) & mask;
+                seen = table[at as usize].load();
+            }
+            probes += 1u32;
+            placed = seen == bits;
+        }
+    }
+    placed
+}
+
+/// Compile-time shape of an insert cube.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct InsertLayout {
+    /// Units of a cube.
+    units: u32,
+    /// Vectors each unit takes (at `v * units + UNIT_POS` of its cube's span).
+    vectors_per_unit: u32,
+    /// Elements a vector (the launch's vector size).
+    width: u32,
+    /// f32 values (two groups set aside) or integers (one).
+    float: bool,
+    /// The cube-wide minimum of first positions through plane operations.
+    use_planes: bool,
+}
+
+/// Inserts every element of the row into the table; the first position of each group kept
+/// aside goes to the header by an atomic minimum (one a cube). A cube that starts after an
+/// insert gave up returns at once (the whole cube: the flag is read by one unit and shared).
+#[cube(launch_unchecked, address_type = "dynamic")]
+fn insert_kernel<K: Numeric, N: Size>(
+    values: &[Vector<K, N>],
+    table: &[Atomic<u32>],
+    header: &[Atomic<u32>],
+    vectors: usize,
+    mask: u32,
+    #[comptime] layout: InsertLayout,
+    #[define(K)] _dtype: ElemType,
+) {
+    let mut given_up = Shared::<u32>::new();
+    if UNIT_POS == 0 {
+        *given_up = header[GAVE_UP].load();
+    }
+    sync_cube();
+    // Uniform per cube: every unit reads the one word unit 0 shared.
+    if *given_up != EMPTY {
+        terminate!();
+    }
+    let width = comptime!(layout.width as usize);
+    let elements = comptime!((layout.vectors_per_unit * layout.width) as usize);
+    let first = linear_cube_index() * (layout.units * layout.vectors_per_unit) as usize;
+    let mut bits = Array::<u32>::new(elements);
+    let mut held = Array::<u32>::new(elements);
+    let mut slots = Array::<u32>::new(elements);
+    // Literals, so the variables are runtime ones (`EMPTY`: none seen).
+    let mut marked = 0xFFFF_FFFFu32;
+    let mut zero = 0xFFFF_FFFFu32;
+    // Every element's first probe before any is resolved: the loads overlap.
+    #[unroll]
+    for v in 0..layout.vectors_per_unit {
+        let index = first + (v * layout.units + UNIT_POS) as usize;
+        let mut vector = Vector::<K, N>::new(K::from_int(0));
+        if index < vectors {
+            vector = values[index];
+        }
+        #[unroll]
+        for j in 0..width {
+            let e = comptime!(v as usize * width + j);
+            let raw = u32::reinterpret(vector.extract(j));
+            let position = (index * width + j) as u32;
+            let (is_marked, is_zero) = set_aside(raw, layout.float);
+            // Elements past the row and set aside hold their own bits: nothing to insert.
+            bits[e] = raw;
+            held[e] = raw;
+            slots[e] = mix(raw) & mask;
+            if index < vectors {
+                if is_marked {
+                    marked = min(marked, position);
+                } else if is_zero {
+                    zero = min(zero, position);
+                } else {
+                    held[e] = table[slots[e] as usize].load();
+                }
+            }
+        }
+    }
+    let mut failed = false;
+    #[unroll]
+    for e in 0..elements {
+        if held[e] != bits[e] {
+            // Not `&&`: the insert runs only for a value its first probe did not find.
+            if !insert(table, bits[e], slots[e], held[e], mask) {
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        header[GAVE_UP].store(0u32);
+    }
+    let firsts = cube_range(
+        U32Range {
+            min: zero,
+            max: !marked,
+        },
+        layout.use_planes,
+    );
+    if UNIT_POS == 0 {
+        if firsts.min != EMPTY {
+            header[FIRST_ZERO].fetch_min(firsts.min);
+        }
+        if firsts.max != 0u32 {
+            header[FIRST_MARKED].fetch_min(!firsts.max);
+        }
+    }
+}
+
+/// After the table's compaction: the count (0 where an insert gave up) to `count`, and the
+/// first element of each group kept aside after the table's survivors. One unit.
+#[cube(launch_unchecked, address_type = "dynamic")]
+fn finish_count_kernel<K: Numeric, I: Numeric>(
+    values: &[K],
+    header: &[u32],
+    table_count: &[u32],
+    survivors: &mut [K],
+    count: &mut [I],
+    #[define(K, I)] _dtypes: [ElemType; 2],
+) {
+    if UNIT_POS == 0 {
+        let mut total = 0u32;
+        if header[GAVE_UP] == EMPTY {
+            total = table_count[0];
+            let marked = header[FIRST_MARKED];
+            if marked != EMPTY {
+                survivors[total as usize] = values[marked as usize];
+                total += 1u32;
+            }
+            let zero = header[FIRST_ZERO];
+            if zero != EMPTY {
+                survivors[total as usize] = values[zero as usize];
+                total += 1u32;
+            }
+        }
+        count[0] = I::cast_from(total);
+    }
+}
+
+/// The checks both steps make, and the workspace's layout.
+fn validate(
+    client: &Client,
+    caps: &DeviceCaps,
+    io: &DistinctIo<'_>,
+    len: usize,
+    options: DistinctOptions,
+) -> Result<Layout, SieveError> {
+    if !supports(io.value_dtype) {
+        return Err(SieveError::invalid(
+            "io.value_dtype",
+            io.value_dtype,
+            "f32, i32 or u32 (the hash path keeps 32-bit patterns; sort other dtypes)",
+        ));
+    }
+    caps.check_dtype(io.value_dtype)?;
+    if len >= u32::MAX as usize {
+        return Err(SieveError::invalid(
+            "len",
+            len,
+            format!("0..{} (positions are 32-bit)", u32::MAX),
+        ));
+    }
+    let slots = options.max_table_slots;
+    if !slots.is_power_of_two() || !(1024..=1 << 30).contains(&slots) {
+        return Err(SieveError::invalid(
+            "options.max_table_slots",
+            slots,
+            "a power of two in 1024..=2^30",
+        ));
+    }
+    let alignment = client.properties().memory.alignment.max(1) as usize;
+    if !(REGION_WORDS * 4).is_multiple_of(alignment) {
+        return Err(SieveError::invalid(
+            "io.workspace",
+            format!("a device with {alignment}-byte binding alignment"),
+            format!(
+                "a device whose binding alignment divides {} bytes (the workspace's regions)",
+                REGION_WORDS * 4
+            ),
+        ));
+    }
+    let layout = Layout {
+        slots: table_slots(len, slots),
+    };
+    let rules = BufferRules::of(client);
+    rules.check("io.values", io.values, len, io.value_dtype.name(), 4)?;
+    rules.check("io.workspace", io.workspace, layout.words(), "u32", 4)?;
+    Ok(layout)
+}
+
+/// A region of the workspace from word `start`.
+fn region(workspace: &Handle, start: usize) -> Handle {
+    workspace.clone().offset_start(start as u64 * 4)
+}
+
+/// Step one: the number of distinct values of the row of `len` elements, written to `count`
+/// (one element of `index_dtype`: i32, u32 or i64), or 0 where the table gave up (the caller
+/// sorts instead; a row of `len > 0` has at least one value). Never waits. For `len == 0`
+/// writes 0 and launches nothing else.
+///
+/// Errors before anything launches: a dtype other than f32, i32 or u32 or one the device
+/// lacks, `len >= u32::MAX`, a `max_table_slots` that is not a power of two in
+/// `1024..=2^30`, a buffer too small or off the binding alignment, or a device whose binding
+/// alignment does not divide 4096 bytes.
+pub fn count_distinct(
+    client: &Client,
+    io: DistinctIo<'_>,
+    len: usize,
+    count: &Handle,
+    index_dtype: Dtype,
+    options: DistinctOptions,
+) -> Result<(), SieveError> {
+    let caps = DeviceCaps::of(client);
+    let layout = validate(client, &caps, &io, len, options)?;
+    check_index_dtype("index_dtype", index_dtype)?;
+    BufferRules::of(client).check_dtype("count", count, 1, index_dtype)?;
+    if len == 0 {
+        fill(client, count, 1, index_dtype.elem_type(), 0);
+        return Ok(());
+    }
+    let u32_elem = ElemType::UInt(UIntKind::U32);
+    let header = region(io.workspace, 0);
+    // The header and the table, every word `EMPTY`, in one fill.
+    fill(
+        client,
+        &header,
+        layout.table() + layout.slots,
+        u32_elem,
+        EMPTY,
+    );
+    let table = region(io.workspace, layout.table());
+    let width = vector_size_for(len, 4, &[(io.values, 4)]);
+    let vectors = len / width;
+    let units = caps.cube_units(INSERT_UNITS);
+    let insert_layout = InsertLayout {
+        units,
+        vectors_per_unit: (INSERT_ELEMENTS as usize / width) as u32,
+        width: width as u32,
+        float: io.value_dtype == Dtype::F32,
+        use_planes: caps.plane_ops,
+    };
+    let per_cube = units as usize * insert_layout.vectors_per_unit as usize;
+    // SAFETY: every load is bounds-checked against `vectors`; the table's slots are masked
+    // to its power-of-two size, and the header holds three words.
+    unsafe {
+        insert_kernel::launch_unchecked(
+            client,
+            cube_count_1d(client, vectors.div_ceil(per_cube)),
+            CubeDim::new_1d(units),
+            address_type(&[len]),
+            width,
+            bind(io.values, len),
+            bind(&table, layout.slots),
+            bind(&header, 3),
+            vectors,
+            (layout.slots - 1) as u32,
+            insert_layout,
+            io.value_dtype.elem_type(),
+        );
+    }
+    let table_count = region(io.workspace, layout.count());
+    let survivors = region(io.workspace, layout.survivors());
+    compact(
+        client,
+        Flags::Compare {
+            rule: FlagRule::NotEqual,
+            threshold: EMPTY as f64,
+        },
+        CompactIo {
+            values: Some(&table),
+            value_dtype: Dtype::U32,
+            values_out: Some(&survivors),
+            indices_out: None,
+            counts: &table_count,
+            index_dtype: Dtype::U32,
+        },
+        CompactProblem {
+            rows: 1,
+            len: layout.slots,
+        },
+        Rejected::Drop,
+        CompactOptions::default(),
+    )?;
+    // SAFETY: one unit; the first positions are below `len` (written only for elements of
+    // the row) and the survivors' region holds the table's slots and two more.
+    unsafe {
+        finish_count_kernel::launch_unchecked(
+            client,
+            CubeCount::Static(1, 1, 1),
+            CubeDim::new_1d(1),
+            address_type(&[len, layout.words()]),
+            bind(io.values, len),
+            bind(&header, 3),
+            bind(&table_count, 1),
+            bind(&survivors, layout.slots + 2),
+            bind(count, 1),
+            [io.value_dtype.elem_type(), index_dtype.elem_type()],
+        );
+    }
+    Ok(())
+}
+
+/// Step two: the row's `total` distinct values (step one's count, not 0), ascending, to
+/// `values_out` (at least `total` elements of the values' dtype), from step one's workspace.
+///
+/// Errors before anything launches: as [`count_distinct`], a `total` of 0 or past what the
+/// workspace holds, or `values_out` too small.
+pub fn write_distinct(
+    client: &Client,
+    io: DistinctIo<'_>,
+    len: usize,
+    total: usize,
+    values_out: &Handle,
+    options: DistinctOptions,
+) -> Result<(), SieveError> {
+    let caps = DeviceCaps::of(client);
+    let layout = validate(client, &caps, &io, len, options)?;
+    if total == 0 || total > len.min(layout.slots + 2) {
+        return Err(SieveError::invalid(
+            "total",
+            total,
+            format!(
+                "1..={} (step one's count; 0 means the table gave up: sort instead)",
+                len.min(layout.slots + 2)
+            ),
+        ));
+    }
+    BufferRules::of(client).check_dtype("values_out", values_out, total, io.value_dtype)?;
+    let survivors = region(io.workspace, layout.survivors());
+    sort_with(
+        client,
+        &caps,
+        SortIo {
+            keys: &survivors,
+            key_dtype: io.value_dtype,
+            keys_out: Some(values_out),
+            indices_out: None,
+            index_dtype: Dtype::U32,
+        },
+        SortProblem {
+            rows: 1,
+            len: total,
+        },
+        SortOrder::Ascending,
+        SortOptions::default(),
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_hold_four_slots_an_element_within_the_limit() {
+        assert_eq!(table_slots(0, MAX_TABLE_SLOTS), 1024);
+        assert_eq!(table_slots(300, MAX_TABLE_SLOTS), 2048);
+        assert_eq!(table_slots(1 << 20, MAX_TABLE_SLOTS), 1 << 22);
+        assert_eq!(table_slots(1 << 28, MAX_TABLE_SLOTS), 1 << 22);
+        assert_eq!(table_slots(1 << 28, 1024), 1024);
+        let layout = Layout { slots: 2048 };
+        // Regions on 4 KiB boundaries.
+        for start in [layout.table(), layout.count(), layout.survivors()] {
+            assert_eq!(start % REGION_WORDS, 0);
+        }
+        assert!(distinct_workspace(300, DistinctOptions::default()) >= layout.words());
+    }
+}
