@@ -967,6 +967,9 @@ fn raw_distinct<T: bytemuck::Pod>(
     use sieve::distinct::{DistinctIo, DistinctOptions, count_distinct, distinct_workspace};
     let options = DistinctOptions {
         max_table_slots: max_slots,
+        // Odd lengths (one element a vector) at 12 elements a unit, the others at 4 (8 is the
+        // default, which the public op's rows below take).
+        elements_per_unit: if x.len() % 2 == 1 { 12 } else { 4 },
     };
     let values = crate::common::upload(client, x);
     let workspace =
@@ -1042,6 +1045,29 @@ fn unique_by_hashing_matches_the_reference() {
                 .unwrap_or_else(|| panic!("u32 [{len}]: the table gave up"));
             assert_eq!(got, unique_reference(&words).0, "u32 [{len}], {distinct}");
         }
+    }
+    // Options out of range are refused by name before anything launches.
+    for (slots, epu, name) in [(1000, 8, "max_table_slots"), (1024, 6, "elements_per_unit")] {
+        let values = crate::common::upload(&client, &[1.0f32; 8]);
+        let workspace = crate::common::poisoned(&client, 1 << 16, 0u32);
+        let count = crate::common::poisoned(&client, 1, 0i32);
+        let err = sieve::distinct::count_distinct(
+            &client,
+            sieve::distinct::DistinctIo {
+                values: &values,
+                value_dtype: sieve::Dtype::F32,
+                workspace: &workspace,
+            },
+            8,
+            &count,
+            sieve::Dtype::I32,
+            sieve::distinct::DistinctOptions {
+                max_table_slots: slots,
+                elements_per_unit: epu,
+            },
+        )
+        .expect_err("refused");
+        assert!(err.to_string().contains(name), "{err}");
     }
     // More distinct values than slots: certain to give up.
     let crowded: Vec<i32> = (0..5000).map(|i| i * 7).collect();

@@ -104,6 +104,7 @@ pub fn run(case: &Case, bench: &Bench<'_>) -> Vec<Row> {
                 }));
             }
             rows.extend(raw_run_starts(case, bench, &seen, &want));
+            rows.extend(raw_distinct(case, bench, &data, &want));
             rows
         }
         Op::Searchsorted => {
@@ -349,4 +350,72 @@ fn lookback_run_starts(
             })
         }
     }
+}
+
+/// `unique`'s hash path alone through the raw API (`sieve::distinct`: step one, the count
+/// read, step two into an output of that size: what the Burn op does, without Burn), at each
+/// combination of the case's `slots=` (the table's most slots) and `hepu=` (elements a unit of
+/// the insert pass) over the defaults; none where the case names neither. A row whose table
+/// gave up is reported `skipped`.
+fn raw_distinct(case: &Case, bench: &Bench<'_>, data: &[f32], want: &[f32]) -> Vec<Row> {
+    use sieve::distinct::{self, DistinctIo, DistinctOptions};
+    let tunings = case.tunings(&["slots", "hepu"], |s| {
+        let base = DistinctOptions::default();
+        DistinctOptions {
+            max_table_slots: s.get("slots").map_or(base.max_table_slots, |v| v as usize),
+            elements_per_unit: s.get("hepu").unwrap_or(base.elements_per_unit),
+        }
+    });
+    if tunings.iter().all(|(_, options)| options.is_none()) {
+        return Vec::new();
+    }
+    let client = bench.client;
+    let n = data.len();
+    let values = client.create_from_slice(bytemuck::cast_slice(data));
+    let count = client.empty(4);
+    let floor = 4 * (n + want.len()) as u64;
+    tunings
+        .into_iter()
+        .map(|(swept, options)| {
+            let options = options.expect("a named tuning (checked above)");
+            let params: Vec<(&str, &str)> = swept.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let row = bench.row(
+                case,
+                "sieve",
+                floor,
+                &[[("strategy", "raw_hash")].as_slice(), &params].concat(),
+            );
+            let workspace = client.empty(4 * distinct::distinct_workspace(n, options));
+            let io = DistinctIo {
+                values: &values,
+                value_dtype: sieve::Dtype::F32,
+                workspace: &workspace,
+            };
+            let unique = || -> Result<Option<cubecl::server::Handle>, sieve::SieveError> {
+                distinct::count_distinct(client, io, n, &count, sieve::Dtype::I32, options)?;
+                let bytes = client.read_one(count.clone()).expect("read the count");
+                let m = bytemuck::cast_slice::<u8, i32>(&bytes[..4])[0] as usize;
+                if m == 0 {
+                    return Ok(None);
+                }
+                let out = client.empty(4 * m);
+                distinct::write_distinct(client, io, n, m, &out, options)?;
+                Ok(Some(out))
+            };
+            match unique() {
+                Err(e) => row.untimed("skipped", e.to_string()),
+                Ok(None) => row.untimed("skipped", "the table gave up".to_string()),
+                Ok(Some(out)) => {
+                    let bytes = client.read_one(out).expect("read the values");
+                    let got: &[f32] =
+                        bytemuck::cast_slice(&bytes[..4 * want.len().min(bytes.len() / 4)]);
+                    let wrong = (bytes.len() != 4 * want.len() || got != want)
+                        .then(|| format!("{} values, expected {}", bytes.len() / 4, want.len()));
+                    row.checked(wrong, || {
+                        bench.time_raw(|| drop(unique().expect("ran once already")))
+                    })
+                }
+            }
+        })
+        .collect()
 }

@@ -67,8 +67,9 @@ const EMPTY: u32 = u32::MAX;
 /// Units of an insert cube.
 const INSERT_UNITS: u32 = 256;
 
-/// Elements an insert unit takes (in vectors of up to 4): several probes in flight a unit.
-const INSERT_ELEMENTS: u32 = 8;
+/// Elements an insert unit takes by default (in vectors of up to 4): several probes in
+/// flight a unit.
+pub const INSERT_ELEMENTS: u32 = 8;
 
 /// Words of the workspace's header (first positions and the give-up flag), and the
 /// alignment of every region of the workspace, in `u32` words (4 KiB: a multiple of any
@@ -87,12 +88,15 @@ const GAVE_UP: usize = 2;
 pub struct DistinctOptions {
     /// The most slots a table may have: a power of two, at least 1024.
     pub max_table_slots: usize,
+    /// Elements each unit of the insert pass takes: a multiple of 4 in 4..=32.
+    pub elements_per_unit: u32,
 }
 
 impl Default for DistinctOptions {
     fn default() -> Self {
         DistinctOptions {
             max_table_slots: MAX_TABLE_SLOTS,
+            elements_per_unit: INSERT_ELEMENTS,
         }
     }
 }
@@ -371,6 +375,14 @@ fn validate(
             "a power of two in 1024..=2^30",
         ));
     }
+    let epu = options.elements_per_unit;
+    if !epu.is_multiple_of(4) || !(4..=32).contains(&epu) {
+        return Err(SieveError::invalid(
+            "options.elements_per_unit",
+            epu,
+            "a multiple of 4 in 4..=32",
+        ));
+    }
     let alignment = client.properties().memory.alignment.max(1) as usize;
     if !(REGION_WORDS * 4).is_multiple_of(alignment) {
         return Err(SieveError::invalid(
@@ -403,7 +415,8 @@ fn region(workspace: &Handle, start: usize) -> Handle {
 ///
 /// Errors before anything launches: a dtype other than f32, i32 or u32 or one the device
 /// lacks, `len >= u32::MAX`, a `max_table_slots` that is not a power of two in
-/// `1024..=2^30`, a buffer too small or off the binding alignment, or a device whose binding
+/// `1024..=2^30`, an `elements_per_unit` that is not a multiple of 4 in `4..=32`, a buffer
+/// too small or off the binding alignment, or a device whose binding
 /// alignment does not divide 4096 bytes.
 pub fn count_distinct(
     client: &Client,
@@ -437,7 +450,7 @@ pub fn count_distinct(
     let units = caps.cube_units(INSERT_UNITS);
     let insert_layout = InsertLayout {
         units,
-        vectors_per_unit: (INSERT_ELEMENTS as usize / width) as u32,
+        vectors_per_unit: options.elements_per_unit / width as u32,
         width: width as u32,
         float: io.value_dtype == Dtype::F32,
         use_planes: caps.plane_ops,
