@@ -163,13 +163,7 @@ fn raw_searches(
         .into_iter()
         .map(|(swept, tuning)| {
             let tuning = tuning.expect("a named tuning (checked above)");
-            let params: Vec<(&str, &str)> = swept.iter().map(|(k, v)| (*k, v.as_str())).collect();
-            let row = bench.row(
-                case,
-                "sieve",
-                floor,
-                &[[("strategy", "raw")].as_slice(), &params].concat(),
-            );
+            let row = bench.swept_row(case, floor, ("strategy", "raw"), &swept);
             let search = || {
                 sieve::search::searchsorted_with(
                     client,
@@ -237,13 +231,7 @@ fn raw_run_starts(case: &Case, bench: &Bench<'_>, seen: &[i64], want: &[f32]) ->
     let mut rows: Vec<Row> = tunings
         .into_iter()
         .map(|(swept, tuning)| {
-            let params: Vec<(&str, &str)> = swept.iter().map(|(k, v)| (*k, v.as_str())).collect();
-            let row = bench.row(
-                case,
-                "sieve",
-                floor,
-                &[[("stage", "run_starts_raw")].as_slice(), &params].concat(),
-            );
+            let row = bench.swept_row(case, floor, ("stage", "run_starts_raw"), &swept);
             let options = CompactOptions {
                 tuning: tuning.map(|(scan, _)| scan),
                 reread_values: tuning.is_some_and(|(_, reread)| reread),
@@ -378,13 +366,7 @@ fn raw_distinct(case: &Case, bench: &Bench<'_>, data: &[f32], want: &[f32]) -> V
         .into_iter()
         .map(|(swept, options)| {
             let options = options.expect("a named tuning (checked above)");
-            let params: Vec<(&str, &str)> = swept.iter().map(|(k, v)| (*k, v.as_str())).collect();
-            let row = bench.row(
-                case,
-                "sieve",
-                floor,
-                &[[("strategy", "raw_hash")].as_slice(), &params].concat(),
-            );
+            let row = bench.swept_row(case, floor, ("strategy", "raw_hash"), &swept);
             let workspace = client.empty(4 * distinct::distinct_workspace(n, options));
             let io = DistinctIo {
                 values: &values,

@@ -187,6 +187,24 @@ impl Bench<'_> {
         Row::new(case, implementation, &self.backend, floor_bytes, extra)
     }
 
+    /// A sieve row of a tuning sweep ([`Case::tunings`]): tagged `tag` (the strategy or the
+    /// stage it times), the sweep's values as its params.
+    pub fn swept_row(
+        &self,
+        case: &Case,
+        floor_bytes: u64,
+        tag: (&str, &str),
+        swept: &[(&'static str, String)],
+    ) -> Row {
+        let params: Vec<(&str, &str)> = swept.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        self.row(
+            case,
+            "sieve",
+            floor_bytes,
+            &[[tag].as_slice(), &params].concat(),
+        )
+    }
+
     /// The Burn op's input as the case asks: uploaded from the host (the default), or with
     /// `input=op` made on the device by a Burn op (`x * 1`, synchronised once; Float or Int), as a model's
     /// tensors are: whether the input's origin changes the Burn op's time.
