@@ -955,22 +955,15 @@ fn median_of_a_rank_3_view_with_nans() {
     }
 }
 
-/// One raw hash-path call (`sieve::distinct`, both steps) on `x` of `dtype` at a table of at
-/// most `max_slots` slots: `None` where step one gave up (a count of 0), else the distinct
-/// values.
-fn raw_distinct<T: bytemuck::Pod>(
+/// One raw hash-path call (`sieve::distinct`, both steps) on `x` of `dtype` at `options`:
+/// `None` where step one gave up (a count of 0), else the distinct values.
+pub(crate) fn raw_distinct<T: bytemuck::Pod>(
     client: &cubecl::prelude::Client,
     x: &[T],
     dtype: sieve::Dtype,
-    max_slots: usize,
+    options: sieve::distinct::DistinctOptions,
 ) -> Option<Vec<T>> {
-    use sieve::distinct::{DistinctIo, DistinctOptions, count_distinct, distinct_workspace};
-    let options = DistinctOptions {
-        max_table_slots: max_slots,
-        // Odd lengths (one element a vector) at 12 elements a unit, the others at 4 (8 is the
-        // default, which the public op's rows below take).
-        elements_per_unit: if x.len() % 2 == 1 { 12 } else { 4 },
-    };
+    use sieve::distinct::{DistinctIo, count_distinct, distinct_workspace};
     let values = crate::common::upload(client, x);
     let workspace =
         crate::common::poisoned(client, distinct_workspace(x.len(), options), 0x5A5A_5A5Au32);
@@ -1011,6 +1004,12 @@ fn raw_distinct<T: bytemuck::Pod>(
 fn unique_by_hashing_matches_the_reference() {
     let _device = serial();
     let client = crate::common::client();
+    // A 1024-slot table; odd lengths (one element a vector) at 12 elements a unit, the others
+    // at 4 (8 is the default, which the public op's rows below take).
+    let small = |len: usize| sieve::distinct::DistinctOptions {
+        max_table_slots: 1024,
+        elements_per_unit: if len % 2 == 1 { 12 } else { 4 },
+    };
     let (mut rng, _) = rng("unique_by_hashing");
     let nan_a = f32::from_bits(0x7fc0_1234);
     let nan_b = f32::from_bits(0xffff_ffff);
@@ -1031,17 +1030,17 @@ fn unique_by_hashing_matches_the_reference() {
                 x[2] = nan_b;
             }
             let case = format!("f32 [{len}], {distinct} distinct");
-            let got = raw_distinct(&client, &x, sieve::Dtype::F32, 1024)
+            let got = raw_distinct(&client, &x, sieve::Dtype::F32, small(len))
                 .unwrap_or_else(|| panic!("{case}: the table gave up"));
             assert_same_bits(&got, &unique_reference(&x).0, &case);
             let ints: Vec<i32> = (0..len)
                 .map(|_| rng.random_range(0..distinct) as i32 - 1)
                 .collect();
-            let got = raw_distinct(&client, &ints, sieve::Dtype::I32, 1024)
+            let got = raw_distinct(&client, &ints, sieve::Dtype::I32, small(len))
                 .unwrap_or_else(|| panic!("i32 [{len}]: the table gave up"));
             assert_eq!(got, unique_reference(&ints).0, "i32 [{len}], {distinct}");
             let words: Vec<u32> = ints.iter().map(|&v| v as u32).collect();
-            let got = raw_distinct(&client, &words, sieve::Dtype::U32, 1024)
+            let got = raw_distinct(&client, &words, sieve::Dtype::U32, small(len))
                 .unwrap_or_else(|| panic!("u32 [{len}]: the table gave up"));
             assert_eq!(got, unique_reference(&words).0, "u32 [{len}], {distinct}");
         }
@@ -1072,7 +1071,7 @@ fn unique_by_hashing_matches_the_reference() {
     // More distinct values than slots: certain to give up.
     let crowded: Vec<i32> = (0..5000).map(|i| i * 7).collect();
     assert!(
-        raw_distinct(&client, &crowded, sieve::Dtype::I32, 1024).is_none(),
+        raw_distinct(&client, &crowded, sieve::Dtype::I32, small(5000)).is_none(),
         "5000 distinct values in 1024 slots"
     );
     let device = Device::default();

@@ -1,6 +1,6 @@
 //! Every op at its default tuning on devices smaller than the one under test, through the caps
 //! override (`sieve::device::with_limits`): 64 and 128 units per cube, 16 and 32 KiB of shared
-//! memory, no plane operations. The raw `sieve::{scan, compact, sort, topk}` and every public
+//! memory, no plane operations. The raw `sieve::{scan, compact, sort, topk, distinct}` and every public
 //! Burn op, on rows of 1..300 (around plane, tile and power-of-two boundaries), 4097 and
 //! 70,000 keys and [64, 5000], against the CPU references. Also: what `DeviceCaps::of` reports
 //! under the override, and the errors a forced strategy or tuning that cannot fit gets.
@@ -389,6 +389,26 @@ fn raw_compact_at_default_tunings() {
                 let got: Vec<i32> = download(client, indices_out, n);
                 assert_same(&got, &want_indices, &format!("{case}: indices"));
             }
+        });
+    }
+}
+
+/// `unique`'s hash path (`sieve::distinct`) at its default options under each set of limits
+/// (fewer units a cube, and no plane operations: the cube minimum of the first zero's and
+/// NaN's positions goes through shared memory), over every case's elements as one row of
+/// duplicate-heavy f32 with both zeros and NaNs: the reference's values, bit for bit.
+#[test]
+fn raw_distinct_at_default_options() {
+    let (mut rng, seed) = rng("raw_distinct_at_default_options");
+    for (limits, [rows, len]) in cases() {
+        under(limits, |client, _| {
+            let x = random_f32(&mut rng, rows * len);
+            let case = format!("seed {seed}: {limits:?} [{}]", x.len());
+            let got = crate::sets::raw_distinct(client, &x, Dtype::F32, Default::default())
+                .unwrap_or_else(|| panic!("{case}: the table gave up"));
+            let want = crate::sets::unique_reference(&x).0;
+            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+            assert_same(&bits(&got), &bits(&want), &case);
         });
     }
 }
