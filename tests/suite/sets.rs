@@ -1068,6 +1068,20 @@ fn unique_by_hashing_matches_the_reference() {
         .expect_err("refused");
         assert!(err.to_string().contains(name), "{err}");
     }
+    // Crowded tables (a 1024-slot table at 400 to 1000 distinct values: long runs of occupied
+    // slots, wrapping past the table's end): each call either gives up or is exact.
+    for distinct in [400i32, 600, 700, 1000] {
+        let ints: Vec<i32> = (0..20_000)
+            .map(|_| rng.random_range(0..distinct) * 7919)
+            .collect();
+        if let Some(got) = raw_distinct(&client, &ints, sieve::Dtype::I32, small(20_000)) {
+            assert_eq!(
+                got,
+                unique_reference(&ints).0,
+                "crowded, {distinct} distinct"
+            );
+        }
+    }
     // More distinct values than slots: certain to give up.
     let crowded: Vec<i32> = (0..5000).map(|i| i * 7).collect();
     assert!(
