@@ -1,6 +1,7 @@
 //! Compaction and the stable split, on `sieve::compact`: [`mask_select`], [`argwhere`],
 //! [`nonzero`] (each with an `_async` twin), [`mask_select_padded`], [`compact_rows`],
-//! [`stable_partition`], [`split_by_bit`]; and the run starts `unique` is made of.
+//! [`stable_partition`], [`split_by_bit`]; and what `unique` is made of: the run starts, and
+//! its hash path (`sieve::distinct`, whose table's slots this engine compacts).
 
 // The generated `Dispatch` impl names the deprecated NdArray and LibTorch backends.
 #![cfg_attr(any(feature = "ndarray", feature = "tch"), allow(deprecated))]
