@@ -159,20 +159,19 @@ fn flat_groups<const D: usize, K: SieveKind>(
             let (sorted, order) = crate::sort_with_indices(flat, 0);
             (sorted, Some(order))
         }
-        // The distinct values alone: hashed where the table holds them (one pass, and a sort
-        // of the distinct values only), else as with counts.
-        (true, false) if !return_counts => match crate::compact::distinct(flat.clone()) {
-            Some(values) => {
+        (true, false) => {
+            // The distinct values alone: hashed where the table holds them (one pass, and a
+            // sort of the distinct values only).
+            if !return_counts && let Some(values) = crate::compact::distinct(flat.clone()) {
                 return Unique {
                     values,
                     inverse: None,
                     counts: None,
                 };
             }
-            None => (crate::sort(flat, 0), None),
-        },
-        // Values and counts need no permutation: a keys-only sort moves less.
-        (true, false) => (crate::sort(flat, 0), None),
+            // Values and counts need no permutation: a keys-only sort moves less.
+            (crate::sort(flat, 0), None)
+        }
         (false, _) => (flat, None),
     };
     groups(grouped, order, shape, return_inverse, return_counts)

@@ -400,8 +400,8 @@ fn validate(
         slots: table_slots(len, slots),
     };
     let rules = BufferRules::of(client);
-    rules.check("io.values", io.values, len, io.value_dtype.name(), 4)?;
-    rules.check("io.workspace", io.workspace, layout.words(), "u32", 4)?;
+    rules.check_dtype("io.values", io.values, len, io.value_dtype)?;
+    rules.check_dtype("io.workspace", io.workspace, layout.words(), Dtype::U32)?;
     Ok(layout)
 }
 
