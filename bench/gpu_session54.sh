@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The fifty-fourth session's calls (issues 15, 16, 17), after `gpu_session53.sh b` (the hash
+# path's rows and sweeps; F_DIR `.gpu54c`).
+#   t   (F_DIR: suite-cuda.xz and suite-vulkan.xz, `.gpu54t`) The set, compaction, search
+#       and sampling tests and the set property through CUDA and Vulkan (three processes a
+#       runtime) beside memcheck and racecheck over the hashing test, under `timeout`.
+#   mk  (F_DIR: sieve-bench-cuda.xz and sieve-bench-vulkan.xz, `.gpu54m`) The marks of issues
+#       15 and 17 (`gpu_session51.sh`'s `marks`: torch 2.11's rows, then sieve's Burn ops
+#       through CUDA), then issue 16's Vulkan rows and `unique`'s (the hash path) through Vulkan.
+# usage: F_DIR=<dir> bash bench/gpu_session54.sh t|mk   (carry F_DIR and ".gl")
+set -uo pipefail
+: "${F_DIR:?}"
+source "$(dirname "$0")/gpu_prelude.sh"
+begin
+case "$1" in
+t)
+  for rt in cuda vulkan; do
+    LIMIT=${TEST_LIMIT:-300} split_suite $rt 3 "sets:: compact:: search sampling props::sets_property"
+  done
+  sanitize_exact ${TEST_LIMIT:-300} "memcheck racecheck" sets::unique_by_hashing_matches_the_reference
+  wait
+  echo "== tests done at ${SECONDS}s"; suite_summary
+  pack t54
+  ;;
+mk)
+  # `marks` as session 51 wrote it (torch's rows, then the Burn ops through CUDA).
+  eval "$(sed -n '/^marks() {/,/^}/p' "$(dirname "$0")/gpu_session51.sh")"
+  marks
+  T=topk_with_indices
+  VK_BENCH=.gpu/sieve-bench-vulkan bench_rows vulkan ${VK_LIMIT:-200} --case cumsum:268435456:f32 \
+    --case mask_select:268435456:f32:density=0.5 --case argwhere:268435456:bool:density=0.5 \
+    --case sort_with_indices:268435456:f32 --case sort_with_indices:16384x128:f32 \
+    --case $T:268435456:f32:k=10 --case $T:64x128256:f32:k=1000 --case $T:16384x128:f32:k=8 \
+    --case unique:268435456:f32:distinct=1048576,stages=1 --case unique:16777216:f32:distinct=1048576,stages=1
+  pack rs
+  ;;
+*) echo "usage: F_DIR=<dir> bash bench/gpu_session54.sh t|mk" >&2; exit 2 ;;
+esac
