@@ -7,20 +7,47 @@
 #   mk  (F_DIR: sieve-bench-cuda.xz and sieve-bench-vulkan.xz, `.gpu54m`) The marks of issues
 #       15 and 17 (`gpu_session51.sh`'s `marks`: torch 2.11's rows, then sieve's Burn ops
 #       through CUDA), then issue 16's Vulkan rows and `unique`'s (the hash path) through Vulkan.
-# usage: F_DIR=<dir> bash bench/gpu_session54.sh t|mk   (carry F_DIR and ".gl")
+#   g   (F_DIR: sieve-bench-cuda.xz, suite-cuda.xz, suite-vulkan.xz, `.gpu54g`) The insert
+#       that claims chunks and stops soon after a give-up: `unique` through CUDA at 2^28 of
+#       2^24 distinct (the table gives up: `raw_hash_gave_up` rows time step one and the count
+#       read) and of 2^20, 2^24 of 2^20, 2^14 and all distinct, each with the sort path beside
+#       it (`stages=1`) and the raw hash path at `hcubes=` 0 (a cube a chunk) / 4 / 16 / 64
+#       and `hepu=` 4 / 8; torch 2.11's set rows; then `t`'s tests.
+#   v   (F_DIR: sieve-bench-vulkan.xz) `g`'s `unique` rows through Vulkan.
+# usage: F_DIR=<dir> bash bench/gpu_session54.sh t|mk|g|v   (carry F_DIR and ".gl")
 set -uo pipefail
 : "${F_DIR:?}"
 source "$(dirname "$0")/gpu_prelude.sh"
 begin
-case "$1" in
-t)
+U=unique
+H="stages=1,hcubes=0/4/16/64,hepu=4/8"
+G="--case copy:268435456:f32 --case $U:268435456:f32:distinct=16777216,$H"
+G="$G --case $U:268435456:f32:distinct=1048576,$H --case $U:16777216:f32:distinct=1048576,$H"
+G="$G --case $U:16777216:f32:distinct=16384,$H --case $U:16777216:f32:distinct=16777216,$H"
+tests() {
   for rt in cuda vulkan; do
     LIMIT=${TEST_LIMIT:-300} split_suite $rt 3 "sets:: compact:: search sampling props::sets_property"
   done
   sanitize_exact ${TEST_LIMIT:-300} "memcheck racecheck" sets::unique_by_hashing_matches_the_reference
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
+}
+case "$1" in
+t)
+  tests
   pack t54
+  ;;
+g)
+  bench_rows cuda ${BENCH_LIMIT:-200} $G
+  pack g54
+  torch_rows sets unique ${TORCH_LIMIT:-100}
+  pack g54
+  tests
+  pack g54
+  ;;
+v)
+  VK_BENCH=.gpu/sieve-bench-vulkan bench_rows vulkan ${VK_LIMIT:-200} $G
+  pack v54
   ;;
 mk)
   # `marks` as session 51 wrote it (torch's rows, then the Burn ops through CUDA).
@@ -34,5 +61,5 @@ mk)
     --case unique:268435456:f32:distinct=1048576,stages=1 --case unique:16777216:f32:distinct=1048576,stages=1
   pack rs
   ;;
-*) echo "usage: F_DIR=<dir> bash bench/gpu_session54.sh t|mk" >&2; exit 2 ;;
+*) echo "usage: F_DIR=<dir> bash bench/gpu_session54.sh t|mk|g|v" >&2; exit 2 ;;
 esac

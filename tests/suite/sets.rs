@@ -1006,9 +1006,12 @@ fn unique_by_hashing_matches_the_reference() {
     let client = crate::common::client();
     // A 1024-slot table; odd lengths (one element a vector) at 12 elements a unit, the others
     // at 4 (8 is the default, which the public op's rows below take).
+    // The insert's grid: a cube a chunk, one cube a multiprocessor or the default 16, by
+    // length.
     let small = |len: usize| sieve::distinct::DistinctOptions {
         max_table_slots: 1024,
         elements_per_unit: if len % 2 == 1 { 12 } else { 4 },
+        cubes_per_multiprocessor: [0, 1, 16][len % 3],
     };
     let (mut rng, _) = rng("unique_by_hashing");
     let nan_a = f32::from_bits(0x7fc0_1234);
@@ -1046,7 +1049,11 @@ fn unique_by_hashing_matches_the_reference() {
         }
     }
     // Options out of range are refused by name before anything launches.
-    for (slots, epu, name) in [(1000, 8, "max_table_slots"), (1024, 6, "elements_per_unit")] {
+    for (slots, epu, cubes, name) in [
+        (1000, 8, 16, "max_table_slots"),
+        (1024, 6, 16, "elements_per_unit"),
+        (1024, 8, 65, "cubes_per_multiprocessor"),
+    ] {
         let values = crate::common::upload(&client, &[1.0f32; 8]);
         let workspace = crate::common::poisoned(&client, 1 << 16, 0u32);
         let count = crate::common::poisoned(&client, 1, 0i32);
@@ -1063,6 +1070,7 @@ fn unique_by_hashing_matches_the_reference() {
             sieve::distinct::DistinctOptions {
                 max_table_slots: slots,
                 elements_per_unit: epu,
+                cubes_per_multiprocessor: cubes,
             },
         )
         .expect_err("refused");
@@ -1070,11 +1078,15 @@ fn unique_by_hashing_matches_the_reference() {
     }
     // Crowded tables (a 1024-slot table at 400 to 1000 distinct values: long runs of occupied
     // slots, wrapping past the table's end): each call either gives up or is exact.
-    for distinct in [400i32, 600, 700, 1000] {
+    for (i, distinct) in [400i32, 600, 700, 1000].into_iter().enumerate() {
         let ints: Vec<i32> = (0..20_000)
             .map(|_| rng.random_range(0..distinct) * 7919)
             .collect();
-        if let Some(got) = raw_distinct(&client, &ints, sieve::Dtype::I32, small(20_000)) {
+        let options = sieve::distinct::DistinctOptions {
+            cubes_per_multiprocessor: [0, 1, 16][i % 3],
+            ..small(20_000)
+        };
+        if let Some(got) = raw_distinct(&client, &ints, sieve::Dtype::I32, options) {
             assert_eq!(
                 got,
                 unique_reference(&ints).0,
@@ -1082,12 +1094,33 @@ fn unique_by_hashing_matches_the_reference() {
             );
         }
     }
-    // More distinct values than slots: certain to give up.
-    let crowded: Vec<i32> = (0..5000).map(|i| i * 7).collect();
-    assert!(
-        raw_distinct(&client, &crowded, sieve::Dtype::I32, small(5000)).is_none(),
-        "5000 distinct values in 1024 slots"
-    );
+    // More distinct values than slots: certain to give up, at each grid (5000, 5001, 5002).
+    for len in 5000..5003 {
+        let crowded: Vec<i32> = (0..len as i32).map(|i| i * 7).collect();
+        assert!(
+            raw_distinct(&client, &crowded, sieve::Dtype::I32, small(len)).is_none(),
+            "{len} distinct values in 1024 slots"
+        );
+    }
+    // Cubes that claim several chunks each (one cube a multiprocessor: 128 where the device
+    // does not say; 300,000 elements are about 300 chunks of 1024), against a cube a chunk.
+    let many: Vec<i32> = (0..300_000)
+        .map(|_| rng.random_range(0..20_000) - 10_000)
+        .collect();
+    for cubes in [1, 0] {
+        let options = sieve::distinct::DistinctOptions {
+            max_table_slots: 1 << 17,
+            elements_per_unit: 4,
+            cubes_per_multiprocessor: cubes,
+        };
+        let got = raw_distinct(&client, &many, sieve::Dtype::I32, options)
+            .unwrap_or_else(|| panic!("[300000], {cubes} cubes a multiprocessor: gave up"));
+        assert_eq!(
+            got,
+            unique_reference(&many).0,
+            "{cubes} cubes a multiprocessor"
+        );
+    }
     let device = Device::default();
     for (len, distinct) in [(70_000usize, 3u32), (300_000, 50_000), (3 << 20, 3 << 20)] {
         let x: Vec<f32> = (0..len)

@@ -23,9 +23,12 @@
 //! # Giving up
 //! The table has [`DistinctOptions::max_table_slots`] slots at most (and four per element
 //! below that). A value that finds no place within [`PROBES`] slots (the table is crowded:
-//! more distinct values than it holds comfortably) sets a flag; cubes that start after it
-//! return at once, and [`count_distinct`] writes a count of 0, which no non-empty row has:
-//! the caller sorts instead. Rows of `u32::MAX` elements or more are refused (positions are
+//! more distinct values than it holds comfortably) sets a flag. The insert's cubes read it
+//! before each chunk of the row they claim, and a probe walk that reaches [`FLAG_PROBES`]
+//! reads it too, so the pass stops soon after (a crowded table's walks are long: before
+//! these checks, giving up cost 1 ms at 2^28 elements on an H100, `54-b`). Then
+//! [`count_distinct`] writes a count of 0, which no non-empty row has: the caller sorts
+//! instead. Rows of `u32::MAX` elements or more are refused (positions are
 //! 32-bit).
 //!
 //! # Steps
@@ -84,6 +87,20 @@ const FIRST_MARKED: usize = 0;
 const FIRST_ZERO: usize = 1;
 /// Header word: 0 once an insert gave up (`u32::MAX` until then).
 const GAVE_UP: usize = 2;
+/// Header word: the chunks the insert's cubes have claimed, less one (starts at `u32::MAX`).
+const NEXT_CHUNK: usize = 3;
+/// Header words the insert reads and writes.
+const HEADER_WORDS: usize = 4;
+
+/// An insert whose probes reach this many reads the give-up flag, and stops if it is set.
+pub const FLAG_PROBES: u32 = 16;
+
+/// Insert cubes a multiprocessor by default: the grid claims chunks of the row from a
+/// counter ([`DistinctOptions::cubes_per_multiprocessor`]).
+pub const INSERT_CUBES_PER_MULTIPROCESSOR: u32 = 16;
+
+/// Multiprocessors assumed where the device does not say (wgpu).
+const ASSUMED_MULTIPROCESSORS: u32 = 128;
 
 /// Options of one call (plain data; the defaults are this module's constants).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,6 +109,10 @@ pub struct DistinctOptions {
     pub max_table_slots: usize,
     /// Elements each unit of the insert pass takes: a multiple of 4 in 4..=32.
     pub elements_per_unit: u32,
+    /// Insert cubes a multiprocessor (at most 64; 128 multiprocessors assumed where the
+    /// device does not say), which claim chunks of the row from a counter; 0: a cube a chunk,
+    /// each taking the chunk of its index.
+    pub cubes_per_multiprocessor: u32,
 }
 
 impl Default for DistinctOptions {
@@ -99,6 +120,7 @@ impl Default for DistinctOptions {
         DistinctOptions {
             max_table_slots: MAX_TABLE_SLOTS,
             elements_per_unit: INSERT_ELEMENTS,
+            cubes_per_multiprocessor: INSERT_CUBES_PER_MULTIPROCESSOR,
         }
     }
 }
@@ -181,10 +203,19 @@ fn set_aside(bits: u32, #[comptime] float: bool) -> (bool, bool) {
 }
 
 /// Puts `bits` (not [`EMPTY`]) into the table from slot `slot`, whose word `held` was read
-/// already; false if [`PROBES`] slots held other values. A weak exchange may fail with the
-/// slot still empty: the slot is read again and tried again (each try counts as a probe).
+/// already; false if [`PROBES`] slots held other values, or if at [`FLAG_PROBES`] probes
+/// another insert has given up (a crowded table's probes are long: they stop early instead
+/// of walking it). A weak exchange may fail with the slot still empty: the slot is read
+/// again and tried again (each try counts as a probe).
 #[cube]
-fn insert(table: &[Atomic<u32>], bits: u32, slot: u32, held: u32, mask: u32) -> bool {
+fn insert(
+    table: &[Atomic<u32>],
+    header: &[Atomic<u32>],
+    bits: u32,
+    slot: u32,
+    held: u32,
+    mask: u32,
+) -> bool {
     let mut at = slot;
     let mut seen = held;
     let mut probes = 1u32;
@@ -206,6 +237,9 @@ fn insert(table: &[Atomic<u32>], bits: u32, slot: u32, held: u32, mask: u32) -> 
             }
             probes += 1u32;
             placed = seen == bits;
+            if probes == FLAG_PROBES && !placed && header[GAVE_UP].load() != EMPTY {
+                probes = PROBES;
+            }
         }
     }
     placed
@@ -216,7 +250,7 @@ fn insert(table: &[Atomic<u32>], bits: u32, slot: u32, held: u32, mask: u32) -> 
 struct InsertLayout {
     /// Units of a cube.
     units: u32,
-    /// Vectors each unit takes (at `v * units + UNIT_POS` of its cube's span).
+    /// Vectors each unit takes of a chunk (at `v * units + UNIT_POS` of the chunk).
     vectors_per_unit: u32,
     /// Elements a vector (the launch's vector size).
     width: u32,
@@ -224,40 +258,107 @@ struct InsertLayout {
     float: bool,
     /// The cube-wide minimum of first positions through plane operations.
     use_planes: bool,
+    /// Cubes take chunks from a counter until none is left (a grid of a few cubes a
+    /// multiprocessor), or each takes the chunk of its own index (a cube a chunk).
+    claimed: bool,
 }
 
-/// Inserts every element of the row into the table; the first position of each group kept
-/// aside goes to the header by an atomic minimum (one a cube). A cube that starts after an
-/// insert gave up returns at once (the whole cube: the flag is read by one unit and shared).
+/// Inserts every element of the row into the table, a chunk of `units * vectors_per_unit`
+/// vectors at a time; the first position of each group kept aside goes to the header by an
+/// atomic minimum (one a cube). Before each chunk the cube reads the give-up flag (one unit,
+/// shared): once an insert gave up, the cube stops. With `claimed` chunks come from the
+/// header's counter, so a grid of a few cubes a multiprocessor covers the row and stops
+/// within a chunk of the flag; otherwise cube `c` takes chunk `c` (no cube waits on
+/// another either way).
 #[cube(launch_unchecked, address_type = "dynamic")]
 fn insert_kernel<K: Numeric, N: Size>(
     values: &[Vector<K, N>],
     table: &[Atomic<u32>],
     header: &[Atomic<u32>],
     vectors: usize,
+    chunks: u32,
     mask: u32,
     #[comptime] layout: InsertLayout,
     #[define(K)] _dtype: ElemType,
 ) {
-    let mut given_up = Shared::<u32>::new();
-    if UNIT_POS == 0 {
-        *given_up = header[GAVE_UP].load();
-    }
-    sync_cube();
-    // Uniform per cube: every unit reads the one word unit 0 shared.
-    if *given_up != EMPTY {
-        terminate!();
-    }
-    let width = comptime!(layout.width as usize);
-    let elements = comptime!((layout.vectors_per_unit * layout.width) as usize);
-    let first = linear_cube_index() * (layout.units * layout.vectors_per_unit) as usize;
-    let mut bits = Array::<u32>::new(elements);
-    let mut held = Array::<u32>::new(elements);
-    let mut slots = Array::<u32>::new(elements);
+    let mut next = Shared::<u32>::new();
+    let cube = linear_cube_index() as u32;
     // Literals, so the variables are runtime ones (`EMPTY`: none seen).
     let mut marked = 0xFFFF_FFFFu32;
     let mut zero = 0xFFFF_FFFFu32;
-    // Every element's first probe before any is resolved: the loads overlap.
+    let mut round = 0u32;
+    let mut done = false;
+    while !done {
+        // The previous chunk's readers of `next` are past it.
+        sync_cube();
+        if UNIT_POS == 0 {
+            let mut chunk = chunks;
+            if comptime!(layout.claimed) {
+                // The counter starts at `EMPTY` (the fill's word): the first claim wraps to 0.
+                chunk = header[NEXT_CHUNK].fetch_add(1u32) + 1u32;
+            } else if round == 0u32 {
+                chunk = cube;
+            }
+            if header[GAVE_UP].load() != EMPTY {
+                chunk = chunks;
+            }
+            *next = chunk;
+        }
+        sync_cube();
+        // Uniform per cube: every unit reads the one word unit 0 shared.
+        let chunk = *next;
+        if chunk >= chunks {
+            done = true;
+        } else {
+            let (failed, chunk_marked, chunk_zero) =
+                insert_chunk::<K, N>(values, table, header, vectors, chunk, mask, layout);
+            marked = min(marked, chunk_marked);
+            zero = min(zero, chunk_zero);
+            if failed {
+                header[GAVE_UP].store(0u32);
+            }
+        }
+        round += 1u32;
+    }
+    let firsts = cube_range(
+        U32Range {
+            min: zero,
+            max: !marked,
+        },
+        layout.use_planes,
+    );
+    if UNIT_POS == 0 {
+        if firsts.min != EMPTY {
+            header[FIRST_ZERO].fetch_min(firsts.min);
+        }
+        if firsts.max != 0u32 {
+            header[FIRST_MARKED].fetch_min(!firsts.max);
+        }
+    }
+}
+
+/// One unit's part of chunk `chunk`: every element's first probe loaded before any is
+/// resolved (the loads overlap), then the inserts of the values those probes did not find,
+/// stopping at the unit's first failure. Returns whether an insert failed, and the first
+/// positions of the unit's elements of the mark's group and of the zeros (`EMPTY`: none).
+#[cube]
+fn insert_chunk<K: Numeric, N: Size>(
+    values: &[Vector<K, N>],
+    table: &[Atomic<u32>],
+    header: &[Atomic<u32>],
+    vectors: usize,
+    chunk: u32,
+    mask: u32,
+    #[comptime] layout: InsertLayout,
+) -> (bool, u32, u32) {
+    let width = comptime!(layout.width as usize);
+    let elements = comptime!((layout.vectors_per_unit * layout.width) as usize);
+    let first = chunk as usize * (layout.units * layout.vectors_per_unit) as usize;
+    let mut bits = Array::<u32>::new(elements);
+    let mut held = Array::<u32>::new(elements);
+    let mut slots = Array::<u32>::new(elements);
+    let mut marked = 0xFFFF_FFFFu32;
+    let mut zero = 0xFFFF_FFFFu32;
     #[unroll]
     for v in 0..layout.vectors_per_unit {
         let index = first + (v * layout.units + UNIT_POS) as usize;
@@ -289,31 +390,13 @@ fn insert_kernel<K: Numeric, N: Size>(
     let mut failed = false;
     #[unroll]
     for e in 0..elements {
-        if held[e] != bits[e] {
-            // Not `&&`: the insert runs only for a value its first probe did not find.
-            if !insert(table, bits[e], slots[e], held[e], mask) {
-                failed = true;
-            }
+        // The insert runs only for a value its first probe did not find, and not after
+        // this unit's first failure (the call sorts instead).
+        if !failed && held[e] != bits[e] {
+            failed = !insert(table, header, bits[e], slots[e], held[e], mask);
         }
     }
-    if failed {
-        header[GAVE_UP].store(0u32);
-    }
-    let firsts = cube_range(
-        U32Range {
-            min: zero,
-            max: !marked,
-        },
-        layout.use_planes,
-    );
-    if UNIT_POS == 0 {
-        if firsts.min != EMPTY {
-            header[FIRST_ZERO].fetch_min(firsts.min);
-        }
-        if firsts.max != 0u32 {
-            header[FIRST_MARKED].fetch_min(!firsts.max);
-        }
-    }
+    (failed, marked, zero)
 }
 
 /// After the table's compaction: the count (0 where an insert gave up) to `count`, and the
@@ -385,6 +468,13 @@ fn validate(
             "a multiple of 4 in 4..=32",
         ));
     }
+    if options.cubes_per_multiprocessor > 64 {
+        return Err(SieveError::invalid(
+            "options.cubes_per_multiprocessor",
+            options.cubes_per_multiprocessor,
+            "0..=64 (0: a cube a chunk of the row)",
+        ));
+    }
     let alignment = client.properties().memory.alignment.max(1) as usize;
     if !(REGION_WORDS * 4).is_multiple_of(alignment) {
         return Err(SieveError::invalid(
@@ -450,27 +540,39 @@ pub fn count_distinct(
     let width = vector_size_for(len, 4, &[(io.values, 4)]);
     let vectors = len / width;
     let units = caps.cube_units(INSERT_UNITS);
+    let claimed = options.cubes_per_multiprocessor > 0;
     let insert_layout = InsertLayout {
         units,
         vectors_per_unit: options.elements_per_unit / width as u32,
         width: width as u32,
         float: io.value_dtype == Dtype::F32,
         use_planes: caps.plane_ops,
+        claimed,
     };
-    let per_cube = units as usize * insert_layout.vectors_per_unit as usize;
+    let per_chunk = units as usize * insert_layout.vectors_per_unit as usize;
+    // `len < u32::MAX`, so the chunks fit a `u32`.
+    let chunks = vectors.div_ceil(per_chunk);
+    let cubes = if claimed {
+        let multiprocessors = caps.multiprocessors.unwrap_or(ASSUMED_MULTIPROCESSORS);
+        chunks.min((multiprocessors * options.cubes_per_multiprocessor) as usize)
+    } else {
+        chunks
+    };
     // SAFETY: every load is bounds-checked against `vectors`; the table's slots are masked
-    // to its power-of-two size, and the header holds three words.
+    // to its power-of-two size; chunks past `chunks` are not read, and the header holds
+    // `HEADER_WORDS` words.
     unsafe {
         insert_kernel::launch_unchecked(
             client,
-            cube_count_1d(client, vectors.div_ceil(per_cube)),
+            cube_count_1d(client, cubes),
             CubeDim::new_1d(units),
             address_type(&[len]),
             width,
             bind(io.values, len),
             bind(&table, layout.slots),
-            bind(&header, 3),
+            bind(&header, HEADER_WORDS),
             vectors,
+            chunks as u32,
             (layout.slots - 1) as u32,
             insert_layout,
             io.value_dtype.elem_type(),
@@ -508,7 +610,7 @@ pub fn count_distinct(
             CubeDim::new_1d(1),
             address_type(&[len, layout.words()]),
             bind(io.values, len),
-            bind(&header, 3),
+            bind(&header, HEADER_WORDS),
             bind(&table_count, 1),
             bind(&survivors, layout.slots + 2),
             bind(count, 1),
