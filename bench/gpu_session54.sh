@@ -10,9 +10,10 @@
 #   g   (F_DIR: sieve-bench-cuda.xz, suite-cuda.xz, suite-vulkan.xz, `.gpu54g`) The insert
 #       that claims chunks and stops soon after a give-up: `unique` through CUDA at 2^28 of
 #       2^24 distinct (the table gives up: `raw_hash_gave_up` rows time step one and the count
-#       read) and of 2^20, 2^24 of 2^20, 2^14 and all distinct, each with the sort path beside
-#       it (`stages=1`) and the raw hash path at `hcubes=` 0 (a cube a chunk) / 4 / 16 / 64
-#       and `hepu=` 4 / 8; torch 2.11's set rows; then `t`'s tests.
+#       read) and of 2^20, 2^24 of 2^20, 2^14 and 2^24 distinct, each with the sort path
+#       beside it (`stages=1`) and the raw hash path at `hcubes=` 0 (a cube a chunk) and 16
+#       (2^28 of 2^20: 0 / 4 / 16 / 64 x `hepu=` 4 / 8; 2^24 of 2^20: x 4 / 8); torch 2.11's
+#       set rows; then `t`'s tests.
 #   v   (F_DIR: sieve-bench-vulkan.xz) `g`'s `unique` rows through Vulkan.
 # usage: F_DIR=<dir> bash bench/gpu_session54.sh t|mk|g|v   (carry F_DIR and ".gl")
 set -uo pipefail
@@ -20,15 +21,16 @@ set -uo pipefail
 source "$(dirname "$0")/gpu_prelude.sh"
 begin
 U=unique
-H="stages=1,hcubes=0/4/16/64,hepu=4/8"
+H="stages=1,hcubes=0/16"
 G="--case copy:268435456:f32 --case $U:268435456:f32:distinct=16777216,$H"
-G="$G --case $U:268435456:f32:distinct=1048576,$H --case $U:16777216:f32:distinct=1048576,$H"
+G="$G --case $U:268435456:f32:distinct=1048576,stages=1,hcubes=0/4/16/64,hepu=4/8"
+G="$G --case $U:16777216:f32:distinct=1048576,$H,hepu=4/8"
 G="$G --case $U:16777216:f32:distinct=16384,$H --case $U:16777216:f32:distinct=16777216,$H"
 tests() {
   for rt in cuda vulkan; do
-    LIMIT=${TEST_LIMIT:-300} split_suite $rt 3 "sets:: compact:: search sampling props::sets_property"
+    LIMIT=${TEST_LIMIT:-240} split_suite $rt 3 "sets:: compact:: search sampling props::sets_property"
   done
-  sanitize_exact ${TEST_LIMIT:-300} "memcheck racecheck" sets::unique_by_hashing_matches_the_reference
+  sanitize_exact ${TEST_LIMIT:-240} "memcheck racecheck" sets::unique_by_hashing_matches_the_reference
   wait
   echo "== tests done at ${SECONDS}s"; suite_summary
 }
@@ -38,7 +40,7 @@ t)
   pack t54
   ;;
 g)
-  bench_rows cuda ${BENCH_LIMIT:-200} $G
+  bench_rows cuda ${BENCH_LIMIT:-150} $G
   pack g54
   torch_rows sets unique ${TORCH_LIMIT:-100}
   pack g54
