@@ -24,9 +24,10 @@
 //! The table has [`DistinctOptions::max_table_slots`] slots at most (and four per element
 //! below that). A value that finds no place within [`PROBES`] slots (the table is crowded:
 //! more distinct values than it holds comfortably) sets a flag. The insert's cubes read it
-//! before each chunk of the row they claim, and a probe walk that reaches [`FLAG_PROBES`]
-//! reads it too, so the pass stops soon after (a crowded table's walks are long: before
-//! these checks, giving up cost 1 ms at 2^28 elements on an H100, `54-b`). Then
+//! before each chunk of the row they take, a unit stops at its first failed value, and a
+//! probe walk that reaches [`FLAG_PROBES`] reads it too, so the pass stops soon after (a
+//! crowded table's walks are long: before these checks, giving up cost 1 ms at 2^28 elements
+//! on an H100, `54-b`). Then
 //! [`count_distinct`] writes a count of 0, which no non-empty row has: the caller sorts
 //! instead. Rows of `u32::MAX` elements or more are refused (positions are
 //! 32-bit).
@@ -95,9 +96,11 @@ const HEADER_WORDS: usize = 4;
 /// An insert whose probes reach this many reads the give-up flag, and stops if it is set.
 pub const FLAG_PROBES: u32 = 16;
 
-/// Insert cubes a multiprocessor by default: the grid claims chunks of the row from a
-/// counter ([`DistinctOptions::cubes_per_multiprocessor`]).
-pub const INSERT_CUBES_PER_MULTIPROCESSOR: u32 = 16;
+/// Insert cubes a multiprocessor by default ([`DistinctOptions::cubes_per_multiprocessor`]):
+/// 0, a cube a chunk, the grid the fifty-fourth session timed (`54-b`). A grid of a few cubes
+/// a multiprocessor claiming chunks (16, say) skips the cubes that start after a give-up only
+/// to return, but no GPU has timed it yet, so it is not the default.
+pub const INSERT_CUBES_PER_MULTIPROCESSOR: u32 = 0;
 
 /// Multiprocessors assumed where the device does not say (wgpu).
 const ASSUMED_MULTIPROCESSORS: u32 = 128;
