@@ -1006,8 +1006,8 @@ fn unique_by_hashing_matches_the_reference() {
     let client = crate::common::client();
     // A 1024-slot table; odd lengths (one element a vector) at 12 elements a unit, the others
     // at 4 (8 is the default, which the public op's rows below take).
-    // The insert's grid: a cube a chunk, one cube a multiprocessor or the default 16, by
-    // length.
+    // The insert's grid by length: a cube a chunk (the default), or one or 16 cubes a
+    // multiprocessor claiming chunks.
     let small = |len: usize| sieve::distinct::DistinctOptions {
         max_table_slots: 1024,
         elements_per_unit: if len % 2 == 1 { 12 } else { 4 },

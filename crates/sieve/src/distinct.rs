@@ -289,18 +289,15 @@ fn insert_kernel<K: Numeric, N: Size>(
     // Literals, so the variables are runtime ones (`EMPTY`: none seen).
     let mut marked = 0xFFFF_FFFFu32;
     let mut zero = 0xFFFF_FFFFu32;
-    let mut round = 0u32;
     let mut done = false;
     while !done {
         // The previous chunk's readers of `next` are past it.
         sync_cube();
         if UNIT_POS == 0 {
-            let mut chunk = chunks;
+            let mut chunk = cube;
             if comptime!(layout.claimed) {
                 // The counter starts at `EMPTY` (the fill's word): the first claim wraps to 0.
                 chunk = header[NEXT_CHUNK].fetch_add(1u32) + 1u32;
-            } else if round == 0u32 {
-                chunk = cube;
             }
             if header[GAVE_UP].load() != EMPTY {
                 chunk = chunks;
@@ -321,7 +318,8 @@ fn insert_kernel<K: Numeric, N: Size>(
                 header[GAVE_UP].store(0u32);
             }
         }
-        round += 1u32;
+        // A cube a chunk: its one chunk is done.
+        done = done || !comptime!(layout.claimed);
     }
     let firsts = cube_range(
         U32Range {
